@@ -1,0 +1,251 @@
+#include "resources.h"
+#include "error.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace estuary {
+
+uint32_t findMemoryType(const Device& device, uint32_t typeBits, VkMemoryPropertyFlags flags) {
+    for (uint32_t i = 0; i < device.memory.memoryTypeCount; ++i)
+        if ((typeBits & (1u << i)) && (device.memory.memoryTypes[i].propertyFlags & flags) == flags)
+            return i;
+    throw unsupported("no Vulkan memory type with property flags " + std::to_string(flags) +
+                      " among type bits " + std::to_string(typeBits));
+}
+
+uint32_t fullMipCount(uint32_t width, uint32_t height) {
+    uint32_t levels = 1;
+    for (uint32_t s = std::max(width, height); s > 1; s >>= 1)
+        ++levels;
+    return levels;
+}
+
+VkExtent2D mipExtent(VkExtent2D base, uint32_t level) {
+    return {std::max(1u, base.width >> level), std::max(1u, base.height >> level)};
+}
+
+uint32_t formatTexelSize(VkFormat format) {
+    switch (format) {
+    case VK_FORMAT_R8_UINT:
+    case VK_FORMAT_R8_SINT:
+    case VK_FORMAT_R8_UNORM:
+        return 1;
+    case VK_FORMAT_R8G8_UINT:
+    case VK_FORMAT_R8G8_SINT:
+    case VK_FORMAT_R16_UINT:
+    case VK_FORMAT_R16_SINT:
+    case VK_FORMAT_R16_SFLOAT:
+        return 2;
+    case VK_FORMAT_R8G8B8A8_UINT:
+    case VK_FORMAT_R8G8B8A8_SINT:
+    case VK_FORMAT_R8G8B8A8_UNORM:
+    case VK_FORMAT_R8G8B8A8_SRGB:
+    case VK_FORMAT_B8G8R8A8_UNORM:
+    case VK_FORMAT_B8G8R8A8_SRGB:
+    case VK_FORMAT_R16G16_UINT:
+    case VK_FORMAT_R16G16_SINT:
+    case VK_FORMAT_R32_UINT:
+    case VK_FORMAT_R32_SINT:
+    case VK_FORMAT_R32_SFLOAT:
+        return 4;
+    case VK_FORMAT_R16G16B16A16_UINT:
+    case VK_FORMAT_R16G16B16A16_SINT:
+    case VK_FORMAT_R16G16B16A16_SFLOAT:
+    case VK_FORMAT_R32G32_UINT:
+    case VK_FORMAT_R32G32_SINT:
+    case VK_FORMAT_R32G32_SFLOAT:
+        return 8;
+    case VK_FORMAT_R32G32B32A32_UINT:
+    case VK_FORMAT_R32G32B32A32_SINT:
+    case VK_FORMAT_R32G32B32A32_SFLOAT:
+        return 16;
+    default:
+        return 0;
+    }
+}
+
+Buffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
+                    VkMemoryPropertyFlags memoryFlags, const char* name) {
+    Buffer buffer;
+    buffer.size = size;
+    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    info.size = size;
+    info.usage = usage;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VK_CHECK(vkCreateBuffer(device.handle, &info, nullptr, &buffer.handle));
+    setDebugName(device, VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(buffer.handle), name);
+
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(device.handle, buffer.handle, &req);
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex = findMemoryType(device, req.memoryTypeBits, memoryFlags);
+    VK_CHECK(vkAllocateMemory(device.handle, &alloc, nullptr, &buffer.memory));
+    VK_CHECK(vkBindBufferMemory(device.handle, buffer.handle, buffer.memory, 0));
+    if (memoryFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+        VK_CHECK(vkMapMemory(device.handle, buffer.memory, 0, VK_WHOLE_SIZE, 0, &buffer.mapped));
+    return buffer;
+}
+
+void destroyBuffer(const Device& device, Buffer& buffer) {
+    if (buffer.handle)
+        vkDestroyBuffer(device.handle, buffer.handle, nullptr);
+    if (buffer.memory)
+        vkFreeMemory(device.handle, buffer.memory, nullptr);
+    buffer = Buffer{};
+}
+
+VkImageView createImageView2D(const Device& device, VkImage image, VkFormat format,
+                              uint32_t mipLevels, const char* name) {
+    VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    info.image = image;
+    info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    info.format = format;
+    info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, mipLevels, 0, 1};
+    VkImageView view = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateImageView(device.handle, &info, nullptr, &view));
+    setDebugName(device, VK_OBJECT_TYPE_IMAGE_VIEW, reinterpret_cast<uint64_t>(view), name);
+    return view;
+}
+
+Image createImage2D(const Device& device, VkExtent2D extent, VkFormat format, uint32_t mipLevels,
+                    VkImageUsageFlags usage, const char* name) {
+    Image image;
+    image.format = format;
+    image.extent = extent;
+    image.mipLevels = mipLevels;
+    VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+    info.imageType = VK_IMAGE_TYPE_2D;
+    info.format = format;
+    info.extent = {extent.width, extent.height, 1};
+    info.mipLevels = mipLevels;
+    info.arrayLayers = 1;
+    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.tiling = VK_IMAGE_TILING_OPTIMAL;
+    info.usage = usage;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VK_CHECK(vkCreateImage(device.handle, &info, nullptr, &image.handle));
+    setDebugName(device, VK_OBJECT_TYPE_IMAGE, reinterpret_cast<uint64_t>(image.handle), name);
+
+    VkMemoryRequirements req;
+    vkGetImageMemoryRequirements(device.handle, image.handle, &req);
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex =
+        findMemoryType(device, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    VK_CHECK(vkAllocateMemory(device.handle, &alloc, nullptr, &image.memory));
+    VK_CHECK(vkBindImageMemory(device.handle, image.handle, image.memory, 0));
+    image.view = createImageView2D(device, image.handle, format, mipLevels, name);
+    return image;
+}
+
+void destroyImage(const Device& device, Image& image) {
+    if (image.view)
+        vkDestroyImageView(device.handle, image.view, nullptr);
+    if (image.handle)
+        vkDestroyImage(device.handle, image.handle, nullptr);
+    if (image.memory)
+        vkFreeMemory(device.handle, image.memory, nullptr);
+    image = Image{};
+}
+
+void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransition& t) {
+    VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
+    barrier.srcStageMask = t.srcStage;
+    barrier.srcAccessMask = t.srcAccess;
+    barrier.dstStageMask = t.dstStage;
+    barrier.dstAccessMask = t.dstAccess;
+    barrier.oldLayout = t.oldLayout;
+    barrier.newLayout = t.newLayout;
+    barrier.srcQueueFamilyIndex = t.srcQueueFamily;
+    barrier.dstQueueFamilyIndex = t.dstQueueFamily;
+    barrier.image = image;
+    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, t.baseMip, t.mipCount, 0, 1};
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.imageMemoryBarrierCount = 1;
+    dep.pImageMemoryBarriers = &barrier;
+    vkCmdPipelineBarrier2(cmd, &dep);
+}
+
+VkCommandPool createCommandPool(const Device& device, VkCommandPoolCreateFlags flags,
+                                const char* name) {
+    VkCommandPoolCreateInfo info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    info.flags = flags;
+    info.queueFamilyIndex = device.queueFamily;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateCommandPool(device.handle, &info, nullptr, &pool));
+    setDebugName(device, VK_OBJECT_TYPE_COMMAND_POOL, reinterpret_cast<uint64_t>(pool), name);
+    return pool;
+}
+
+void submitAndWait(const Device& device, VkCommandPool pool,
+                   const std::function<void(VkCommandBuffer)>& record) {
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = 1;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VK_CHECK(vkAllocateCommandBuffers(device.handle, &alloc, &cmd));
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+    record(cmd);
+    VK_CHECK(vkEndCommandBuffer(cmd));
+    VkCommandBufferSubmitInfo cmdInfo{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
+    cmdInfo.commandBuffer = cmd;
+    VkSubmitInfo2 submit{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+    submit.commandBufferInfoCount = 1;
+    submit.pCommandBufferInfos = &cmdInfo;
+    VK_CHECK(vkQueueSubmit2(device.queue, 1, &submit, VK_NULL_HANDLE));
+    VK_CHECK(vkQueueWaitIdle(device.queue));
+    vkFreeCommandBuffers(device.handle, pool, 1, &cmd);
+}
+
+std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, const Image& image,
+                                     VkImageLayout layout) {
+    const VkDeviceSize texel = formatTexelSize(image.format);
+    if (texel == 0)
+        throw runtimeError("readImageLevels: unsupported format " + std::to_string(image.format));
+    std::vector<VkBufferImageCopy> regions;
+    VkDeviceSize total = 0;
+    for (uint32_t level = 0; level < image.mipLevels; ++level) {
+        const VkExtent2D e = mipExtent(image.extent, level);
+        VkBufferImageCopy region{};
+        region.bufferOffset = total;
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+        region.imageExtent = {e.width, e.height, 1};
+        regions.push_back(region);
+        total += texel * e.width * e.height;
+        total = (total + 15) & ~VkDeviceSize(15); // keep each level's offset 16-byte aligned
+    }
+    Buffer staging = createBuffer(device, total, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                  "readback staging");
+    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+        // Make every earlier write to the image on this queue visible to the copy.
+        ImageTransition t;
+        t.oldLayout = layout;
+        t.newLayout = layout;
+        t.srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        t.srcAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
+        t.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+        t.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+        recordImageBarrier(cmd, image.handle, t);
+        vkCmdCopyImageToBuffer(cmd, image.handle, layout, staging.handle,
+                               static_cast<uint32_t>(regions.size()), regions.data());
+    });
+    std::vector<uint8_t> packed;
+    for (uint32_t level = 0; level < image.mipLevels; ++level) {
+        const VkExtent2D e = mipExtent(image.extent, level);
+        const auto* src = static_cast<const uint8_t*>(staging.mapped) + regions[level].bufferOffset;
+        packed.insert(packed.end(), src, src + texel * e.width * e.height);
+    }
+    destroyBuffer(device, staging);
+    return packed;
+}
+
+} // namespace estuary

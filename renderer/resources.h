@@ -1,0 +1,74 @@
+// Plain Vulkan resources (buffers, 2D images with views) and the small command helpers everything
+// uses: image barriers, one-shot submissions for set-up and readback. No allocator: estuary
+// allocates a handful of objects at start-up and none per frame.
+#pragma once
+
+#include "context.h"
+
+#include <functional>
+
+namespace estuary {
+
+uint32_t findMemoryType(const Device& device, uint32_t typeBits, VkMemoryPropertyFlags flags);
+// Number of levels of a full mip chain down to 1×1.
+uint32_t fullMipCount(uint32_t width, uint32_t height);
+VkExtent2D mipExtent(VkExtent2D base, uint32_t level);
+// Size in bytes of one texel; 0 for formats estuary does not use.
+uint32_t formatTexelSize(VkFormat format);
+
+struct Buffer {
+    VkBuffer handle = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceSize size = 0;
+    void* mapped = nullptr; // persistently mapped when host-visible
+};
+
+Buffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
+                    VkMemoryPropertyFlags memoryFlags, const char* name);
+void destroyBuffer(const Device& device, Buffer& buffer);
+
+struct Image {
+    VkImage handle = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkImageView view = VK_NULL_HANDLE;
+    VkFormat format = VK_FORMAT_UNDEFINED;
+    VkExtent2D extent{};
+    uint32_t mipLevels = 1;
+};
+
+// A device-local, optimal-tiled 2D image with a view over all its levels.
+Image createImage2D(const Device& device, VkExtent2D extent, VkFormat format, uint32_t mipLevels,
+                    VkImageUsageFlags usage, const char* name);
+void destroyImage(const Device& device, Image& image);
+VkImageView createImageView2D(const Device& device, VkImage image, VkFormat format,
+                              uint32_t mipLevels, const char* name);
+
+struct ImageTransition {
+    VkImageLayout oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkImageLayout newLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VkPipelineStageFlags2 srcStage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 srcAccess = VK_ACCESS_2_NONE;
+    VkPipelineStageFlags2 dstStage = VK_PIPELINE_STAGE_2_NONE;
+    VkAccessFlags2 dstAccess = VK_ACCESS_2_NONE;
+    uint32_t srcQueueFamily = VK_QUEUE_FAMILY_IGNORED;
+    uint32_t dstQueueFamily = VK_QUEUE_FAMILY_IGNORED;
+    uint32_t baseMip = 0;
+    uint32_t mipCount = VK_REMAINING_MIP_LEVELS;
+};
+
+void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransition& t);
+
+// Records with `record`, submits on the device's queue and waits for the queue to finish. For
+// set-up, teardown and tests only: never in the frame loop.
+void submitAndWait(const Device& device, VkCommandPool pool,
+                   const std::function<void(VkCommandBuffer)>& record);
+
+VkCommandPool createCommandPool(const Device& device, VkCommandPoolCreateFlags flags,
+                                const char* name);
+
+// Copies every level of `image` (in TRANSFER_SRC_OPTIMAL or GENERAL `layout`) into host memory,
+// tightly packed, level after level. Blocking; for screenshots and tests.
+std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, const Image& image,
+                                     VkImageLayout layout);
+
+} // namespace estuary

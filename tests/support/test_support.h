@@ -1,0 +1,60 @@
+// Shared test helpers: a Vulkan fixture with the validation layer on (any message fails the test),
+// image comparison with a stated tolerance, PNG loading, and running the estuary binary.
+#pragma once
+
+#include "context.h"
+#include "resources.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace estuary::test {
+
+// The folder holding the running test binary; shaders/ and assets/ sit beside it, as does estuary.
+std::filesystem::path binDir();
+std::filesystem::path estuaryBinary();
+// A fresh, empty folder for this test's output files.
+std::filesystem::path scratchDir(const std::string& name);
+
+// Instance with validation, a device on `physical` (default: the best Vulkan 1.3 device), a command
+// pool. TearDown waits for the device and fails the test if the layer reported anything.
+class VulkanTest : public ::testing::Test {
+  protected:
+    void SetUp() override;
+    void TearDown() override;
+    // Override to pick the device and extensions (the GPU tests use the CUDA-matched one).
+    virtual DeviceDesc makeDeviceDesc(VkInstance instance);
+
+    Instance instance;
+    Device device;
+    VkCommandPool pool = VK_NULL_HANDLE;
+};
+
+struct ImageDiff {
+    int maxAbsDiff = 0;          // largest per-channel difference, 0..255
+    double failingFraction = 0;  // fraction of pixels with any channel differing by > tolerance
+};
+
+ImageDiff compareRgba8(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
+                       int perChannelTolerance);
+
+struct Rgba8Image {
+    int width = 0;
+    int height = 0;
+    std::vector<uint8_t> pixels;
+};
+Rgba8Image loadPng(const std::filesystem::path& path); // throws when unreadable
+// Distinct RGBA colours in the image, capped at `cap` (to tell a real picture from a flat one).
+size_t countDistinctColors(const Rgba8Image& image, size_t cap = 1024);
+
+struct ProcessResult {
+    int exitCode = -1;
+    std::string output; // stdout and stderr together
+};
+// Runs estuary with the given arguments (a shell-quoted string), capturing its output.
+ProcessResult runEstuary(const std::string& args);
+
+} // namespace estuary::test
