@@ -1,1 +1,126 @@
 #include "options.h"
+#include "colormap.h"
+
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+
+namespace estuary {
+
+const char* backendName(Backend backend) {
+    switch (backend) {
+    case Backend::Cuda:
+        return "cuda";
+    case Backend::Cpu:
+        return "cpu";
+    default:
+        return "auto";
+    }
+}
+
+std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint32_t maxSide) {
+    const size_t x = text.find('x');
+    if (x == std::string_view::npos)
+        return std::nullopt;
+    auto side = [&](std::string_view s) -> std::optional<uint32_t> {
+        uint32_t v = 0;
+        auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || end != s.data() + s.size() || s.empty() || v < minSide ||
+            v > maxSide)
+            return std::nullopt;
+        return v;
+    };
+    const auto w = side(text.substr(0, x));
+    const auto h = side(text.substr(x + 1));
+    if (!w || !h)
+        return std::nullopt;
+    return Extent{*w, *h};
+}
+
+namespace {
+
+constexpr uint32_t kMaxGridSide = 16384;
+constexpr uint32_t kMaxResolutionSide = 8192;
+
+std::string colormapList() {
+    std::string s;
+    for (const char* name : kColormapNames)
+        s += (s.empty() ? "" : ", ") + std::string(name);
+    return s;
+}
+
+// CLI11 validators return an empty string when fine, else the message.
+CLI::Validator extentValidator(uint32_t maxSide) {
+    return CLI::Validator(
+        [maxSide](std::string& value) -> std::string {
+            if (parseExtent(value, 1, maxSide))
+                return {};
+            return "'" + value + "' is not a size WxH (allowed: two integers 1.." +
+                   std::to_string(maxSide) + " joined by 'x', e.g. 512x512)";
+        },
+        "WxH");
+}
+
+} // namespace
+
+ParseOutcome parseOptions(int argc, const char* const* argv) {
+    ParseOutcome out;
+    Options& o = out.options;
+    CLI::App app{"estuary: a CUDA reaction-diffusion simulation written into Vulkan-exported images "
+                 "and drawn by Vulkan, synchronized on the GPU with timeline semaphores.\n"
+                 "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 unsupported environment."};
+    app.name("estuary");
+    std::string grid = "512x512", resolution = "768x768", backend = "auto";
+    bool version = false;
+    app.add_flag("--headless", o.headless, "Render offscreen, no window; writes a screenshot");
+    app.add_option("--frames", o.frames, "Frames to run (default: 300 headless, until closed)")
+        ->check(CLI::Range(1u, 100'000'000u));
+    app.add_option("--size", grid, "Simulation grid WxH")->check(extentValidator(kMaxGridSide));
+    app.add_option("--resolution", resolution, "Output image / window size WxH")
+        ->check(extentValidator(kMaxResolutionSide));
+    app.add_option("--steps-per-frame", o.stepsPerFrame, "Simulation steps per frame")
+        ->check(CLI::Range(0, 10000));
+    app.add_option("--backend", backend, "Simulation backend: auto, cuda or cpu")
+        ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+    app.add_option("--device", o.device, "CUDA device ordinal (NVIDIA devices only)")
+        ->check(CLI::Range(0, 255));
+    app.add_option("--colormap", o.colormap, "Colormap: " + colormapList())
+        ->check(CLI::Validator(
+            [](std::string& value) -> std::string {
+                if (findColormap(value))
+                    return {};
+                return "'" + value + "' is not a colormap (allowed: " + colormapList() + ")";
+            },
+            "NAME"));
+    app.add_option("--screenshot", o.screenshot, "Write the last frame to this PNG");
+    app.add_flag("--validate", o.validate,
+                 "Enable the Khronos validation layer; any message makes the exit code non-zero");
+    app.add_option("--frames-in-flight", o.framesInFlight,
+                   "Frames in flight over a ring of shared images")
+        ->check(CLI::Range(1u, 8u));
+    app.add_option("--seed", o.seed, "Seed of the initial condition");
+    app.add_flag("--version", version, "Print the version and exit");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        out.exitNow = 0;
+        out.message = app.help();
+        return out;
+    } catch (const CLI::ParseError& e) {
+        out.exitNow = 2;
+        out.message = std::string("estuary: ") + e.what() + "\nRun 'estuary --help' for usage.";
+        return out;
+    }
+    if (version) {
+        out.exitNow = 0;
+        out.message = "estuary " ESTUARY_VERSION;
+        return out;
+    }
+    o.grid = *parseExtent(grid, 1, kMaxGridSide);
+    o.resolution = *parseExtent(resolution, 1, kMaxResolutionSide);
+    o.backend = backend == "cuda" ? Backend::Cuda : backend == "cpu" ? Backend::Cpu : Backend::Auto;
+    return out;
+}
+
+} // namespace estuary

@@ -1,1 +1,47 @@
+// Command-line options of `estuary`: one struct of plain values and a pure parser, so every rule
+// about bad input is unit-tested without a GPU. A bad value yields exit code 2 and a message naming
+// the option, the value and what is allowed.
 #pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace estuary {
+
+enum class Backend { Auto, Cuda, Cpu };
+const char* backendName(Backend backend);
+
+struct Extent {
+    uint32_t width = 0;
+    uint32_t height = 0;
+};
+
+struct Options {
+    bool headless = false;
+    uint32_t frames = 0; // 0: 300 headless, until the window closes otherwise
+    Extent grid{512, 512};
+    Extent resolution{768, 768};
+    int stepsPerFrame = 8;
+    Backend backend = Backend::Auto;
+    int device = -1; // CUDA device ordinal; -1 picks the first that Vulkan also sees
+    std::string colormap = "viridis";
+    std::string screenshot; // headless default: estuary.png
+    bool validate = false;
+    uint32_t framesInFlight = 2;
+    uint64_t seed = 1;
+};
+
+struct ParseOutcome {
+    Options options;
+    std::optional<int> exitNow; // set for --help, --version and bad usage (2)
+    std::string message;        // what to print before exiting (stdout for 0, stderr otherwise)
+};
+
+ParseOutcome parseOptions(int argc, const char* const* argv);
+
+// "WxH" with both sides in [minSide, maxSide]; nullopt otherwise.
+std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint32_t maxSide);
+
+} // namespace estuary

@@ -170,6 +170,40 @@ void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransitio
     vkCmdPipelineBarrier2(cmd, &dep);
 }
 
+VkSemaphore createTimelineSemaphore(const Device& device, bool exportable, const char* name) {
+    VkExportSemaphoreCreateInfo exportInfo{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+    exportInfo.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkSemaphoreTypeCreateInfo typeInfo{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                       exportable ? &exportInfo : nullptr};
+    typeInfo.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    typeInfo.initialValue = 0;
+    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &typeInfo};
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateSemaphore(device.handle, &info, nullptr, &semaphore));
+    setDebugName(device, VK_OBJECT_TYPE_SEMAPHORE, reinterpret_cast<uint64_t>(semaphore), name);
+    return semaphore;
+}
+
+void waitTimeline(const Device& device, VkSemaphore semaphore, uint64_t value, const char* what,
+                  uint64_t timeoutNs) {
+    VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    info.semaphoreCount = 1;
+    info.pSemaphores = &semaphore;
+    info.pValues = &value;
+    const VkResult r = vkWaitSemaphores(device.handle, &info, timeoutNs);
+    if (r == VK_TIMEOUT)
+        throw runtimeError(std::string("timed out waiting for ") + what + " to reach " +
+                           std::to_string(value) + " (now " +
+                           std::to_string(timelineValue(device, semaphore)) + ")");
+    VK_CHECK(r);
+}
+
+uint64_t timelineValue(const Device& device, VkSemaphore semaphore) {
+    uint64_t value = 0;
+    VK_CHECK(vkGetSemaphoreCounterValue(device.handle, semaphore, &value));
+    return value;
+}
+
 VkCommandPool createCommandPool(const Device& device, VkCommandPoolCreateFlags flags,
                                 const char* name) {
     VkCommandPoolCreateInfo info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};

@@ -63,6 +63,13 @@ void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransitio
 void submitAndWait(const Device& device, VkCommandPool pool,
                    const std::function<void(VkCommandBuffer)>& record);
 
+// A timeline semaphore starting at 0; `exportable` adds opaque-fd export for CUDA.
+VkSemaphore createTimelineSemaphore(const Device& device, bool exportable, const char* name);
+// Host wait until the timeline reaches `value`. Throws estuary::Error naming `what` on timeout.
+void waitTimeline(const Device& device, VkSemaphore semaphore, uint64_t value, const char* what,
+                  uint64_t timeoutNs = 20'000'000'000ull);
+uint64_t timelineValue(const Device& device, VkSemaphore semaphore);
+
 VkCommandPool createCommandPool(const Device& device, VkCommandPoolCreateFlags flags,
                                 const char* name);
 

@@ -1,0 +1,28 @@
+// The frame: wait (frames-in-flight limit) → simulate (GPU signals) → record draw → submit (GPU waits
+// for the simulation, signals the render timeline). One function for headless and windowed runs;
+// a FrameTarget says where the picture goes and what extra semaphores the submission carries.
+#pragma once
+
+#include "session.h"
+
+#include <functional>
+
+namespace estuary {
+
+struct FrameTarget {
+    VkImageView view = VK_NULL_HANDLE;
+    VkExtent2D extent{};
+    std::function<void(VkCommandBuffer)> begin; // target → COLOR_ATTACHMENT_OPTIMAL
+    std::function<void(VkCommandBuffer)> end;   // target → present / readback
+    // Extra recording after the field is drawn, inside the target's layout (UI overlay).
+    std::function<void(VkCommandBuffer)> overlay;
+    VkSemaphore waitBinary = VK_NULL_HANDLE;   // e.g. swapchain image acquired
+    VkSemaphore signalBinary = VK_NULL_HANDLE; // e.g. ready to present
+};
+
+void drawFrame(Session& session, uint64_t frame, const FrameTarget& target);
+
+// Blocks until frame `frame` (and every earlier one) has been drawn.
+void waitFrameDrawn(Session& session, uint64_t frame);
+
+} // namespace estuary

@@ -1,0 +1,136 @@
+#include "session.h"
+#include "colormap.h"
+#include "error.h"
+
+#ifdef ESTUARY_HAVE_CUDA
+#include "device_match.h"
+#endif
+
+#include <cstdio>
+
+namespace estuary {
+
+std::filesystem::path executableDir() {
+    return std::filesystem::read_symlink("/proc/self/exe").parent_path();
+}
+
+BackendChoice chooseBackend(const Options& options, VkInstance instance) {
+    BackendChoice choice;
+#ifdef ESTUARY_HAVE_CUDA
+    if (options.backend != Backend::Cpu) {
+        const auto cuda = interop::listCudaDevices();
+        const auto vulkan = listPhysicalDevices(instance);
+        std::string problem = cuda.problem;
+        if (problem.empty()) {
+            try {
+                const auto pair = interop::matchDevices(vulkan, cuda.devices, options.device);
+                choice.kind = Backend::Cuda;
+                choice.physical = pair.vulkan;
+                choice.cudaDevice = pair.cuda.ordinal;
+                choice.reason = "CUDA device " + std::to_string(pair.cuda.ordinal) + " (" +
+                                pair.cuda.name + ") is Vulkan device " +
+                                pair.vulkan.properties.deviceName + " (same UUID " +
+                                formatUuid(pair.vulkan.uuid.data()) + ")";
+                return choice;
+            } catch (const Error& e) {
+                problem = e.what();
+            }
+        }
+        if (options.backend == Backend::Cuda)
+            throw unsupported("--backend cuda cannot run: " + problem);
+        choice.reason = "no CUDA device usable with Vulkan: " + problem;
+    } else {
+        choice.reason = "--backend cpu was requested";
+    }
+#else
+    if (options.backend == Backend::Cuda)
+        throw unsupported("--backend cuda cannot run: this estuary was built without CUDA (nvcc "
+                          "was not found when it was configured); use --backend cpu");
+    choice.reason = options.backend == Backend::Cpu ? "--backend cpu was requested"
+                                                    : "this estuary was built without CUDA";
+#endif
+    choice.kind = Backend::Cpu;
+    choice.physical = pickDefaultPhysicalDevice(instance);
+    return choice;
+}
+
+void openInstance(Session& session, const Options& options,
+                  const std::vector<const char*>& instanceExtensions) {
+    session.options = options;
+    session.dataDir = executableDir();
+    session.params.stepsPerFrame = options.stepsPerFrame;
+    session.view.colormap = findColormap(options.colormap).value_or(0);
+    InstanceDesc desc;
+    desc.validation = options.validate;
+    desc.extensions = instanceExtensions;
+    session.instance = createInstance(desc);
+}
+
+void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
+    const Options& o = session.options;
+    session.choice = chooseBackend(o, session.instance.handle);
+    std::printf("estuary: backend %s on %s\n  why: %s\n", backendName(session.choice.kind),
+                describePhysicalDevice(session.choice.physical).c_str(),
+                session.choice.reason.c_str());
+    std::fflush(stdout);
+
+    DeviceDesc desc;
+    desc.physical = session.choice.physical.handle;
+    desc.presentSurface = surface;
+#ifdef ESTUARY_HAVE_CUDA
+    if (session.choice.kind == Backend::Cuda)
+        desc.extensions = interop::requiredDeviceExtensions();
+#endif
+    if (surface)
+        desc.extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+    session.device = createDevice(session.instance, desc);
+    session.pool = createCommandPool(session.device, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                     "frame commands");
+
+    BackendConfig config;
+    config.grid = o.grid;
+    config.slots = o.framesInFlight;
+    config.seed = o.seed;
+#ifdef ESTUARY_HAVE_CUDA
+    if (session.choice.kind == Backend::Cuda)
+        session.backend =
+            createCudaBackend(session.device, session.pool, config, session.choice.cudaDevice);
+#endif
+    if (!session.backend)
+        session.backend = createCpuBackend(session.device, session.pool, config);
+
+    RendererDesc rendererDesc;
+    rendererDesc.targetFormat = targetFormat;
+    rendererDesc.dataDir = session.dataDir;
+    rendererDesc.slotCount = session.backend->slotCount();
+    session.renderer = createRenderer(session.device, session.pool, rendererDesc);
+    for (uint32_t slot = 0; slot < session.backend->slotCount(); ++slot) {
+        const Image& field = session.backend->fieldImage(slot);
+        setFieldImage(session.device, session.renderer, slot, field.view, field.extent);
+    }
+
+    session.commands.resize(session.backend->slotCount());
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = session.pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = uint32_t(session.commands.size());
+    VK_CHECK(vkAllocateCommandBuffers(session.device.handle, &alloc, session.commands.data()));
+}
+
+uint32_t closeSession(Session& session) {
+    if (session.device.handle) {
+        vkDeviceWaitIdle(session.device.handle);
+        if (session.backend)
+            session.backend->finish();
+        destroyRenderer(session.device, session.renderer);
+        session.backend.reset();
+        if (session.pool)
+            vkDestroyCommandPool(session.device.handle, session.pool, nullptr);
+        destroyDevice(session.device);
+    }
+    const uint32_t messages = validationMessageCount(session.instance);
+    destroyInstance(session.instance);
+    return messages;
+}
+
+} // namespace estuary

@@ -1,0 +1,53 @@
+// Everything one run of estuary holds, wired together: Vulkan instance and device, the chosen
+// simulation backend with its ring of shared field images, the renderer, one command buffer per
+// slot, and the live simulation/view parameters. Opened in two steps so a window can create its
+// surface between them; closed in reverse order.
+#pragma once
+
+#include "options.h"
+#include "renderer.h"
+#include "sim_backend.h"
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace estuary {
+
+struct BackendChoice {
+    Backend kind = Backend::Cpu;
+    PhysicalDeviceInfo physical;
+    int cudaDevice = -1;
+    std::string reason; // why this backend: logged once
+};
+
+// auto: CUDA when a CUDA device has a Vulkan twin (same UUID), else CPU with the reason. cuda:
+// throws unsupported() (exit 3) explaining why CUDA cannot run.
+BackendChoice chooseBackend(const Options& options, VkInstance instance);
+
+struct Session {
+    Options options;
+    std::filesystem::path dataDir;
+    Instance instance;
+    BackendChoice choice;
+    Device device;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    std::unique_ptr<SimBackend> backend;
+    Renderer renderer;
+    std::vector<VkCommandBuffer> commands; // one per slot
+    sim::GrayScottParams params;
+    ViewParams view;
+};
+
+void openInstance(Session& session, const Options& options,
+                  const std::vector<const char*>& instanceExtensions);
+// `surface` (optional): the device must present to it; targetFormat: what the renderer draws into.
+void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat);
+// Returns the number of validation messages seen over the whole session (0 without --validate).
+uint32_t closeSession(Session& session);
+
+// The folder holding shaders/ and assets/: the executable's own folder.
+std::filesystem::path executableDir();
+
+} // namespace estuary

@@ -1,0 +1,57 @@
+// The simulation side of a frame, behind one interface so the frame loop is the same for CUDA and
+// CPU. A backend owns a ring of field images (one per frame in flight), the simulation, and the
+// timeline semaphore Vulkan signals when it has drawn a frame ("render timeline": frame f done
+// → value f + 1). The CUDA backend writes the images from CUDA and synchronizes on the GPU; the CPU
+// backend simulates on the host and uploads through staging buffers.
+#pragma once
+
+#include "gray_scott.h"
+#include "options.h"
+#include "resources.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace estuary {
+
+struct BackendConfig {
+    Extent grid;
+    uint32_t slots = 2;
+    uint64_t seed = 1;
+};
+
+class SimBackend {
+  public:
+    virtual ~SimBackend() = default;
+    virtual const char* name() const = 0;
+    virtual uint32_t slotCount() const = 0;
+    virtual const Image& fieldImage(uint32_t slot) const = 0;
+    virtual VkSemaphore renderTimeline() const = 0;
+
+    // Advances the simulation and produces frame `frame`'s field for slot frame % slotCount().
+    // The caller has already waited (frames-in-flight limit) until the slot's previous frame was
+    // drawn. Enqueues GPU work where it can; never waits on the GPU itself.
+    virtual void simulate(uint64_t frame, const sim::GrayScottParams& params) = 0;
+    // Vulkan commands around the draw of `frame`: make the field readable by the fragment shader
+    // before, hand it back to the simulation after.
+    virtual void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) = 0;
+    virtual void recordAfterDraw(VkCommandBuffer cmd, uint64_t frame) = 0;
+    // What the draw submission of `frame` must wait on, if anything.
+    virtual std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t frame) const = 0;
+
+    virtual void paint(const sim::Brush& brush) = 0;
+    virtual void reset(uint64_t seed) = 0;
+    // Blocks until all simulation work is finished (teardown, tests).
+    virtual void finish() = 0;
+};
+
+std::unique_ptr<SimBackend> createCpuBackend(const Device& device, VkCommandPool pool,
+                                             const BackendConfig& config);
+#ifdef ESTUARY_HAVE_CUDA
+// `cudaDevice` is the CUDA ordinal matched to `device` by UUID.
+std::unique_ptr<SimBackend> createCudaBackend(const Device& device, VkCommandPool pool,
+                                              const BackendConfig& config, int cudaDevice);
+#endif
+
+} // namespace estuary

@@ -1,0 +1,154 @@
+#include "cuda_import.h"
+#include "cuda_check.h"
+#include "format_tables.h"
+
+#include <unistd.h>
+
+namespace estuary::interop {
+namespace {
+
+cudaExternalMemory_t importMemoryFd(int fd, VkDeviceSize size, bool dedicated) {
+    cudaExternalMemoryHandleDesc desc{};
+    desc.type = cudaExternalMemoryHandleTypeOpaqueFd;
+    desc.handle.fd = fd;
+    desc.size = size;
+    desc.flags = dedicated ? cudaExternalMemoryDedicated : 0;
+    cudaExternalMemory_t memory = nullptr;
+    const cudaError_t err = cudaImportExternalMemory(&memory, &desc);
+    if (err != cudaSuccess) {
+        close(fd); // only a successful import takes ownership of the fd
+        throwCudaFailure(err, "cudaImportExternalMemory", __FILE__, __LINE__);
+    }
+    return memory;
+}
+
+} // namespace
+
+CudaImage importImage(const Device& device, const ExportedImage& image, bool surfaceLoadStore) {
+    const auto format = channelFormatFor(image.image.format);
+    const VkExtent3D extent{image.image.extent.width, image.image.extent.height, 1};
+    const auto cudaExtent = cudaExtentFor(image.viewType, extent, 1);
+    if (!format || !cudaExtent)
+        throw unsupported(std::string("cannot map ") + formatName(image.image.format) +
+                          " image of this view type into CUDA");
+
+    CudaImage out;
+    out.memory = importMemoryFd(exportMemoryFd(device, image.image.memory), image.allocationSize,
+                                image.dedicated);
+    cudaExternalMemoryMipmappedArrayDesc desc{};
+    desc.offset = 0;
+    desc.formatDesc = *format;
+    desc.extent = *cudaExtent;
+    desc.flags = mipmappedArrayFlagsFor(image.viewType, image.usage, surfaceLoadStore);
+    desc.numLevels = image.image.mipLevels;
+    try {
+        CUDA_CHECK(cudaExternalMemoryGetMappedMipmappedArray(&out.mipmapped, out.memory, &desc));
+        for (uint32_t level = 0; level < image.image.mipLevels; ++level) {
+            cudaArray_t array = nullptr;
+            CUDA_CHECK(cudaGetMipmappedArrayLevel(&array, out.mipmapped, level));
+            out.levels.push_back(array);
+            if (!surfaceLoadStore)
+                continue;
+            cudaResourceDesc res{};
+            res.resType = cudaResourceTypeArray;
+            res.res.array.array = array;
+            cudaSurfaceObject_t surface = 0;
+            CUDA_CHECK(cudaCreateSurfaceObject(&surface, &res));
+            out.surfaces.push_back(surface);
+        }
+    } catch (...) {
+        destroyCudaImage(out);
+        throw;
+    }
+    return out;
+}
+
+void destroyCudaImage(CudaImage& image) {
+    // Teardown errors are reported by the next checked call; nothing useful can be done here.
+    for (cudaSurfaceObject_t s : image.surfaces)
+        (void)cudaDestroySurfaceObject(s);
+    if (image.mipmapped)
+        (void)cudaFreeMipmappedArray(image.mipmapped);
+    if (image.memory)
+        (void)cudaDestroyExternalMemory(image.memory);
+    image = CudaImage{};
+}
+
+CudaBuffer importBuffer(const Device& device, const ExportedBuffer& buffer) {
+    CudaBuffer out;
+    out.size = buffer.buffer.size;
+    out.memory = importMemoryFd(exportMemoryFd(device, buffer.buffer.memory),
+                                buffer.allocationSize, buffer.dedicated);
+    cudaExternalMemoryBufferDesc desc{};
+    desc.offset = 0;
+    desc.size = buffer.buffer.size;
+    const cudaError_t err = cudaExternalMemoryGetMappedBuffer(&out.pointer, out.memory, &desc);
+    if (err != cudaSuccess) {
+        destroyCudaBuffer(out);
+        throwCudaFailure(err, "cudaExternalMemoryGetMappedBuffer", __FILE__, __LINE__);
+    }
+    return out;
+}
+
+void destroyCudaBuffer(CudaBuffer& buffer) {
+    if (buffer.pointer)
+        (void)cudaFree(buffer.pointer);
+    if (buffer.memory)
+        (void)cudaDestroyExternalMemory(buffer.memory);
+    buffer = CudaBuffer{};
+}
+
+SharedTimeline createSharedTimeline(const Device& device, const char* name) {
+    VkPhysicalDeviceExternalSemaphoreInfo query{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO};
+    VkSemaphoreTypeCreateInfo typeInfo{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    typeInfo.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    query.pNext = &typeInfo;
+    query.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkExternalSemaphoreProperties props{VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
+    vkGetPhysicalDeviceExternalSemaphoreProperties(device.physical, &query, &props);
+    if (!(props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT))
+        throw unsupported(std::string(device.properties.deviceName) +
+                          " cannot export a timeline semaphore as an opaque fd");
+
+    SharedTimeline out;
+    out.semaphore = createTimelineSemaphore(device, true, name);
+    VkSemaphoreGetFdInfoKHR fdInfo{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+    fdInfo.semaphore = out.semaphore;
+    fdInfo.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    int fd = -1;
+    VK_CHECK(vkGetSemaphoreFdKHR(device.handle, &fdInfo, &fd));
+
+    cudaExternalSemaphoreHandleDesc desc{};
+    desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
+    desc.handle.fd = fd;
+    const cudaError_t err = cudaImportExternalSemaphore(&out.cuda, &desc);
+    if (err != cudaSuccess) {
+        close(fd);
+        vkDestroySemaphore(device.handle, out.semaphore, nullptr);
+        throwCudaFailure(err, "cudaImportExternalSemaphore", __FILE__, __LINE__);
+    }
+    return out;
+}
+
+void destroySharedTimeline(const Device& device, SharedTimeline& timeline) {
+    if (timeline.cuda)
+        (void)cudaDestroyExternalSemaphore(timeline.cuda);
+    if (timeline.semaphore)
+        vkDestroySemaphore(device.handle, timeline.semaphore, nullptr);
+    timeline = SharedTimeline{};
+}
+
+void cudaWaitTimeline(const SharedTimeline& timeline, uint64_t value, cudaStream_t stream) {
+    cudaExternalSemaphoreWaitParams params{};
+    params.params.fence.value = value;
+    CUDA_CHECK(cudaWaitExternalSemaphoresAsync(&timeline.cuda, &params, 1, stream));
+}
+
+void cudaSignalTimeline(const SharedTimeline& timeline, uint64_t value, cudaStream_t stream) {
+    cudaExternalSemaphoreSignalParams params{};
+    params.params.fence.value = value;
+    CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&timeline.cuda, &params, 1, stream));
+}
+
+} // namespace estuary::interop

@@ -1,0 +1,53 @@
+// The CUDA side of shared resources: Vulkan memory imported as external memory, mapped as a mipmapped
+// array with one surface object per level (images) or as a device pointer (buffers), and a Vulkan
+// timeline semaphore imported as an external semaphore that CUDA waits on and signals in a stream.
+//
+// fd ownership follows the CUDA documentation: a successful import owns the fd; on failure the fd
+// is still ours and is closed here. Teardown order: stream work finished (caller) → surfaces →
+// mipmapped array / mapped pointer → external memory; semaphores with no outstanding work.
+#pragma once
+
+#include "exported.h"
+
+#include <cuda_runtime_api.h>
+
+#include <vector>
+
+namespace estuary::interop {
+
+struct CudaImage {
+    cudaExternalMemory_t memory = nullptr;
+    cudaMipmappedArray_t mipmapped = nullptr;
+    std::vector<cudaArray_t> levels;               // owned by `mipmapped`
+    std::vector<cudaSurfaceObject_t> surfaces;     // one per level
+};
+
+// Import `image` into the current CUDA device. `surfaceLoadStore` adds cudaArraySurfaceLoadStore and
+// creates the per-level surfaces.
+CudaImage importImage(const Device& device, const ExportedImage& image, bool surfaceLoadStore = true);
+void destroyCudaImage(CudaImage& image);
+
+struct CudaBuffer {
+    cudaExternalMemory_t memory = nullptr;
+    void* pointer = nullptr;
+    size_t size = 0;
+};
+
+CudaBuffer importBuffer(const Device& device, const ExportedBuffer& buffer);
+void destroyCudaBuffer(CudaBuffer& buffer);
+
+// A Vulkan timeline semaphore, exported and imported into CUDA. Each semaphore has exactly one
+// signaller (either Vulkan or CUDA), so two signallers never race on a value.
+struct SharedTimeline {
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    cudaExternalSemaphore_t cuda = nullptr;
+};
+
+SharedTimeline createSharedTimeline(const Device& device, const char* name);
+void destroySharedTimeline(const Device& device, SharedTimeline& timeline);
+
+// Enqueue on `stream`: CUDA waits until the value is ≥ `value` / sets the value to `value`.
+void cudaWaitTimeline(const SharedTimeline& timeline, uint64_t value, cudaStream_t stream);
+void cudaSignalTimeline(const SharedTimeline& timeline, uint64_t value, cudaStream_t stream);
+
+} // namespace estuary::interop

@@ -1,0 +1,218 @@
+#include "exported.h"
+#include "error.h"
+#include "format_tables.h"
+
+#include <string>
+
+namespace estuary::interop {
+namespace {
+
+constexpr VkExternalMemoryHandleTypeFlagBits kHandleType =
+    VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+
+std::string usageString(VkImageUsageFlags usage) {
+    struct Bit {
+        VkImageUsageFlags bit;
+        const char* name;
+    };
+    static const Bit bits[] = {{VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "TRANSFER_SRC"},
+                               {VK_IMAGE_USAGE_TRANSFER_DST_BIT, "TRANSFER_DST"},
+                               {VK_IMAGE_USAGE_SAMPLED_BIT, "SAMPLED"},
+                               {VK_IMAGE_USAGE_STORAGE_BIT, "STORAGE"},
+                               {VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, "COLOR_ATTACHMENT"}};
+    std::string s;
+    for (const auto& b : bits)
+        if (usage & b.bit)
+            s += (s.empty() ? "" : "|") + std::string(b.name);
+    return s.empty() ? "0" : s;
+}
+
+VkDeviceMemory allocateExportable(const Device& device, const VkMemoryRequirements& req,
+                                  bool dedicated, VkImage image, VkBuffer buffer) {
+    VkMemoryDedicatedAllocateInfo dedicatedInfo{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+    dedicatedInfo.image = image;
+    dedicatedInfo.buffer = buffer;
+    VkExportMemoryAllocateInfo exportInfo{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
+    exportInfo.handleTypes = kHandleType;
+    exportInfo.pNext = dedicated ? &dedicatedInfo : nullptr;
+    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &exportInfo};
+    alloc.allocationSize = req.size;
+    alloc.memoryTypeIndex =
+        findMemoryType(device, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VK_CHECK(vkAllocateMemory(device.handle, &alloc, nullptr, &memory));
+    return memory;
+}
+
+} // namespace
+
+ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsageFlags usage) {
+    VkPhysicalDeviceExternalImageFormatInfo external{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO};
+    external.handleType = kHandleType;
+    VkPhysicalDeviceImageFormatInfo2 info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
+                                          &external};
+    info.format = format;
+    info.type = VK_IMAGE_TYPE_2D;
+    info.tiling = VK_IMAGE_TILING_OPTIMAL;
+    info.usage = usage;
+    VkExternalImageFormatProperties externalProps{
+        VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
+    VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &externalProps};
+    const VkResult r =
+        vkGetPhysicalDeviceImageFormatProperties2(device.physical, &info, &props);
+    const std::string what = std::string(device.properties.deviceName) + " cannot export a 2D " +
+                             formatName(format) + " optimal-tiled image with usage " +
+                             usageString(usage) + " as an opaque fd";
+    if (r == VK_ERROR_FORMAT_NOT_SUPPORTED)
+        throw unsupported(what + " (format/usage not supported with external memory)");
+    VK_CHECK(r);
+    const auto features = externalProps.externalMemoryProperties.externalMemoryFeatures;
+    if (!(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+        throw unsupported(what + " (not exportable)");
+    ExportSupport support;
+    support.dedicatedOnly = features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT;
+    support.maxMipLevels = props.imageFormatProperties.maxMipLevels;
+    support.maxExtent = props.imageFormatProperties.maxExtent;
+    return support;
+}
+
+ExportedImage createExportedImage(const Device& device, const ExportedImageDesc& desc) {
+    if (!channelFormatFor(desc.format))
+        throw unsupported(std::string("format ") + std::to_string(desc.format) +
+                          " has no CUDA channel format; shareable formats are the 21 of the CUDA "
+                          "guide plus R16G16B16A16_SFLOAT and R8G8B8A8_UNORM");
+    const ExportSupport support = checkImageExport(device, desc.format, desc.usage);
+    const uint32_t fullChain = fullMipCount(desc.extent.width, desc.extent.height);
+    const uint32_t levels = desc.mipLevels == 0 ? fullChain : desc.mipLevels;
+    if (desc.extent.width == 0 || desc.extent.height == 0 ||
+        desc.extent.width > support.maxExtent.width || desc.extent.height > support.maxExtent.height)
+        throw unsupported("exported image extent " + std::to_string(desc.extent.width) + "x" +
+                          std::to_string(desc.extent.height) + " is outside 1.." +
+                          std::to_string(support.maxExtent.width) + "x" +
+                          std::to_string(support.maxExtent.height));
+    if (levels > fullChain || levels > support.maxMipLevels)
+        throw unsupported("exported image asks for " + std::to_string(levels) +
+                          " mip levels; allowed 1.." +
+                          std::to_string(std::min(fullChain, support.maxMipLevels)));
+
+    ExportedImage out;
+    out.usage = desc.usage;
+    out.image.format = desc.format;
+    out.image.extent = desc.extent;
+    out.image.mipLevels = levels;
+
+    VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
+    external.handleTypes = kHandleType;
+    VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, &external};
+    info.imageType = VK_IMAGE_TYPE_2D;
+    info.format = desc.format;
+    info.extent = {desc.extent.width, desc.extent.height, 1};
+    info.mipLevels = levels;
+    info.arrayLayers = 1;
+    info.samples = VK_SAMPLE_COUNT_1_BIT;
+    info.tiling = VK_IMAGE_TILING_OPTIMAL;
+    info.usage = desc.usage;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    VK_CHECK(vkCreateImage(device.handle, &info, nullptr, &out.image.handle));
+    setDebugName(device, VK_OBJECT_TYPE_IMAGE, reinterpret_cast<uint64_t>(out.image.handle),
+                 desc.name);
+
+    VkMemoryDedicatedRequirements dedicatedReq{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+    VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicatedReq};
+    VkImageMemoryRequirementsInfo2 reqInfo{VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2};
+    reqInfo.image = out.image.handle;
+    vkGetImageMemoryRequirements2(device.handle, &reqInfo, &req);
+    out.dedicated = support.dedicatedOnly || dedicatedReq.requiresDedicatedAllocation ||
+                    dedicatedReq.prefersDedicatedAllocation;
+    out.allocationSize = req.memoryRequirements.size;
+    out.image.memory =
+        allocateExportable(device, req.memoryRequirements, out.dedicated, out.image.handle, nullptr);
+    setDebugName(device, VK_OBJECT_TYPE_DEVICE_MEMORY,
+                 reinterpret_cast<uint64_t>(out.image.memory), desc.name);
+    VK_CHECK(vkBindImageMemory(device.handle, out.image.handle, out.image.memory, 0));
+    out.image.view = createImageView2D(device, out.image.handle, desc.format, levels, desc.name);
+    return out;
+}
+
+void destroyExportedImage(const Device& device, ExportedImage& image) {
+    destroyImage(device, image.image);
+    image = ExportedImage{};
+}
+
+ExportedBuffer createExportedBuffer(const Device& device, VkDeviceSize size,
+                                    VkBufferUsageFlags usage, const char* name) {
+    ExportedBuffer out;
+    out.buffer.size = size;
+    VkExternalMemoryBufferCreateInfo external{
+        VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    external.handleTypes = kHandleType;
+    VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
+    info.size = size;
+    info.usage = usage;
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VK_CHECK(vkCreateBuffer(device.handle, &info, nullptr, &out.buffer.handle));
+    setDebugName(device, VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(out.buffer.handle),
+                 name);
+
+    VkMemoryDedicatedRequirements dedicatedReq{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+    VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicatedReq};
+    VkBufferMemoryRequirementsInfo2 reqInfo{VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2};
+    reqInfo.buffer = out.buffer.handle;
+    vkGetBufferMemoryRequirements2(device.handle, &reqInfo, &req);
+    out.dedicated =
+        dedicatedReq.requiresDedicatedAllocation || dedicatedReq.prefersDedicatedAllocation;
+    out.allocationSize = req.memoryRequirements.size;
+    out.buffer.memory = allocateExportable(device, req.memoryRequirements, out.dedicated, nullptr,
+                                           out.buffer.handle);
+    VK_CHECK(vkBindBufferMemory(device.handle, out.buffer.handle, out.buffer.memory, 0));
+    return out;
+}
+
+void destroyExportedBuffer(const Device& device, ExportedBuffer& buffer) {
+    destroyBuffer(device, buffer.buffer);
+    buffer = ExportedBuffer{};
+}
+
+int exportMemoryFd(const Device& device, VkDeviceMemory memory) {
+    VkMemoryGetFdInfoKHR info{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
+    info.memory = memory;
+    info.handleType = kHandleType;
+    int fd = -1;
+    VK_CHECK(vkGetMemoryFdKHR(device.handle, &info, &fd));
+    return fd;
+}
+
+void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device, const ExportedImage& image,
+                             VkImageLayout oldLayout, VkPipelineStageFlags2 srcStage,
+                             VkAccessFlags2 srcAccess) {
+    ImageTransition t;
+    t.oldLayout = oldLayout;
+    t.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    t.srcStage = srcStage;
+    t.srcAccess = srcAccess;
+    // The destination half of a release is ignored; the external user synchronizes through the
+    // semaphore signalled after this submission.
+    t.srcQueueFamily = device.queueFamily;
+    t.dstQueueFamily = VK_QUEUE_FAMILY_EXTERNAL;
+    recordImageBarrier(cmd, image.image.handle, t);
+}
+
+void recordAcquireFromExternal(VkCommandBuffer cmd, const Device& device,
+                               const ExportedImage& image, VkImageLayout newLayout,
+                               VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
+    ImageTransition t;
+    t.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+    t.newLayout = newLayout;
+    // Chain the barrier (and its layout transition) to the semaphore wait that precedes it, which
+    // waits at ALL_COMMANDS; the source access of an acquire is ignored.
+    t.srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    t.dstStage = dstStage;
+    t.dstAccess = dstAccess;
+    t.srcQueueFamily = VK_QUEUE_FAMILY_EXTERNAL;
+    t.dstQueueFamily = device.queueFamily;
+    recordImageBarrier(cmd, image.image.handle, t);
+}
+
+} // namespace estuary::interop

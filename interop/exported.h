@@ -1,0 +1,63 @@
+// Vulkan images and buffers whose memory is exportable as an opaque POSIX fd, so CUDA can import it.
+// Export support is checked before anything is allocated; a dedicated allocation is used when the
+// driver requires or prefers one, and remembered so the CUDA import can say so too.
+#pragma once
+
+#include "context.h"
+#include "resources.h"
+
+namespace estuary::interop {
+
+struct ExportedImageDesc {
+    VkFormat format = VK_FORMAT_R32_SFLOAT;
+    VkExtent2D extent{};
+    uint32_t mipLevels = 0; // 0: the full chain down to 1×1
+    VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                              VK_IMAGE_USAGE_TRANSFER_DST_BIT;
+    const char* name = "exported image";
+};
+
+struct ExportedImage {
+    Image image;
+    VkImageUsageFlags usage = 0;
+    VkImageViewType viewType = VK_IMAGE_VIEW_TYPE_2D;
+    VkDeviceSize allocationSize = 0;
+    bool dedicated = false;
+};
+
+struct ExportSupport {
+    bool dedicatedOnly = false;
+    uint32_t maxMipLevels = 0;
+    VkExtent3D maxExtent{};
+};
+
+// Throws unsupported() naming the format and usage when the device cannot export such an image.
+ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsageFlags usage);
+
+ExportedImage createExportedImage(const Device& device, const ExportedImageDesc& desc);
+void destroyExportedImage(const Device& device, ExportedImage& image);
+
+struct ExportedBuffer {
+    Buffer buffer;
+    VkDeviceSize allocationSize = 0;
+    bool dedicated = false;
+};
+
+ExportedBuffer createExportedBuffer(const Device& device, VkDeviceSize size,
+                                    VkBufferUsageFlags usage, const char* name);
+void destroyExportedBuffer(const Device& device, ExportedBuffer& buffer);
+
+// A new fd for the memory; the caller owns it until a successful CUDA import takes it over.
+int exportMemoryFd(const Device& device, VkDeviceMemory memory);
+
+// Queue-family ownership transfer around CUDA's access, in GENERAL layout: Vulkan releases the
+// image to VK_QUEUE_FAMILY_EXTERNAL before CUDA touches it and acquires it back before using it.
+// The submission holding the acquire must wait for CUDA's semaphore at ALL_COMMANDS.
+void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device, const ExportedImage& image,
+                             VkImageLayout oldLayout, VkPipelineStageFlags2 srcStage,
+                             VkAccessFlags2 srcAccess);
+void recordAcquireFromExternal(VkCommandBuffer cmd, const Device& device,
+                               const ExportedImage& image, VkImageLayout newLayout,
+                               VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess);
+
+} // namespace estuary::interop
