@@ -11,8 +11,8 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     // 1. The only host wait: the slot's previous frame must be drawn before its command buffer
     //    (and, for the CPU backend, its staging buffer) is reused.
     if (frame >= slots)
-        waitTimeline(session.device, backend.renderTimeline(), frame + 1 - slots,
-                     "the render timeline (frames-in-flight limit)");
+        waitTimeline(session.device, session.frameTimeline, frame + 1 - slots,
+                     "the frame timeline (frames-in-flight limit)");
 
     // 2. Simulate and write the field; the CUDA backend signals its timeline on the GPU.
     backend.simulate(frame, session.params);
@@ -26,8 +26,7 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     backend.recordBeforeDraw(cmd, frame);
     target.begin(cmd);
     recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view);
-    if (target.overlay)
-        target.overlay(cmd);
+    if (target.overlay) target.overlay(cmd);
     target.end(cmd);
     backend.recordAfterDraw(cmd, frame);
     VK_CHECK(vkEndCommandBuffer(cmd));
@@ -35,21 +34,24 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     // 4. Submit: wait on the GPU for the simulation (and the swapchain), signal frame + 1.
     VkSemaphoreSubmitInfo waits[2];
     uint32_t waitCount = 0;
-    if (auto simWait = backend.drawWait(frame))
-        waits[waitCount++] = *simWait;
+    if (auto simWait = backend.drawWait(frame)) waits[waitCount++] = *simWait;
     if (target.waitBinary) {
         VkSemaphoreSubmitInfo w{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
         w.semaphore = target.waitBinary;
         w.stageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
         waits[waitCount++] = w;
     }
-    VkSemaphoreSubmitInfo signals[2];
+    VkSemaphoreSubmitInfo signals[3];
     uint32_t signalCount = 0;
-    VkSemaphoreSubmitInfo rendered{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-    rendered.semaphore = backend.renderTimeline();
-    rendered.value = frame + 1;
-    rendered.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    signals[signalCount++] = rendered;
+    VkSemaphoreSubmitInfo drawn{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+    drawn.semaphore = session.frameTimeline;
+    drawn.value = frame + 1;
+    drawn.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    signals[signalCount++] = drawn;
+    if (VkSemaphore external = backend.drawnTimeline()) {
+        drawn.semaphore = external;
+        signals[signalCount++] = drawn;
+    }
     if (target.signalBinary) {
         VkSemaphoreSubmitInfo s{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
         s.semaphore = target.signalBinary;
@@ -69,8 +71,7 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
 }
 
 void waitFrameDrawn(Session& session, uint64_t frame) {
-    waitTimeline(session.device, session.backend->renderTimeline(), frame + 1,
-                 "the render timeline");
+    waitTimeline(session.device, session.frameTimeline, frame + 1, "the frame timeline");
 }
 
 } // namespace estuary

@@ -1,6 +1,6 @@
-// The frame: wait (frames-in-flight limit) → simulate (GPU signals) → record draw → submit (GPU waits
-// for the simulation, signals the render timeline). One function for headless and windowed runs;
-// a FrameTarget says where the picture goes and what extra semaphores the submission carries.
+// The frame: wait (frames-in-flight limit) → simulate (GPU signals) → record draw → submit (GPU
+// waits for the simulation, signals the render timeline). One function for headless and windowed
+// runs; a FrameTarget says where the picture goes and what extra semaphores the submission carries.
 #pragma once
 
 #include "session.h"

@@ -12,10 +12,9 @@ namespace estuary {
 namespace {
 
 void printFrameTimes(std::vector<double> ms, double wallSeconds) {
-    if (ms.empty())
-        return;
-    std::printf("estuary: %zu frames in %.3f s (%.1f frames/s)\n  first frames (ms):",
-                ms.size(), wallSeconds, double(ms.size()) / wallSeconds);
+    if (ms.empty()) return;
+    std::printf("estuary: %zu frames in %.3f s (%.1f frames/s)\n  first frames (ms):", ms.size(),
+                wallSeconds, double(ms.size()) / wallSeconds);
     for (size_t i = 0; i < std::min<size_t>(ms.size(), 8); ++i)
         std::printf(" %.3f", ms[i]);
     std::sort(ms.begin(), ms.end());

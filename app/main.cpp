@@ -33,8 +33,7 @@ int run(const estuary::Options& options) {
     const uint32_t messages = closeSession(session);
     if (options.validate) {
         std::printf("estuary: validation layer reported %u message(s)\n", messages);
-        if (messages > 0)
-            exitCode = int(ExitCode::Runtime);
+        if (messages > 0) exitCode = int(ExitCode::Runtime);
     }
     return exitCode;
 }

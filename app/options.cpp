@@ -20,8 +20,7 @@ const char* backendName(Backend backend) {
 
 std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint32_t maxSide) {
     const size_t x = text.find('x');
-    if (x == std::string_view::npos)
-        return std::nullopt;
+    if (x == std::string_view::npos) return std::nullopt;
     auto side = [&](std::string_view s) -> std::optional<uint32_t> {
         uint32_t v = 0;
         auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -32,8 +31,7 @@ std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint3
     };
     const auto w = side(text.substr(0, x));
     const auto h = side(text.substr(x + 1));
-    if (!w || !h)
-        return std::nullopt;
+    if (!w || !h) return std::nullopt;
     return Extent{*w, *h};
 }
 
@@ -53,8 +51,7 @@ std::string colormapList() {
 CLI::Validator extentValidator(uint32_t maxSide) {
     return CLI::Validator(
         [maxSide](std::string& value) -> std::string {
-            if (parseExtent(value, 1, maxSide))
-                return {};
+            if (parseExtent(value, 1, maxSide)) return {};
             return "'" + value + "' is not a size WxH (allowed: two integers 1.." +
                    std::to_string(maxSide) + " joined by 'x', e.g. 512x512)";
         },
@@ -66,9 +63,10 @@ CLI::Validator extentValidator(uint32_t maxSide) {
 ParseOutcome parseOptions(int argc, const char* const* argv) {
     ParseOutcome out;
     Options& o = out.options;
-    CLI::App app{"estuary: a CUDA reaction-diffusion simulation written into Vulkan-exported images "
-                 "and drawn by Vulkan, synchronized on the GPU with timeline semaphores.\n"
-                 "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 unsupported environment."};
+    CLI::App app{
+        "estuary: a CUDA reaction-diffusion simulation written into Vulkan-exported images "
+        "and drawn by Vulkan, synchronized on the GPU with timeline semaphores.\n"
+        "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 unsupported environment."};
     app.name("estuary");
     std::string grid = "512x512", resolution = "768x768", backend = "auto";
     bool version = false;
@@ -87,8 +85,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     app.add_option("--colormap", o.colormap, "Colormap: " + colormapList())
         ->check(CLI::Validator(
             [](std::string& value) -> std::string {
-                if (findColormap(value))
-                    return {};
+                if (findColormap(value)) return {};
                 return "'" + value + "' is not a colormap (allowed: " + colormapList() + ")";
             },
             "NAME"));

@@ -78,14 +78,12 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
     desc.physical = session.choice.physical.handle;
     desc.presentSurface = surface;
 #ifdef ESTUARY_HAVE_CUDA
-    if (session.choice.kind == Backend::Cuda)
-        desc.extensions = interop::requiredDeviceExtensions();
+    if (session.choice.kind == Backend::Cuda) desc.extensions = interop::requiredDeviceExtensions();
 #endif
-    if (surface)
-        desc.extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+    if (surface) desc.extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
     session.device = createDevice(session.instance, desc);
-    session.pool = createCommandPool(session.device, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-                                     "frame commands");
+    session.pool = createCommandPool(
+        session.device, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, "frame commands");
 
     BackendConfig config;
     config.grid = o.grid;
@@ -96,8 +94,7 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
         session.backend =
             createCudaBackend(session.device, session.pool, config, session.choice.cudaDevice);
 #endif
-    if (!session.backend)
-        session.backend = createCpuBackend(session.device, session.pool, config);
+    if (!session.backend) session.backend = createCpuBackend(session.device, session.pool, config);
 
     RendererDesc rendererDesc;
     rendererDesc.targetFormat = targetFormat;
@@ -109,6 +106,7 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
         setFieldImage(session.device, session.renderer, slot, field.view, field.extent);
     }
 
+    session.frameTimeline = createTimelineSemaphore(session.device, false, "frame timeline");
     session.commands.resize(session.backend->slotCount());
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = session.pool;
@@ -120,12 +118,12 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
 uint32_t closeSession(Session& session) {
     if (session.device.handle) {
         vkDeviceWaitIdle(session.device.handle);
-        if (session.backend)
-            session.backend->finish();
+        if (session.backend) session.backend->finish();
         destroyRenderer(session.device, session.renderer);
+        if (session.frameTimeline)
+            vkDestroySemaphore(session.device.handle, session.frameTimeline, nullptr);
         session.backend.reset();
-        if (session.pool)
-            vkDestroyCommandPool(session.device.handle, session.pool, nullptr);
+        if (session.pool) vkDestroyCommandPool(session.device.handle, session.pool, nullptr);
         destroyDevice(session.device);
     }
     const uint32_t messages = validationMessageCount(session.instance);

@@ -36,6 +36,10 @@ struct Session {
     std::unique_ptr<SimBackend> backend;
     Renderer renderer;
     std::vector<VkCommandBuffer> commands; // one per slot
+    // Not exported: the host waits on this one. The validation layer (rightly) cannot see the
+    // payload of an exported semaphore, so a host wait on it would not retire the frame's command
+    // buffer.
+    VkSemaphore frameTimeline = VK_NULL_HANDLE;
     sim::GrayScottParams params;
     ViewParams view;
 };

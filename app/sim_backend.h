@@ -1,7 +1,6 @@
 // The simulation side of a frame, behind one interface so the frame loop is the same for CUDA and
-// CPU. A backend owns a ring of field images (one per frame in flight), the simulation, and the
-// timeline semaphore Vulkan signals when it has drawn a frame ("render timeline": frame f done
-// → value f + 1). The CUDA backend writes the images from CUDA and synchronizes on the GPU; the CPU
+// CPU. A backend owns a ring of field images (one per frame in flight) and the simulation. The
+// CUDA backend writes the images from CUDA and synchronizes on the GPU; the CPU
 // backend simulates on the host and uploads through staging buffers.
 #pragma once
 
@@ -27,7 +26,9 @@ class SimBackend {
     virtual const char* name() const = 0;
     virtual uint32_t slotCount() const = 0;
     virtual const Image& fieldImage(uint32_t slot) const = 0;
-    virtual VkSemaphore renderTimeline() const = 0;
+    // Exported timeline the draw submission of frame f signals with f + 1, so the simulation can
+    // wait for it on the GPU; VK_NULL_HANDLE where nothing outside Vulkan waits.
+    virtual VkSemaphore drawnTimeline() const = 0;
 
     // Advances the simulation and produces frame `frame`'s field for slot frame % slotCount().
     // The caller has already waited (frames-in-flight limit) until the slot's previous frame was

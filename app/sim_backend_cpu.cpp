@@ -28,17 +28,16 @@ class CpuBackend final : public SimBackend {
         }
         for (uint32_t slot = 0; slot < config.slots; ++slot) {
             const std::string name = "field slot " + std::to_string(slot);
-            images_.push_back(createImage2D(
-                device, extent, VK_FORMAT_R32_SFLOAT, levels_,
-                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-                    VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                name.c_str()));
+            images_.push_back(createImage2D(device, extent, VK_FORMAT_R32_SFLOAT, levels_,
+                                            VK_IMAGE_USAGE_SAMPLED_BIT |
+                                                VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                                VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                            name.c_str()));
             staging_.push_back(createBuffer(device, offset, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                                 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                                             (name + " staging").c_str()));
         }
-        renderTimeline_ = createTimelineSemaphore(device, false, "render timeline");
     }
 
     ~CpuBackend() override {
@@ -46,21 +45,20 @@ class CpuBackend final : public SimBackend {
             destroyImage(device_, image);
         for (auto& buffer : staging_)
             destroyBuffer(device_, buffer);
-        vkDestroySemaphore(device_.handle, renderTimeline_, nullptr);
     }
 
     const char* name() const override { return "cpu"; }
     uint32_t slotCount() const override { return uint32_t(images_.size()); }
     const Image& fieldImage(uint32_t slot) const override { return images_[slot]; }
-    VkSemaphore renderTimeline() const override { return renderTimeline_; }
+    VkSemaphore drawnTimeline() const override { return VK_NULL_HANDLE; }
 
     void simulate(uint64_t frame, const sim::GrayScottParams& params) override {
         sim_.step(params, params.stepsPerFrame);
         const Buffer& staging = staging_[frame % images_.size()];
         std::vector<float*> levelPointers;
         for (const auto& region : regions_)
-            levelPointers.push_back(reinterpret_cast<float*>(
-                static_cast<uint8_t*>(staging.mapped) + region.bufferOffset));
+            levelPointers.push_back(reinterpret_cast<float*>(static_cast<uint8_t*>(staging.mapped) +
+                                                             region.bufferOffset));
         // Host-coherent memory written before vkQueueSubmit is visible to the submission.
         sim::writeFieldMipChain(sim_.v().data(), sim_.width(), sim_.height(), int(levels_),
                                 levelPointers.data());
@@ -103,7 +101,6 @@ class CpuBackend final : public SimBackend {
     std::vector<VkBufferImageCopy> regions_;
     std::vector<Image> images_;
     std::vector<Buffer> staging_;
-    VkSemaphore renderTimeline_ = VK_NULL_HANDLE;
 };
 
 } // namespace

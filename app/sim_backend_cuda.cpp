@@ -1,5 +1,5 @@
-// CUDA backend: the simulation runs in CUDA and writes every frame straight into a ring of images that
-// Vulkan allocated and exported. Two exported timeline semaphores, one signaller each:
+// CUDA backend: the simulation runs in CUDA and writes every frame straight into a ring of images
+// that Vulkan allocated and exported. Two exported timeline semaphores, one signaller each:
 //   sim timeline    — CUDA signals f + 1 once frame f's field and mips are written;
 //   render timeline — Vulkan signals f + 1 once frame f is drawn and its image released.
 // CUDA writes slot s for frame f only after Vulkan finished frame f - slots (GPU-side wait), and
@@ -24,8 +24,8 @@ class CudaBackend final : public SimBackend {
         : device_(device) {
         CUDA_CHECK(cudaSetDevice(cudaDevice));
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-        sim_ = std::make_unique<sim::CudaGrayScott>(int(config.grid.width),
-                                                    int(config.grid.height), config.seed, stream_);
+        sim_ = std::make_unique<sim::CudaGrayScott>(int(config.grid.width), int(config.grid.height),
+                                                    config.seed, stream_);
         for (uint32_t slot = 0; slot < config.slots; ++slot) {
             const std::string name = "shared field slot " + std::to_string(slot);
             ExportedImageDesc desc;
@@ -61,7 +61,7 @@ class CudaBackend final : public SimBackend {
     const char* name() const override { return "cuda"; }
     uint32_t slotCount() const override { return uint32_t(images_.size()); }
     const Image& fieldImage(uint32_t slot) const override { return images_[slot].image; }
-    VkSemaphore renderTimeline() const override { return renderTimeline_.semaphore; }
+    VkSemaphore drawnTimeline() const override { return renderTimeline_.semaphore; }
 
     void simulate(uint64_t frame, const sim::GrayScottParams& params) override {
         const uint32_t slot = uint32_t(frame % images_.size());
@@ -76,10 +76,9 @@ class CudaBackend final : public SimBackend {
     }
 
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
-        recordAcquireFromExternal(cmd, device_, images_[frame % images_.size()],
-                                  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                                  VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT,
-                                  VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+        recordAcquireFromExternal(
+            cmd, device_, images_[frame % images_.size()], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+            VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
     }
 
     void recordAfterDraw(VkCommandBuffer cmd, uint64_t frame) override {

@@ -47,8 +47,7 @@ CudaImage importImage(const Device& device, const ExportedImage& image, bool sur
             cudaArray_t array = nullptr;
             CUDA_CHECK(cudaGetMipmappedArrayLevel(&array, out.mipmapped, level));
             out.levels.push_back(array);
-            if (!surfaceLoadStore)
-                continue;
+            if (!surfaceLoadStore) continue;
             cudaResourceDesc res{};
             res.resType = cudaResourceTypeArray;
             res.res.array.array = array;
@@ -67,18 +66,16 @@ void destroyCudaImage(CudaImage& image) {
     // Teardown errors are reported by the next checked call; nothing useful can be done here.
     for (cudaSurfaceObject_t s : image.surfaces)
         (void)cudaDestroySurfaceObject(s);
-    if (image.mipmapped)
-        (void)cudaFreeMipmappedArray(image.mipmapped);
-    if (image.memory)
-        (void)cudaDestroyExternalMemory(image.memory);
+    if (image.mipmapped) (void)cudaFreeMipmappedArray(image.mipmapped);
+    if (image.memory) (void)cudaDestroyExternalMemory(image.memory);
     image = CudaImage{};
 }
 
 CudaBuffer importBuffer(const Device& device, const ExportedBuffer& buffer) {
     CudaBuffer out;
     out.size = buffer.buffer.size;
-    out.memory = importMemoryFd(exportMemoryFd(device, buffer.buffer.memory),
-                                buffer.allocationSize, buffer.dedicated);
+    out.memory = importMemoryFd(exportMemoryFd(device, buffer.buffer.memory), buffer.allocationSize,
+                                buffer.dedicated);
     cudaExternalMemoryBufferDesc desc{};
     desc.offset = 0;
     desc.size = buffer.buffer.size;
@@ -91,10 +88,8 @@ CudaBuffer importBuffer(const Device& device, const ExportedBuffer& buffer) {
 }
 
 void destroyCudaBuffer(CudaBuffer& buffer) {
-    if (buffer.pointer)
-        (void)cudaFree(buffer.pointer);
-    if (buffer.memory)
-        (void)cudaDestroyExternalMemory(buffer.memory);
+    if (buffer.pointer) (void)cudaFree(buffer.pointer);
+    if (buffer.memory) (void)cudaDestroyExternalMemory(buffer.memory);
     buffer = CudaBuffer{};
 }
 
@@ -132,10 +127,8 @@ SharedTimeline createSharedTimeline(const Device& device, const char* name) {
 }
 
 void destroySharedTimeline(const Device& device, SharedTimeline& timeline) {
-    if (timeline.cuda)
-        (void)cudaDestroyExternalSemaphore(timeline.cuda);
-    if (timeline.semaphore)
-        vkDestroySemaphore(device.handle, timeline.semaphore, nullptr);
+    if (timeline.cuda) (void)cudaDestroyExternalSemaphore(timeline.cuda);
+    if (timeline.semaphore) vkDestroySemaphore(device.handle, timeline.semaphore, nullptr);
     timeline = SharedTimeline{};
 }
 

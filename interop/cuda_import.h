@@ -1,6 +1,7 @@
-// The CUDA side of shared resources: Vulkan memory imported as external memory, mapped as a mipmapped
-// array with one surface object per level (images) or as a device pointer (buffers), and a Vulkan
-// timeline semaphore imported as an external semaphore that CUDA waits on and signals in a stream.
+// The CUDA side of shared resources: Vulkan memory imported as external memory, mapped as a
+// mipmapped array with one surface object per level (images) or as a device pointer (buffers), and
+// a Vulkan timeline semaphore imported as an external semaphore that CUDA waits on and signals in a
+// stream.
 //
 // fd ownership follows the CUDA documentation: a successful import owns the fd; on failure the fd
 // is still ours and is closed here. Teardown order: stream work finished (caller) → surfaces →
@@ -18,13 +19,14 @@ namespace estuary::interop {
 struct CudaImage {
     cudaExternalMemory_t memory = nullptr;
     cudaMipmappedArray_t mipmapped = nullptr;
-    std::vector<cudaArray_t> levels;               // owned by `mipmapped`
-    std::vector<cudaSurfaceObject_t> surfaces;     // one per level
+    std::vector<cudaArray_t> levels;           // owned by `mipmapped`
+    std::vector<cudaSurfaceObject_t> surfaces; // one per level
 };
 
-// Import `image` into the current CUDA device. `surfaceLoadStore` adds cudaArraySurfaceLoadStore and
-// creates the per-level surfaces.
-CudaImage importImage(const Device& device, const ExportedImage& image, bool surfaceLoadStore = true);
+// Import `image` into the current CUDA device. `surfaceLoadStore` adds cudaArraySurfaceLoadStore
+// and creates the per-level surfaces.
+CudaImage importImage(const Device& device, const ExportedImage& image,
+                      bool surfaceLoadStore = true);
 void destroyCudaImage(CudaImage& image);
 
 struct CudaBuffer {

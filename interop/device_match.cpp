@@ -19,8 +19,7 @@ CudaDeviceList listCudaDevices() {
     }
     for (int i = 0; i < count; ++i) {
         cudaDeviceProp prop{};
-        if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
-            continue;
+        if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
         CudaDeviceInfo info;
         info.ordinal = i;
         info.name = prop.name;
@@ -29,8 +28,7 @@ CudaDeviceList listCudaDevices() {
         info.computeMinor = prop.minor;
         list.devices.push_back(info);
     }
-    if (list.devices.empty())
-        list.problem = "the CUDA runtime reports no device";
+    if (list.devices.empty()) list.problem = "the CUDA runtime reports no device";
     return list;
 }
 
@@ -39,13 +37,11 @@ namespace {
 std::string describeBoth(std::span<const PhysicalDeviceInfo> vulkanDevices,
                          std::span<const CudaDeviceInfo> cudaDevices) {
     std::string s = "\n  Vulkan devices:";
-    if (vulkanDevices.empty())
-        s += " none";
+    if (vulkanDevices.empty()) s += " none";
     for (const auto& v : vulkanDevices)
         s += "\n    " + describePhysicalDevice(v);
     s += "\n  CUDA devices:";
-    if (cudaDevices.empty())
-        s += " none";
+    if (cudaDevices.empty()) s += " none";
     for (const auto& c : cudaDevices)
         s += "\n    [" + std::to_string(c.ordinal) + "] " + c.name + " (sm_" +
              std::to_string(c.computeMajor) + std::to_string(c.computeMinor) + ", UUID " +
@@ -66,8 +62,7 @@ DevicePair matchDevices(std::span<const PhysicalDeviceInfo> vulkanDevices,
     const CudaDeviceInfo* chosen = nullptr;
     if (requestedCuda >= 0) {
         for (const auto& c : cudaDevices)
-            if (c.ordinal == requestedCuda)
-                chosen = &c;
+            if (c.ordinal == requestedCuda) chosen = &c;
         if (!chosen)
             throw unsupported("--device " + std::to_string(requestedCuda) +
                               " does not name a CUDA device (allowed: 0.." +
@@ -75,8 +70,7 @@ DevicePair matchDevices(std::span<const PhysicalDeviceInfo> vulkanDevices,
                               describeBoth(vulkanDevices, cudaDevices));
     } else {
         for (const auto& c : cudaDevices)
-            if (!chosen && twinOf(c))
-                chosen = &c;
+            if (!chosen && twinOf(c)) chosen = &c;
     }
     const PhysicalDeviceInfo* twin = chosen ? twinOf(*chosen) : nullptr;
     if (!twin)

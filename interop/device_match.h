@@ -1,6 +1,6 @@
-// Finding the one physical GPU that both APIs see: the Vulkan physical device whose deviceUUID equals
-// a CUDA device's uuid, byte for byte. The matching itself is a pure function over two lists so it
-// is tested without a GPU; listCudaDevices asks the CUDA runtime.
+// Finding the one physical GPU that both APIs see: the Vulkan physical device whose deviceUUID
+// equals a CUDA device's uuid, byte for byte. The matching itself is a pure function over two lists
+// so it is tested without a GPU; listCudaDevices asks the CUDA runtime.
 #pragma once
 
 #include "context.h"
@@ -34,8 +34,8 @@ struct DevicePair {
 };
 
 // requestedCuda < 0 picks the first CUDA device that has a Vulkan twin. Throws unsupported() with
-// both lists when there is no match, when `requestedCuda` is out of range, or when the Vulkan device
-// belongs to a multi-GPU device group. CPU Vulkan devices are never matched.
+// both lists when there is no match, when `requestedCuda` is out of range, or when the Vulkan
+// device belongs to a multi-GPU device group. CPU Vulkan devices are never matched.
 DevicePair matchDevices(std::span<const PhysicalDeviceInfo> vulkanDevices,
                         std::span<const CudaDeviceInfo> cudaDevices, int requestedCuda);
 

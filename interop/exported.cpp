@@ -22,8 +22,7 @@ std::string usageString(VkImageUsageFlags usage) {
                                {VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, "COLOR_ATTACHMENT"}};
     std::string s;
     for (const auto& b : bits)
-        if (usage & b.bit)
-            s += (s.empty() ? "" : "|") + std::string(b.name);
+        if (usage & b.bit) s += (s.empty() ? "" : "|") + std::string(b.name);
     return s.empty() ? "0" : s;
 }
 
@@ -59,8 +58,7 @@ ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsa
     VkExternalImageFormatProperties externalProps{
         VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
     VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &externalProps};
-    const VkResult r =
-        vkGetPhysicalDeviceImageFormatProperties2(device.physical, &info, &props);
+    const VkResult r = vkGetPhysicalDeviceImageFormatProperties2(device.physical, &info, &props);
     const std::string what = std::string(device.properties.deviceName) + " cannot export a 2D " +
                              formatName(format) + " optimal-tiled image with usage " +
                              usageString(usage) + " as an opaque fd";
@@ -86,7 +84,8 @@ ExportedImage createExportedImage(const Device& device, const ExportedImageDesc&
     const uint32_t fullChain = fullMipCount(desc.extent.width, desc.extent.height);
     const uint32_t levels = desc.mipLevels == 0 ? fullChain : desc.mipLevels;
     if (desc.extent.width == 0 || desc.extent.height == 0 ||
-        desc.extent.width > support.maxExtent.width || desc.extent.height > support.maxExtent.height)
+        desc.extent.width > support.maxExtent.width ||
+        desc.extent.height > support.maxExtent.height)
         throw unsupported("exported image extent " + std::to_string(desc.extent.width) + "x" +
                           std::to_string(desc.extent.height) + " is outside 1.." +
                           std::to_string(support.maxExtent.width) + "x" +
@@ -127,10 +126,10 @@ ExportedImage createExportedImage(const Device& device, const ExportedImageDesc&
     out.dedicated = support.dedicatedOnly || dedicatedReq.requiresDedicatedAllocation ||
                     dedicatedReq.prefersDedicatedAllocation;
     out.allocationSize = req.memoryRequirements.size;
-    out.image.memory =
-        allocateExportable(device, req.memoryRequirements, out.dedicated, out.image.handle, nullptr);
-    setDebugName(device, VK_OBJECT_TYPE_DEVICE_MEMORY,
-                 reinterpret_cast<uint64_t>(out.image.memory), desc.name);
+    out.image.memory = allocateExportable(device, req.memoryRequirements, out.dedicated,
+                                          out.image.handle, nullptr);
+    setDebugName(device, VK_OBJECT_TYPE_DEVICE_MEMORY, reinterpret_cast<uint64_t>(out.image.memory),
+                 desc.name);
     VK_CHECK(vkBindImageMemory(device.handle, out.image.handle, out.image.memory, 0));
     out.image.view = createImageView2D(device, out.image.handle, desc.format, levels, desc.name);
     return out;
@@ -145,8 +144,7 @@ ExportedBuffer createExportedBuffer(const Device& device, VkDeviceSize size,
                                     VkBufferUsageFlags usage, const char* name) {
     ExportedBuffer out;
     out.buffer.size = size;
-    VkExternalMemoryBufferCreateInfo external{
-        VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
+    VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
     external.handleTypes = kHandleType;
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &external};
     info.size = size;

@@ -1,6 +1,6 @@
-// Vulkan images and buffers whose memory is exportable as an opaque POSIX fd, so CUDA can import it.
-// Export support is checked before anything is allocated; a dedicated allocation is used when the
-// driver requires or prefers one, and remembered so the CUDA import can say so too.
+// Vulkan images and buffers whose memory is exportable as an opaque POSIX fd, so CUDA can import
+// it. Export support is checked before anything is allocated; a dedicated allocation is used when
+// the driver requires or prefers one, and remembered so the CUDA import can say so too.
 #pragma once
 
 #include "context.h"

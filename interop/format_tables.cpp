@@ -53,19 +53,19 @@ constexpr std::array<VkFormat, kFormats.size()> kFormatList = [] {
 
 const FormatRow* findRow(VkFormat format) {
     for (const auto& row : kFormats)
-        if (row.format == format)
-            return &row;
+        if (row.format == format) return &row;
     return nullptr;
 }
 
 } // namespace
 
-std::span<const VkFormat> shareableFormats() { return kFormatList; }
+std::span<const VkFormat> shareableFormats() {
+    return kFormatList;
+}
 
 std::optional<cudaChannelFormatDesc> channelFormatFor(VkFormat format) {
     const FormatRow* row = findRow(format);
-    if (!row)
-        return std::nullopt;
+    if (!row) return std::nullopt;
     return cudaChannelFormatDesc{row->x, row->y, row->z, row->w, row->kind};
 }
 
@@ -111,10 +111,8 @@ unsigned int mipmappedArrayFlagsFor(VkImageViewType viewType, VkImageUsageFlags 
     default:
         break;
     }
-    if (usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)
-        flags |= cudaArrayColorAttachment;
-    if (surfaceLoadStore)
-        flags |= cudaArraySurfaceLoadStore;
+    if (usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) flags |= cudaArrayColorAttachment;
+    if (surfaceLoadStore) flags |= cudaArraySurfaceLoadStore;
     return flags;
 }
 

@@ -1,6 +1,7 @@
-// Pure mappings from Vulkan image descriptions to what cudaExternalMemoryGetMappedMipmappedArray needs:
-// channel format, extent and array flags. Tables follow the CUDA programming guide's Vulkan section
-// (see ../shared/INTEROP_FACTS.md); no device is touched, so all of it is unit-tested on the CPU.
+// Pure mappings from Vulkan image descriptions to what cudaExternalMemoryGetMappedMipmappedArray
+// needs: channel format, extent and array flags. Tables follow the CUDA programming guide's Vulkan
+// section (see ../shared/INTEROP_FACTS.md); no device is touched, so all of it is unit-tested on
+// the CPU.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -21,15 +21,12 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBit
     const bool fromLayer = type & (VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                                    VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT);
     // Loader chatter (general type) only counts when it is an error.
-    if (!(isError || (isWarning && fromLayer)))
-        return VK_FALSE;
+    if (!(isError || (isWarning && fromLayer))) return VK_FALSE;
     log->count.fetch_add(1);
     const char* text = data->pMessage ? data->pMessage : "(no message)";
-    if (log->echo)
-        std::fprintf(stderr, "[vulkan %s] %s\n", isError ? "error" : "warning", text);
+    if (log->echo) std::fprintf(stderr, "[vulkan %s] %s\n", isError ? "error" : "warning", text);
     std::lock_guard<std::mutex> lock(log->mutex);
-    if (log->firstMessages.size() < 16)
-        log->firstMessages.emplace_back(text);
+    if (log->firstMessages.size() < 16) log->firstMessages.emplace_back(text);
     return VK_FALSE;
 }
 
@@ -38,8 +35,9 @@ bool hasLayer(const char* name) {
     VK_CHECK(vkEnumerateInstanceLayerProperties(&count, nullptr));
     std::vector<VkLayerProperties> layers(count);
     VK_CHECK(vkEnumerateInstanceLayerProperties(&count, layers.data()));
-    return std::any_of(layers.begin(), layers.end(),
-                       [&](const VkLayerProperties& l) { return std::strcmp(l.layerName, name) == 0; });
+    return std::any_of(layers.begin(), layers.end(), [&](const VkLayerProperties& l) {
+        return std::strcmp(l.layerName, name) == 0;
+    });
 }
 
 bool hasInstanceExtension(const char* name) {
@@ -72,8 +70,7 @@ Instance createInstance(const InstanceDesc& desc) {
     std::vector<const char*> extensions = desc.extensions;
     std::vector<const char*> layers;
     instance.debugUtils = hasInstanceExtension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
-    if (instance.debugUtils)
-        extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    if (instance.debugUtils) extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
     if (desc.validation) {
         if (!hasLayer(kValidationLayer))
             throw unsupported(std::string("validation was requested but ") + kValidationLayer +
@@ -126,8 +123,7 @@ Instance createInstance(const InstanceDesc& desc) {
 void destroyInstance(Instance& instance) {
     if (instance.messenger)
         vkDestroyDebugUtilsMessengerEXT(instance.handle, instance.messenger, nullptr);
-    if (instance.handle)
-        vkDestroyInstance(instance.handle, nullptr);
+    if (instance.handle) vkDestroyInstance(instance.handle, nullptr);
     delete instance.validation;
     instance = Instance{};
 }
@@ -145,7 +141,8 @@ std::vector<PhysicalDeviceInfo> listPhysicalDevices(VkInstance instance) {
     uint32_t groupCount = 0;
     VK_CHECK(vkEnumeratePhysicalDeviceGroups(instance, &groupCount, nullptr));
     std::vector<VkPhysicalDeviceGroupProperties> groups(
-        groupCount, VkPhysicalDeviceGroupProperties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES});
+        groupCount,
+        VkPhysicalDeviceGroupProperties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES});
     VK_CHECK(vkEnumeratePhysicalDeviceGroups(instance, &groupCount, groups.data()));
 
     std::vector<PhysicalDeviceInfo> result;
@@ -185,8 +182,7 @@ std::string formatUuid(const uint8_t* uuid16) {
     static const char* hex = "0123456789abcdef";
     std::string s;
     for (int i = 0; i < 16; ++i) {
-        if (i == 4 || i == 6 || i == 8 || i == 10)
-            s += '-';
+        if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
         s += hex[uuid16[i] >> 4];
         s += hex[uuid16[i] & 15];
     }
@@ -219,10 +215,8 @@ PhysicalDeviceInfo pickDefaultPhysicalDevice(VkInstance instance) {
     const auto devices = listPhysicalDevices(instance);
     const PhysicalDeviceInfo* best = nullptr;
     for (const auto& d : devices) {
-        if (d.properties.apiVersion < VK_API_VERSION_1_3)
-            continue;
-        if (!best || rank(d.properties.deviceType) > rank(best->properties.deviceType))
-            best = &d;
+        if (d.properties.apiVersion < VK_API_VERSION_1_3) continue;
+        if (!best || rank(d.properties.deviceType) > rank(best->properties.deviceType)) best = &d;
     }
     if (!best) {
         std::string msg = "no Vulkan 1.3 device found; devices seen:";
@@ -255,8 +249,7 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
         const bool found = std::any_of(available.begin(), available.end(), [&](auto& e) {
             return std::strcmp(e.extensionName, ext) == 0;
         });
-        if (!found)
-            throw unsupported(name + " lacks the device extension " + ext);
+        if (!found) throw unsupported(name + " lacks the device extension " + ext);
     }
 
     VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
@@ -264,12 +257,9 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
                                          &f12};
     VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f13};
     vkGetPhysicalDeviceFeatures2(desc.physical, &supported);
-    if (!f12.timelineSemaphore)
-        throw unsupported(name + " lacks the timelineSemaphore feature");
-    if (!f13.dynamicRendering)
-        throw unsupported(name + " lacks the dynamicRendering feature");
-    if (!f13.synchronization2)
-        throw unsupported(name + " lacks the synchronization2 feature");
+    if (!f12.timelineSemaphore) throw unsupported(name + " lacks the timelineSemaphore feature");
+    if (!f13.dynamicRendering) throw unsupported(name + " lacks the dynamicRendering feature");
+    if (!f13.synchronization2) throw unsupported(name + " lacks the synchronization2 feature");
 
     uint32_t familyCount = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(desc.physical, &familyCount, nullptr);
@@ -278,24 +268,24 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
     bool found = false;
     for (uint32_t i = 0; i < familyCount && !found; ++i) {
         const VkQueueFlags need = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
-        if ((families[i].queueFlags & need) != need)
-            continue;
+        if ((families[i].queueFlags & need) != need) continue;
         if (desc.presentSurface) {
             VkBool32 canPresent = VK_FALSE;
             VK_CHECK(vkGetPhysicalDeviceSurfaceSupportKHR(desc.physical, i, desc.presentSurface,
                                                           &canPresent));
-            if (!canPresent)
-                continue;
+            if (!canPresent) continue;
         }
         device.queueFamily = i;
         device.timestampValidBits = families[i].timestampValidBits;
         found = true;
     }
     if (!found)
-        throw unsupported(name + " has no queue family with graphics and compute" +
-                          std::string(desc.presentSurface ? " that can present to the window" : ""));
+        throw unsupported(
+            name + " has no queue family with graphics and compute" +
+            std::string(desc.presentSurface ? " that can present to the window" : ""));
 
-    VkPhysicalDeviceVulkan12Features enable12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan12Features enable12{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     enable12.timelineSemaphore = VK_TRUE;
     enable12.hostQueryReset = f12.hostQueryReset;
     VkPhysicalDeviceVulkan13Features enable13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
@@ -324,14 +314,12 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
 }
 
 void destroyDevice(Device& device) {
-    if (device.handle)
-        vkDestroyDevice(device.handle, nullptr);
+    if (device.handle) vkDestroyDevice(device.handle, nullptr);
     device = Device{};
 }
 
 void setDebugName(const Device& device, VkObjectType type, uint64_t handle, const char* name) {
-    if (!device.debugUtils || !vkSetDebugUtilsObjectNameEXT)
-        return;
+    if (!device.debugUtils || !vkSetDebugUtilsObjectNameEXT) return;
     VkDebugUtilsObjectNameInfoEXT info{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
     info.objectType = type;
     info.objectHandle = handle;

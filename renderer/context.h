@@ -1,5 +1,5 @@
-// The Vulkan foundation every other part builds on: instance (with an optional validation layer whose
-// messages are counted), physical-device listing and picking, and the logical device with one
+// The Vulkan foundation every other part builds on: instance (with an optional validation layer
+// whose messages are counted), physical-device listing and picking, and the logical device with one
 // graphics queue. Plain structs with createX/destroyX; the caller owns them and destroys them in
 // reverse order of creation. volk is the loader: nothing here links libvulkan.
 #pragma once
@@ -52,8 +52,8 @@ const char* deviceTypeName(VkPhysicalDeviceType type);
 std::string formatUuid(const uint8_t* uuid16);
 // "NVIDIA H200 (discrete GPU, Vulkan 1.4.312, UUID 5f1c…)"
 std::string describePhysicalDevice(const PhysicalDeviceInfo& info);
-// Discrete > integrated > virtual > CPU, among devices that support Vulkan 1.3. Throws unsupported()
-// listing what was found when none qualifies.
+// Discrete > integrated > virtual > CPU, among devices that support Vulkan 1.3. Throws
+// unsupported() listing what was found when none qualifies.
 PhysicalDeviceInfo pickDefaultPhysicalDevice(VkInstance instance);
 
 struct DeviceDesc {

@@ -49,11 +49,10 @@ void throwVkFailure(VkResult result, const char* expr, const char* file, int lin
     msg << "Vulkan call failed: " << expr << " returned " << vkResultName(result) << " ("
         << static_cast<int>(result) << ") at " << file << ":" << line;
     // Extension/feature/format absence is a property of the environment, not a bug.
-    const bool environment = result == VK_ERROR_EXTENSION_NOT_PRESENT ||
-                             result == VK_ERROR_FEATURE_NOT_PRESENT ||
-                             result == VK_ERROR_FORMAT_NOT_SUPPORTED ||
-                             result == VK_ERROR_INCOMPATIBLE_DRIVER ||
-                             result == VK_ERROR_LAYER_NOT_PRESENT;
+    const bool environment =
+        result == VK_ERROR_EXTENSION_NOT_PRESENT || result == VK_ERROR_FEATURE_NOT_PRESENT ||
+        result == VK_ERROR_FORMAT_NOT_SUPPORTED || result == VK_ERROR_INCOMPATIBLE_DRIVER ||
+        result == VK_ERROR_LAYER_NOT_PRESENT;
     throw Error(environment ? ExitCode::Unsupported : ExitCode::Runtime, msg.str());
 }
 

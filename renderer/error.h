@@ -1,5 +1,5 @@
-// Errors for the whole project: one exception type carrying the process exit code it maps to, and the
-// Vulkan check macros. Every Vulkan call that can fail goes through VK_CHECK (throws) or VK_TRY
+// Errors for the whole project: one exception type carrying the process exit code it maps to, and
+// the Vulkan check macros. Every Vulkan call that can fail goes through VK_CHECK (throws) or VK_TRY
 // (returns the VkResult to the caller for codes the caller handles, e.g. VK_SUBOPTIMAL_KHR).
 #pragma once
 
@@ -24,8 +24,12 @@ class Error : public std::runtime_error {
 
 // The environment cannot run what was asked: no suitable device, missing extension, format not
 // exportable. Maps to exit code 3.
-inline Error unsupported(const std::string& what) { return Error(ExitCode::Unsupported, what); }
-inline Error runtimeError(const std::string& what) { return Error(ExitCode::Runtime, what); }
+inline Error unsupported(const std::string& what) {
+    return Error(ExitCode::Unsupported, what);
+}
+inline Error runtimeError(const std::string& what) {
+    return Error(ExitCode::Runtime, what);
+}
 
 const char* vkResultName(VkResult result);
 

@@ -90,10 +90,8 @@ Buffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags 
 }
 
 void destroyBuffer(const Device& device, Buffer& buffer) {
-    if (buffer.handle)
-        vkDestroyBuffer(device.handle, buffer.handle, nullptr);
-    if (buffer.memory)
-        vkFreeMemory(device.handle, buffer.memory, nullptr);
+    if (buffer.handle) vkDestroyBuffer(device.handle, buffer.handle, nullptr);
+    if (buffer.memory) vkFreeMemory(device.handle, buffer.memory, nullptr);
     buffer = Buffer{};
 }
 
@@ -143,12 +141,9 @@ Image createImage2D(const Device& device, VkExtent2D extent, VkFormat format, ui
 }
 
 void destroyImage(const Device& device, Image& image) {
-    if (image.view)
-        vkDestroyImageView(device.handle, image.view, nullptr);
-    if (image.handle)
-        vkDestroyImage(device.handle, image.handle, nullptr);
-    if (image.memory)
-        vkFreeMemory(device.handle, image.memory, nullptr);
+    if (image.view) vkDestroyImageView(device.handle, image.view, nullptr);
+    if (image.handle) vkDestroyImage(device.handle, image.handle, nullptr);
+    if (image.memory) vkFreeMemory(device.handle, image.memory, nullptr);
     image = Image{};
 }
 
@@ -255,10 +250,10 @@ std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, c
         total += texel * e.width * e.height;
         total = (total + 15) & ~VkDeviceSize(15); // keep each level's offset 16-byte aligned
     }
-    Buffer staging = createBuffer(device, total, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                  "readback staging");
+    Buffer staging =
+        createBuffer(device, total, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                     "readback staging");
     submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
         // Make every earlier write to the image on this queue visible to the copy.
         ImageTransition t;

@@ -4,7 +4,7 @@
 # installed here; without it the build still succeeds, with the CPU backend only.
 set -euo pipefail
 packages=(
-    build-essential cmake pkg-config
+    build-essential cmake ninja-build pkg-config
     libvulkan-dev libvulkan-volk-dev vulkan-validationlayers vulkan-tools glslc mesa-vulkan-drivers
     libglfw3-dev libglm-dev libimgui-dev libstb-dev libcli11-dev libgtest-dev
     xvfb xauth python3 python3-matplotlib

@@ -16,7 +16,9 @@ std::filesystem::path binDir() {
     return std::filesystem::read_symlink("/proc/self/exe").parent_path();
 }
 
-std::filesystem::path estuaryBinary() { return binDir() / "estuary"; }
+std::filesystem::path estuaryBinary() {
+    return binDir() / "estuary";
+}
 
 std::filesystem::path scratchDir(const std::string& name) {
     auto dir = std::filesystem::temp_directory_path() /
@@ -96,8 +98,7 @@ ProcessResult runEstuary(const std::string& args) {
     ProcessResult result;
     const std::string command = "'" + estuaryBinary().string() + "' " + args + " 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe)
-        throw runtimeError("popen failed for: " + command);
+    if (!pipe) throw runtimeError("popen failed for: " + command);
     std::array<char, 4096> buffer{};
     size_t n = 0;
     while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)

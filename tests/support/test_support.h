@@ -34,8 +34,8 @@ class VulkanTest : public ::testing::Test {
 };
 
 struct ImageDiff {
-    int maxAbsDiff = 0;          // largest per-channel difference, 0..255
-    double failingFraction = 0;  // fraction of pixels with any channel differing by > tolerance
+    int maxAbsDiff = 0;         // largest per-channel difference, 0..255
+    double failingFraction = 0; // fraction of pixels with any channel differing by > tolerance
 };
 
 ImageDiff compareRgba8(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,

@@ -1,0 +1,347 @@
+#include "renderer.h"
+#include "colormap.h"
+#include "error.h"
+#include "shared_layout.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+namespace estuary {
+
+namespace {
+
+template <typename Handle>
+void nameObject(const Device& device, VkObjectType type, Handle handle, const std::string& name) {
+    setDebugName(device, type, reinterpret_cast<uint64_t>(handle), name.c_str());
+}
+
+void requireFormatSupport(const Device& device, VkFormat targetFormat) {
+    VkFormatProperties field{};
+    vkGetPhysicalDeviceFormatProperties(device.physical, VK_FORMAT_R32_SFLOAT, &field);
+    if (!(field.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT))
+        throw unsupported("VK_FORMAT_R32_SFLOAT lacks SAMPLED_IMAGE_FILTER_LINEAR (optimal "
+                          "tiling) on this device: the field cannot be filtered trilinearly");
+    VkFormatProperties target{};
+    vkGetPhysicalDeviceFormatProperties(device.physical, targetFormat, &target);
+    if (!(target.optimalTilingFeatures & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT))
+        throw unsupported("target format " + std::to_string(targetFormat) +
+                          " lacks COLOR_ATTACHMENT (optimal tiling) on this device");
+}
+
+VkShaderModule loadShaderModule(const Device& device, const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in) throw runtimeError("cannot open shader " + path.string());
+    const auto size = static_cast<size_t>(in.tellg());
+    if (size == 0 || size % 4 != 0)
+        throw runtimeError("shader " + path.string() + " is not SPIR-V (size " +
+                           std::to_string(size) + ")");
+    std::vector<uint32_t> code(size / 4);
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(code.data()), std::streamsize(size));
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = size;
+    info.pCode = code.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateShaderModule(device.handle, &info, nullptr, &module));
+    nameObject(device, VK_OBJECT_TYPE_SHADER_MODULE, module, path.filename().string());
+    return module;
+}
+
+VkSampler createLinearSampler(const Device& device, float maxLod, const char* name) {
+    VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
+    info.magFilter = VK_FILTER_LINEAR;
+    info.minFilter = VK_FILTER_LINEAR;
+    info.mipmapMode = VK_SAMPLER_MIPMAP_MODE_LINEAR;
+    info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+    info.maxLod = maxLod;
+    VkSampler sampler = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateSampler(device.handle, &info, nullptr, &sampler));
+    nameObject(device, VK_OBJECT_TYPE_SAMPLER, sampler, name);
+    return sampler;
+}
+
+// All colormaps in one RGBA8 image, one row each, so switching maps is a push constant.
+Image createColormapImage(const Device& device, VkCommandPool pool,
+                          const std::filesystem::path& dataDir) {
+    std::vector<uint8_t> texels;
+    texels.reserve(size_t(kColormapSize) * kColormapCount * 4);
+    for (const char* name : kColormapNames) {
+        const auto table =
+            loadColormapFile(dataDir / "assets" / "colormaps" / (std::string(name) + ".txt"));
+        for (const auto& rgb : table) {
+            for (float c : rgb)
+                texels.push_back(static_cast<uint8_t>(std::lround(c * 255.0f)));
+            texels.push_back(255);
+        }
+    }
+    const VkExtent2D extent{kColormapSize, kColormapCount};
+    Image image =
+        createImage2D(device, extent, VK_FORMAT_R8G8B8A8_UNORM, 1,
+                      VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "colormaps");
+    Buffer staging =
+        createBuffer(device, texels.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                     "colormap staging");
+    std::memcpy(staging.mapped, texels.data(), texels.size());
+    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+        ImageTransition toDst;
+        toDst.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+        toDst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        toDst.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+        toDst.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+        recordImageBarrier(cmd, image.handle, toDst);
+        VkBufferImageCopy region{};
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+        region.imageExtent = {extent.width, extent.height, 1};
+        vkCmdCopyBufferToImage(cmd, staging.handle, image.handle,
+                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+        ImageTransition toRead;
+        toRead.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        toRead.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        toRead.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+        toRead.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+        toRead.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+        toRead.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
+        recordImageBarrier(cmd, image.handle, toRead);
+    });
+    destroyBuffer(device, staging);
+    return image;
+}
+
+void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCount) {
+    VkDescriptorSetLayoutBinding bindings[2]{};
+    bindings[0].binding = ESTUARY_BINDING_FIELD;
+    bindings[0].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    bindings[0].descriptorCount = 1;
+    bindings[0].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
+    bindings[1] = bindings[0];
+    bindings[1].binding = ESTUARY_BINDING_COLORMAP;
+    VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    layoutInfo.bindingCount = 2;
+    layoutInfo.pBindings = bindings;
+    VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &renderer.setLayout));
+    nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, renderer.setLayout,
+               "field set layout");
+
+    const VkDescriptorPoolSize poolSize{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2 * slotCount};
+    VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    poolInfo.maxSets = slotCount;
+    poolInfo.poolSizeCount = 1;
+    poolInfo.pPoolSizes = &poolSize;
+    VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &renderer.descriptorPool));
+    nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_POOL, renderer.descriptorPool, "field sets");
+
+    const std::vector<VkDescriptorSetLayout> layouts(slotCount, renderer.setLayout);
+    VkDescriptorSetAllocateInfo allocInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    allocInfo.descriptorPool = renderer.descriptorPool;
+    allocInfo.descriptorSetCount = slotCount;
+    allocInfo.pSetLayouts = layouts.data();
+    renderer.slotSets.resize(slotCount);
+    VK_CHECK(vkAllocateDescriptorSets(device.handle, &allocInfo, renderer.slotSets.data()));
+
+    // The colormap binding is the same in every slot; the field binding waits for setFieldImage.
+    const VkDescriptorImageInfo colormap{renderer.colormapSampler, renderer.colormaps.view,
+                                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    for (uint32_t slot = 0; slot < slotCount; ++slot) {
+        nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET, renderer.slotSets[slot],
+                   "field set, slot " + std::to_string(slot));
+        VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        write.dstSet = renderer.slotSets[slot];
+        write.dstBinding = ESTUARY_BINDING_COLORMAP;
+        write.descriptorCount = 1;
+        write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+        write.pImageInfo = &colormap;
+        vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+    }
+}
+
+void createPipeline(const Device& device, Renderer& renderer,
+                    const std::filesystem::path& dataDir) {
+    const VkPushConstantRange push{VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(FieldPushConstants)};
+    VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layoutInfo.setLayoutCount = 1;
+    layoutInfo.pSetLayouts = &renderer.setLayout;
+    layoutInfo.pushConstantRangeCount = 1;
+    layoutInfo.pPushConstantRanges = &push;
+    VK_CHECK(vkCreatePipelineLayout(device.handle, &layoutInfo, nullptr, &renderer.pipelineLayout));
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE_LAYOUT, renderer.pipelineLayout, "field layout");
+
+    const VkShaderModule vert =
+        loadShaderModule(device, dataDir / "shaders" / "fullscreen.vert.spv");
+    VkShaderModule frag = VK_NULL_HANDLE;
+    try {
+        frag = loadShaderModule(device, dataDir / "shaders" / "field.frag.spv");
+    } catch (...) {
+        vkDestroyShaderModule(device.handle, vert, nullptr);
+        throw;
+    }
+    VkPipelineShaderStageCreateInfo stages[2]{};
+    stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+    stages[0].module = vert;
+    stages[0].pName = "main";
+    stages[1] = stages[0];
+    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+    stages[1].module = frag;
+
+    VkPipelineVertexInputStateCreateInfo vertexInput{
+        VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineInputAssemblyStateCreateInfo inputAssembly{
+        VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    inputAssembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    VkPipelineViewportStateCreateInfo viewport{
+        VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    viewport.viewportCount = 1;
+    viewport.scissorCount = 1;
+    VkPipelineRasterizationStateCreateInfo raster{
+        VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    raster.polygonMode = VK_POLYGON_MODE_FILL;
+    raster.cullMode = VK_CULL_MODE_NONE;
+    raster.lineWidth = 1.0f;
+    VkPipelineMultisampleStateCreateInfo multisample{
+        VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    VkPipelineDepthStencilStateCreateInfo depth{
+        VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    VkPipelineColorBlendAttachmentState blendAttachment{};
+    blendAttachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                                     VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+    VkPipelineColorBlendStateCreateInfo blend{
+        VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    blend.attachmentCount = 1;
+    blend.pAttachments = &blendAttachment;
+    const VkDynamicState dynamicStates[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    VkPipelineDynamicStateCreateInfo dynamic{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
+    dynamic.dynamicStateCount = 2;
+    dynamic.pDynamicStates = dynamicStates;
+    VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachmentFormats = &renderer.targetFormat;
+
+    VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, &rendering};
+    info.stageCount = 2;
+    info.pStages = stages;
+    info.pVertexInputState = &vertexInput;
+    info.pInputAssemblyState = &inputAssembly;
+    info.pViewportState = &viewport;
+    info.pRasterizationState = &raster;
+    info.pMultisampleState = &multisample;
+    info.pDepthStencilState = &depth;
+    info.pColorBlendState = &blend;
+    info.pDynamicState = &dynamic;
+    info.layout = renderer.pipelineLayout;
+    const VkResult result = vkCreateGraphicsPipelines(device.handle, VK_NULL_HANDLE, 1, &info,
+                                                      nullptr, &renderer.pipeline);
+    vkDestroyShaderModule(device.handle, frag, nullptr);
+    vkDestroyShaderModule(device.handle, vert, nullptr);
+    VK_CHECK(result);
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE, renderer.pipeline, "field pipeline");
+}
+
+} // namespace
+
+Renderer createRenderer(const Device& device, VkCommandPool pool, const RendererDesc& desc) {
+    if (desc.slotCount == 0) throw runtimeError("createRenderer: slotCount must be at least 1");
+    requireFormatSupport(device, desc.targetFormat);
+    Renderer renderer;
+    renderer.targetFormat = desc.targetFormat;
+    renderer.colormapCount = kColormapCount;
+    renderer.fieldExtents.assign(desc.slotCount, VkExtent2D{0, 0});
+    try {
+        renderer.fieldSampler = createLinearSampler(device, VK_LOD_CLAMP_NONE, "field trilinear");
+        renderer.colormapSampler = createLinearSampler(device, 0.0f, "colormap linear");
+        renderer.colormaps = createColormapImage(device, pool, desc.dataDir);
+        createDescriptors(device, renderer, desc.slotCount);
+        createPipeline(device, renderer, desc.dataDir);
+    } catch (...) {
+        destroyRenderer(device, renderer);
+        throw;
+    }
+    return renderer;
+}
+
+void destroyRenderer(const Device& device, Renderer& renderer) {
+    vkDestroyPipeline(device.handle, renderer.pipeline, nullptr);
+    vkDestroyPipelineLayout(device.handle, renderer.pipelineLayout, nullptr);
+    vkDestroyDescriptorPool(device.handle, renderer.descriptorPool, nullptr); // frees the sets
+    vkDestroyDescriptorSetLayout(device.handle, renderer.setLayout, nullptr);
+    destroyImage(device, renderer.colormaps);
+    vkDestroySampler(device.handle, renderer.colormapSampler, nullptr);
+    vkDestroySampler(device.handle, renderer.fieldSampler, nullptr);
+    renderer = Renderer{};
+}
+
+void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkImageView view,
+                   VkExtent2D fieldExtent) {
+    if (slot >= renderer.slotSets.size())
+        throw runtimeError("setFieldImage: slot " + std::to_string(slot) + " out of " +
+                           std::to_string(renderer.slotSets.size()));
+    if (fieldExtent.width == 0 || fieldExtent.height == 0)
+        throw runtimeError("setFieldImage: empty field extent");
+    const VkDescriptorImageInfo field{renderer.fieldSampler, view,
+                                      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = renderer.slotSets[slot];
+    write.dstBinding = ESTUARY_BINDING_FIELD;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    write.pImageInfo = &field;
+    vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+    renderer.fieldExtents[slot] = fieldExtent;
+}
+
+void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                VkExtent2D targetExtent, const ViewParams& view) {
+    if (slot >= renderer.slotSets.size() || renderer.fieldExtents[slot].width == 0)
+        throw runtimeError("recordDraw: slot " + std::to_string(slot) + " has no field image");
+    if (view.colormap >= renderer.colormapCount)
+        throw runtimeError("recordDraw: colormap " + std::to_string(view.colormap) + " out of " +
+                           std::to_string(renderer.colormapCount));
+
+    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    color.imageView = target;
+    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    color.clearValue.color = {{ESTUARY_BACKGROUND_COLOR, 1.0f}};
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, targetExtent};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachments = &color;
+    vkCmdBeginRendering(cmd, &rendering);
+
+    const VkViewport viewport{0.0f, 0.0f, float(targetExtent.width), float(targetExtent.height),
+                              0.0f, 1.0f};
+    const VkRect2D scissor{{0, 0}, targetExtent};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &scissor);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pipelineLayout, 0, 1,
+                            &renderer.slotSets[slot], 0, nullptr);
+
+    const VkExtent2D field = renderer.fieldExtents[slot];
+    FieldPushConstants pc{};
+    pc.targetWidth = float(targetExtent.width);
+    pc.targetHeight = float(targetExtent.height);
+    pc.fieldWidth = float(field.width);
+    pc.fieldHeight = float(field.height);
+    pc.panX = view.panX;
+    pc.panY = view.panY;
+    pc.zoom = view.zoom;
+    pc.mipBias = view.mipBias;
+    pc.valueMin = view.valueMin;
+    pc.valueMax = view.valueMax;
+    pc.colormapIndex = float(view.colormap);
+    pc.colormapCount = float(renderer.colormapCount);
+    vkCmdPushConstants(cmd, renderer.pipelineLayout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
+                       &pc);
+    vkCmdDraw(cmd, 3, 1, 0, 0);
+    vkCmdEndRendering(cmd);
+}
+
+} // namespace estuary

@@ -1,0 +1,59 @@
+// Draws a field image (R32_SFLOAT with a mip chain, in SHADER_READ_ONLY_OPTIMAL) through a colormap
+// into a colour target with dynamic rendering. The app owns the field images (one per slot, i.e.
+// per frame in flight) and the targets; the renderer owns its pipeline, descriptors, samplers and
+// the colormap image. Knows nothing of CUDA. Per-frame calls allocate nothing and never wait.
+#pragma once
+
+#include "resources.h"
+
+#include <filesystem>
+#include <vector>
+
+namespace estuary {
+
+struct ViewParams {
+    float zoom = 1.0f;              // 1 = the whole field fits the target
+    float panX = 0.0f, panY = 0.0f; // field-normalised: the point (0.5+panX, 0.5+panY) is centred
+    float mipBias = 0.0f;           // added to the level the hardware picks
+    uint32_t colormap = 0;          // index into kColormapNames
+    float valueMin = 0.0f, valueMax = 1.0f; // mapped to the colormap's first and last entries
+};
+
+struct RendererDesc {
+    VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
+    std::filesystem::path dataDir; // holds shaders/ and assets/
+    uint32_t slotCount = 1;
+};
+
+struct Renderer {
+    VkFormat targetFormat = VK_FORMAT_UNDEFINED;
+    VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+    VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
+    std::vector<VkDescriptorSet> slotSets;   // one per slot
+    std::vector<VkExtent2D> fieldExtents;    // per slot; {0,0} until setFieldImage
+    VkSampler fieldSampler = VK_NULL_HANDLE; // trilinear, clamp to edge, all levels
+    Image colormaps;                         // kColormapSize x colormapCount RGBA8, one map per row
+    VkSampler colormapSampler = VK_NULL_HANDLE;
+    uint32_t colormapCount = 0;
+};
+
+// Uploads the colormaps with submitAndWait on `pool` (start-up only). Throws unsupported() when
+// R32_SFLOAT cannot be sampled with linear filtering or targetFormat cannot be a colour attachment,
+// and a runtime error naming the file when a shader or colormap is missing or malformed.
+Renderer createRenderer(const Device& device, VkCommandPool pool, const RendererDesc& desc);
+void destroyRenderer(const Device& device, Renderer& renderer);
+
+// Points the slot's descriptor at a field view. Only while no submitted work using the slot is
+// still in flight.
+void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkImageView view,
+                   VkExtent2D fieldExtent);
+
+// Records a dynamic-rendering pass that clears `target` to the background colour and draws the
+// slot's field letterboxed into it. `target` must be in COLOR_ATTACHMENT_OPTIMAL (caller's barrier)
+// and the slot's field in SHADER_READ_ONLY_OPTIMAL. Sets viewport and scissor.
+void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                VkExtent2D targetExtent, const ViewParams& view);
+
+} // namespace estuary

@@ -1,0 +1,42 @@
+// The one definition of what C++ and GLSL must agree on for drawing a field: descriptor bindings,
+// the push-constant block, the colormap table size and the letterbox colour. Included by the
+// shaders (GL_GOOGLE_include_directive) and by renderer/. Push constants are scalar floats only,
+// so the std430 layout and the C++ layout are the same without any padding rules.
+#ifndef ESTUARY_SHARED_LAYOUT_H
+#define ESTUARY_SHARED_LAYOUT_H
+
+#define ESTUARY_BINDING_FIELD 0
+#define ESTUARY_BINDING_COLORMAP 1
+
+// Entries per colormap: one row of the colormap image each.
+#define ESTUARY_COLORMAP_SIZE 256
+
+#define ESTUARY_BACKGROUND_COLOR 0.08f, 0.08f, 0.10f
+
+// Sizes in pixels (target) and texels (field); pan in field-normalised units; colormapIndex is the
+// row of the colormap image, passed as a float because it only feeds a texture coordinate.
+#define ESTUARY_FIELD_PUSH_CONSTANTS                                                               \
+    float targetWidth;                                                                             \
+    float targetHeight;                                                                            \
+    float fieldWidth;                                                                              \
+    float fieldHeight;                                                                             \
+    float panX;                                                                                    \
+    float panY;                                                                                    \
+    float zoom;                                                                                    \
+    float mipBias;                                                                                 \
+    float valueMin;                                                                                \
+    float valueMax;                                                                                \
+    float colormapIndex;                                                                           \
+    float colormapCount;
+
+#ifdef __cplusplus
+namespace estuary {
+struct FieldPushConstants {
+    ESTUARY_FIELD_PUSH_CONSTANTS
+};
+static_assert(sizeof(FieldPushConstants) == 12 * sizeof(float),
+              "push constants must stay tightly packed scalars (std430 == C++)");
+} // namespace estuary
+#endif
+
+#endif

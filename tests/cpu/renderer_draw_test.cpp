@@ -1,0 +1,289 @@
+// Drawing a field through a colormap into an offscreen target: a golden image for the whole path
+// (letterbox, trilinear field sampling, colormap), and tests that fail when one feature breaks
+// (colormap index, zoom, mip bias, value range, slots).
+#include "colormap.h"
+#include "error.h"
+#include "offscreen.h"
+#include "png.h"
+#include "renderer.h"
+#include "test_support.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+
+namespace estuary {
+namespace {
+
+constexpr VkExtent2D kTargetExtent{256, 192};
+
+// R32_SFLOAT image with a full mip chain, level 0 from `value(x, y)`, each further level the 2x2
+// average of the one above (edge texels clamped for odd sizes), in SHADER_READ_ONLY_OPTIMAL.
+Image createFieldImage(const Device& device, VkCommandPool pool, VkExtent2D extent,
+                       const std::function<float(uint32_t, uint32_t)>& value) {
+    const uint32_t levels = fullMipCount(extent.width, extent.height);
+    std::vector<std::vector<float>> mips(levels);
+    mips[0].resize(size_t(extent.width) * extent.height);
+    for (uint32_t y = 0; y < extent.height; ++y)
+        for (uint32_t x = 0; x < extent.width; ++x)
+            mips[0][size_t(y) * extent.width + x] = value(x, y);
+    for (uint32_t level = 1; level < levels; ++level) {
+        const VkExtent2D up = mipExtent(extent, level - 1);
+        const VkExtent2D e = mipExtent(extent, level);
+        mips[level].resize(size_t(e.width) * e.height);
+        const auto at = [&](uint32_t x, uint32_t y) {
+            return mips[level - 1]
+                       [size_t(std::min(y, up.height - 1)) * up.width + std::min(x, up.width - 1)];
+        };
+        for (uint32_t y = 0; y < e.height; ++y)
+            for (uint32_t x = 0; x < e.width; ++x)
+                mips[level][size_t(y) * e.width + x] =
+                    0.25f * (at(2 * x, 2 * y) + at(2 * x + 1, 2 * y) + at(2 * x, 2 * y + 1) +
+                             at(2 * x + 1, 2 * y + 1));
+    }
+
+    std::vector<VkBufferImageCopy> regions;
+    VkDeviceSize total = 0;
+    for (uint32_t level = 0; level < levels; ++level) {
+        const VkExtent2D e = mipExtent(extent, level);
+        VkBufferImageCopy region{};
+        region.bufferOffset = total;
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+        region.imageExtent = {e.width, e.height, 1};
+        regions.push_back(region);
+        total += mips[level].size() * sizeof(float);
+    }
+    Buffer staging =
+        createBuffer(device, total, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                     "field staging");
+    for (uint32_t level = 0; level < levels; ++level)
+        std::memcpy(static_cast<uint8_t*>(staging.mapped) + regions[level].bufferOffset,
+                    mips[level].data(), mips[level].size() * sizeof(float));
+
+    Image image =
+        createImage2D(device, extent, VK_FORMAT_R32_SFLOAT, levels,
+                      VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "test field");
+    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+        ImageTransition toDst;
+        toDst.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+        toDst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        toDst.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+        toDst.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+        recordImageBarrier(cmd, image.handle, toDst);
+        vkCmdCopyBufferToImage(cmd, staging.handle, image.handle,
+                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels, regions.data());
+        ImageTransition toRead;
+        toRead.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+        toRead.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        toRead.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+        toRead.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+        toRead.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+        toRead.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
+        recordImageBarrier(cmd, image.handle, toRead);
+    });
+    destroyBuffer(device, staging);
+    return image;
+}
+
+// Smooth, deterministic, not symmetric: any flip, offset or wrong aspect shows in the golden.
+float smoothField(uint32_t x, uint32_t y) {
+    const float fx = float(x) / 200.0f, fy = float(y) / 120.0f;
+    return 0.5f + 0.5f * std::sin(6.0f * fx + 1.0f) * std::cos(4.0f * fy * fy + 2.0f * fx);
+}
+
+// Alternating texels on top of a slow ramp: mip level 1 keeps only the ramp.
+float checkerField(uint32_t x, uint32_t y) {
+    return 0.25f + 0.5f * float(x) / 256.0f + (((x + y) & 1) ? 0.2f : -0.2f);
+}
+
+class RendererDraw : public test::VulkanTest {
+  protected:
+    void SetUp() override {
+        VulkanTest::SetUp();
+        RendererDesc desc;
+        desc.dataDir = test::binDir();
+        desc.slotCount = 2;
+        renderer = createRenderer(device, pool, desc);
+        target = createOffscreenTarget(device, kTargetExtent);
+    }
+    void TearDown() override {
+        if (device.handle) {
+            vkDeviceWaitIdle(device.handle);
+            destroyOffscreenTarget(device, target);
+            for (Image& field : fields)
+                destroyImage(device, field);
+            destroyRenderer(device, renderer);
+        }
+        VulkanTest::TearDown();
+    }
+
+    void setField(uint32_t slot, VkExtent2D extent,
+                  const std::function<float(uint32_t, uint32_t)>& value) {
+        fields.push_back(createFieldImage(device, pool, extent, value));
+        setFieldImage(device, renderer, slot, fields.back().view, extent);
+    }
+
+    std::vector<uint8_t> render(const ViewParams& view, uint32_t slot = 0) {
+        submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+            recordBeginTarget(cmd, target);
+            recordDraw(renderer, cmd, slot, target.image.view, kTargetExtent, view);
+            recordEndTarget(cmd, target, true);
+        });
+        return readbackPixels(target);
+    }
+
+    const uint8_t* pixel(const std::vector<uint8_t>& rgba, uint32_t x, uint32_t y) {
+        return &rgba[(size_t(y) * kTargetExtent.width + x) * 4];
+    }
+
+    Renderer renderer;
+    OffscreenTarget target;
+    std::vector<Image> fields;
+};
+
+TEST_F(RendererDraw, ViridisMatchesGoldenImage) {
+    setField(0, {200, 120}, smoothField);
+    const std::vector<uint8_t> pixels = render(ViewParams{});
+    const std::filesystem::path golden = ESTUARY_SOURCE_DIR "/tests/golden/renderer_viridis.png";
+    if (const char* update = std::getenv("ESTUARY_UPDATE_GOLDEN");
+        update && std::string(update) == "1") {
+        writePng(golden, kTargetExtent.width, kTargetExtent.height, pixels.data());
+        GTEST_SKIP() << "ESTUARY_UPDATE_GOLDEN=1: wrote " << golden << " instead of comparing";
+    }
+    const test::Rgba8Image expected = test::loadPng(golden);
+    ASSERT_EQ(expected.width, int(kTargetExtent.width));
+    ASSERT_EQ(expected.height, int(kTargetExtent.height));
+    // Tolerance: a channel may differ by up to 2/255 (filtering precision differs between
+    // implementations) on all but 0.1% of pixels, and by no more than 16/255 anywhere.
+    const test::ImageDiff diff = test::compareRgba8(pixels, expected.pixels, 2);
+    RecordProperty("maxAbsDiff", diff.maxAbsDiff);
+    RecordProperty("failingFraction", std::to_string(diff.failingFraction));
+    EXPECT_LE(diff.failingFraction, 0.001) << "max diff " << diff.maxAbsDiff;
+    EXPECT_LE(diff.maxAbsDiff, 16);
+    if (diff.failingFraction > 0.001 || diff.maxAbsDiff > 16) {
+        const auto actual = test::scratchDir("renderer-golden") / "renderer_viridis.actual.png";
+        writePng(actual, kTargetExtent.width, kTargetExtent.height, pixels.data());
+        ADD_FAILURE() << "actual picture written to " << actual;
+    }
+}
+
+TEST_F(RendererDraw, LetterboxBarsAreBackgroundAndFieldFillsTheMiddle) {
+    // 200x120 into 256x192: scale 1.28, so the field spans rows ~19..172 and every column.
+    setField(0, {200, 120}, [](uint32_t, uint32_t) { return 0.0f; });
+    const std::vector<uint8_t> pixels = render(ViewParams{});
+    const auto viridis0 = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt")[0];
+    const float background[3] = {ESTUARY_BACKGROUND_COLOR};
+    for (uint32_t x : {0u, 128u, 255u}) {
+        for (uint32_t y : {0u, 17u, 174u, 191u})
+            for (int c = 0; c < 3; ++c)
+                EXPECT_NEAR(pixel(pixels, x, y)[c], background[c] * 255.0f, 1.0f) << x << "," << y;
+        for (uint32_t y : {21u, 96u, 170u})
+            for (int c = 0; c < 3; ++c)
+                EXPECT_NEAR(pixel(pixels, x, y)[c], viridis0[c] * 255.0f, 1.0f) << x << "," << y;
+    }
+}
+
+TEST_F(RendererDraw, MagmaDiffersFromViridis) {
+    setField(0, {200, 120}, smoothField);
+    ViewParams view;
+    const std::vector<uint8_t> viridis = render(view);
+    view.colormap = *findColormap("magma");
+    const std::vector<uint8_t> magma = render(view);
+    // The letterbox bars (~20% of pixels) are the same; the field must differ nearly everywhere.
+    EXPECT_GT(test::compareRgba8(viridis, magma, 8).failingFraction, 0.6);
+}
+
+TEST_F(RendererDraw, ZoomAndPanChangeThePicture) {
+    setField(0, {200, 120}, smoothField);
+    const std::vector<uint8_t> base = render(ViewParams{});
+    ViewParams zoomed;
+    zoomed.zoom = 2.0f;
+    EXPECT_GT(test::compareRgba8(base, render(zoomed), 2).failingFraction, 0.5);
+    ViewParams panned;
+    panned.panX = 0.25f;
+    const std::vector<uint8_t> shifted = render(panned);
+    EXPECT_GT(test::compareRgba8(base, shifted, 2).failingFraction, 0.5);
+    // Panning by a quarter of the field (64 px at scale 1.28 x 200) moves column 192 to 128.
+    for (int c = 0; c < 3; ++c)
+        EXPECT_NEAR(pixel(shifted, 128, 96)[c], pixel(base, 192, 96)[c], 2);
+}
+
+TEST_F(RendererDraw, MipBiasSmoothsHighFrequencyField) {
+    setField(0, {256, 192}, checkerField); // same aspect as the target: no letterbox
+    // Mean squared difference between horizontal neighbours (green channel, interior rows).
+    const auto roughness = [&](const std::vector<uint8_t>& rgba) {
+        double sum = 0;
+        size_t n = 0;
+        for (uint32_t y = 8; y < kTargetExtent.height - 8; ++y)
+            for (uint32_t x = 8; x + 1 < kTargetExtent.width - 8; ++x, ++n) {
+                const double d = double(pixel(rgba, x + 1, y)[1]) - double(pixel(rgba, x, y)[1]);
+                sum += d * d;
+            }
+        return sum / double(n);
+    };
+    ViewParams sharp;
+    const double rough0 = roughness(render(sharp));
+    ViewParams smooth;
+    smooth.mipBias = 3.0f;
+    const double rough3 = roughness(render(smooth));
+    RecordProperty("roughnessBias0", std::to_string(rough0));
+    RecordProperty("roughnessBias3", std::to_string(rough3));
+    EXPECT_GT(rough0, 100.0); // the checker shows at level 0
+    EXPECT_LT(rough3, 0.05 * rough0) << "level 0: " << rough0 << ", bias 3: " << rough3;
+}
+
+TEST_F(RendererDraw, ValueRangeMapsToColormapEnds) {
+    setField(0, {200, 120}, [](uint32_t, uint32_t) { return 0.25f; });
+    const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
+    ViewParams low;
+    low.valueMin = 0.25f;
+    low.valueMax = 0.75f;
+    ViewParams high;
+    high.valueMin = -0.25f;
+    high.valueMax = 0.25f;
+    const std::vector<uint8_t> atLow = render(low);
+    const std::vector<uint8_t> atHigh = render(high);
+    for (int c = 0; c < 3; ++c) {
+        EXPECT_NEAR(pixel(atLow, 128, 96)[c], viridis.front()[c] * 255.0f, 1.0f);
+        EXPECT_NEAR(pixel(atHigh, 128, 96)[c], viridis.back()[c] * 255.0f, 1.0f);
+    }
+}
+
+TEST_F(RendererDraw, EachSlotDrawsItsOwnField) {
+    setField(0, {200, 120}, [](uint32_t, uint32_t) { return 0.0f; });
+    setField(1, {64, 64}, [](uint32_t, uint32_t) { return 1.0f; });
+    const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
+    const std::vector<uint8_t> slot0 = render(ViewParams{}, 0);
+    const std::vector<uint8_t> slot1 = render(ViewParams{}, 1);
+    for (int c = 0; c < 3; ++c) {
+        EXPECT_NEAR(pixel(slot0, 128, 96)[c], viridis.front()[c] * 255.0f, 1.0f);
+        EXPECT_NEAR(pixel(slot1, 128, 96)[c], viridis.back()[c] * 255.0f, 1.0f);
+    }
+    // Slot 1's square field letterboxes at the sides (192 px wide, centred), slot 0's does not.
+    EXPECT_NEAR(pixel(slot1, 10, 96)[0], 0.08f * 255.0f, 1.0f);
+    EXPECT_NEAR(pixel(slot0, 10, 96)[0], viridis.front()[0] * 255.0f, 1.0f);
+}
+
+using RendererCreate = test::VulkanTest;
+
+// Also proves a failed createRenderer releases what it made: a leak fails the fixture's validation.
+TEST_F(RendererCreate, MissingShaderIsNamedInTheError) {
+    const auto dataDir = test::scratchDir("renderer-no-shaders");
+    std::filesystem::copy(test::binDir() / "assets", dataDir / "assets",
+                          std::filesystem::copy_options::recursive);
+    RendererDesc desc;
+    desc.dataDir = dataDir;
+    try {
+        Renderer renderer = createRenderer(device, pool, desc);
+        destroyRenderer(device, renderer);
+        FAIL() << "createRenderer succeeded without shaders";
+    } catch (const Error& e) {
+        const std::string expected = (dataDir / "shaders" / "fullscreen.vert.spv").string();
+        EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+}
+
+} // namespace
+} // namespace estuary

@@ -1,0 +1,112 @@
+// The whole path on a real GPU: the CUDA simulation writes its field and mip chain into an image
+// Vulkan exported, and `estuary --backend cuda` draws the same picture as the CPU backend.
+#include "cpu_gray_scott.h"
+#include "cuda_gray_scott.h"
+#include "cuda_vulkan_fixture.h"
+#include "error.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace estuary::test {
+namespace {
+
+using namespace interop;
+
+class AppGpu : public CudaVulkanTest {};
+
+TEST_F(AppGpu, CudaSimulationWritesFieldAndMipsIntoSharedImageLikeTheCpuReference) {
+    const int w = 300, h = 200, steps = 200;
+    sim::GrayScottParams params;
+    sim::CudaGrayScott gpu(w, h, 7, stream);
+    sim::CpuGrayScott cpu(w, h, 7);
+    gpu.step(params, steps);
+    cpu.step(params, steps);
+
+    ExportedImageDesc desc;
+    desc.extent = {uint32_t(w), uint32_t(h)};
+    ExportedImage image = createExportedImage(device, desc);
+    CudaImage cuda = importImage(device, image);
+    SharedTimeline written = createSharedTimeline(device, "field written");
+    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+        recordReleaseToExternal(cmd, device, image, VK_IMAGE_LAYOUT_UNDEFINED,
+                                VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
+    });
+    gpu.writeField(cuda.surfaces.data(), int(cuda.surfaces.size()));
+    cudaSignalTimeline(written, 1, stream);
+    // Vulkan waits for CUDA on the GPU, takes the image back, then reads it.
+    waitTimeline(device, written.semaphore, 1, "field written");
+    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+        recordAcquireFromExternal(cmd, device, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                  VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+    });
+    const auto bytes =
+        readImageLevels(device, pool, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
+
+    std::vector<std::vector<float>> expected(image.image.mipLevels);
+    std::vector<float*> pointers;
+    for (uint32_t level = 0; level < image.image.mipLevels; ++level) {
+        const VkExtent2D e = mipExtent(desc.extent, level);
+        expected[level].resize(size_t(e.width) * e.height);
+        pointers.push_back(expected[level].data());
+    }
+    sim::writeFieldMipChain(cpu.v().data(), w, h, int(image.image.mipLevels), pointers.data());
+
+    size_t offset = 0;
+    float maxDiff = 0;
+    for (uint32_t level = 0; level < image.image.mipLevels; ++level) {
+        std::vector<float> got(expected[level].size());
+        std::memcpy(got.data(), bytes.data() + offset, got.size() * sizeof(float));
+        offset += got.size() * sizeof(float);
+        for (size_t i = 0; i < got.size(); ++i)
+            maxDiff = std::max(maxDiff, std::fabs(got[i] - expected[level][i]));
+    }
+    std::printf("max |GPU image - CPU reference| over %u levels: %g\n", image.image.mipLevels,
+                double(maxDiff));
+    // Same stencil, no FMA contraction on either side: only summation order could differ.
+    EXPECT_LE(maxDiff, 1e-5f);
+
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    destroyCudaImage(cuda);
+    destroySharedTimeline(device, written);
+    destroyExportedImage(device, image);
+}
+
+class AppGpuRun : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        const auto cuda = listCudaDevices();
+        if (cuda.devices.empty())
+            GTEST_SKIP() << "no NVIDIA GPU usable by CUDA here: " << cuda.problem;
+    }
+};
+
+TEST_F(AppGpuRun, HeadlessCudaRunValidatesAndMatchesTheCpuBackendScreenshot) {
+    const auto dir = scratchDir("app-gpu");
+    const std::string common = "--headless --validate --frames 300 --size 256x256 "
+                               "--resolution 256x256 --seed 3 ";
+    const auto cudaRun =
+        runEstuary(common + "--backend cuda --screenshot '" + (dir / "cuda.png").string() + "'");
+    std::printf("%s\n", cudaRun.output.c_str());
+    ASSERT_EQ(cudaRun.exitCode, 0) << cudaRun.output;
+    EXPECT_NE(cudaRun.output.find("backend cuda"), std::string::npos);
+    EXPECT_NE(cudaRun.output.find("reported 0 message"), std::string::npos);
+    const auto cpuRun =
+        runEstuary(common + "--backend cpu --screenshot '" + (dir / "cpu.png").string() + "'");
+    ASSERT_EQ(cpuRun.exitCode, 0) << cpuRun.output;
+
+    const Rgba8Image a = loadPng(dir / "cuda.png");
+    const Rgba8Image b = loadPng(dir / "cpu.png");
+    ASSERT_EQ(a.width, b.width);
+    ASSERT_EQ(a.height, b.height);
+    EXPECT_GT(countDistinctColors(a), 16u) << "the CUDA screenshot is (nearly) uniform";
+    // Identical simulation and renderer on the same GPU: allow 1/255 for rounding only.
+    const ImageDiff diff = compareRgba8(a.pixels, b.pixels, 1);
+    std::printf("cuda vs cpu screenshot: max diff %d, failing fraction %g\n", diff.maxAbsDiff,
+                diff.failingFraction);
+    EXPECT_LE(diff.failingFraction, 0.001);
+    EXPECT_LE(diff.maxAbsDiff, 8);
+}
+
+} // namespace
+} // namespace estuary::test

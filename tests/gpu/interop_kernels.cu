@@ -1,0 +1,70 @@
+#include "interop_kernels.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace estuary::test {
+namespace {
+
+template <typename T>
+__global__ void writePatternKernel(cudaSurfaceObject_t surface, uint32_t width, uint32_t height,
+                                   uint32_t level, uint32_t salt) {
+    const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    union {
+        T value;
+        uint8_t bytes[sizeof(T)];
+    } texel;
+    for (uint32_t b = 0; b < sizeof(T); ++b)
+        texel.bytes[b] = patternByte(x, y, level, b, salt);
+    surf2Dwrite(texel.value, surface, int(x * sizeof(T)), int(y));
+}
+
+__global__ void pingPongStepKernel(uint32_t* shared, uint32_t expectedFromVulkan) {
+    shared[0] += 1;
+    if (shared[1] != expectedFromVulkan) shared[2] += 1;
+}
+
+void check(cudaError_t err, const char* what) {
+    if (err != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorName(err));
+}
+
+} // namespace
+
+void launchWritePattern(cudaSurfaceObject_t surface, uint32_t width, uint32_t height,
+                        uint32_t texelBytes, uint32_t level, uint32_t salt, cudaStream_t stream) {
+    const dim3 block(16, 16);
+    const dim3 grid((width + 15) / 16, (height + 15) / 16);
+    switch (texelBytes) {
+    case 1:
+        writePatternKernel<uint8_t>
+            <<<grid, block, 0, stream>>>(surface, width, height, level, salt);
+        break;
+    case 2:
+        writePatternKernel<uint16_t>
+            <<<grid, block, 0, stream>>>(surface, width, height, level, salt);
+        break;
+    case 4:
+        writePatternKernel<uint32_t>
+            <<<grid, block, 0, stream>>>(surface, width, height, level, salt);
+        break;
+    case 8:
+        writePatternKernel<uint2><<<grid, block, 0, stream>>>(surface, width, height, level, salt);
+        break;
+    case 16:
+        writePatternKernel<uint4><<<grid, block, 0, stream>>>(surface, width, height, level, salt);
+        break;
+    default:
+        throw std::invalid_argument("texel size " + std::to_string(texelBytes));
+    }
+    check(cudaGetLastError(), "writePatternKernel");
+}
+
+void launchPingPongStep(uint32_t* shared, uint32_t expectedFromVulkan, cudaStream_t stream) {
+    pingPongStepKernel<<<1, 1, 0, stream>>>(shared, expectedFromVulkan);
+    check(cudaGetLastError(), "pingPongStepKernel");
+}
+
+} // namespace estuary::test

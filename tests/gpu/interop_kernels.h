@@ -1,0 +1,36 @@
+// Test kernels for the interop suite: a byte pattern any texel size can be written with, and the
+// two halves of the timeline ping-pong. The pattern function is shared with the CPU-side check.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace estuary::test {
+
+#if defined(__CUDACC__)
+#define ESTUARY_TEST_HD __host__ __device__
+#else
+#define ESTUARY_TEST_HD
+#endif
+
+// Byte `b` of texel (x, y) of mip `level`: a hash, so a texel landing in the wrong place, level or
+// byte order is caught.
+ESTUARY_TEST_HD inline uint8_t patternByte(uint32_t x, uint32_t y, uint32_t level, uint32_t b,
+                                           uint32_t salt) {
+    uint32_t h = x * 0x9E3779B1u ^ (y + 0x7F4A7C15u) * 0x85EBCA77u ^ level * 0xC2B2AE3Du ^
+                 b * 0x27D4EB2Fu ^ salt;
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    return uint8_t(h);
+}
+
+// Writes the pattern into a surface of `texelBytes` (1, 2, 4, 8 or 16) per texel.
+void launchWritePattern(cudaSurfaceObject_t surface, uint32_t width, uint32_t height,
+                        uint32_t texelBytes, uint32_t level, uint32_t salt, cudaStream_t stream);
+
+// shared[0] += 1; shared[2] counts steps where shared[1] (written by Vulkan) != expectedFromVulkan.
+void launchPingPongStep(uint32_t* shared, uint32_t expectedFromVulkan, cudaStream_t stream);
+
+} // namespace estuary::test
