@@ -1,41 +1,26 @@
-// estuary: parse options, open a session (Vulkan + simulation backend + renderer), run headless or
-// in a window, and map every failure to a documented exit code.
+// estuary: parse options, then run one of three modes — benchmark, headless, or the desktop window
+// — and map every failure to a documented exit code.
+#include "bench.h"
 #include "error.h"
 #include "headless.h"
 #include "options.h"
 #include "session.h"
+#include "windowed.h"
 
 #include <cstdio>
-#include <cstdlib>
 
 namespace {
 
 int run(const estuary::Options& options) {
     using namespace estuary;
-    if (!options.headless) {
-        const char* display = std::getenv("DISPLAY");
-        const char* wayland = std::getenv("WAYLAND_DISPLAY");
-        if ((!display || !*display) && (!wayland || !*wayland))
-            throw unsupported("no display (neither DISPLAY nor WAYLAND_DISPLAY is set); run with "
-                              "--headless to render offscreen and write a screenshot");
-        throw unsupported("the windowed demo is not available in this build; use --headless");
-    }
+    if (options.bench) return runBench(options);
+    if (!options.headless) return runWindowed(options);
     Session session;
-    int exitCode = 0;
-    try {
-        openInstance(session, options, {});
-        openDevice(session, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
-        runHeadless(session);
-    } catch (...) {
-        closeSession(session);
-        throw;
-    }
-    const uint32_t messages = closeSession(session);
-    if (options.validate) {
-        std::printf("estuary: validation layer reported %u message(s)\n", messages);
-        if (messages > 0) exitCode = int(ExitCode::Runtime);
-    }
-    return exitCode;
+    openInstance(session, options, {});
+    return runSession(session, [](Session& s) {
+        openDevice(s, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
+        runHeadless(s);
+    });
 }
 
 } // namespace

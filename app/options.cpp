@@ -35,6 +35,28 @@ std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint3
     return Extent{*w, *h};
 }
 
+const char* presentModeName(PresentMode mode) {
+    switch (mode) {
+    case PresentMode::Mailbox:
+        return "mailbox";
+    case PresentMode::Immediate:
+        return "immediate";
+    default:
+        return "fifo";
+    }
+}
+
+const char* benchModeName(BenchMode mode) {
+    switch (mode) {
+    case BenchMode::Serialized:
+        return "serialized";
+    case BenchMode::HostCopy:
+        return "host-copy";
+    default:
+        return "pipelined";
+    }
+}
+
 namespace {
 
 constexpr uint32_t kMaxGridSide = 16384;
@@ -96,6 +118,19 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                    "Frames in flight over a ring of shared images")
         ->check(CLI::Range(1u, 8u));
     app.add_option("--seed", o.seed, "Seed of the initial condition");
+    std::string presentMode = "fifo", benchMode = "pipelined";
+    CLI::Option* framesInFlight = app.get_option("--frames-in-flight");
+    CLI::Option* frames = app.get_option("--frames");
+    app.add_option("--present-mode", presentMode, "Window present mode: fifo, mailbox or immediate")
+        ->check(CLI::IsMember({"fifo", "mailbox", "immediate"}));
+    app.add_flag("--no-ui", o.noUi, "Hide the Dear ImGui overlay (H toggles it)");
+    app.add_flag("--bench", o.bench, "Benchmark (headless): time frames per mode and report");
+    app.add_option("--mode", benchMode, "Benchmark mode: pipelined, serialized, host-copy or all")
+        ->check(CLI::IsMember({"pipelined", "serialized", "host-copy", "all"}));
+    app.add_option("--warmup", o.warmup, "Benchmark frames run before timing starts")
+        ->check(CLI::Range(0u, 1'000'000u));
+    app.add_option("--report", o.reportPath, "Benchmark report (JSON) path");
+    app.add_option("--csv", o.csvPath, "Benchmark per-frame CSV path");
     app.add_flag("--version", version, "Print the version and exit");
 
     try {
@@ -117,6 +152,29 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     o.grid = *parseExtent(grid, 1, kMaxGridSide);
     o.resolution = *parseExtent(resolution, 1, kMaxResolutionSide);
     o.backend = backend == "cuda" ? Backend::Cuda : backend == "cpu" ? Backend::Cpu : Backend::Auto;
+    o.presentMode = presentMode == "mailbox"     ? PresentMode::Mailbox
+                    : presentMode == "immediate" ? PresentMode::Immediate
+                                                 : PresentMode::Fifo;
+    if (benchMode == "all")
+        o.benchModes = {BenchMode::Pipelined, BenchMode::Serialized, BenchMode::HostCopy};
+    else
+        o.benchModes = {benchMode == "serialized"  ? BenchMode::Serialized
+                        : benchMode == "host-copy" ? BenchMode::HostCopy
+                                                   : BenchMode::Pipelined};
+    if (o.bench) {
+        o.headless = true;
+        if (framesInFlight->count() == 0) o.framesInFlight = kBenchFramesInFlight;
+        if (frames->count() == 0) o.frames = 5000;
+    } else {
+        for (const char* benchOnly : {"--mode", "--warmup", "--report", "--csv"})
+            if (app.get_option(benchOnly)->count() > 0) {
+                out.exitNow = 2;
+                out.message =
+                    std::string("estuary: ") + benchOnly +
+                    " is a benchmark option: add --bench\nRun 'estuary --help' for usage.";
+                return out;
+            }
+    }
     return out;
 }
 

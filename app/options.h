@@ -7,11 +7,21 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace estuary {
 
 enum class Backend { Auto, Cuda, Cpu };
 const char* backendName(Backend backend);
+
+enum class PresentMode { Fifo, Mailbox, Immediate };
+const char* presentModeName(PresentMode mode);
+
+// Benchmark modes (see docs/PERFORMANCE.md): GPU-side pipelined interop, a per-frame
+// host-serialized round trip as the reference samples do it, and no interop at all (copy through
+// host memory).
+enum class BenchMode { Pipelined, Serialized, HostCopy };
+const char* benchModeName(BenchMode mode);
 
 struct Extent {
     uint32_t width = 0;
@@ -29,9 +39,20 @@ struct Options {
     std::string colormap = "viridis";
     std::string screenshot; // headless default: estuary.png
     bool validate = false;
-    uint32_t framesInFlight = 2;
+    uint32_t framesInFlight = 2; // interactive default; --bench defaults to kBenchFramesInFlight
     uint64_t seed = 1;
+    // Window
+    PresentMode presentMode = PresentMode::Fifo;
+    bool noUi = false;
+    // Benchmark
+    bool bench = false;
+    std::vector<BenchMode> benchModes; // --mode; all three for "all"
+    uint32_t warmup = 200;
+    std::string reportPath; // JSON
+    std::string csvPath;    // one row per frame
 };
+
+inline constexpr uint32_t kBenchFramesInFlight = 3;
 
 struct ParseOutcome {
     Options options;

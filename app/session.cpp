@@ -131,4 +131,17 @@ uint32_t closeSession(Session& session) {
     return messages;
 }
 
+int runSession(Session& session, const std::function<void(Session&)>& body) {
+    try {
+        body(session);
+    } catch (...) {
+        closeSession(session);
+        throw;
+    }
+    const uint32_t messages = closeSession(session);
+    if (!session.options.validate) return 0;
+    std::printf("estuary: validation layer reported %u message(s)\n", messages);
+    return messages > 0 ? int(ExitCode::Runtime) : 0;
+}
+
 } // namespace estuary

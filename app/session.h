@@ -9,6 +9,7 @@
 #include "sim_backend.h"
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,10 @@ void openInstance(Session& session, const Options& options,
 void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat);
 // Returns the number of validation messages seen over the whole session (0 without --validate).
 uint32_t closeSession(Session& session);
+
+// Runs `body` on an opened session and closes it whatever happens. Returns the exit code: 0, or 1
+// when --validate is on and the layer reported anything (the count is printed either way).
+int runSession(Session& session, const std::function<void(Session&)>& body);
 
 // The folder holding shaders/ and assets/: the executable's own folder.
 std::filesystem::path executableDir();
