@@ -1,18 +1,61 @@
 #include "frame.h"
 #include "error.h"
 
+#include <chrono>
+
 namespace estuary {
+namespace {
+
+// GPU times of `finished` (which used `slot`) into the history: called once the frames-in-flight
+// wait has shown that frame is done, so nothing here blocks.
+void collectFinishedTimes(Session& session, uint64_t finished, uint32_t slot) {
+    const SimBackend::SlotTimes sim = session.backend->finishedSlotTimes(slot);
+    double renderMs = kNotMeasured;
+    double gapMs = kNotMeasured;
+    if (session.timestamps) {
+        uint64_t ticks[2] = {};
+        const VkResult r =
+            vkGetQueryPoolResults(session.device.handle, session.timestamps, 2 * slot, 2,
+                                  sizeof(ticks), ticks, sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
+        if (r == VK_SUCCESS) {
+            const double msPerTick = double(session.device.properties.limits.timestampPeriod) / 1e6;
+            renderMs = double(ticks[1] - ticks[0]) * msPerTick;
+            // Queue idle between the previous draw's end and this one's start: waiting for the
+            // simulation's signal (and, in serialized runs, for the host).
+            if (session.lastDrawEndTicks && ticks[0] >= session.lastDrawEndTicks)
+                gapMs = double(ticks[0] - session.lastDrawEndTicks) * msPerTick;
+            session.lastDrawEndTicks = ticks[1];
+        } else if (r != VK_NOT_READY) {
+            VK_CHECK(r);
+        }
+    }
+    if (FrameTiming* t = session.history.find(finished)) {
+        t->simMs = sim.simMs;
+        t->renderMs = renderMs;
+        if (!std::isnan(gapMs)) t->waitMs = gapMs + (std::isnan(sim.waitMs) ? 0.0 : sim.waitMs);
+    }
+}
+
+} // namespace
 
 void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     SimBackend& backend = *session.backend;
     const uint32_t slots = backend.slotCount();
     const uint32_t slot = uint32_t(frame % slots);
+    const auto start = std::chrono::steady_clock::now();
+    if (FrameTiming* previous = frame > 0 ? session.history.find(frame - 1) : nullptr)
+        previous->cpuMs =
+            std::chrono::duration<double, std::milli>(start - session.lastFrameStart).count();
+    session.lastFrameStart = start;
+    session.history.push(FrameTiming{frame});
 
     // 1. The only host wait: the slot's previous frame must be drawn before its command buffer
     //    (and, for the CPU backend, its staging buffer) is reused.
-    if (frame >= slots)
+    if (frame >= slots) {
         waitTimeline(session.device, session.frameTimeline, frame + 1 - slots,
                      "the frame timeline (frames-in-flight limit)");
+        collectFinishedTimes(session, frame - slots, slot);
+    }
 
     // 2. Simulate and write the field; the CUDA backend signals its timeline on the GPU.
     backend.simulate(frame, session.params);
@@ -23,12 +66,20 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+    if (session.timestamps) {
+        vkCmdResetQueryPool(cmd, session.timestamps, 2 * slot, 2);
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.timestamps,
+                             2 * slot);
+    }
     backend.recordBeforeDraw(cmd, frame);
     target.begin(cmd);
     recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view);
     if (target.overlay) target.overlay(cmd);
     target.end(cmd);
     backend.recordAfterDraw(cmd, frame);
+    if (session.timestamps)
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.timestamps,
+                             2 * slot + 1);
     VK_CHECK(vkEndCommandBuffer(cmd));
 
     // 4. Submit: wait on the GPU for the simulation (and the swapchain), signal frame + 1.
@@ -68,10 +119,25 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     submit.signalSemaphoreInfoCount = signalCount;
     submit.pSignalSemaphoreInfos = signals;
     VK_CHECK(vkQueueSubmit2(session.device.queue, 1, &submit, VK_NULL_HANDLE));
+    session.nextFrame = frame + 1;
 }
 
 void waitFrameDrawn(Session& session, uint64_t frame) {
     waitTimeline(session.device, session.frameTimeline, frame + 1, "the frame timeline");
+}
+
+void finishFrames(Session& session) {
+    if (session.nextFrame == 0) return;
+    const uint64_t last = session.nextFrame - 1;
+    waitFrameDrawn(session, last);
+    const uint32_t slots = session.backend->slotCount();
+    const uint64_t first = last + 1 >= slots ? last + 1 - slots : 0;
+    for (uint64_t f = first; f <= last; ++f)
+        collectFinishedTimes(session, f, uint32_t(f % slots));
+    if (FrameTiming* t = session.history.find(last))
+        t->cpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                             session.lastFrameStart)
+                       .count();
 }
 
 } // namespace estuary

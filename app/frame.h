@@ -25,4 +25,8 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target);
 // Blocks until frame `frame` (and every earlier one) has been drawn.
 void waitFrameDrawn(Session& session, uint64_t frame);
 
+// Waits for the last frame drawn and collects the GPU times of the frames still in flight, so the
+// history is complete (end of a run or a benchmark mode).
+void finishFrames(Session& session);
+
 } // namespace estuary

@@ -1,6 +1,7 @@
 #include "session.h"
 #include "colormap.h"
 #include "error.h"
+#include "frame.h"
 
 #ifdef ESTUARY_HAVE_CUDA
 #include "device_match.h"
@@ -54,6 +55,39 @@ BackendChoice chooseBackend(const Options& options, VkInstance instance) {
     return choice;
 }
 
+namespace {
+
+std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
+    BackendConfig config;
+    config.grid = grid;
+    config.slots = session.options.framesInFlight;
+    config.seed = session.options.seed;
+#ifdef ESTUARY_HAVE_CUDA
+    if (session.choice.kind == Backend::Cuda)
+        return createCudaBackend(session.device, session.pool, config, session.choice.cudaDevice);
+#endif
+    return createCpuBackend(session.device, session.pool, config);
+}
+
+void bindFieldImages(Session& session) {
+    for (uint32_t slot = 0; slot < session.backend->slotCount(); ++slot) {
+        const Image& field = session.backend->fieldImage(slot);
+        setFieldImage(session.device, session.renderer, slot, field.view, field.extent);
+    }
+}
+
+} // namespace
+
+void recreateBackend(Session& session, Extent grid) {
+    VK_CHECK(vkDeviceWaitIdle(session.device.handle));
+    session.backend->finish();
+    finishFrames(session);
+    session.backend.reset(); // its images and semaphores go before the new ones are made
+    session.backend = makeBackend(session, grid);
+    session.options.grid = grid;
+    bindFieldImages(session);
+}
+
 void openInstance(Session& session, const Options& options,
                   const std::vector<const char*>& instanceExtensions) {
     session.options = options;
@@ -85,28 +119,25 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
     session.pool = createCommandPool(
         session.device, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, "frame commands");
 
-    BackendConfig config;
-    config.grid = o.grid;
-    config.slots = o.framesInFlight;
-    config.seed = o.seed;
-#ifdef ESTUARY_HAVE_CUDA
-    if (session.choice.kind == Backend::Cuda)
-        session.backend =
-            createCudaBackend(session.device, session.pool, config, session.choice.cudaDevice);
-#endif
-    if (!session.backend) session.backend = createCpuBackend(session.device, session.pool, config);
+    session.backend = makeBackend(session, o.grid);
 
     RendererDesc rendererDesc;
     rendererDesc.targetFormat = targetFormat;
     rendererDesc.dataDir = session.dataDir;
     rendererDesc.slotCount = session.backend->slotCount();
     session.renderer = createRenderer(session.device, session.pool, rendererDesc);
-    for (uint32_t slot = 0; slot < session.backend->slotCount(); ++slot) {
-        const Image& field = session.backend->fieldImage(slot);
-        setFieldImage(session.device, session.renderer, slot, field.view, field.extent);
-    }
+    bindFieldImages(session);
 
     session.frameTimeline = createTimelineSemaphore(session.device, false, "frame timeline");
+    if (session.device.timestampValidBits > 0) {
+        VkQueryPoolCreateInfo queryInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        queryInfo.queryCount = 2 * session.backend->slotCount();
+        VK_CHECK(
+            vkCreateQueryPool(session.device.handle, &queryInfo, nullptr, &session.timestamps));
+        setDebugName(session.device, VK_OBJECT_TYPE_QUERY_POOL,
+                     reinterpret_cast<uint64_t>(session.timestamps), "draw timestamps");
+    }
     session.commands.resize(session.backend->slotCount());
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = session.pool;
@@ -122,6 +153,8 @@ uint32_t closeSession(Session& session) {
         destroyRenderer(session.device, session.renderer);
         if (session.frameTimeline)
             vkDestroySemaphore(session.device.handle, session.frameTimeline, nullptr);
+        if (session.timestamps)
+            vkDestroyQueryPool(session.device.handle, session.timestamps, nullptr);
         session.backend.reset();
         if (session.pool) vkDestroyCommandPool(session.device.handle, session.pool, nullptr);
         destroyDevice(session.device);

@@ -8,6 +8,7 @@
 #include "renderer.h"
 #include "sim_backend.h"
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -43,12 +44,21 @@ struct Session {
     VkSemaphore frameTimeline = VK_NULL_HANDLE;
     sim::GrayScottParams params;
     ViewParams view;
+    FrameHistory history;
+    VkQueryPool timestamps = VK_NULL_HANDLE; // two per slot: start and end of the draw submission
+    uint64_t nextFrame = 0;                  // frame index drawFrame will draw next
+    uint64_t lastDrawEndTicks = 0;           // GPU timestamp of the last collected draw's end
+    std::chrono::steady_clock::time_point lastFrameStart;
 };
 
 void openInstance(Session& session, const Options& options,
                   const std::vector<const char*>& instanceExtensions);
 // `surface` (optional): the device must present to it; targetFormat: what the renderer draws into.
 void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat);
+// Waits for the GPU, then replaces the backend with one over a new grid (new shared images and
+// simulation state), keeping the same kind and device. For the UI's grid-size change.
+void recreateBackend(Session& session, Extent grid);
+
 // Returns the number of validation messages seen over the whole session (0 without --validate).
 uint32_t closeSession(Session& session);
 

@@ -4,6 +4,7 @@
 // backend simulates on the host and uploads through staging buffers.
 #pragma once
 
+#include "frame_timing.h"
 #include "gray_scott.h"
 #include "options.h"
 #include "resources.h"
@@ -40,6 +41,20 @@ class SimBackend {
     virtual void recordAfterDraw(VkCommandBuffer cmd, uint64_t frame) = 0;
     // What the draw submission of `frame` must wait on, if anything.
     virtual std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t frame) const = 0;
+
+    // GPU/host timings of the frame that last used `slot`, once it has finished (call after the
+    // frames-in-flight wait, before simulate() reuses the slot). simMs: simulation and field write;
+    // waitMs: time the simulation stream stalled waiting for Vulkan. NaN when nothing was measured.
+    struct SlotTimes {
+        double simMs = kNotMeasured;
+        double waitMs = kNotMeasured;
+    };
+    virtual SlotTimes finishedSlotTimes(uint32_t slot) = 0;
+
+    // Value of v at cell (x, y), sampled during the frame `frame` (asynchronously on the GPU: the
+    // value arrives with finishedSlotTimes' frame). Returns the latest available sample.
+    virtual void requestProbe(int x, int y) = 0;
+    virtual std::optional<float> probeValue() const = 0;
 
     virtual void paint(const sim::Brush& brush) = 0;
     virtual void reset(uint64_t seed) = 0;

@@ -5,6 +5,7 @@
 #include "cpu_gray_scott.h"
 #include "error.h"
 
+#include <chrono>
 #include <vector>
 
 namespace estuary {
@@ -53,7 +54,10 @@ class CpuBackend final : public SimBackend {
     VkSemaphore drawnTimeline() const override { return VK_NULL_HANDLE; }
 
     void simulate(uint64_t frame, const sim::GrayScottParams& params) override {
+        const auto start = std::chrono::steady_clock::now();
         sim_.step(params, params.stepsPerFrame);
+        if (probeX_ >= 0)
+            probe_ = sim_.v()[size_t(probeY_) * size_t(sim_.width()) + size_t(probeX_)];
         const Buffer& staging = staging_[frame % images_.size()];
         std::vector<float*> levelPointers;
         for (const auto& region : regions_)
@@ -62,7 +66,24 @@ class CpuBackend final : public SimBackend {
         // Host-coherent memory written before vkQueueSubmit is visible to the submission.
         sim::writeFieldMipChain(sim_.v().data(), sim_.width(), sim_.height(), int(levels_),
                                 levelPointers.data());
+        simMs_[frame % images_.size()] =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
     }
+
+    SlotTimes finishedSlotTimes(uint32_t slot) override {
+        SlotTimes t;
+        t.simMs = simMs_[slot]; // host time: known as soon as simulate() returned
+        return t;
+    }
+
+    void requestProbe(int x, int y) override {
+        const bool inside = x >= 0 && y >= 0 && x < sim_.width() && y < sim_.height();
+        probeX_ = inside ? x : -1;
+        probeY_ = inside ? y : -1;
+        if (!inside) probe_.reset();
+    }
+    std::optional<float> probeValue() const override { return probe_; }
 
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
         const uint32_t slot = uint32_t(frame % images_.size());
@@ -101,6 +122,9 @@ class CpuBackend final : public SimBackend {
     std::vector<VkBufferImageCopy> regions_;
     std::vector<Image> images_;
     std::vector<Buffer> staging_;
+    std::vector<double> simMs_ = std::vector<double>(8, kNotMeasured);
+    int probeX_ = -1, probeY_ = -1;
+    std::optional<float> probe_;
 };
 
 } // namespace

@@ -35,6 +35,12 @@ class CudaBackend final : public SimBackend {
             images_.push_back(createExportedImage(device, desc));
             cudaImages_.push_back(importImage(device, images_.back()));
         }
+        events_.resize(config.slots);
+        for (auto& e : events_)
+            for (cudaEvent_t* ev : {&e.start, &e.beforeWait, &e.afterWait, &e.end})
+                CUDA_CHECK(cudaEventCreate(ev));
+        CUDA_CHECK(
+            cudaMallocHost(reinterpret_cast<void**>(&probeHost_), config.slots * sizeof(float)));
         simTimeline_ = createSharedTimeline(device, "sim timeline (CUDA signals)");
         renderTimeline_ = createSharedTimeline(device, "render timeline (Vulkan signals)");
         // Hand every image to CUDA once: GENERAL layout, owned by VK_QUEUE_FAMILY_EXTERNAL.
@@ -51,6 +57,10 @@ class CudaBackend final : public SimBackend {
         for (auto& image : cudaImages_)
             destroyCudaImage(image);
         sim_.reset();
+        for (auto& e : events_)
+            for (cudaEvent_t ev : {e.start, e.beforeWait, e.afterWait, e.end})
+                (void)cudaEventDestroy(ev);
+        (void)cudaFreeHost(probeHost_);
         destroySharedTimeline(device_, simTimeline_);
         destroySharedTimeline(device_, renderTimeline_);
         for (auto& image : images_)
@@ -64,16 +74,53 @@ class CudaBackend final : public SimBackend {
     VkSemaphore drawnTimeline() const override { return renderTimeline_.semaphore; }
 
     void simulate(uint64_t frame, const sim::GrayScottParams& params) override {
+        if (!firstFrame_) firstFrame_ = frame;
         const uint32_t slot = uint32_t(frame % images_.size());
+        SlotEvents& ev = events_[slot];
         // The state lives in CUDA memory, so stepping need not wait for Vulkan; only writing the
         // slot's image must wait until Vulkan has drawn and released it (frame - slots).
+        CUDA_CHECK(cudaEventRecord(ev.start, stream_));
         sim_->step(params, params.stepsPerFrame);
-        if (frame >= images_.size())
+        CUDA_CHECK(cudaEventRecord(ev.beforeWait, stream_));
+        if (frame >= *firstFrame_ + images_.size())
             cudaWaitTimeline(renderTimeline_, frame + 1 - images_.size(), stream_);
+        CUDA_CHECK(cudaEventRecord(ev.afterWait, stream_));
         const CudaImage& target = cudaImages_[slot];
         sim_->writeField(target.surfaces.data(), int(target.surfaces.size()));
+        if (probeX_ >= 0)
+            CUDA_CHECK(cudaMemcpyAsync(probeHost_ + slot,
+                                       sim_->deviceV() + size_t(probeY_) * size_t(sim_->width()) +
+                                           size_t(probeX_),
+                                       sizeof(float), cudaMemcpyDeviceToHost, stream_));
+        probeSlotValid_[slot] = probeX_ >= 0;
+        CUDA_CHECK(cudaEventRecord(ev.end, stream_));
+        ev.used = true;
         cudaSignalTimeline(simTimeline_, frame + 1, stream_);
     }
+
+    SlotTimes finishedSlotTimes(uint32_t slot) override {
+        SlotTimes t;
+        SlotEvents& ev = events_[slot];
+        // Vulkan drew the slot's last frame, and it waited for the signal enqueued after ev.end,
+        // so these queries do not block.
+        if (!ev.used || cudaEventQuery(ev.end) != cudaSuccess) return t;
+        float step = 0, wait = 0, write = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&step, ev.start, ev.beforeWait));
+        CUDA_CHECK(cudaEventElapsedTime(&wait, ev.beforeWait, ev.afterWait));
+        CUDA_CHECK(cudaEventElapsedTime(&write, ev.afterWait, ev.end));
+        t.simMs = double(step) + double(write);
+        t.waitMs = double(wait);
+        if (probeSlotValid_[slot]) probe_ = probeHost_[slot];
+        return t;
+    }
+
+    void requestProbe(int x, int y) override {
+        const bool inside = x >= 0 && y >= 0 && x < sim_->width() && y < sim_->height();
+        probeX_ = inside ? x : -1;
+        probeY_ = inside ? y : -1;
+        if (!inside) probe_.reset();
+    }
+    std::optional<float> probeValue() const override { return probe_; }
 
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
         recordAcquireFromExternal(
@@ -107,6 +154,16 @@ class CudaBackend final : public SimBackend {
     std::vector<CudaImage> cudaImages_;
     SharedTimeline simTimeline_;
     SharedTimeline renderTimeline_;
+    struct SlotEvents {
+        cudaEvent_t start = nullptr, beforeWait = nullptr, afterWait = nullptr, end = nullptr;
+        bool used = false;
+    };
+    std::vector<SlotEvents> events_;
+    std::optional<uint64_t> firstFrame_; // a recreated backend starts mid-run
+    float* probeHost_ = nullptr;         // pinned, one value per slot
+    bool probeSlotValid_[8] = {};
+    int probeX_ = -1, probeY_ = -1;
+    std::optional<float> probe_;
 };
 
 } // namespace

@@ -1,0 +1,472 @@
+#include "bench_report.h"
+#include "bench_stats.h"
+#include "error.h"
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <string_view>
+
+namespace estuary {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Statistics per mode, computed once and shared by the JSON writer and the terminal table.
+
+std::optional<Summary> summarizeColumn(const ModeResult& mode, double FrameSample::*member) {
+    std::vector<double> values;
+    values.reserve(mode.frames.size());
+    for (const FrameSample& frame : mode.frames)
+        if (std::isfinite(frame.*member)) values.push_back(frame.*member);
+    if (values.empty()) return std::nullopt;
+    return summarize(values);
+}
+
+struct ModeStats {
+    std::optional<Summary> frame, sim, render, wait, busy;
+};
+
+ModeStats modeStats(const ModeResult& mode) {
+    return {summarizeColumn(mode, &FrameSample::frameMs), summarizeColumn(mode, &FrameSample::simMs),
+            summarizeColumn(mode, &FrameSample::renderMs),
+            summarizeColumn(mode, &FrameSample::waitMs),
+            summarizeColumn(mode, &FrameSample::gpuBusyMs)};
+}
+
+// NaN when the summary is absent; the writers print NaN as null or "-".
+double field(const std::optional<Summary>& summary, double Summary::*member) {
+    return summary ? (*summary).*member : kNotMeasured;
+}
+
+double fpsMean(const ModeStats& stats) {
+    return 1000.0 / field(stats.frame, &Summary::mean);
+}
+
+// "host-copy" → "host_copy", so mode names read as plain JSON keys.
+std::string keyName(const std::string& mode) {
+    std::string key = mode;
+    for (char& c : key)
+        if (c == '-' || c == ' ') c = '_';
+    return key;
+}
+
+struct Named {
+    const ModeResult* mode;
+    ModeStats stats;
+};
+
+// The first result of each mode name, in report order; a repeated name would repeat JSON keys.
+std::vector<Named> distinctModes(const BenchReport& report) {
+    std::vector<Named> out;
+    std::set<std::string> seen;
+    for (const ModeResult& mode : report.modes)
+        if (seen.insert(mode.mode).second) out.push_back({&mode, modeStats(mode)});
+    return out;
+}
+
+double pipelinedFrameOverGpuBusy(const std::vector<Named>& modes) {
+    for (const Named& m : modes)
+        if (m.mode->mode == "pipelined")
+            return field(m.stats.frame, &Summary::p50) / field(m.stats.busy, &Summary::p50);
+    return kNotMeasured;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting of numbers and strings.
+
+// Locale-independent, 9 significant digits: enough for microsecond detail on second-long frames.
+std::string formatNumber(double value) {
+    std::array<char, 64> buffer{};
+    const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value,
+                                      std::chars_format::general, 9);
+    return std::string(buffer.data(), result.ptr);
+}
+
+std::string jsonString(std::string_view text) {
+    std::string out = "\"";
+    for (char c : text) {
+        switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20) {
+                std::array<char, 8> escaped{};
+                std::snprintf(escaped.data(), escaped.size(), "\\u%04x",
+                              static_cast<unsigned>(static_cast<unsigned char>(c)));
+                out += escaped.data();
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out + "\"";
+}
+
+// Pretty printer with two-space indentation; the caller decides the key order.
+class JsonWriter {
+  public:
+    JsonWriter& key(std::string_view name) {
+        separate();
+        out_ += jsonString(name) + ": ";
+        afterKey_ = true;
+        return *this;
+    }
+    void number(double value) { scalar(std::isfinite(value) ? formatNumber(value) : "null"); }
+    void integer(uint64_t value) { scalar(std::to_string(value)); }
+    void string(std::string_view text) { scalar(jsonString(text)); }
+    void null() { scalar("null"); }
+    void beginObject() { open('{'); }
+    void endObject() { close('}'); }
+    void beginArray() { open('['); }
+    void endArray() { close(']'); }
+    std::string take() { return std::move(out_) + "\n"; }
+
+  private:
+    void separate() {
+        if (afterKey_) {
+            afterKey_ = false;
+            return;
+        }
+        if (depth_ == 0) return;
+        out_ += firstInLevel_ ? "\n" : ",\n";
+        out_.append(size_t(2 * depth_), ' ');
+        firstInLevel_ = false;
+    }
+    void scalar(const std::string& text) {
+        separate();
+        out_ += text;
+    }
+    void open(char bracket) {
+        separate();
+        out_ += bracket;
+        ++depth_;
+        firstInLevel_ = true;
+    }
+    void close(char bracket) {
+        --depth_;
+        if (!firstInLevel_) {
+            out_ += '\n';
+            out_.append(size_t(2 * depth_), ' ');
+        }
+        out_ += bracket;
+        firstInLevel_ = false;
+    }
+
+    std::string out_;
+    int depth_ = 0;
+    bool firstInLevel_ = true;
+    bool afterKey_ = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+// JSON sections. The tables fix the key order of the report.
+
+constexpr std::string_view kOnePercentLowDefinition =
+    "1000 / mean of the slowest 1% of frame times (at least one frame)";
+constexpr std::string_view kHitchDefinition =
+    "frames slower than 2 x the median (nearest-rank p50) frame time";
+
+struct SummaryField {
+    const char* key;
+    double Summary::*member;
+};
+constexpr SummaryField kFrameTimeFields[] = {
+    {"mean", &Summary::mean}, {"stddev", &Summary::stddev}, {"cov", &Summary::cov},
+    {"min", &Summary::min},   {"p50", &Summary::p50},       {"p90", &Summary::p90},
+    {"p95", &Summary::p95},   {"p99", &Summary::p99},       {"p99_9", &Summary::p999},
+    {"max", &Summary::max}};
+constexpr SummaryField kSegmentFields[] = {
+    {"p50", &Summary::p50}, {"p95", &Summary::p95}, {"p99", &Summary::p99}};
+constexpr SummaryField kBusyFields[] = {{"mean", &Summary::mean}, {"p50", &Summary::p50}};
+
+struct Segment {
+    const char* key;
+    std::optional<Summary> ModeStats::*summary;
+};
+constexpr Segment kSegments[] = {{"simulation", &ModeStats::sim},
+                                 {"render", &ModeStats::render},
+                                 {"interop_wait", &ModeStats::wait}};
+
+template <size_t N>
+void writeSummary(JsonWriter& w, const std::optional<Summary>& summary,
+                  const SummaryField (&fields)[N]) {
+    w.beginObject();
+    for (const SummaryField& f : fields)
+        w.key(f.key).number(field(summary, f.member));
+    w.endObject();
+}
+
+struct StringField {
+    const char* key;
+    std::string BenchEnvironment::*member;
+};
+constexpr StringField kEnvironmentStrings[] = {
+    {"gpu_name", &BenchEnvironment::gpuName},
+    {"gpu_uuid", &BenchEnvironment::gpuUuid},
+    {"driver_version", &BenchEnvironment::driverVersion},
+    {"vulkan_api_version", &BenchEnvironment::vulkanApiVersion},
+    {"vulkan_driver", &BenchEnvironment::vulkanDriver},
+    {"cuda_runtime_version", &BenchEnvironment::cudaRuntimeVersion},
+    {"cuda_driver_version", &BenchEnvironment::cudaDriverVersion},
+    {"backend", &BenchEnvironment::backend},
+    {"git_revision", &BenchEnvironment::gitRevision},
+    {"build_type", &BenchEnvironment::buildType},
+    {"host_name", &BenchEnvironment::hostName},
+    {"date", &BenchEnvironment::date}};
+
+// Zero means "not queried" (e.g. the CPU backend has no SMs), reported as null.
+double knownOrNaN(double value) {
+    return value > 0 ? value : kNotMeasured;
+}
+
+void writeEnvironment(JsonWriter& w, const BenchEnvironment& env) {
+    w.beginObject();
+    for (const StringField& f : kEnvironmentStrings)
+        w.key(f.key).string(env.*f.member);
+    w.key("sm_count").number(knownOrNaN(env.smCount));
+    w.key("memory_clock_mhz").number(knownOrNaN(env.memoryClockMHz));
+    w.key("memory_bus_width_bits").number(knownOrNaN(env.memoryBusWidthBits));
+    w.key("peak_bandwidth_GBps").number(knownOrNaN(env.peakBandwidthGBs));
+    w.endObject();
+}
+
+void writeConfiguration(JsonWriter& w, const BenchConfig& config) {
+    w.beginObject();
+    w.key("width").integer(config.width);
+    w.key("height").integer(config.height);
+    w.key("steps_per_frame").integer(config.stepsPerFrame);
+    w.key("frames_in_flight").integer(config.framesInFlight);
+    w.key("warmup").integer(config.warmup);
+    w.key("frames").integer(config.frames);
+    w.key("modes").string(config.modes);
+    w.key("seed").integer(config.seed);
+    w.endObject();
+}
+
+void writeThroughput(JsonWriter& w, const BenchReport& report, const ModeResult& mode,
+                     const ModeStats& stats) {
+    const double cellSteps = double(report.config.width) * double(report.config.height) *
+                             double(report.config.stepsPerFrame);
+    const double bytes = knownOrNaN(mode.bytesPerCellStep);
+    const double achievedGBps =
+        bytes * cellSteps / (field(stats.sim, &Summary::p50) / 1000.0) / 1e9;
+    w.beginObject();
+    w.key("cell_updates_per_s").number(cellSteps * double(mode.frames.size()) / mode.wallSeconds);
+    w.key("sim_achieved_GBps").number(achievedGBps);
+    w.key("sim_percent_of_peak_bandwidth")
+        .number(100.0 * achievedGBps / knownOrNaN(report.env.peakBandwidthGBs));
+    w.key("bytes_per_cell_step").number(bytes);
+    w.endObject();
+}
+
+void writeMode(JsonWriter& w, const BenchReport& report, const ModeResult& mode,
+               const ModeStats& stats) {
+    w.beginObject();
+    w.key("mode").string(mode.mode);
+    w.key("frames_measured").integer(stats.frame ? stats.frame->count : 0);
+    w.key("wall_seconds").number(mode.wallSeconds);
+    w.key("note").string(mode.note);
+    w.key("frame_time_ms");
+    writeSummary(w, stats.frame, kFrameTimeFields);
+    w.key("fps_mean").number(fpsMean(stats));
+    w.key("one_percent_low_fps").number(field(stats.frame, &Summary::low1PercentFps));
+    w.key("one_percent_low_definition").string(kOnePercentLowDefinition);
+    w.key("hitches").beginObject();
+    if (stats.frame)
+        w.key("count").integer(stats.frame->hitches);
+    else
+        w.key("count").null();
+    w.key("threshold_ms").number(hitchThresholdMs(field(stats.frame, &Summary::p50)));
+    w.key("definition").string(kHitchDefinition);
+    w.endObject();
+    w.key("gpu_segments_ms").beginObject();
+    for (const Segment& segment : kSegments) {
+        w.key(segment.key);
+        writeSummary(w, stats.*segment.summary, kSegmentFields);
+    }
+    w.endObject();
+    w.key("gpu_busy_ms_per_frame");
+    writeSummary(w, stats.busy, kBusyFields);
+    w.key("throughput");
+    writeThroughput(w, report, mode, stats);
+    w.endObject();
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV and the terminal table.
+
+struct Column {
+    const char* header;
+    double FrameSample::*member;
+};
+constexpr Column kCsvColumns[] = {{"frame_ms", &FrameSample::frameMs},
+                                  {"sim_ms", &FrameSample::simMs},
+                                  {"render_ms", &FrameSample::renderMs},
+                                  {"wait_ms", &FrameSample::waitMs},
+                                  {"gpu_busy_ms", &FrameSample::gpuBusyMs}};
+
+// RFC 4180: quote a field holding a separator, a quote or a line break; double inner quotes.
+std::string csvText(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (char c : text)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string tableNumber(double value, int decimals) {
+    if (!std::isfinite(value)) return "-";
+    std::array<char, 64> buffer{};
+    std::snprintf(buffer.data(), buffer.size(), "%.*f", decimals, value);
+    return buffer.data();
+}
+
+struct TableColumn {
+    const char* header;
+    int decimals;
+    double (*value)(const ModeStats&);
+};
+constexpr TableColumn kTableColumns[] = {
+    {"frames", 0, [](const ModeStats& s) { return double(s.frame ? s.frame->count : 0); }},
+    {"p50 ms", 3, [](const ModeStats& s) { return field(s.frame, &Summary::p50); }},
+    {"p99 ms", 3, [](const ModeStats& s) { return field(s.frame, &Summary::p99); }},
+    {"mean ms", 3, [](const ModeStats& s) { return field(s.frame, &Summary::mean); }},
+    {"fps", 1, fpsMean},
+    {"1% low", 1, [](const ModeStats& s) { return field(s.frame, &Summary::low1PercentFps); }},
+    {"sim p50", 3, [](const ModeStats& s) { return field(s.sim, &Summary::p50); }},
+    {"render p50", 3, [](const ModeStats& s) { return field(s.render, &Summary::p50); }},
+    {"wait p50", 3, [](const ModeStats& s) { return field(s.wait, &Summary::p50); }},
+    {"hitches", 0, [](const ModeStats& s) { return double(s.frame ? s.frame->hitches : 0); }}};
+
+size_t columnWidth(const TableColumn& column) {
+    return std::max<size_t>(std::strlen(column.header), 7) + 2;
+}
+
+void appendPadded(std::string& out, const std::string& text, size_t width, bool left) {
+    const size_t pad = text.size() < width ? width - text.size() : 0;
+    if (!left) out.append(pad, ' ');
+    out += text;
+    if (left) out.append(pad, ' ');
+}
+
+} // namespace
+
+double ddrPeakBandwidthGBs(double memoryClockMHz, int memoryBusWidthBits) {
+    return 2.0 * memoryClockMHz * 1e6 * (double(memoryBusWidthBits) / 8.0) / 1e9;
+}
+
+std::string toJson(const BenchReport& report) {
+    const std::vector<Named> modes = distinctModes(report);
+    JsonWriter w;
+    w.beginObject();
+    w.key("schema_version").integer(1);
+    w.key("environment");
+    writeEnvironment(w, report.env);
+    w.key("configuration");
+    writeConfiguration(w, report.config);
+    w.key("modes").beginArray();
+    for (const ModeResult& mode : report.modes)
+        writeMode(w, report, mode, modeStats(mode));
+    w.endArray();
+
+    w.key("ratios").beginObject();
+    for (size_t a = 0; a < modes.size(); ++a)
+        for (size_t b = a + 1; b < modes.size(); ++b)
+            w.key(keyName(modes[a].mode->mode) + "_vs_" + keyName(modes[b].mode->mode) + "_fps")
+                .number(fpsMean(modes[a].stats) / fpsMean(modes[b].stats));
+    w.endObject();
+
+    w.key("targets").beginObject();
+    w.key("pipelined_frame_over_gpu_busy").number(pipelinedFrameOverGpuBusy(modes));
+    w.key("p99_over_p50").beginObject();
+    for (const Named& m : modes)
+        w.key(keyName(m.mode->mode))
+            .number(field(m.stats.frame, &Summary::p99) / field(m.stats.frame, &Summary::p50));
+    w.endObject();
+    w.endObject();
+    w.endObject();
+    return w.take();
+}
+
+std::string toCsv(const BenchReport& report) {
+    std::string out = "mode,frame";
+    for (const Column& column : kCsvColumns)
+        out += std::string(",") + column.header;
+    out += '\n';
+    for (const ModeResult& mode : report.modes) {
+        const std::string name = csvText(mode.mode);
+        for (size_t i = 0; i < mode.frames.size(); ++i) {
+            out += name + ',' + std::to_string(i);
+            for (const Column& column : kCsvColumns) {
+                const double value = mode.frames[i].*column.member;
+                out += ',';
+                if (std::isfinite(value)) out += formatNumber(value);
+            }
+            out += '\n';
+        }
+    }
+    return out;
+}
+
+void writeTextFile(const std::filesystem::path& path, const std::string& text) {
+    if (path.has_parent_path()) {
+        std::error_code ec;
+        std::filesystem::create_directories(path.parent_path(), ec);
+        if (ec)
+            throw runtimeError("cannot create folder " + path.parent_path().string() + " for " +
+                               path.string() + ": " + ec.message());
+    }
+    FILE* file = std::fopen(path.c_str(), "wb");
+    if (!file) throw runtimeError("cannot write " + path.string() + ": " + std::strerror(errno));
+    const size_t written = std::fwrite(text.data(), 1, text.size(), file);
+    const int writeErrno = written == text.size() ? 0 : errno;
+    // fclose flushes, so a full disk may only show here.
+    if (std::fclose(file) != 0 || writeErrno != 0)
+        throw runtimeError("cannot write " + path.string() + ": " +
+                           std::strerror(writeErrno != 0 ? writeErrno : errno));
+}
+
+std::string formatSummaryTable(const BenchReport& report) {
+    const std::vector<Named> modes = distinctModes(report);
+    size_t modeWidth = 4;
+    for (const ModeResult& mode : report.modes)
+        modeWidth = std::max(modeWidth, mode.mode.size());
+
+    std::string out;
+    appendPadded(out, "mode", modeWidth, true);
+    for (const TableColumn& column : kTableColumns)
+        appendPadded(out, column.header, columnWidth(column), false);
+    out += '\n';
+    for (const ModeResult& mode : report.modes) {
+        const ModeStats stats = modeStats(mode);
+        appendPadded(out, mode.mode, modeWidth, true);
+        for (const TableColumn& column : kTableColumns)
+            appendPadded(out, tableNumber(column.value(stats), column.decimals),
+                         columnWidth(column), false);
+        out += '\n';
+        if (!mode.note.empty()) out += "  note: " + mode.note + '\n';
+    }
+    for (size_t a = 0; a < modes.size(); ++a)
+        for (size_t b = a + 1; b < modes.size(); ++b)
+            out += modes[a].mode->mode + " vs " + modes[b].mode->mode + ": " +
+                   tableNumber(fpsMean(modes[a].stats) / fpsMean(modes[b].stats), 2) + "x fps\n";
+    const double overBusy = pipelinedFrameOverGpuBusy(modes);
+    if (std::isfinite(overBusy))
+        out += "pipelined frame / GPU busy (p50): " + tableNumber(overBusy, 2) + '\n';
+    out += "frame times in ms; percentiles nearest-rank; 1% low = " +
+           std::string(kOnePercentLowDefinition) + "; hitch = " + std::string(kHitchDefinition) +
+           '\n';
+    return out;
+}
+
+} // namespace estuary

@@ -1,0 +1,88 @@
+// The benchmark report: plain data collected by `estuary --bench` (bench.cpp) and pure writers for
+// its three outputs: JSON (summaries computed here from the samples), a per-frame CSV, and a
+// terminal table. No GPU types; scripts/plot_bench.py draws the PNG from the JSON and CSV.
+//
+// JSON schema (schema_version 1; keys always present and in this order, unknowable values null):
+//   environment   {gpu_name, gpu_uuid, driver_version, vulkan_api_version, vulkan_driver,
+//                  cuda_runtime_version, cuda_driver_version, backend, git_revision, build_type,
+//                  host_name, date, sm_count, memory_clock_mhz, memory_bus_width_bits,
+//                  peak_bandwidth_GBps}
+//   configuration {width, height, steps_per_frame, frames_in_flight, warmup, frames, modes, seed}
+//   modes [ {mode, frames_measured, wall_seconds, note,
+//            frame_time_ms {mean, stddev, cov, min, p50, p90, p95, p99, p99_9, max},
+//            fps_mean, one_percent_low_fps, one_percent_low_definition,
+//            hitches {count, threshold_ms, definition},
+//            gpu_segments_ms {simulation, render, interop_wait: {p50, p95, p99}},
+//            gpu_busy_ms_per_frame {mean, p50},
+//            throughput {cell_updates_per_s, sim_achieved_GBps, sim_percent_of_peak_bandwidth,
+//                        bytes_per_cell_step}} ]
+//   ratios  {"<a>_vs_<b>_fps": fps_mean(a) / fps_mean(b)} for every pair a before b in `modes`
+//   targets {pipelined_frame_over_gpu_busy, p99_over_p50 {"<mode>": ...}}
+// Statistics follow bench_stats.h (nearest-rank percentiles, sample stddev, NaN = not measured).
+// Mode names in keys have '-' replaced by '_' (host-copy → host_copy).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace estuary {
+
+inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+
+struct BenchEnvironment {
+    std::string gpuName, gpuUuid, driverVersion, vulkanApiVersion, vulkanDriver;
+    std::string cudaRuntimeVersion, cudaDriverVersion, backend, gitRevision, buildType, hostName;
+    std::string date; // ISO 8601
+    int smCount = 0;
+    double memoryClockMHz = 0;
+    int memoryBusWidthBits = 0;
+    double peakBandwidthGBs = 0; // ddrPeakBandwidthGBs(memoryClockMHz, memoryBusWidthBits)
+};
+
+// Theoretical DRAM bandwidth in GB/s (1e9 bytes): two transfers per memory clock (DDR) times the
+// bus width in bytes. Takes the clock as CUDA reports it (cudaDevAttrMemoryClockRate, converted
+// from kHz to MHz).
+double ddrPeakBandwidthGBs(double memoryClockMHz, int memoryBusWidthBits);
+
+struct BenchConfig {
+    uint32_t width = 0, height = 0, stepsPerFrame = 0, framesInFlight = 0, warmup = 0, frames = 0;
+    std::string modes; // as given on the command line, e.g. "pipelined,serialized,host-copy"
+    uint64_t seed = 0;
+};
+
+struct FrameSample {
+    double frameMs = kNotMeasured;   // present-to-present (CPU clock)
+    double simMs = kNotMeasured;     // GPU time of the simulation steps
+    double renderMs = kNotMeasured;  // GPU time of the draw
+    double waitMs = kNotMeasured;    // GPU time spent waiting on the interop hand-off
+    double gpuBusyMs = kNotMeasured; // GPU time doing work in this frame
+};
+
+struct ModeResult {
+    std::string mode; // "pipelined" | "serialized" | "host-copy"
+    std::vector<FrameSample> frames;
+    double wallSeconds = 0;      // wall time of all `frames`, for throughput
+    double bytesPerCellStep = 0; // simulation DRAM bytes per cell per step
+    std::string note;            // free text, e.g. why a mode was skipped
+};
+
+struct BenchReport {
+    BenchEnvironment env;
+    BenchConfig config;
+    std::vector<ModeResult> modes;
+};
+
+std::string toJson(const BenchReport& report);
+// Header mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms; one row per frame (frame counts
+// from 0 per mode); an unmeasured value is an empty field.
+std::string toCsv(const BenchReport& report);
+// Creates missing parent folders. Throws estuary::Error (ExitCode::Runtime) naming the path and
+// the system's reason.
+void writeTextFile(const std::filesystem::path& path, const std::string& text);
+// Per mode: frame p50/p99/mean, FPS, 1% low, sim/render/wait p50, hitches; then the ratios.
+std::string formatSummaryTable(const BenchReport& report);
+
+} // namespace estuary
