@@ -1,10 +1,177 @@
+// The benchmark: for each mode a fresh session (same grid, steps, renderer and output size),
+// warm-up frames, then timed frames; per-frame times come from the frame history (host frame
+// interval, CUDA events, Vulkan timestamps). Modes:
+//   pipelined  — the normal frame loop, frames in flight over a ring of shared images;
+//   serialized — one shared image, and the host waits for every frame before starting the next,
+//                the CUDA↔Vulkan round trip of the reference samples;
+//   host-copy  — no interop: field and mips through pinned host memory and staging buffers.
 #include "bench.h"
+#include "bench_report.h"
+#include "gray_scott.h"
 #include "error.h"
+#include "frame.h"
+#include "offscreen.h"
+#include "session.h"
+
+#ifdef ESTUARY_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <unistd.h>
 
 namespace estuary {
+namespace {
 
-int runBench(const Options&) {
-    throw unsupported("--bench is not available in this build yet");
+std::string versionString(uint32_t v) {
+    return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) +
+           "." + std::to_string(VK_API_VERSION_PATCH(v));
+}
+
+std::string nowIso8601() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+BenchEnvironment describeEnvironment(const Session& session) {
+    BenchEnvironment env;
+    const PhysicalDeviceInfo& physical = session.choice.physical;
+    env.gpuName = physical.properties.deviceName;
+    env.gpuUuid = formatUuid(physical.uuid.data());
+    env.vulkanApiVersion = versionString(physical.properties.apiVersion);
+    const uint32_t dv = physical.properties.driverVersion;
+    // NVIDIA packs its driver version as 10.8.8.6 bits; others follow the Vulkan convention.
+    env.driverVersion = physical.properties.vendorID == 0x10DE
+                            ? std::to_string(dv >> 22) + "." + std::to_string((dv >> 14) & 0xFF) +
+                                  "." + std::to_string((dv >> 6) & 0xFF)
+                            : versionString(dv);
+    env.vulkanDriver = deviceTypeName(physical.properties.deviceType);
+    env.backend = backendName(session.choice.kind);
+    env.gitRevision = ESTUARY_GIT_REVISION;
+    env.buildType = ESTUARY_BUILD_TYPE;
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    env.hostName = host;
+    env.date = nowIso8601();
+#ifdef ESTUARY_HAVE_CUDA
+    if (session.choice.kind == Backend::Cuda) {
+        int runtime = 0, driver = 0, sms = 0, clockKHz = 0, busBits = 0;
+        const int dev = session.choice.cudaDevice;
+        if (cudaRuntimeGetVersion(&runtime) == cudaSuccess)
+            env.cudaRuntimeVersion =
+                std::to_string(runtime / 1000) + "." + std::to_string((runtime % 1000) / 10);
+        if (cudaDriverGetVersion(&driver) == cudaSuccess)
+            env.cudaDriverVersion =
+                std::to_string(driver / 1000) + "." + std::to_string((driver % 1000) / 10);
+        (void)cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        (void)cudaDeviceGetAttribute(&clockKHz, cudaDevAttrMemoryClockRate, dev);
+        (void)cudaDeviceGetAttribute(&busBits, cudaDevAttrGlobalMemoryBusWidth, dev);
+        env.smCount = sms;
+        env.memoryClockMHz = clockKHz / 1000.0;
+        env.memoryBusWidthBits = busBits;
+        env.peakBandwidthGBs = ddrPeakBandwidthGBs(env.memoryClockMHz, busBits);
+    }
+#endif
+    return env;
+}
+
+void printProgress(const char* mode, uint64_t done, uint64_t total) {
+    std::fprintf(stderr, "\r  %-10s %3d%% (%llu/%llu frames)", mode, int(100 * done / total),
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
+    if (done == total) std::fprintf(stderr, "\n");
+}
+
+ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) {
+    Options o = options;
+    if (mode == BenchMode::Serialized) o.framesInFlight = 1;
+    Session session;
+    session.hostCopy = mode == BenchMode::HostCopy;
+    ModeResult result;
+    result.mode = benchModeName(mode);
+    openInstance(session, o, {});
+    const int code = runSession(session, [&](Session& s) {
+        openDevice(s, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
+        if (mode == BenchMode::HostCopy && s.choice.kind != Backend::Cuda)
+            result.note = "CPU backend: its field always reaches Vulkan through host memory, so "
+                          "host-copy runs the same path as pipelined";
+        if (report.env.gpuName.empty()) report.env = describeEnvironment(s);
+        const uint64_t total = uint64_t(o.warmup) + o.frames;
+        s.history = FrameHistory(total + 16);
+        const VkExtent2D extent{o.resolution.width, o.resolution.height};
+        OffscreenTarget offscreen = createOffscreenTarget(s.device, extent);
+        FrameTarget target;
+        target.view = offscreen.image.view;
+        target.extent = extent;
+        target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
+        target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
+        auto timedStart = std::chrono::steady_clock::now();
+        for (uint64_t frame = 0; frame < total; ++frame) {
+            if (frame == o.warmup) timedStart = std::chrono::steady_clock::now();
+            drawFrame(s, frame, target);
+            if (mode == BenchMode::Serialized)
+                waitFrameDrawn(s, frame); // the per-frame host round trip being measured
+            if ((frame + 1) % 250 == 0 || frame + 1 == total)
+                printProgress(result.mode.c_str(), frame + 1, total);
+        }
+        finishFrames(s);
+        result.wallSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - timedStart).count();
+        for (size_t i = 0; i < s.history.size(); ++i) {
+            const FrameTiming& t = s.history[i];
+            if (t.frame < o.warmup) continue;
+            FrameSample sample;
+            sample.frameMs = t.cpuMs;
+            sample.simMs = t.simMs;
+            sample.renderMs = t.renderMs;
+            sample.waitMs = t.waitMs;
+            sample.gpuBusyMs = t.simMs + t.renderMs;
+            result.frames.push_back(sample);
+        }
+        result.bytesPerCellStep = sim::kBytesPerCellStep;
+        vkDeviceWaitIdle(s.device.handle);
+        destroyOffscreenTarget(s.device, offscreen);
+    });
+    if (code != 0)
+        throw runtimeError(std::string("benchmark mode ") + result.mode +
+                           " produced validation messages");
+    return result;
+}
+
+} // namespace
+
+int runBench(const Options& options) {
+    BenchReport report;
+    report.config.width = options.grid.width;
+    report.config.height = options.grid.height;
+    report.config.stepsPerFrame = uint32_t(options.stepsPerFrame);
+    report.config.framesInFlight = options.framesInFlight;
+    report.config.warmup = options.warmup;
+    report.config.frames = options.frames;
+    report.config.seed = options.seed;
+    for (BenchMode mode : options.benchModes)
+        report.config.modes +=
+            (report.config.modes.empty() ? "" : ",") + std::string(benchModeName(mode));
+    std::printf("estuary bench: %ux%u, %d steps/frame, %u warm-up + %u frames, %u in flight\n",
+                options.grid.width, options.grid.height, options.stepsPerFrame, options.warmup,
+                options.frames, options.framesInFlight);
+    std::fflush(stdout);
+    for (BenchMode mode : options.benchModes)
+        report.modes.push_back(runMode(options, mode, report));
+
+    std::printf("%s", formatSummaryTable(report).c_str());
+    if (!options.reportPath.empty()) {
+        writeTextFile(options.reportPath, toJson(report));
+        std::printf("estuary bench: wrote %s\n", options.reportPath.c_str());
+    }
+    if (!options.csvPath.empty()) {
+        writeTextFile(options.csvPath, toCsv(report));
+        std::printf("estuary bench: wrote %s\n", options.csvPath.c_str());
+    }
+    return 0;
 }
 
 } // namespace estuary

@@ -32,10 +32,10 @@ struct ModeStats {
 };
 
 ModeStats modeStats(const ModeResult& mode) {
-    return {summarizeColumn(mode, &FrameSample::frameMs), summarizeColumn(mode, &FrameSample::simMs),
-            summarizeColumn(mode, &FrameSample::renderMs),
-            summarizeColumn(mode, &FrameSample::waitMs),
-            summarizeColumn(mode, &FrameSample::gpuBusyMs)};
+    return {
+        summarizeColumn(mode, &FrameSample::frameMs), summarizeColumn(mode, &FrameSample::simMs),
+        summarizeColumn(mode, &FrameSample::renderMs), summarizeColumn(mode, &FrameSample::waitMs),
+        summarizeColumn(mode, &FrameSample::gpuBusyMs)};
 }
 
 // NaN when the summary is absent; the writers print NaN as null or "-".
@@ -87,26 +87,28 @@ std::string formatNumber(double value) {
     return std::string(buffer.data(), result.ptr);
 }
 
+struct Escape {
+    char raw;
+    const char* escaped;
+};
+constexpr Escape kJsonEscapes[] = {{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"},
+                                   {'\t', "\\t"}, {'\b', "\\b"},  {'\f', "\\f"}};
+
 std::string jsonString(std::string_view text) {
     std::string out = "\"";
     for (char c : text) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                std::array<char, 8> escaped{};
-                std::snprintf(escaped.data(), escaped.size(), "\\u%04x",
-                              static_cast<unsigned>(static_cast<unsigned char>(c)));
-                out += escaped.data();
-            } else {
-                out += c;
-            }
+        const Escape* escape = nullptr;
+        for (const Escape& e : kJsonEscapes)
+            if (e.raw == c) escape = &e;
+        if (escape) {
+            out += escape->escaped;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            std::array<char, 8> code{};
+            std::snprintf(code.data(), code.size(), "\\u%04x",
+                          static_cast<unsigned>(static_cast<unsigned char>(c)));
+            out += code.data();
+        } else {
+            out += c;
         }
     }
     return out + "\"";

@@ -22,15 +22,16 @@
 // Mode names in keys have '-' replaced by '_' (host-copy → host_copy).
 #pragma once
 
+#include "frame_timing.h"
+
 #include <cstdint>
 #include <filesystem>
-#include <limits>
 #include <string>
 #include <vector>
 
 namespace estuary {
 
-inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+// kNotMeasured (NaN) comes from frame_timing.h, shared with the frame loop.
 
 struct BenchEnvironment {
     std::string gpuName, gpuUuid, driverVersion, vulkanApiVersion, vulkanDriver;

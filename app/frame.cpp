@@ -72,6 +72,7 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
                              2 * slot);
     }
     backend.recordBeforeDraw(cmd, frame);
+    if (target.inspectField) target.inspectField(cmd, backend.fieldImage(slot));
     target.begin(cmd);
     recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view);
     if (target.overlay) target.overlay(cmd);

@@ -16,6 +16,9 @@ struct FrameTarget {
     std::function<void(VkCommandBuffer)> end;   // target → present / readback
     // Extra recording after the field is drawn, inside the target's layout (UI overlay).
     std::function<void(VkCommandBuffer)> overlay;
+    // Tests: called once the field is readable by the fragment shader (SHADER_READ_ONLY), to
+    // record a readback of what the draw is about to sample.
+    std::function<void(VkCommandBuffer, const Image& field)> inspectField;
     VkSemaphore waitBinary = VK_NULL_HANDLE;   // e.g. swapchain image acquired
     VkSemaphore signalBinary = VK_NULL_HANDLE; // e.g. ready to present
 };

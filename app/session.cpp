@@ -62,7 +62,10 @@ std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
     config.grid = grid;
     config.slots = session.options.framesInFlight;
     config.seed = session.options.seed;
+    config.stampFrameIndex = session.stampFrames;
 #ifdef ESTUARY_HAVE_CUDA
+    if (session.choice.kind == Backend::Cuda && session.hostCopy)
+        return createHostCopyBackend(session.device, config, session.choice.cudaDevice);
     if (session.choice.kind == Backend::Cuda)
         return createCudaBackend(session.device, session.pool, config, session.choice.cudaDevice);
 #endif

@@ -30,6 +30,9 @@ BackendChoice chooseBackend(const Options& options, VkInstance instance);
 
 struct Session {
     Options options;
+    // Set before openDevice: the benchmark's no-interop mode, and frame stamps for tests.
+    bool hostCopy = false;
+    bool stampFrames = false;
     std::filesystem::path dataDir;
     Instance instance;
     BackendChoice choice;

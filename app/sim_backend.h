@@ -19,6 +19,9 @@ struct BackendConfig {
     Extent grid;
     uint32_t slots = 2;
     uint64_t seed = 1;
+    // Tests of pipelining: texel (0, 0) of level 0 holds the frame index instead of the field,
+    // so a reader can tell which frame's field it sees.
+    bool stampFrameIndex = false;
 };
 
 class SimBackend {
@@ -68,6 +71,10 @@ std::unique_ptr<SimBackend> createCpuBackend(const Device& device, VkCommandPool
 // `cudaDevice` is the CUDA ordinal matched to `device` by UUID.
 std::unique_ptr<SimBackend> createCudaBackend(const Device& device, VkCommandPool pool,
                                               const BackendConfig& config, int cudaDevice);
+// No interop: the CUDA simulation's field and mips go through host memory into staging buffers
+// (the benchmark's "host-copy" mode, what tools without interop do).
+std::unique_ptr<SimBackend> createHostCopyBackend(const Device& device, const BackendConfig& config,
+                                                  int cudaDevice);
 #endif
 
 } // namespace estuary

@@ -21,7 +21,7 @@ class CudaBackend final : public SimBackend {
   public:
     CudaBackend(const Device& device, VkCommandPool pool, const BackendConfig& config,
                 int cudaDevice)
-        : device_(device) {
+        : device_(device), stampFrames_(config.stampFrameIndex) {
         CUDA_CHECK(cudaSetDevice(cudaDevice));
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
         sim_ = std::make_unique<sim::CudaGrayScott>(int(config.grid.width), int(config.grid.height),
@@ -41,6 +41,8 @@ class CudaBackend final : public SimBackend {
                 CUDA_CHECK(cudaEventCreate(ev));
         CUDA_CHECK(
             cudaMallocHost(reinterpret_cast<void**>(&probeHost_), config.slots * sizeof(float)));
+        CUDA_CHECK(
+            cudaMallocHost(reinterpret_cast<void**>(&stampHost_), config.slots * sizeof(float)));
         simTimeline_ = createSharedTimeline(device, "sim timeline (CUDA signals)");
         renderTimeline_ = createSharedTimeline(device, "render timeline (Vulkan signals)");
         // Hand every image to CUDA once: GENERAL layout, owned by VK_QUEUE_FAMILY_EXTERNAL.
@@ -61,6 +63,7 @@ class CudaBackend final : public SimBackend {
             for (cudaEvent_t ev : {e.start, e.beforeWait, e.afterWait, e.end})
                 (void)cudaEventDestroy(ev);
         (void)cudaFreeHost(probeHost_);
+        (void)cudaFreeHost(stampHost_);
         destroySharedTimeline(device_, simTimeline_);
         destroySharedTimeline(device_, renderTimeline_);
         for (auto& image : images_)
@@ -87,6 +90,14 @@ class CudaBackend final : public SimBackend {
         CUDA_CHECK(cudaEventRecord(ev.afterWait, stream_));
         const CudaImage& target = cudaImages_[slot];
         sim_->writeField(target.surfaces.data(), int(target.surfaces.size()));
+        if (stampFrames_) {
+            // The slot's previous copy finished before its frame was drawn, so rewriting the
+            // pinned source now is safe.
+            stampHost_[slot] = float(frame);
+            CUDA_CHECK(cudaMemcpy2DToArrayAsync(target.levels[0], 0, 0, stampHost_ + slot,
+                                                sizeof(float), sizeof(float), 1,
+                                                cudaMemcpyHostToDevice, stream_));
+        }
         if (probeX_ >= 0)
             CUDA_CHECK(cudaMemcpyAsync(probeHost_ + slot,
                                        sim_->deviceV() + size_t(probeY_) * size_t(sim_->width()) +
@@ -161,6 +172,8 @@ class CudaBackend final : public SimBackend {
     std::vector<SlotEvents> events_;
     std::optional<uint64_t> firstFrame_; // a recreated backend starts mid-run
     float* probeHost_ = nullptr;         // pinned, one value per slot
+    bool stampFrames_ = false;
+    float* stampHost_ = nullptr; // pinned, one value per slot
     bool probeSlotValid_[8] = {};
     int probeX_ = -1, probeY_ = -1;
     std::optional<float> probe_;

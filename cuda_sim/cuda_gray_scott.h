@@ -40,9 +40,8 @@ class CudaGrayScott {
     cudaStream_t stream() const { return stream_; }
     const float* deviceV() const { return v_[current_]; }
 
-    // DRAM bytes per cell per step: u and v read once (4 + 4 bytes; the 8 neighbours' reads hit
-    // L1/L2 because adjacent blocks share rows) and written once (4 + 4 bytes) = 16.
-    static double bytesPerCellStep() { return 16.0; }
+    // DRAM bytes per cell per step (see kBytesPerCellStep).
+    static double bytesPerCellStep() { return kBytesPerCellStep; }
 
   private:
     int width_;

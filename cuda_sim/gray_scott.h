@@ -29,6 +29,11 @@ struct Preset {
     float k;
 };
 
+// DRAM bytes per cell per simulation step, the roofline's denominator: u and v read once (4 + 4
+// bytes; the 8 neighbours' reads hit L1/L2 because adjacent blocks share rows) and written once
+// (4 + 4 bytes).
+inline constexpr double kBytesPerCellStep = 16.0;
+
 inline constexpr Preset kPresets[] = {
     {"coral", 0.0545f, 0.062f},    // branching stripes that grow into coral
     {"mitosis", 0.0367f, 0.0649f}, // spots that grow and divide until they fill the grid

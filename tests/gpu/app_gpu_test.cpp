@@ -110,3 +110,27 @@ TEST_F(AppGpuRun, HeadlessCudaRunValidatesAndMatchesTheCpuBackendScreenshot) {
 
 } // namespace
 } // namespace estuary::test
+
+namespace estuary::test {
+namespace {
+
+TEST_F(AppGpuRun, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCuda) {
+    for (uint32_t inFlight : {1u, 2u, 3u, 4u, 8u}) {
+        SCOPED_TRACE("frames in flight " + std::to_string(inFlight));
+        Options o;
+        o.backend = Backend::Cuda;
+        o.grid = {256, 256};
+        o.stepsPerFrame = 4;
+        o.framesInFlight = inFlight;
+        const auto run = runStampedFrames(o, 300);
+        EXPECT_EQ(run.validationMessages, 0u);
+        ASSERT_EQ(run.seen.size(), 300u);
+        uint32_t wrong = 0;
+        for (uint32_t f = 0; f < run.seen.size(); ++f)
+            wrong += run.seen[f] != float(f);
+        EXPECT_EQ(wrong, 0u) << "draws that sampled another frame's field";
+    }
+}
+
+} // namespace
+} // namespace estuary::test

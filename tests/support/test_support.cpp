@@ -1,5 +1,8 @@
 #include "test_support.h"
 #include "error.h"
+#include "frame.h"
+#include "offscreen.h"
+#include "session.h"
 
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb_image.h>
@@ -106,6 +109,66 @@ ProcessResult runEstuary(const std::string& args) {
     const int status = pclose(pipe);
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return result;
+}
+
+StampedRun runStampedFrames(const Options& options, uint32_t frames) {
+    StampedRun run;
+    Session session;
+    session.stampFrames = true;
+    Options o = options;
+    o.validate = true;
+    openInstance(session, o, {});
+    try {
+        openDevice(session, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
+        Buffer seen =
+            createBuffer(session.device, frames * sizeof(float), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                         "stamps seen");
+        const VkExtent2D extent{64, 64};
+        OffscreenTarget offscreen = createOffscreenTarget(session.device, extent);
+        uint64_t frame = 0;
+        FrameTarget target;
+        target.view = offscreen.image.view;
+        target.extent = extent;
+        target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
+        target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
+        target.inspectField = [&](VkCommandBuffer cmd, const Image& field) {
+            ImageTransition toCopy;
+            toCopy.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+            toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+            toCopy.srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+            toCopy.srcAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
+            toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+            toCopy.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+            recordImageBarrier(cmd, field.handle, toCopy);
+            VkBufferImageCopy region{};
+            region.bufferOffset = frame * sizeof(float);
+            region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+            region.imageExtent = {1, 1, 1};
+            vkCmdCopyImageToBuffer(cmd, field.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                   seen.handle, 1, &region);
+            ImageTransition back;
+            back.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+            back.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+            back.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+            back.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+            back.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
+            recordImageBarrier(cmd, field.handle, back);
+        };
+        for (frame = 0; frame < frames; ++frame)
+            drawFrame(session, frame, target);
+        finishFrames(session);
+        vkDeviceWaitIdle(session.device.handle);
+        const auto* values = static_cast<const float*>(seen.mapped);
+        run.seen.assign(values, values + frames);
+        destroyOffscreenTarget(session.device, offscreen);
+        destroyBuffer(session.device, seen);
+    } catch (...) {
+        closeSession(session);
+        throw;
+    }
+    run.validationMessages = closeSession(session);
+    return run;
 }
 
 } // namespace estuary::test

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "context.h"
+#include "options.h"
 #include "resources.h"
 
 #include <gtest/gtest.h>
@@ -56,5 +57,14 @@ struct ProcessResult {
 };
 // Runs estuary with the given arguments (a shell-quoted string), capturing its output.
 ProcessResult runEstuary(const std::string& args);
+
+struct StampedRun {
+    std::vector<float> seen; // per frame: texel (0,0) of level 0 as the draw sampled it
+    uint32_t validationMessages = 0;
+};
+// Opens a session (validation on) whose backend stamps each frame's index into its field, draws
+// `frames` frames with the options' frames in flight, and records, inside each draw submission,
+// what the draw is about to sample. A synchronization bug shows as seen[f] != f.
+StampedRun runStampedFrames(const Options& options, uint32_t frames);
 
 } // namespace estuary::test

@@ -1,0 +1,239 @@
+#include "ui_panels.h"
+#include "colormap.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace estuary {
+
+const char* timingSeriesName(TimingSeries series) {
+    switch (series) {
+    case TimingSeries::Cpu:
+        return "CPU frame";
+    case TimingSeries::Sim:
+        return "simulation";
+    case TimingSeries::Render:
+        return "render (GPU)";
+    default:
+        return "interop wait";
+    }
+}
+
+double timingValue(const FrameTiming& timing, TimingSeries series) {
+    switch (series) {
+    case TimingSeries::Cpu:
+        return timing.cpuMs;
+    case TimingSeries::Sim:
+        return timing.simMs;
+    case TimingSeries::Render:
+        return timing.renderMs;
+    default:
+        return timing.waitMs;
+    }
+}
+
+SeriesStats seriesStats(const FrameHistory& history, TimingSeries series,
+                        std::vector<double>& scratch) {
+    SeriesStats stats;
+    scratch.clear();
+    for (size_t i = 0; i < history.size(); ++i) {
+        const double v = timingValue(history[i], series);
+        if (std::isfinite(v)) scratch.push_back(v);
+    }
+    stats.count = scratch.size();
+    if (scratch.empty()) return stats;
+    stats.current = scratch.back();
+    // Nearest rank: the ceil(p/100 × n)-th smallest sample.
+    auto rank = [&](double p) {
+        const size_t r = size_t(std::ceil(p / 100.0 * double(scratch.size())));
+        const size_t index = std::clamp<size_t>(r, 1, scratch.size()) - 1;
+        std::nth_element(scratch.begin(), scratch.begin() + std::ptrdiff_t(index), scratch.end());
+        return scratch[index];
+    };
+    stats.p50 = rank(50.0);
+    stats.p99 = rank(99.0);
+    return stats;
+}
+
+namespace {
+
+constexpr ImU32 kSeriesColours[] = {IM_COL32(240, 240, 240, 255), IM_COL32(90, 200, 250, 255),
+                                    IM_COL32(250, 170, 60, 255), IM_COL32(240, 80, 110, 255)};
+
+void drawSimulationPanel(Session& session, UiState& ui, ImGuiCond place) {
+    ImGui::SetNextWindowPos(ImVec2(10, 10), place);
+    ImGui::SetNextWindowSize(ImVec2(300, 0), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("Simulation")) {
+        ImGui::End();
+        return;
+    }
+    sim::GrayScottParams& p = session.params;
+    ImGui::SliderFloat("F (feed)", &p.F, 0.0f, 0.1f, "%.4f");
+    ImGui::SliderFloat("k (kill)", &p.k, 0.0f, 0.1f, "%.4f");
+    // Du above 1 is unstable with dt = 1 and the 9-point Laplacian (see gray_scott.h).
+    ImGui::SliderFloat("Du", &p.Du, 0.0f, 1.0f, "%.3f");
+    ImGui::SliderFloat("Dv", &p.Dv, 0.0f, 1.0f, "%.3f");
+    ImGui::SliderInt("steps/frame", &ui.stepsPerFrame, 0, 64);
+
+    ImGui::TextUnformatted("Presets (reset the field):");
+    for (size_t i = 0; i < kPresetCount; ++i) {
+        if (i % 3 != 0) ImGui::SameLine();
+        if (ImGui::Button(sim::kPresets[i].name, ImVec2(88, 0))) ui.requests.preset = int(i);
+        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+        ui.presetButtonCentre[i] = {0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y)};
+    }
+
+    bool paused = ui.paused;
+    if (ImGui::Checkbox("Pause (space)", &paused)) ui.requests.togglePause = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Step (S)")) ui.requests.stepOnce = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Reset (R)")) ui.requests.reset = true;
+
+    ImGui::InputInt2("grid", ui.gridEdit);
+    ui.gridEdit[0] = std::clamp(ui.gridEdit[0], 8, 4096);
+    ui.gridEdit[1] = std::clamp(ui.gridEdit[1], 8, 4096);
+    const Extent grid = session.options.grid;
+    const bool gridChanged =
+        uint32_t(ui.gridEdit[0]) != grid.width || uint32_t(ui.gridEdit[1]) != grid.height;
+    ImGui::BeginDisabled(!gridChanged);
+    if (ImGui::Button("Apply grid size"))
+        ui.requests.grid = Extent{uint32_t(ui.gridEdit[0]), uint32_t(ui.gridEdit[1])};
+    ImGui::EndDisabled();
+
+    ImGui::SliderFloat("brush radius", &ui.brushRadius, 1.0f, 64.0f, "%.0f cells");
+    ImGui::TextDisabled("left drag: paint, right drag: erase");
+    ImGui::Text("backend %s, grid %ux%u, frame %llu", session.backend->name(), grid.width,
+                grid.height, static_cast<unsigned long long>(session.nextFrame));
+    ImGui::End();
+}
+
+void drawViewPanel(Session& session, UiState& ui, ImGuiCond place) {
+    ImGui::SetNextWindowPos(ImVec2(10, 360), place);
+    ImGui::SetNextWindowSize(ImVec2(300, 0), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("View")) {
+        ImGui::End();
+        return;
+    }
+    ViewParams& view = session.view;
+    if (ImGui::BeginCombo("colormap", kColormapNames[view.colormap])) {
+        for (uint32_t i = 0; i < kColormapCount; ++i)
+            if (ImGui::Selectable(kColormapNames[i], i == view.colormap)) view.colormap = i;
+        ImGui::EndCombo();
+    }
+    ImGui::SliderFloat("mip bias", &view.mipBias, -2.0f, 8.0f, "%.1f");
+    ImGui::SliderFloat("zoom", &view.zoom, 0.1f, 64.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+    ImGui::DragFloatRange2("values", &view.valueMin, &view.valueMax, 0.005f, -1.0f, 2.0f);
+    ImGui::Text("pan %.3f, %.3f", double(view.panX), double(view.panY));
+    ImGui::SameLine();
+    if (ImGui::Button("Reset view")) {
+        view.zoom = 1.0f;
+        view.panX = view.panY = 0.0f;
+    }
+    ImGui::TextDisabled("wheel: zoom; middle/ctrl+drag: pan");
+    const CursorInfo& c = ui.cursor;
+    if (c.overField) {
+        if (c.value)
+            ImGui::Text("cell %d, %d  v = %.4f", c.cellX, c.cellY, double(*c.value));
+        else
+            ImGui::Text("cell %d, %d  v = (pending)", c.cellX, c.cellY);
+    } else {
+        ImGui::TextDisabled("cursor outside the field");
+    }
+    ImGui::Text("pixel %.0f, %.0f", double(c.pixel.x), double(c.pixel.y));
+    ImGui::End();
+}
+
+void drawTimingPlot(const FrameHistory& history, UiState& ui, float topMs) {
+    const ImVec2 size(ImGui::GetContentRegionAvail().x, 120.0f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("timing plot", size);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 corner(origin.x + size.x, origin.y + size.y);
+    draw->AddRectFilled(origin, corner, IM_COL32(20, 20, 26, 220));
+    // The plot's top eases towards the slowest p99 so one hitch does not flatten everything.
+    ui.plotScaleMs =
+        ui.plotScaleMs > 0.0f ? ui.plotScaleMs + 0.05f * (topMs - ui.plotScaleMs) : topMs;
+    const float scale = std::max(ui.plotScaleMs, 0.1f);
+    const size_t n = history.size();
+    if (n < 2) return;
+    const float dx = size.x / float(n - 1);
+    for (size_t s = 0; s < 4; ++s) {
+        for (size_t i = 1; i < n; ++i) {
+            const double a = timingValue(history[i - 1], kTimingSeries[s]);
+            const double b = timingValue(history[i], kTimingSeries[s]);
+            if (!std::isfinite(a) || !std::isfinite(b)) continue; // gap: not measured (yet)
+            auto y = [&](double ms) {
+                return corner.y - std::min(float(ms) / scale, 1.0f) * size.y;
+            };
+            draw->AddLine(ImVec2(origin.x + float(i - 1) * dx, y(a)),
+                          ImVec2(origin.x + float(i) * dx, y(b)), kSeriesColours[s]);
+        }
+    }
+    char label[32];
+    std::snprintf(label, sizeof(label), "%.2f ms", double(scale));
+    draw->AddText(ImVec2(origin.x + 4, origin.y + 2), IM_COL32(200, 200, 200, 255), label);
+}
+
+void drawPerformancePanel(Session& session, UiState& ui, ImGuiCond place) {
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(display.x - 10, 10), place, ImVec2(1, 0));
+    ImGui::SetNextWindowSize(ImVec2(380, 0), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("Performance")) {
+        ImGui::End();
+        return;
+    }
+    SeriesStats stats[4];
+    float top = 0.0f;
+    for (size_t s = 0; s < 4; ++s) {
+        stats[s] = seriesStats(session.history, kTimingSeries[s], ui.scratch);
+        if (std::isfinite(stats[s].p99)) top = std::max(top, float(stats[s].p99) * 1.25f);
+    }
+    ImGui::Text("last %zu frames, GPU times %u frames late", session.history.size(),
+                session.backend->slotCount());
+    drawTimingPlot(session.history, ui, top);
+    if (ImGui::BeginTable("timings", 4, ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("ms");
+        ImGui::TableSetupColumn("now");
+        ImGui::TableSetupColumn("p50");
+        ImGui::TableSetupColumn("p99");
+        ImGui::TableHeadersRow();
+        for (size_t s = 0; s < 4; ++s) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kSeriesColours[s]), "%s",
+                               timingSeriesName(kTimingSeries[s]));
+            for (double v : {stats[s].current, stats[s].p50, stats[s].p99}) {
+                ImGui::TableNextColumn();
+                if (std::isfinite(v))
+                    ImGui::Text("%.3f", v);
+                else
+                    ImGui::TextDisabled("-");
+            }
+        }
+        ImGui::EndTable();
+    }
+    const double fps = std::isfinite(stats[0].p50) && stats[0].p50 > 0 ? 1000.0 / stats[0].p50 : 0;
+    ImGui::Text("%.1f frames/s (p50)", fps);
+    ImGui::TextDisabled("F12 screenshot, H hide UI, Esc quit");
+    ImGui::End();
+}
+
+} // namespace
+
+void drawUiPanels(Session& session, UiState& ui) {
+    // Panels keep where the user dragged them, until the window changes size: then they go back
+    // to their corners, so none is left off-screen or on top of another.
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    const bool resized = display.x != ui.layoutFor.x || display.y != ui.layoutFor.y;
+    ui.layoutFor = {display.x, display.y};
+    const ImGuiCond place = resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    drawSimulationPanel(session, ui, place);
+    drawViewPanel(session, ui, place);
+    drawPerformancePanel(session, ui, place);
+}
+
+} // namespace estuary

@@ -1,0 +1,74 @@
+// The overlay's three panels — Simulation, View, Performance — built with Dear ImGui each frame
+// from the session and a UiState. Sliders edit the session's parameters in place (the next frame
+// uses them); anything that must happen between frames (reset, single step, preset, grid change,
+// screenshot, quit) becomes a UiRequest that the windowed app applies, the same path the hotkeys
+// take. The timing summaries are pure functions over the frame history, unit-tested.
+#pragma once
+
+#include "frame_timing.h"
+#include "gray_scott.h"
+#include "options.h"
+#include "session.h"
+#include "view_mapping.h"
+
+#include <optional>
+#include <vector>
+
+namespace estuary {
+
+enum class TimingSeries { Cpu, Sim, Render, Wait };
+inline constexpr TimingSeries kTimingSeries[] = {TimingSeries::Cpu, TimingSeries::Sim,
+                                                 TimingSeries::Render, TimingSeries::Wait};
+const char* timingSeriesName(TimingSeries series);
+double timingValue(const FrameTiming& timing, TimingSeries series);
+
+struct SeriesStats {
+    size_t count = 0;              // finite samples in the history
+    double current = kNotMeasured; // the newest finite sample
+    double p50 = kNotMeasured;     // nearest rank, as in bench_stats.h
+    double p99 = kNotMeasured;
+};
+// `scratch` is reused between calls so the per-frame path does not allocate once it has grown.
+SeriesStats seriesStats(const FrameHistory& history, TimingSeries series,
+                        std::vector<double>& scratch);
+
+inline constexpr size_t kPresetCount = sizeof(sim::kPresets) / sizeof(sim::kPresets[0]);
+
+struct UiRequests {
+    bool reset = false;
+    bool stepOnce = false;
+    bool togglePause = false;
+    bool toggleUi = false;
+    bool screenshot = false;
+    bool quit = false;
+    int preset = -1; // index into sim::kPresets
+    std::optional<Extent> grid;
+};
+
+struct CursorInfo {
+    bool overField = false;
+    int cellX = 0, cellY = 0;
+    Vec2 pixel;                 // framebuffer pixels
+    std::optional<float> value; // v at the cell, from the backend's probe (arrives late on CUDA)
+};
+
+struct UiState {
+    bool visible = true;
+    bool paused = false;
+    int stepsPerFrame = 8; // while running; the session's value is 0 while paused
+    float brushRadius = 8.0f;
+    int gridEdit[2] = {512, 512};
+    UiRequests requests; // filled by panels and hotkeys, consumed once per frame
+    CursorInfo cursor;
+    // Where each preset button was last drawn (window coordinates): lets tests and scripted runs
+    // click them through the same input path a user does.
+    Vec2 presetButtonCentre[kPresetCount];
+    std::vector<double> scratch;
+    float plotScaleMs = 0.0f; // smoothed top of the timing plot
+    Vec2 layoutFor;           // display size the panels were last placed for
+};
+
+// Builds the panels for this ImGui frame (between ImGui::NewFrame and ImGui::Render).
+void drawUiPanels(Session& session, UiState& ui);
+
+} // namespace estuary

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The benchmark runs behind docs/PERFORMANCE.md, from a bundle folder on the GPU machine: every mode
+# at 1024², 2048² and 4096², then pipelined at 1024² for each frames-in-flight depth. Reports (JSON,
+# CSV) and a log go to $OUT (default ./bench-results).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+out=${OUT:-$here/bench-results}
+mkdir -p "$out"
+cd "$here" || exit 1
+if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+status=0
+{
+    for size in 1024 2048 4096; do
+        frames=5000
+        [ "$size" = 4096 ] && frames=${BENCH_FRAMES_4096:-2000}
+        echo "== bench ${size}x${size}, all modes, $frames frames"
+        ./estuary --bench --backend cuda --mode all --size "${size}x${size}" --frames "$frames" \
+            --report "$out/bench-$size.json" --csv "$out/bench-$size.csv" || status=1
+    done
+    for depth in 1 2 3 4 8; do
+        echo "== pipelined 1024x1024, $depth in flight"
+        ./estuary --bench --backend cuda --mode pipelined --size 1024x1024 --frames 3000 \
+            --frames-in-flight "$depth" 2>/dev/null | grep -E '^pipelined|busy' || status=1
+    done
+} 2>&1 | tee "$out/bench.log"
+exit $status
