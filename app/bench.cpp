@@ -18,6 +18,7 @@
 #endif
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <unistd.h>
@@ -124,7 +125,8 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
             const FrameTiming& t = s.history[i];
             if (t.frame < o.warmup) continue;
             FrameSample sample;
-            sample.frameMs = t.cpuMs;
+            sample.frameMs = std::isnan(t.gpuIntervalMs) ? t.cpuMs : t.gpuIntervalMs;
+            sample.cpuFrameMs = t.cpuMs;
             sample.simMs = t.simMs;
             sample.renderMs = t.renderMs;
             sample.waitMs = t.waitMs;

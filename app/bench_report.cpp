@@ -28,14 +28,16 @@ std::optional<Summary> summarizeColumn(const ModeResult& mode, double FrameSampl
 }
 
 struct ModeStats {
-    std::optional<Summary> frame, sim, render, wait, busy;
+    std::optional<Summary> frame, sim, render, wait, busy, cpu;
 };
 
 ModeStats modeStats(const ModeResult& mode) {
-    return {
-        summarizeColumn(mode, &FrameSample::frameMs), summarizeColumn(mode, &FrameSample::simMs),
-        summarizeColumn(mode, &FrameSample::renderMs), summarizeColumn(mode, &FrameSample::waitMs),
-        summarizeColumn(mode, &FrameSample::gpuBusyMs)};
+    return {summarizeColumn(mode, &FrameSample::frameMs),
+            summarizeColumn(mode, &FrameSample::simMs),
+            summarizeColumn(mode, &FrameSample::renderMs),
+            summarizeColumn(mode, &FrameSample::waitMs),
+            summarizeColumn(mode, &FrameSample::gpuBusyMs),
+            summarizeColumn(mode, &FrameSample::cpuFrameMs)};
 }
 
 // NaN when the summary is absent; the writers print NaN as null or "-".
@@ -278,8 +280,13 @@ void writeMode(JsonWriter& w, const BenchReport& report, const ModeResult& mode,
     w.key("frames_measured").integer(stats.frame ? stats.frame->count : 0);
     w.key("wall_seconds").number(mode.wallSeconds);
     w.key("note").string(mode.note);
+    w.key("frame_time_definition")
+        .string("interval between the GPU finishing consecutive frames (Vulkan timestamps at "
+                "the end of each draw); the host interval where timestamps are unavailable");
     w.key("frame_time_ms");
     writeSummary(w, stats.frame, kFrameTimeFields);
+    w.key("cpu_frame_time_ms");
+    writeSummary(w, stats.cpu, kFrameTimeFields);
     w.key("fps_mean").number(fpsMean(stats));
     w.key("one_percent_low_fps").number(field(stats.frame, &Summary::low1PercentFps));
     w.key("one_percent_low_definition").string(kOnePercentLowDefinition);
@@ -311,11 +318,10 @@ struct Column {
     const char* header;
     double FrameSample::*member;
 };
-constexpr Column kCsvColumns[] = {{"frame_ms", &FrameSample::frameMs},
-                                  {"sim_ms", &FrameSample::simMs},
-                                  {"render_ms", &FrameSample::renderMs},
-                                  {"wait_ms", &FrameSample::waitMs},
-                                  {"gpu_busy_ms", &FrameSample::gpuBusyMs}};
+constexpr Column kCsvColumns[] = {
+    {"frame_ms", &FrameSample::frameMs},      {"sim_ms", &FrameSample::simMs},
+    {"render_ms", &FrameSample::renderMs},    {"wait_ms", &FrameSample::waitMs},
+    {"gpu_busy_ms", &FrameSample::gpuBusyMs}, {"cpu_frame_ms", &FrameSample::cpuFrameMs}};
 
 // RFC 4180: quote a field holding a separator, a quote or a line break; double inner quotes.
 std::string csvText(const std::string& text) {

@@ -55,11 +55,14 @@ struct BenchConfig {
 };
 
 struct FrameSample {
-    double frameMs = kNotMeasured;   // present-to-present (CPU clock)
-    double simMs = kNotMeasured;     // GPU time of the simulation steps
-    double renderMs = kNotMeasured;  // GPU time of the draw
-    double waitMs = kNotMeasured;    // GPU time spent waiting on the interop hand-off
-    double gpuBusyMs = kNotMeasured; // GPU time doing work in this frame
+    // Frame time: interval between the GPU finishing consecutive frames (Vulkan timestamps at the
+    // end of each draw) — the cadence a display would get; the host interval where no timestamps.
+    double frameMs = kNotMeasured;
+    double simMs = kNotMeasured;      // GPU time of the simulation steps
+    double renderMs = kNotMeasured;   // GPU time of the draw
+    double waitMs = kNotMeasured;     // GPU time spent waiting on the interop hand-off
+    double gpuBusyMs = kNotMeasured;  // GPU time doing work in this frame
+    double cpuFrameMs = kNotMeasured; // host interval between the starts of consecutive frames
 };
 
 struct ModeResult {

@@ -12,6 +12,7 @@ void collectFinishedTimes(Session& session, uint64_t finished, uint32_t slot) {
     const SimBackend::SlotTimes sim = session.backend->finishedSlotTimes(slot);
     double renderMs = kNotMeasured;
     double gapMs = kNotMeasured;
+    double intervalMs = kNotMeasured;
     if (session.timestamps) {
         uint64_t ticks[2] = {};
         const VkResult r =
@@ -22,8 +23,10 @@ void collectFinishedTimes(Session& session, uint64_t finished, uint32_t slot) {
             renderMs = double(ticks[1] - ticks[0]) * msPerTick;
             // Queue idle between the previous draw's end and this one's start: waiting for the
             // simulation's signal (and, in serialized runs, for the host).
-            if (session.lastDrawEndTicks && ticks[0] >= session.lastDrawEndTicks)
+            if (session.lastDrawEndTicks && ticks[0] >= session.lastDrawEndTicks) {
                 gapMs = double(ticks[0] - session.lastDrawEndTicks) * msPerTick;
+                intervalMs = double(ticks[1] - session.lastDrawEndTicks) * msPerTick;
+            }
             session.lastDrawEndTicks = ticks[1];
         } else if (r != VK_NOT_READY) {
             VK_CHECK(r);
@@ -32,6 +35,7 @@ void collectFinishedTimes(Session& session, uint64_t finished, uint32_t slot) {
     if (FrameTiming* t = session.history.find(finished)) {
         t->simMs = sim.simMs;
         t->renderMs = renderMs;
+        t->gpuIntervalMs = intervalMs;
         if (!std::isnan(gapMs)) t->waitMs = gapMs + (std::isnan(sim.waitMs) ? 0.0 : sim.waitMs);
     }
 }

@@ -14,10 +14,11 @@ inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 
 struct FrameTiming {
     uint64_t frame = 0;
-    double cpuMs = kNotMeasured;    // host time from one frame's start to the next
-    double simMs = kNotMeasured;    // simulation + field/mip write (CUDA events, or host time)
-    double renderMs = kNotMeasured; // draw submission on the GPU (Vulkan timestamps)
-    double waitMs = kNotMeasured;   // time one API waited for the other (see SimBackend)
+    double cpuMs = kNotMeasured;         // host time from one frame's start to the next
+    double simMs = kNotMeasured;         // simulation + field/mip write (CUDA events, or host time)
+    double renderMs = kNotMeasured;      // draw submission on the GPU (Vulkan timestamps)
+    double waitMs = kNotMeasured;        // time one API waited for the other (see SimBackend)
+    double gpuIntervalMs = kNotMeasured; // end of the previous frame's draw to the end of this one
 };
 
 // Fixed-capacity ring of the most recent frames, oldest first. No allocation after construction.

@@ -97,6 +97,8 @@ void openInstance(Session& session, const Options& options,
     session.dataDir = executableDir();
     session.params.stepsPerFrame = options.stepsPerFrame;
     session.view.colormap = findColormap(options.colormap).value_or(0);
+    // v of the Gray-Scott patterns stays below about 0.5; use the colormap's whole range for it.
+    session.view.valueMax = 0.5f;
     InstanceDesc desc;
     desc.validation = options.validate;
     desc.extensions = instanceExtensions;

@@ -27,14 +27,47 @@ __global__ void seedKernel(float* u, float* v, int w, int h, uint64_t seed) {
     seedCell(seed, x, y, w, h, u[i], v[i]);
 }
 
+// Each thread sweeps one column down kRowsPerThread rows, keeping the (x-1, x, x+1) triplets of
+// the rows above, at and below in registers: 6 loads per cell instead of the 18 a thread-per-cell
+// stencil issues, which made the step load-issue bound (46% of DRAM peak at 4096²) rather than
+// DRAM bound. laplacian9 and grayScottUpdate are the CPU's, so results stay bit-identical.
+constexpr int kRowsPerThread = 16;
+
+struct Triplet {
+    float at[3]; // x-1, x, x+1
+};
+
+__device__ inline Triplet loadTriplet(const float* __restrict__ f, size_t row, int xm, int x,
+                                      int xp) {
+    return Triplet{{f[row + xm], f[row + x], f[row + xp]}};
+}
+
 __global__ void grayScottStepKernel(const float* __restrict__ u, const float* __restrict__ v,
                                     float* __restrict__ uOut, float* __restrict__ vOut, int w,
                                     int h, GrayScottParams params) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-    if (x >= w || y >= h) return;
-    const size_t i = static_cast<size_t>(y) * w + x;
-    grayScottCell(u, v, w, h, x, y, params, uOut[i], vOut[i]);
+    const int y0 = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y) * kRowsPerThread;
+    if (x >= w || y0 >= h) return;
+    const int xm = x == 0 ? w - 1 : x - 1;
+    const int xp = x == w - 1 ? 0 : x + 1;
+    const size_t above = static_cast<size_t>(y0 == 0 ? h - 1 : y0 - 1) * w;
+    const size_t at = static_cast<size_t>(y0) * w;
+    Triplet ua = loadTriplet(u, above, xm, x, xp), va = loadTriplet(v, above, xm, x, xp);
+    Triplet uc = loadTriplet(u, at, xm, x, xp), vc = loadTriplet(v, at, xm, x, xp);
+    const int yEnd = min(y0 + kRowsPerThread, h);
+    for (int y = y0; y < yEnd; ++y) {
+        const size_t below = static_cast<size_t>(y == h - 1 ? 0 : y + 1) * w;
+        const Triplet ub = loadTriplet(u, below, xm, x, xp);
+        const Triplet vb = loadTriplet(v, below, xm, x, xp);
+        const float lapU = laplacian9(ua.at, uc.at, ub.at, 0, 1, 2);
+        const float lapV = laplacian9(va.at, vc.at, vb.at, 0, 1, 2);
+        const size_t i = static_cast<size_t>(y) * w + x;
+        grayScottUpdate(lapU, lapV, uc.at[1], vc.at[1], params, uOut[i], vOut[i]);
+        ua = uc;
+        uc = ub;
+        va = vc;
+        vc = vb;
+    }
 }
 
 __global__ void paintKernel(float* u, float* v, int w, int h, Brush brush) {
@@ -123,8 +156,11 @@ void CudaGrayScott::step(const GrayScottParams& params, int steps) {
                                     std::to_string(steps));
     for (int s = 0; s < steps; ++s) {
         const int next = 1 - current_;
-        grayScottStepKernel<<<gridFor(width_, height_), kBlock, 0, stream_>>>(
-            u_[current_], v_[current_], u_[next], v_[next], width_, height_, params);
+        const dim3 grid(static_cast<unsigned>((width_ + kBlockX - 1) / kBlockX),
+                        static_cast<unsigned>((height_ + kBlockY * kRowsPerThread - 1) /
+                                              (kBlockY * kRowsPerThread)));
+        grayScottStepKernel<<<grid, kBlock, 0, stream_>>>(u_[current_], v_[current_], u_[next],
+                                                          v_[next], width_, height_, params);
         CUDA_SIM_CHECK(cudaGetLastError());
         current_ = next;
     }

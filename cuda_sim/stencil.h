@@ -34,8 +34,18 @@ ESTUARY_HD inline float laplacian9(const float* above, const float* row, const f
     return 0.2f * edges + 0.05f * diagonals - row[x];
 }
 
-// One explicit Euler step of cell (x, y), reading u and v (w x h, periodic), results in [0, 1]:
+// The reaction and the Euler update of one cell from its Laplacians, results in [0, 1]:
 // u' = u + dt (Du lap(u) - u v^2 + F (1 - u)),  v' = v + dt (Dv lap(v) + u v^2 - (F + k) v).
+ESTUARY_HD inline void grayScottUpdate(float lapU, float lapV, float uc, float vc,
+                                       const GrayScottParams& p, float& uOut, float& vOut) {
+    const float uvv = uc * vc * vc;
+    const float du = p.Du * lapU - uvv + p.F * (1.0f - uc);
+    const float dv = p.Dv * lapV + uvv - (p.F + p.k) * vc;
+    uOut = clamp01(uc + p.dt * du);
+    vOut = clamp01(vc + p.dt * dv);
+}
+
+// One explicit Euler step of cell (x, y), reading u and v (w x h, periodic).
 ESTUARY_HD inline void grayScottCell(const float* u, const float* v, int w, int h, int x, int y,
                                      const GrayScottParams& p, float& uOut, float& vOut) {
     const int xm = x == 0 ? w - 1 : x - 1;
@@ -46,13 +56,7 @@ ESTUARY_HD inline void grayScottCell(const float* u, const float* v, int w, int 
 
     const float lapU = laplacian9(u + rowAbove, u + rowAt, u + rowBelow, xm, x, xp);
     const float lapV = laplacian9(v + rowAbove, v + rowAt, v + rowBelow, xm, x, xp);
-    const float uc = u[rowAt + x];
-    const float vc = v[rowAt + x];
-    const float uvv = uc * vc * vc;
-    const float du = p.Du * lapU - uvv + p.F * (1.0f - uc);
-    const float dv = p.Dv * lapV + uvv - (p.F + p.k) * vc;
-    uOut = clamp01(uc + p.dt * du);
-    vOut = clamp01(vc + p.dt * dv);
+    grayScottUpdate(lapU, lapV, u[rowAt + x], v[rowAt + x], p, uOut, vOut);
 }
 
 // ---- seeded initial condition ------------------------------------------------------------------

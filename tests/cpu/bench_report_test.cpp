@@ -296,6 +296,8 @@ BenchReport sampleReport() {
             f.gpuBusyMs = f.simMs + f.renderMs;
             f.frameMs = f.gpuBusyMs + shape.hostMs + 0.08 * noise.bell() + 0.12;
             if (i % shape.hitchEvery == shape.hitchEvery - 1) f.frameMs *= 2.4 + noise.uniform();
+            // The host interval is bursty under pipelining: short submits, then a long wait.
+            f.cpuFrameMs = f.frameMs * (i % 3 == 2 ? 2.5 : 0.25);
             mode.wallSeconds += f.frameMs / 1000.0;
             mode.frames.push_back(f);
         }
@@ -477,7 +479,7 @@ TEST(BenchReportCsv, HasHeaderAndOneRowPerFrameWithEmptyFieldsForNaN) {
     while (std::getline(lines, line))
         rows.push_back(line);
     ASSERT_EQ(rows.size(), 3u * 200u + 1u);
-    EXPECT_EQ(rows[0], "mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms");
+    EXPECT_EQ(rows[0], "mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms,cpu_frame_ms");
     EXPECT_EQ(rows[1].rfind("pipelined,0,", 0), 0u);
     EXPECT_EQ(rows[600].rfind("host-copy,199,", 0), 0u);
     // host-copy measures no interop wait: the wait_ms field (6th) is empty, the others are not.
@@ -487,17 +489,18 @@ TEST(BenchReportCsv, HasHeaderAndOneRowPerFrameWithEmptyFieldsForNaN) {
     for (std::string f; std::getline(split, f, ',');)
         fields.push_back(f);
     if (hostCopy.back() == ',') fields.emplace_back();
-    ASSERT_EQ(fields.size(), 7u) << hostCopy;
+    ASSERT_EQ(fields.size(), 8u) << hostCopy;
     EXPECT_TRUE(fields[5].empty()) << hostCopy;
-    for (size_t i : {0u, 1u, 2u, 3u, 4u, 6u})
+    for (size_t i : {0u, 1u, 2u, 3u, 4u, 6u, 7u})
         EXPECT_FALSE(fields[i].empty()) << hostCopy;
 }
 
 TEST(BenchReportCsv, QuotesAModeNameHoldingACommaOrQuote) {
     BenchReport report;
     report.modes.push_back({.mode = "odd,\"name\"", .frames = {{.frameMs = 1}}});
-    EXPECT_EQ(toCsv(report), "mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms\n"
-                             "\"odd,\"\"name\"\"\",0,1,,,,\n");
+    EXPECT_EQ(toCsv(report),
+              "mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms,cpu_frame_ms\n"
+              "\"odd,\"\"name\"\"\",0,1,,,,,\n");
 }
 
 TEST(BenchReportFile, WriteCreatesParentFolders) {

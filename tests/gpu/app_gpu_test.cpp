@@ -134,3 +134,20 @@ TEST_F(AppGpuRun, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCuda) {
 
 } // namespace
 } // namespace estuary::test
+
+namespace estuary::test {
+namespace {
+
+TEST_F(AppGpuRun, BenchRunsEveryModeAt1024SquaredWithASaneReport) {
+    const auto dir = scratchDir("app-gpu-bench");
+    const auto json = dir / "bench.json";
+    const auto r = runEstuary("--bench --backend cuda --mode all --size 1024x1024 --frames 500 "
+                              "--warmup 50 --report '" +
+                              json.string() + "'");
+    std::printf("%s\n", r.output.c_str());
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_EQ(checkBenchReport(json, 500), "ok\n");
+}
+
+} // namespace
+} // namespace estuary::test

@@ -8,6 +8,7 @@
 #include <stb_image.h>
 
 #include <array>
+#include <fstream>
 #include <cstdio>
 #include <set>
 #include <sys/wait.h>
@@ -109,6 +110,59 @@ ProcessResult runEstuary(const std::string& args) {
     const int status = pclose(pipe);
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return result;
+}
+
+std::string python() {
+    return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+}
+
+// Checks the report with Python's json module: parse, required keys, ordered percentiles,
+// positive times. Prints "ok" or what is wrong.
+constexpr const char* kCheckReport = R"PY(
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+problems = []
+for key in ("environment", "configuration", "modes", "ratios", "targets"):
+    if key not in r: problems.append("missing " + key)
+env = r["environment"]
+for key in ("gpu_name", "git_revision", "build_type", "backend"):
+    if key not in env: problems.append("environment lacks " + key)
+names = [m["mode"] for m in r["modes"]]
+if names != ["pipelined", "serialized", "host-copy"]: problems.append("modes " + str(names))
+order = ["min", "p50", "p90", "p95", "p99", "p99_9", "max"]
+for m in r["modes"]:
+    ft = m["frame_time_ms"]
+    for key in order + ["mean", "stddev", "cov"]:
+        if not isinstance(ft.get(key), (int, float)): problems.append(m["mode"] + " frame_time_ms." + key)
+    values = [ft[k] for k in order]
+    if values != sorted(values): problems.append(m["mode"] + " percentiles not ordered " + str(values))
+    if ft["min"] <= 0: problems.append(m["mode"] + " non-positive frame time")
+    for key in ("fps_mean", "one_percent_low_fps", "hitches", "gpu_segments_ms",
+                "gpu_busy_ms_per_frame", "throughput", "cpu_frame_time_ms"):
+        if key not in m: problems.append(m["mode"] + " lacks " + key)
+    for seg in ("simulation", "render", "interop_wait"):
+        if seg not in m["gpu_segments_ms"]: problems.append(m["mode"] + " lacks segment " + seg)
+    if m["frames_measured"] != int(sys.argv[2]):
+        problems.append(m["mode"] + " measured %s frames" % m["frames_measured"])
+    if not m["throughput"]["cell_updates_per_s"] > 0: problems.append(m["mode"] + " throughput")
+print("ok" if not problems else "\n".join(problems))
+)PY";
+
+std::string checkBenchReport(const std::filesystem::path& json, uint32_t frames) {
+    const auto script = std::filesystem::temp_directory_path() /
+                        ("estuary-check-report-" + std::to_string(getpid()) + ".py");
+    std::ofstream(script) << kCheckReport;
+    const std::string command = python() + " '" + script.string() + "' '" + json.string() + "' " +
+                                std::to_string(frames) + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return "popen failed";
+    std::string verdict;
+    char buffer[512];
+    while (fgets(buffer, sizeof(buffer), pipe))
+        verdict += buffer;
+    pclose(pipe);
+    std::filesystem::remove(script);
+    return verdict;
 }
 
 StampedRun runStampedFrames(const Options& options, uint32_t frames) {

@@ -58,6 +58,12 @@ struct ProcessResult {
 // Runs estuary with the given arguments (a shell-quoted string), capturing its output.
 ProcessResult runEstuary(const std::string& args);
 
+// The Python interpreter that has Debian's matplotlib (/usr/bin/python3 where it exists).
+std::string python();
+// Validates a --bench JSON report with Python's json module: every documented key, ordered
+// percentiles, positive times, `frames` measured per mode. Returns "ok\n" or the problems.
+std::string checkBenchReport(const std::filesystem::path& json, uint32_t frames);
+
 struct StampedRun {
     std::vector<float> seen; // per frame: texel (0,0) of level 0 as the draw sampled it
     uint32_t validationMessages = 0;
