@@ -9,7 +9,7 @@ namespace {
 // GPU times of `finished` (which used `slot`) into the history: called once the frames-in-flight
 // wait has shown that frame is done, so nothing here blocks.
 void collectFinishedTimes(Session& session, uint64_t finished, uint32_t slot) {
-    const SimBackend::SlotTimes sim = session.backend->finishedSlotTimes(slot);
+    const SimBackend::SlotTimes sim = session.backend->finishedFrameTimes(finished);
     double renderMs = kNotMeasured;
     double gapMs = kNotMeasured;
     double intervalMs = kNotMeasured;
@@ -44,8 +44,9 @@ void collectFinishedTimes(Session& session, uint64_t finished, uint32_t slot) {
 
 void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     SimBackend& backend = *session.backend;
-    const uint32_t slots = backend.slotCount();
-    const uint32_t slot = uint32_t(frame % slots);
+    const uint32_t slot = uint32_t(frame % backend.slotCount()); // field image
+    const uint32_t ring = backend.hostRingSize();
+    const uint32_t entry = uint32_t(frame % ring); // command buffer, timestamps
     const auto start = std::chrono::steady_clock::now();
     if (FrameTiming* previous = frame > 0 ? session.history.find(frame - 1) : nullptr)
         previous->cpuMs =
@@ -53,27 +54,27 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     session.lastFrameStart = start;
     session.history.push(FrameTiming{frame});
 
-    // 1. The only host wait: the slot's previous frame must be drawn before its command buffer
-    //    (and, for the CPU backend, its staging buffer) is reused.
-    if (frame >= slots) {
-        waitTimeline(session.device, session.frameTimeline, frame + 1 - slots,
+    // 1. The only host wait: the frame that last used this command buffer (and, for the CPU
+    //    backend, this staging buffer) must be drawn. Image reuse is guarded on the GPU.
+    if (frame >= ring) {
+        waitTimeline(session.device, session.frameTimeline, frame + 1 - ring,
                      "the frame timeline (frames-in-flight limit)");
-        collectFinishedTimes(session, frame - slots, slot);
+        collectFinishedTimes(session, frame - ring, entry);
     }
 
     // 2. Simulate and write the field; the CUDA backend signals its timeline on the GPU.
     backend.simulate(frame, session.params);
 
     // 3. Record: take the field, draw it, hand it back.
-    VkCommandBuffer cmd = session.commands[slot];
+    VkCommandBuffer cmd = session.commands[entry];
     VK_CHECK(vkResetCommandBuffer(cmd, 0));
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
     if (session.timestamps) {
-        vkCmdResetQueryPool(cmd, session.timestamps, 2 * slot, 2);
+        vkCmdResetQueryPool(cmd, session.timestamps, 2 * entry, 2);
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.timestamps,
-                             2 * slot);
+                             2 * entry);
     }
     backend.recordBeforeDraw(cmd, frame);
     if (target.inspectField) target.inspectField(cmd, backend.fieldImage(slot));
@@ -84,7 +85,7 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     backend.recordAfterDraw(cmd, frame);
     if (session.timestamps)
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.timestamps,
-                             2 * slot + 1);
+                             2 * entry + 1);
     VK_CHECK(vkEndCommandBuffer(cmd));
 
     // 4. Submit: wait on the GPU for the simulation (and the swapchain), signal frame + 1.
@@ -135,10 +136,10 @@ void finishFrames(Session& session) {
     if (session.nextFrame == 0) return;
     const uint64_t last = session.nextFrame - 1;
     waitFrameDrawn(session, last);
-    const uint32_t slots = session.backend->slotCount();
-    const uint64_t first = last + 1 >= slots ? last + 1 - slots : 0;
+    const uint32_t ring = session.backend->hostRingSize();
+    const uint64_t first = last + 1 >= ring ? last + 1 - ring : 0;
     for (uint64_t f = first; f <= last; ++f)
-        collectFinishedTimes(session, f, uint32_t(f % slots));
+        collectFinishedTimes(session, f, uint32_t(f % ring));
     if (FrameTiming* t = session.history.find(last))
         t->cpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                              session.lastFrameStart)

@@ -137,13 +137,13 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
     if (session.device.timestampValidBits > 0) {
         VkQueryPoolCreateInfo queryInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        queryInfo.queryCount = 2 * session.backend->slotCount();
+        queryInfo.queryCount = 2 * session.backend->hostRingSize();
         VK_CHECK(
             vkCreateQueryPool(session.device.handle, &queryInfo, nullptr, &session.timestamps));
         setDebugName(session.device, VK_OBJECT_TYPE_QUERY_POOL,
                      reinterpret_cast<uint64_t>(session.timestamps), "draw timestamps");
     }
-    session.commands.resize(session.backend->slotCount());
+    session.commands.resize(session.backend->hostRingSize());
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = session.pool;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;

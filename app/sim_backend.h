@@ -29,6 +29,11 @@ class SimBackend {
     virtual ~SimBackend() = default;
     virtual const char* name() const = 0;
     virtual uint32_t slotCount() const = 0;
+    // How many frames the host may record ahead of the GPU: the size of the command-buffer ring.
+    // The CUDA backend guards image reuse with GPU-side waits, so the host can run further ahead
+    // than the image ring and stay off the critical path; backends that write host memory per
+    // slot (staging buffers) must keep it equal to slotCount().
+    virtual uint32_t hostRingSize() const { return slotCount(); }
     virtual const Image& fieldImage(uint32_t slot) const = 0;
     // Exported timeline the draw submission of frame f signals with f + 1, so the simulation can
     // wait for it on the GPU; VK_NULL_HANDLE where nothing outside Vulkan waits.
@@ -45,17 +50,17 @@ class SimBackend {
     // What the draw submission of `frame` must wait on, if anything.
     virtual std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t frame) const = 0;
 
-    // GPU/host timings of the frame that last used `slot`, once it has finished (call after the
-    // frames-in-flight wait, before simulate() reuses the slot). simMs: simulation and field write;
-    // waitMs: time the simulation stream stalled waiting for Vulkan. NaN when nothing was measured.
+    // GPU/host timings of `frame`, once it has been drawn (call after the frames-in-flight wait,
+    // before simulate() of frame + hostRingSize()). simMs: simulation and field write; waitMs: time
+    // the simulation stream stalled waiting for Vulkan. NaN when nothing was measured.
     struct SlotTimes {
         double simMs = kNotMeasured;
         double waitMs = kNotMeasured;
     };
-    virtual SlotTimes finishedSlotTimes(uint32_t slot) = 0;
+    virtual SlotTimes finishedFrameTimes(uint64_t frame) = 0;
 
-    // Value of v at cell (x, y), sampled during the frame `frame` (asynchronously on the GPU: the
-    // value arrives with finishedSlotTimes' frame). Returns the latest available sample.
+    // Value of v at cell (x, y), sampled by each frame's simulation (asynchronously on the GPU: the
+    // value arrives with finishedFrameTimes). Returns the latest available sample.
     virtual void requestProbe(int x, int y) = 0;
     virtual std::optional<float> probeValue() const = 0;
 

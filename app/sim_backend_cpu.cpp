@@ -48,9 +48,9 @@ class CpuBackend final : public SimBackend {
     void recordAfterDraw(VkCommandBuffer, uint64_t) override {}
     std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t) const override { return std::nullopt; }
 
-    SlotTimes finishedSlotTimes(uint32_t slot) override {
+    SlotTimes finishedFrameTimes(uint64_t frame) override {
         SlotTimes t;
-        t.simMs = simMs_[slot]; // host time: known as soon as simulate() returned
+        t.simMs = simMs_[frame % simMs_.size()]; // host time: known once simulate() returned
         return t;
     }
 

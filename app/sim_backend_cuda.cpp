@@ -35,14 +35,14 @@ class CudaBackend final : public SimBackend {
             images_.push_back(createExportedImage(device, desc));
             cudaImages_.push_back(importImage(device, images_.back()));
         }
-        events_.resize(config.slots);
+        // Per-frame bookkeeping lives in the command ring, which is longer than the image ring.
+        ring_ = std::min(2 * config.slots, 16u);
+        events_.resize(ring_);
         for (auto& e : events_)
             for (cudaEvent_t* ev : {&e.start, &e.beforeWait, &e.afterWait, &e.end})
                 CUDA_CHECK(cudaEventCreate(ev));
-        CUDA_CHECK(
-            cudaMallocHost(reinterpret_cast<void**>(&probeHost_), config.slots * sizeof(float)));
-        CUDA_CHECK(
-            cudaMallocHost(reinterpret_cast<void**>(&stampHost_), config.slots * sizeof(float)));
+        CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&probeHost_), ring_ * sizeof(float)));
+        CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&stampHost_), ring_ * sizeof(float)));
         simTimeline_ = createSharedTimeline(device, "sim timeline (CUDA signals)");
         renderTimeline_ = createSharedTimeline(device, "render timeline (Vulkan signals)");
         // Hand every image to CUDA once: GENERAL layout, owned by VK_QUEUE_FAMILY_EXTERNAL.
@@ -73,13 +73,15 @@ class CudaBackend final : public SimBackend {
 
     const char* name() const override { return "cuda"; }
     uint32_t slotCount() const override { return uint32_t(images_.size()); }
+    uint32_t hostRingSize() const override { return ring_; }
     const Image& fieldImage(uint32_t slot) const override { return images_[slot].image; }
     VkSemaphore drawnTimeline() const override { return renderTimeline_.semaphore; }
 
     void simulate(uint64_t frame, const sim::GrayScottParams& params) override {
         if (!firstFrame_) firstFrame_ = frame;
         const uint32_t slot = uint32_t(frame % images_.size());
-        SlotEvents& ev = events_[slot];
+        const uint32_t entry = uint32_t(frame % ring_);
+        SlotEvents& ev = events_[entry];
         // The state lives in CUDA memory, so stepping need not wait for Vulkan; only writing the
         // slot's image must wait until Vulkan has drawn and released it (frame - slots).
         CUDA_CHECK(cudaEventRecord(ev.start, stream_));
@@ -91,27 +93,28 @@ class CudaBackend final : public SimBackend {
         const CudaImage& target = cudaImages_[slot];
         sim_->writeField(target.surfaces.data(), int(target.surfaces.size()));
         if (stampFrames_) {
-            // The slot's previous copy finished before its frame was drawn, so rewriting the
-            // pinned source now is safe.
-            stampHost_[slot] = float(frame);
-            CUDA_CHECK(cudaMemcpy2DToArrayAsync(target.levels[0], 0, 0, stampHost_ + slot,
+            // This entry's previous copy (frame - ring) finished before that frame was drawn, and
+            // the host waited for that, so rewriting the pinned source now is safe.
+            stampHost_[entry] = float(frame);
+            CUDA_CHECK(cudaMemcpy2DToArrayAsync(target.levels[0], 0, 0, stampHost_ + entry,
                                                 sizeof(float), sizeof(float), 1,
                                                 cudaMemcpyHostToDevice, stream_));
         }
         if (probeX_ >= 0)
-            CUDA_CHECK(cudaMemcpyAsync(probeHost_ + slot,
+            CUDA_CHECK(cudaMemcpyAsync(probeHost_ + entry,
                                        sim_->deviceV() + size_t(probeY_) * size_t(sim_->width()) +
                                            size_t(probeX_),
                                        sizeof(float), cudaMemcpyDeviceToHost, stream_));
-        probeSlotValid_[slot] = probeX_ >= 0;
+        probeValid_[entry] = probeX_ >= 0;
         CUDA_CHECK(cudaEventRecord(ev.end, stream_));
         ev.used = true;
         cudaSignalTimeline(simTimeline_, frame + 1, stream_);
     }
 
-    SlotTimes finishedSlotTimes(uint32_t slot) override {
+    SlotTimes finishedFrameTimes(uint64_t frame) override {
         SlotTimes t;
-        SlotEvents& ev = events_[slot];
+        const uint32_t entry = uint32_t(frame % ring_);
+        SlotEvents& ev = events_[entry];
         // Vulkan drew the slot's last frame, and it waited for the signal enqueued after ev.end,
         // so these queries do not block.
         if (!ev.used || cudaEventQuery(ev.end) != cudaSuccess) return t;
@@ -121,7 +124,7 @@ class CudaBackend final : public SimBackend {
         CUDA_CHECK(cudaEventElapsedTime(&write, ev.afterWait, ev.end));
         t.simMs = double(step) + double(write);
         t.waitMs = double(wait);
-        if (probeSlotValid_[slot]) probe_ = probeHost_[slot];
+        if (probeValid_[entry]) probe_ = probeHost_[entry];
         return t;
     }
 
@@ -171,10 +174,11 @@ class CudaBackend final : public SimBackend {
     };
     std::vector<SlotEvents> events_;
     std::optional<uint64_t> firstFrame_; // a recreated backend starts mid-run
-    float* probeHost_ = nullptr;         // pinned, one value per slot
+    float* probeHost_ = nullptr;         // pinned, one value per ring entry
     bool stampFrames_ = false;
     float* stampHost_ = nullptr; // pinned, one value per slot
-    bool probeSlotValid_[8] = {};
+    uint32_t ring_ = 1;
+    bool probeValid_[16] = {};
     int probeX_ = -1, probeY_ = -1;
     std::optional<float> probe_;
 };

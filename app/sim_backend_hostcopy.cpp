@@ -98,7 +98,8 @@ class HostCopyBackend final : public SimBackend {
     void recordAfterDraw(VkCommandBuffer, uint64_t) override {}
     std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t) const override { return std::nullopt; }
 
-    SlotTimes finishedSlotTimes(uint32_t slot) override {
+    SlotTimes finishedFrameTimes(uint64_t frame) override {
+        const size_t slot = frame % simMs_.size();
         SlotTimes t;
         t.simMs = simMs_[slot];
         t.waitMs = waitMs_[slot]; // host wait for the device→host copy, plus the staging memcpy
