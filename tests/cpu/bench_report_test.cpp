@@ -537,7 +537,7 @@ TEST(BenchReportTable, ListsEveryModeRatioAndDefinition) {
          {"mode", "p50 ms", "p99 ms", "fps", "1% low", "sim p50", "render p50", "wait p50",
           "pipelined ", "serialized ", "host-copy ",
           "pipelined vs serialized: ", "pipelined vs host-copy: ", "serialized vs host-copy: ",
-          "pipelined frame / GPU busy (p50): ", "note: copies each frame", "slowest 1%"})
+          "pipelined frame / GPU busy (means): ", "note: copies each frame", "slowest 1%"})
         EXPECT_NE(table.find(text), std::string::npos) << text << "\n" << table;
     EXPECT_EQ(table.find("nan"), std::string::npos) << table;
 }
