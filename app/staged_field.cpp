@@ -47,27 +47,8 @@ float* stagedLevel(const StagedField& field, uint32_t slot, uint32_t level) {
 }
 
 void recordStagedUpload(VkCommandBuffer cmd, const StagedField& field, uint32_t slot) {
-    const VkImage image = field.images[slot].handle;
-    // Every level is overwritten, so the old contents are discarded (UNDEFINED); the source stage
-    // orders this after the previous draw that sampled the image.
-    ImageTransition toCopy;
-    toCopy.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    toCopy.srcStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-    toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-    toCopy.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    recordImageBarrier(cmd, image, toCopy);
-    vkCmdCopyBufferToImage(cmd, field.staging[slot].handle, image,
-                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, uint32_t(field.regions.size()),
-                           field.regions.data());
-    ImageTransition toSample;
-    toSample.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    toSample.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    toSample.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-    toSample.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    toSample.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-    toSample.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
-    recordImageBarrier(cmd, image, toSample);
+    recordUploadForSampling(cmd, field.staging[slot].handle, field.images[slot].handle,
+                            field.regions);
 }
 
 } // namespace estuary

@@ -82,33 +82,10 @@ Image createColormapImage(const Device& device, VkCommandPool pool,
     Image image =
         createImage2D(device, extent, VK_FORMAT_R8G8B8A8_UNORM, 1,
                       VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "colormaps");
-    Buffer staging =
-        createBuffer(device, texels.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                     "colormap staging");
-    std::memcpy(staging.mapped, texels.data(), texels.size());
-    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-        ImageTransition toDst;
-        toDst.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-        toDst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-        toDst.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-        toDst.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-        recordImageBarrier(cmd, image.handle, toDst);
-        VkBufferImageCopy region{};
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.imageExtent = {extent.width, extent.height, 1};
-        vkCmdCopyBufferToImage(cmd, staging.handle, image.handle,
-                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-        ImageTransition toRead;
-        toRead.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-        toRead.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-        toRead.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-        toRead.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-        toRead.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-        toRead.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
-        recordImageBarrier(cmd, image.handle, toRead);
-    });
-    destroyBuffer(device, staging);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {extent.width, extent.height, 1};
+    uploadForSampling(device, pool, image.handle, texels, {&region, 1});
     return image;
 }
 

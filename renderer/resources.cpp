@@ -233,6 +233,40 @@ void submitAndWait(const Device& device, VkCommandPool pool,
     vkFreeCommandBuffers(device.handle, pool, 1, &cmd);
 }
 
+void recordUploadForSampling(VkCommandBuffer cmd, VkBuffer source, VkImage image,
+                             std::span<const VkBufferImageCopy> regions) {
+    ImageTransition toCopy;
+    toCopy.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    toCopy.srcStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+    toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    toCopy.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    recordImageBarrier(cmd, image, toCopy);
+    vkCmdCopyBufferToImage(cmd, source, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                           static_cast<uint32_t>(regions.size()), regions.data());
+    ImageTransition toSample;
+    toSample.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    toSample.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    toSample.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    toSample.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    toSample.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+    toSample.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
+    recordImageBarrier(cmd, image, toSample);
+}
+
+void uploadForSampling(const Device& device, VkCommandPool pool, VkImage image,
+                       std::span<const uint8_t> bytes, std::span<const VkBufferImageCopy> regions) {
+    Buffer staging =
+        createBuffer(device, bytes.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                     "upload staging");
+    std::memcpy(staging.mapped, bytes.data(), bytes.size());
+    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+        recordUploadForSampling(cmd, staging.handle, image, regions);
+    });
+    destroyBuffer(device, staging);
+}
+
 std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, const Image& image,
                                      VkImageLayout layout) {
     const VkDeviceSize texel = formatTexelSize(image.format);

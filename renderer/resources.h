@@ -6,6 +6,7 @@
 #include "context.h"
 
 #include <functional>
+#include <span>
 
 namespace estuary {
 
@@ -72,6 +73,15 @@ uint64_t timelineValue(const Device& device, VkSemaphore semaphore);
 
 VkCommandPool createCommandPool(const Device& device, VkCommandPoolCreateFlags flags,
                                 const char* name);
+
+// Records an upload that overwrites `image` (old contents discarded) from `source` with `regions`,
+// then makes it SHADER_READ_ONLY for the fragment shader. The first barrier also orders the copy
+// after earlier fragment-shader reads of the image, so a ring slot can be refilled each frame.
+void recordUploadForSampling(VkCommandBuffer cmd, VkBuffer source, VkImage image,
+                             std::span<const VkBufferImageCopy> regions);
+// Start-up and tests: stages `bytes` in a temporary buffer, uploads, waits.
+void uploadForSampling(const Device& device, VkCommandPool pool, VkImage image,
+                       std::span<const uint8_t> bytes, std::span<const VkBufferImageCopy> regions);
 
 // Copies every level of `image` (in TRANSFER_SRC_OPTIMAL or GENERAL `layout`) into host memory,
 // tightly packed, level after level. Blocking; for screenshots and tests.

@@ -54,36 +54,15 @@ Image createFieldImage(const Device& device, VkCommandPool pool, VkExtent2D exte
         regions.push_back(region);
         total += mips[level].size() * sizeof(float);
     }
-    Buffer staging =
-        createBuffer(device, total, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                     "field staging");
+    std::vector<uint8_t> bytes(total);
     for (uint32_t level = 0; level < levels; ++level)
-        std::memcpy(static_cast<uint8_t*>(staging.mapped) + regions[level].bufferOffset,
-                    mips[level].data(), mips[level].size() * sizeof(float));
+        std::memcpy(bytes.data() + regions[level].bufferOffset, mips[level].data(),
+                    mips[level].size() * sizeof(float));
 
     Image image =
         createImage2D(device, extent, VK_FORMAT_R32_SFLOAT, levels,
                       VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "test field");
-    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-        ImageTransition toDst;
-        toDst.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-        toDst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-        toDst.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-        toDst.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-        recordImageBarrier(cmd, image.handle, toDst);
-        vkCmdCopyBufferToImage(cmd, staging.handle, image.handle,
-                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, levels, regions.data());
-        ImageTransition toRead;
-        toRead.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-        toRead.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-        toRead.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-        toRead.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-        toRead.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-        toRead.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
-        recordImageBarrier(cmd, image.handle, toRead);
-    });
-    destroyBuffer(device, staging);
+    uploadForSampling(device, pool, image.handle, bytes, regions);
     return image;
 }
 

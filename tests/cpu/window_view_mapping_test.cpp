@@ -97,30 +97,13 @@ TEST_F(WindowViewMappingRender, ShaderAndHostMappingAgreeOnEveryPixel) {
     Image image = createImage2D(device, field, VK_FORMAT_R32_SFLOAT, 1,
                                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                 "mapping field");
-    Buffer staging = createBuffer(
-        device, values.size() * sizeof(float), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, "staging");
-    std::memcpy(staging.mapped, values.data(), values.size() * sizeof(float));
-    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-        ImageTransition toDst;
-        toDst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-        toDst.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-        toDst.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-        recordImageBarrier(cmd, image.handle, toDst);
-        VkBufferImageCopy region{};
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-        region.imageExtent = {field.width, field.height, 1};
-        vkCmdCopyBufferToImage(cmd, staging.handle, image.handle,
-                               VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-        ImageTransition toRead;
-        toRead.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-        toRead.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-        toRead.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-        toRead.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-        toRead.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-        toRead.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
-        recordImageBarrier(cmd, image.handle, toRead);
-    });
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {field.width, field.height, 1};
+    uploadForSampling(
+        device, pool, image.handle,
+        {reinterpret_cast<const uint8_t*>(values.data()), values.size() * sizeof(float)},
+        {&region, 1});
 
     RendererDesc desc;
     desc.dataDir = test::binDir();
@@ -182,7 +165,6 @@ TEST_F(WindowViewMappingRender, ShaderAndHostMappingAgreeOnEveryPixel) {
     vkDeviceWaitIdle(device.handle);
     destroyOffscreenTarget(device, target);
     destroyRenderer(device, renderer);
-    destroyBuffer(device, staging);
     destroyImage(device, image);
 }
 
