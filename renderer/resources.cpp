@@ -211,7 +211,8 @@ VkCommandPool createCommandPool(const Device& device, VkCommandPoolCreateFlags f
 }
 
 void submitAndWait(const Device& device, VkCommandPool pool,
-                   const std::function<void(VkCommandBuffer)>& record) {
+                   const std::function<void(VkCommandBuffer)>& record,
+                   const VkSemaphoreSubmitInfo* gpuWait) {
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = pool;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -226,6 +227,8 @@ void submitAndWait(const Device& device, VkCommandPool pool,
     VkCommandBufferSubmitInfo cmdInfo{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
     cmdInfo.commandBuffer = cmd;
     VkSubmitInfo2 submit{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+    submit.waitSemaphoreInfoCount = gpuWait ? 1 : 0;
+    submit.pWaitSemaphoreInfos = gpuWait;
     submit.commandBufferInfoCount = 1;
     submit.pCommandBufferInfos = &cmdInfo;
     VK_CHECK(vkQueueSubmit2(device.queue, 1, &submit, VK_NULL_HANDLE));

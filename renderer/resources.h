@@ -59,10 +59,11 @@ struct ImageTransition {
 
 void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransition& t);
 
-// Records with `record`, submits on the device's queue and waits for the queue to finish. For
-// set-up, teardown and tests only: never in the frame loop.
+// Records with `record`, submits on the device's queue (after `gpuWait` on the GPU, if given) and
+// waits for the queue to finish. For set-up, teardown and tests only: never in the frame loop.
 void submitAndWait(const Device& device, VkCommandPool pool,
-                   const std::function<void(VkCommandBuffer)>& record);
+                   const std::function<void(VkCommandBuffer)>& record,
+                   const VkSemaphoreSubmitInfo* gpuWait = nullptr);
 
 // A timeline semaphore starting at 0; `exportable` adds opaque-fd export for CUDA.
 VkSemaphore createTimelineSemaphore(const Device& device, bool exportable, const char* name);

@@ -21,35 +21,21 @@ void releaseToCuda(const Device& device, VkCommandPool pool, const ExportedImage
     });
 }
 
-// Queues (without a host wait) a submission that waits for `timeline` >= value on the GPU and
-// takes the image back from CUDA into TRANSFER_SRC_OPTIMAL.
+// Vulkan waits on the GPU for `timeline` >= value, then takes the image back from CUDA into
+// TRANSFER_SRC_OPTIMAL.
 void acquireAfterCuda(const Device& device, VkCommandPool pool, const ExportedImage& image,
                       const SharedTimeline& timeline, uint64_t value) {
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = pool;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = 1;
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
-    VK_CHECK(vkAllocateCommandBuffers(device.handle, &alloc, &cmd));
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
-    recordAcquireFromExternal(cmd, device, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                              VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-    VK_CHECK(vkEndCommandBuffer(cmd));
     VkSemaphoreSubmitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
     wait.semaphore = timeline.semaphore;
     wait.value = value;
     wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    VkCommandBufferSubmitInfo cmdInfo{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-    cmdInfo.commandBuffer = cmd;
-    VkSubmitInfo2 submit{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
-    submit.waitSemaphoreInfoCount = 1;
-    submit.pWaitSemaphoreInfos = &wait;
-    submit.commandBufferInfoCount = 1;
-    submit.pCommandBufferInfos = &cmdInfo;
-    VK_CHECK(vkQueueSubmit2(device.queue, 1, &submit, VK_NULL_HANDLE));
-    // Freed after the readback's queue wait; the pool is reset by the fixture's teardown.
+    submitAndWait(
+        device, pool,
+        [&](VkCommandBuffer cmd) {
+            recordAcquireFromExternal(cmd, device, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                      VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+        },
+        &wait);
 }
 
 struct RoundTrip {
