@@ -11,6 +11,8 @@ cmake --build "$build" -j "$(nproc)"
 cd "$build"
 run=()
 if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
-    run=(xvfb-run -a -s "-screen 0 1280x1024x24")
+    # -noreset: by default the X server resets when its last client disconnects, and a window test
+    # that connects during that reset fails to open the display.
+    run=(xvfb-run -a -s "-screen 0 1280x1024x24 -noreset")
 fi
 "${run[@]}" ctest --output-on-failure -j 2 --timeout 900
