@@ -9,6 +9,9 @@ namespace {
 // GPU times of `finished` (which used `slot`) into the history: called once the frames-in-flight
 // wait has shown that frame is done, so nothing here blocks.
 void collectFinishedTimes(Session& session, uint64_t finished, uint32_t slot) {
+    // finishFrames (end of run, grid change) may have collected it already.
+    if (finished < session.collectedFrames) return;
+    session.collectedFrames = finished + 1;
     const SimBackend::SlotTimes sim = session.backend->finishedFrameTimes(finished);
     double renderMs = kNotMeasured;
     double gapMs = kNotMeasured;

@@ -32,13 +32,16 @@ class FrameHistory {
         else
             start_ = (start_ + 1) % entries_.size();
     }
-    // Updates the entry of `frame` if it is still held (GPU times arrive late).
+    // The entry of `frame` if it is still held (GPU times arrive late). Frames are pushed in order,
+    // one each, so the entry's position follows from the newest frame: no search.
     FrameTiming* find(uint64_t frame) {
-        for (size_t i = 0; i < size_; ++i) {
-            FrameTiming& t = entries_[(start_ + i) % entries_.size()];
-            if (t.frame == frame) return &t;
-        }
-        return nullptr;
+        if (size_ == 0) return nullptr;
+        const size_t newestIndex = (start_ + size_ - 1) % entries_.size();
+        const uint64_t newest = entries_[newestIndex].frame;
+        if (frame > newest || newest - frame >= size_) return nullptr;
+        FrameTiming& t =
+            entries_[(newestIndex + entries_.size() - size_t(newest - frame)) % entries_.size()];
+        return t.frame == frame ? &t : nullptr;
     }
     size_t size() const { return size_; }
     const FrameTiming& operator[](size_t i) const {

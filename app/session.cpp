@@ -173,7 +173,12 @@ int runSession(Session& session, const std::function<void(Session&)>& body) {
     try {
         body(session);
     } catch (...) {
-        closeSession(session);
+        // Keep the original error: a second failure while tearing down is only reported.
+        try {
+            closeSession(session);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "estuary: also failed while closing: %s\n", e.what());
+        }
         throw;
     }
     const uint32_t messages = closeSession(session);

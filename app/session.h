@@ -51,6 +51,7 @@ struct Session {
     VkQueryPool timestamps = VK_NULL_HANDLE; // two per slot: start and end of the draw submission
     uint64_t nextFrame = 0;                  // frame index drawFrame will draw next
     uint64_t lastDrawEndTicks = 0;           // GPU timestamp of the last collected draw's end
+    uint64_t collectedFrames = 0;            // frames whose GPU times were collected: [0, this)
     std::chrono::steady_clock::time_point lastFrameStart;
 };
 

@@ -22,53 +22,69 @@ class CudaBackend final : public SimBackend {
     CudaBackend(const Device& device, VkCommandPool pool, const BackendConfig& config,
                 int cudaDevice)
         : device_(device), stampFrames_(config.stampFrameIndex) {
-        CUDA_CHECK(cudaSetDevice(cudaDevice));
-        CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-        sim_ = std::make_unique<sim::CudaGrayScott>(int(config.grid.width), int(config.grid.height),
-                                                    config.seed, stream_);
-        for (uint32_t slot = 0; slot < config.slots; ++slot) {
-            const std::string name = "shared field slot " + std::to_string(slot);
-            ExportedImageDesc desc;
-            desc.format = VK_FORMAT_R32_SFLOAT;
-            desc.extent = {config.grid.width, config.grid.height};
-            desc.name = name.c_str();
-            images_.push_back(createExportedImage(device, desc));
-            cudaImages_.push_back(importImage(device, images_.back()));
+        // A constructor that throws runs no destructor: release what was made so far.
+        try {
+            CUDA_CHECK(cudaSetDevice(cudaDevice));
+            CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+            sim_ = std::make_unique<sim::CudaGrayScott>(
+                int(config.grid.width), int(config.grid.height), config.seed, stream_);
+            for (uint32_t slot = 0; slot < config.slots; ++slot) {
+                const std::string name = "shared field slot " + std::to_string(slot);
+                ExportedImageDesc desc;
+                desc.format = VK_FORMAT_R32_SFLOAT;
+                desc.extent = {config.grid.width, config.grid.height};
+                desc.name = name.c_str();
+                images_.push_back(createExportedImage(device, desc));
+                cudaImages_.push_back(importImage(device, images_.back()));
+            }
+            // Per-frame bookkeeping lives in the command ring, which is longer than the image ring.
+            ring_ = std::min(2 * config.slots, 16u);
+            events_.resize(ring_);
+            for (auto& e : events_)
+                for (cudaEvent_t* ev : {&e.start, &e.beforeWait, &e.afterWait, &e.end})
+                    CUDA_CHECK(cudaEventCreate(ev));
+            CUDA_CHECK(
+                cudaMallocHost(reinterpret_cast<void**>(&probeHost_), ring_ * sizeof(float)));
+            CUDA_CHECK(
+                cudaMallocHost(reinterpret_cast<void**>(&stampHost_), ring_ * sizeof(float)));
+            simTimeline_ = createSharedTimeline(device, "sim timeline (CUDA signals)");
+            renderTimeline_ = createSharedTimeline(device, "render timeline (Vulkan signals)");
+            // Hand every image to CUDA once: GENERAL layout, owned by VK_QUEUE_FAMILY_EXTERNAL.
+            submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+                for (const auto& image : images_)
+                    recordReleaseToExternal(cmd, device, image, VK_IMAGE_LAYOUT_UNDEFINED,
+                                            VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
+            });
+        } catch (...) {
+            release();
+            throw;
         }
-        // Per-frame bookkeeping lives in the command ring, which is longer than the image ring.
-        ring_ = std::min(2 * config.slots, 16u);
-        events_.resize(ring_);
-        for (auto& e : events_)
-            for (cudaEvent_t* ev : {&e.start, &e.beforeWait, &e.afterWait, &e.end})
-                CUDA_CHECK(cudaEventCreate(ev));
-        CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&probeHost_), ring_ * sizeof(float)));
-        CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&stampHost_), ring_ * sizeof(float)));
-        simTimeline_ = createSharedTimeline(device, "sim timeline (CUDA signals)");
-        renderTimeline_ = createSharedTimeline(device, "render timeline (Vulkan signals)");
-        // Hand every image to CUDA once: GENERAL layout, owned by VK_QUEUE_FAMILY_EXTERNAL.
-        submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-            for (const auto& image : images_)
-                recordReleaseToExternal(cmd, device, image, VK_IMAGE_LAYOUT_UNDEFINED,
-                                        VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
-        });
     }
 
-    ~CudaBackend() override {
-        // Stream sync → surfaces → mipmapped arrays → external memory and semaphores → Vulkan.
-        (void)cudaStreamSynchronize(stream_);
+    ~CudaBackend() override { release(); }
+
+    // Stream sync → surfaces → mipmapped arrays → external memory and semaphores → Vulkan. Safe on
+    // a partly constructed backend: every step skips what does not exist.
+    void release() {
+        if (stream_) (void)cudaStreamSynchronize(stream_);
         for (auto& image : cudaImages_)
             destroyCudaImage(image);
         sim_.reset();
         for (auto& e : events_)
             for (cudaEvent_t ev : {e.start, e.beforeWait, e.afterWait, e.end})
-                (void)cudaEventDestroy(ev);
+                if (ev) (void)cudaEventDestroy(ev);
+        events_.clear();
         (void)cudaFreeHost(probeHost_);
         (void)cudaFreeHost(stampHost_);
+        probeHost_ = stampHost_ = nullptr;
         destroySharedTimeline(device_, simTimeline_);
         destroySharedTimeline(device_, renderTimeline_);
         for (auto& image : images_)
             destroyExportedImage(device_, image);
-        (void)cudaStreamDestroy(stream_);
+        images_.clear();
+        cudaImages_.clear();
+        if (stream_) (void)cudaStreamDestroy(stream_);
+        stream_ = nullptr;
     }
 
     const char* name() const override { return "cuda"; }

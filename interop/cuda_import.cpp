@@ -112,7 +112,10 @@ SharedTimeline createSharedTimeline(const Device& device, const char* name) {
     fdInfo.semaphore = out.semaphore;
     fdInfo.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     int fd = -1;
-    VK_CHECK(vkGetSemaphoreFdKHR(device.handle, &fdInfo, &fd));
+    if (const VkResult r = vkGetSemaphoreFdKHR(device.handle, &fdInfo, &fd); r != VK_SUCCESS) {
+        vkDestroySemaphore(device.handle, out.semaphore, nullptr);
+        throwVkFailure(r, "vkGetSemaphoreFdKHR", __FILE__, __LINE__);
+    }
 
     cudaExternalSemaphoreHandleDesc desc{};
     desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;

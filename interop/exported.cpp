@@ -118,20 +118,26 @@ ExportedImage createExportedImage(const Device& device, const ExportedImageDesc&
     setDebugName(device, VK_OBJECT_TYPE_IMAGE, reinterpret_cast<uint64_t>(out.image.handle),
                  desc.name);
 
-    VkMemoryDedicatedRequirements dedicatedReq{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
-    VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicatedReq};
-    VkImageMemoryRequirementsInfo2 reqInfo{VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2};
-    reqInfo.image = out.image.handle;
-    vkGetImageMemoryRequirements2(device.handle, &reqInfo, &req);
-    out.dedicated = support.dedicatedOnly || dedicatedReq.requiresDedicatedAllocation ||
-                    dedicatedReq.prefersDedicatedAllocation;
-    out.allocationSize = req.memoryRequirements.size;
-    out.image.memory = allocateExportable(device, req.memoryRequirements, out.dedicated,
-                                          out.image.handle, nullptr);
-    setDebugName(device, VK_OBJECT_TYPE_DEVICE_MEMORY, reinterpret_cast<uint64_t>(out.image.memory),
-                 desc.name);
-    VK_CHECK(vkBindImageMemory(device.handle, out.image.handle, out.image.memory, 0));
-    out.image.view = createImageView2D(device, out.image.handle, desc.format, levels, desc.name);
+    try { // a failed allocation or bind must not leak the image
+        VkMemoryDedicatedRequirements dedicatedReq{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+        VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicatedReq};
+        VkImageMemoryRequirementsInfo2 reqInfo{VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2};
+        reqInfo.image = out.image.handle;
+        vkGetImageMemoryRequirements2(device.handle, &reqInfo, &req);
+        out.dedicated = support.dedicatedOnly || dedicatedReq.requiresDedicatedAllocation ||
+                        dedicatedReq.prefersDedicatedAllocation;
+        out.allocationSize = req.memoryRequirements.size;
+        out.image.memory = allocateExportable(device, req.memoryRequirements, out.dedicated,
+                                              out.image.handle, nullptr);
+        setDebugName(device, VK_OBJECT_TYPE_DEVICE_MEMORY,
+                     reinterpret_cast<uint64_t>(out.image.memory), desc.name);
+        VK_CHECK(vkBindImageMemory(device.handle, out.image.handle, out.image.memory, 0));
+        out.image.view =
+            createImageView2D(device, out.image.handle, desc.format, levels, desc.name);
+    } catch (...) {
+        destroyImage(device, out.image);
+        throw;
+    }
     return out;
 }
 
