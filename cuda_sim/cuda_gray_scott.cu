@@ -33,8 +33,8 @@ __global__ void seedKernel(float* u, float* v, int w, int h, uint64_t seed) {
 // sweep 56% (98.6 µs per step, 2.69 TB/s), now bound by L2 throughput (82%) on the misaligned x±1
 // loads. Two variants measured slower and were dropped: x±1 from neighbour lanes by shuffle
 // (135 µs: 54 registers, 50% occupancy) and a 32×128 shared-memory tile with a periodic halo
-// (125 µs, 41% of DRAM peak: the cooperative load's index arithmetic and the barrier cost more). laplacian9 and grayScottUpdate are the CPU's, so results stay
-// bit-identical.
+// (125 µs, 41% of DRAM peak: the cooperative load's index arithmetic and the barrier cost more).
+// laplacian9 and grayScottUpdate are the CPU's, so results stay bit-identical.
 constexpr int kRowsPerThread = 16;
 
 struct Triplet {
