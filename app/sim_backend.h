@@ -24,6 +24,22 @@ struct BackendConfig {
     bool stampFrameIndex = false;
 };
 
+// The cell the UI asked about and the latest value of v read there: the state behind
+// requestProbe/probeValue, the same in every backend.
+struct CellProbe {
+    int x = -1, y = -1; // -1: no cell asked for (or outside the grid)
+    std::optional<float> value;
+
+    bool active() const { return x >= 0; }
+    size_t index(int width) const { return size_t(y) * size_t(width) + size_t(x); }
+    void request(int cellX, int cellY, int width, int height) {
+        const bool inside = cellX >= 0 && cellY >= 0 && cellX < width && cellY < height;
+        x = inside ? cellX : -1;
+        y = inside ? cellY : -1;
+        if (!inside) value.reset();
+    }
+};
+
 class SimBackend {
   public:
     virtual ~SimBackend() = default;

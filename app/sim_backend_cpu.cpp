@@ -28,8 +28,7 @@ class CpuBackend final : public SimBackend {
         const auto start = std::chrono::steady_clock::now();
         const uint32_t slot = uint32_t(frame % field_.images.size());
         sim_.step(params, params.stepsPerFrame);
-        if (probeX_ >= 0)
-            probe_ = sim_.v()[size_t(probeY_) * size_t(sim_.width()) + size_t(probeX_)];
+        if (probe_.active()) probe_.value = sim_.v()[probe_.index(sim_.width())];
         std::vector<float*>& levels = levelPointers_;
         levels.resize(field_.levels);
         for (uint32_t level = 0; level < field_.levels; ++level)
@@ -54,13 +53,8 @@ class CpuBackend final : public SimBackend {
         return t;
     }
 
-    void requestProbe(int x, int y) override {
-        const bool inside = x >= 0 && y >= 0 && x < sim_.width() && y < sim_.height();
-        probeX_ = inside ? x : -1;
-        probeY_ = inside ? y : -1;
-        if (!inside) probe_.reset();
-    }
-    std::optional<float> probeValue() const override { return probe_; }
+    void requestProbe(int x, int y) override { probe_.request(x, y, sim_.width(), sim_.height()); }
+    std::optional<float> probeValue() const override { return probe_.value; }
     void paint(const sim::Brush& brush) override { sim_.paint(brush); }
     void reset(uint64_t seed) override { sim_.reset(seed); }
     void finish() override {}
@@ -72,8 +66,7 @@ class CpuBackend final : public SimBackend {
     bool stampFrames_ = false;
     std::vector<double> simMs_;
     std::vector<float*> levelPointers_;
-    int probeX_ = -1, probeY_ = -1;
-    std::optional<float> probe_;
+    CellProbe probe_;
 };
 
 } // namespace

@@ -116,12 +116,11 @@ class CudaBackend final : public SimBackend {
                                                 sizeof(float), sizeof(float), 1,
                                                 cudaMemcpyHostToDevice, stream_));
         }
-        if (probeX_ >= 0)
+        if (probe_.active())
             CUDA_CHECK(cudaMemcpyAsync(probeHost_ + entry,
-                                       sim_->deviceV() + size_t(probeY_) * size_t(sim_->width()) +
-                                           size_t(probeX_),
-                                       sizeof(float), cudaMemcpyDeviceToHost, stream_));
-        probeValid_[entry] = probeX_ >= 0;
+                                       sim_->deviceV() + probe_.index(sim_->width()), sizeof(float),
+                                       cudaMemcpyDeviceToHost, stream_));
+        probeValid_[entry] = probe_.active();
         CUDA_CHECK(cudaEventRecord(ev.end, stream_));
         ev.used = true;
         cudaSignalTimeline(simTimeline_, frame + 1, stream_);
@@ -140,17 +139,14 @@ class CudaBackend final : public SimBackend {
         CUDA_CHECK(cudaEventElapsedTime(&write, ev.afterWait, ev.end));
         t.simMs = double(step) + double(write);
         t.waitMs = double(wait);
-        if (probeValid_[entry]) probe_ = probeHost_[entry];
+        if (probeValid_[entry]) probe_.value = probeHost_[entry];
         return t;
     }
 
     void requestProbe(int x, int y) override {
-        const bool inside = x >= 0 && y >= 0 && x < sim_->width() && y < sim_->height();
-        probeX_ = inside ? x : -1;
-        probeY_ = inside ? y : -1;
-        if (!inside) probe_.reset();
+        probe_.request(x, y, sim_->width(), sim_->height());
     }
-    std::optional<float> probeValue() const override { return probe_; }
+    std::optional<float> probeValue() const override { return probe_.value; }
 
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
         recordAcquireFromExternal(
@@ -195,8 +191,7 @@ class CudaBackend final : public SimBackend {
     float* stampHost_ = nullptr; // pinned, one value per slot
     uint32_t ring_ = 1;
     bool probeValid_[16] = {};
-    int probeX_ = -1, probeY_ = -1;
-    std::optional<float> probe_;
+    CellProbe probe_;
 };
 
 } // namespace

@@ -86,10 +86,8 @@ class HostCopyBackend final : public SimBackend {
                 static_cast<uint8_t*>(pinned_) + field_.regions[level].bufferOffset, rowBytes,
                 levels_[level], 0, 0, rowBytes, e.height, cudaMemcpyDeviceToHost, stream_));
         }
-        if (probeX_ >= 0)
-            CUDA_CHECK(cudaMemcpyAsync(&probeHost_,
-                                       sim_->deviceV() + size_t(probeY_) * size_t(sim_->width()) +
-                                           size_t(probeX_),
+        if (probe_.active())
+            CUDA_CHECK(cudaMemcpyAsync(&probeHost_, sim_->deviceV() + probe_.index(sim_->width()),
                                        sizeof(float), cudaMemcpyDeviceToHost, stream_));
         // Without interop the host must wait for the data before Vulkan can have it.
         CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -97,7 +95,7 @@ class HostCopyBackend final : public SimBackend {
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, start_, end_));
         simMs_[slot] = double(ms);
-        if (probeX_ >= 0) probe_ = probeHost_;
+        if (probe_.active()) probe_.value = probeHost_;
     }
 
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
@@ -116,12 +114,9 @@ class HostCopyBackend final : public SimBackend {
     }
 
     void requestProbe(int x, int y) override {
-        const bool inside = x >= 0 && y >= 0 && x < sim_->width() && y < sim_->height();
-        probeX_ = inside ? x : -1;
-        probeY_ = inside ? y : -1;
-        if (!inside) probe_.reset();
+        probe_.request(x, y, sim_->width(), sim_->height());
     }
-    std::optional<float> probeValue() const override { return probe_; }
+    std::optional<float> probeValue() const override { return probe_.value; }
     void paint(const sim::Brush& brush) override { sim_->paint(brush); }
     void reset(uint64_t seed) override { sim_->reset(seed); }
     void finish() override { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
@@ -137,9 +132,8 @@ class HostCopyBackend final : public SimBackend {
     std::vector<cudaSurfaceObject_t> surfaces_;
     void* pinned_ = nullptr;
     cudaEvent_t start_ = nullptr, end_ = nullptr;
-    int probeX_ = -1, probeY_ = -1;
+    CellProbe probe_;
     float probeHost_ = 0;
-    std::optional<float> probe_;
 };
 
 } // namespace
