@@ -7,11 +7,11 @@
 //   host-copy  — no interop: field and mips through pinned host memory and staging buffers.
 #include "bench.h"
 #include "bench_report.h"
-#include "gray_scott.h"
-#include "error.h"
+#include "vk_check.h"
 #include "frame.h"
 #include "offscreen.h"
 #include "session.h"
+#include "simulations.h"
 
 #ifdef ESTUARY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -133,7 +133,7 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
             sample.gpuBusyMs = t.simMs + t.renderMs;
             result.frames.push_back(sample);
         }
-        result.bytesPerCellStep = sim::kBytesPerCellStep;
+        result.bytesPerCellStep = s.simulation->bytesPerCellStep;
         vkDeviceWaitIdle(s.device.handle);
         destroyOffscreenTarget(s.device, offscreen);
     });
@@ -147,9 +147,12 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
 
 int runBench(const Options& options) {
     BenchReport report;
+    report.config.simulation = options.simulation;
     report.config.width = options.grid.width;
     report.config.height = options.grid.height;
-    report.config.stepsPerFrame = uint32_t(options.stepsPerFrame);
+    const sim::SimDefinition& def = *findSimulation(options.simulation); // checked by the parser
+    report.config.stepsPerFrame =
+        uint32_t(options.stepsPerFrame >= 0 ? options.stepsPerFrame : def.stepsPerFrame);
     report.config.framesInFlight = options.framesInFlight;
     report.config.warmup = options.warmup;
     report.config.frames = options.frames;
@@ -157,9 +160,10 @@ int runBench(const Options& options) {
     for (BenchMode mode : options.benchModes)
         report.config.modes +=
             (report.config.modes.empty() ? "" : ",") + std::string(benchModeName(mode));
-    std::printf("estuary bench: %ux%u, %d steps/frame, %u warm-up + %u frames, %u in flight\n",
-                options.grid.width, options.grid.height, options.stepsPerFrame, options.warmup,
-                options.frames, options.framesInFlight);
+    std::printf("estuary bench: %s %ux%u, %u steps/frame, %u warm-up + %u frames, %u in flight\n",
+                options.simulation.c_str(), options.grid.width, options.grid.height,
+                report.config.stepsPerFrame, options.warmup, options.frames,
+                options.framesInFlight);
     std::fflush(stdout);
     for (BenchMode mode : options.benchModes)
         report.modes.push_back(runMode(options, mode, report));

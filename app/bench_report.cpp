@@ -1,6 +1,6 @@
 #include "bench_report.h"
 #include "bench_stats.h"
-#include "error.h"
+#include "errors.h"
 
 #include <array>
 #include <cerrno>
@@ -237,8 +237,13 @@ double knownOrNaN(double value) {
 
 void writeEnvironment(JsonWriter& w, const BenchEnvironment& env) {
     w.beginObject();
-    for (const StringField& f : kEnvironmentStrings)
-        w.key(f.key).string(env.*f.member);
+    for (const StringField& f : kEnvironmentStrings) {
+        // Empty means "not known here" (e.g. CUDA versions with the CPU backend): null.
+        if ((env.*f.member).empty())
+            w.key(f.key).null();
+        else
+            w.key(f.key).string(env.*f.member);
+    }
     w.key("sm_count").number(knownOrNaN(env.smCount));
     w.key("memory_clock_mhz").number(knownOrNaN(env.memoryClockMHz));
     w.key("memory_bus_width_bits").number(knownOrNaN(env.memoryBusWidthBits));
@@ -248,6 +253,7 @@ void writeEnvironment(JsonWriter& w, const BenchEnvironment& env) {
 
 void writeConfiguration(JsonWriter& w, const BenchConfig& config) {
     w.beginObject();
+    w.key("simulation").string(config.simulation);
     w.key("width").integer(config.width);
     w.key("height").integer(config.height);
     w.key("steps_per_frame").integer(config.stepsPerFrame);
@@ -379,7 +385,7 @@ std::string toJson(const BenchReport& report) {
     const std::vector<Named> modes = distinctModes(report);
     JsonWriter w;
     w.beginObject();
-    w.key("schema_version").integer(1);
+    w.key("schema_version").integer(2);
     w.key("environment");
     writeEnvironment(w, report.env);
     w.key("configuration");

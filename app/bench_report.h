@@ -2,13 +2,13 @@
 // its three outputs: JSON (summaries computed here from the samples), a per-frame CSV, and a
 // terminal table. No GPU types; scripts/plot_bench.py draws the PNG from the JSON and CSV.
 //
-// JSON schema (schema_version 1; keys always present and in this order, unknowable values null):
+// JSON schema (schema_version 2; keys always present and in this order, unknowable values null):
 //   environment   {gpu_name, gpu_uuid, driver_version, vulkan_api_version, vulkan_driver,
 //                  cuda_runtime_version, cuda_driver_version, backend, git_revision, build_type,
 //                  host_name, date, sm_count, memory_clock_mhz, memory_bus_width_bits,
 //                  peak_bandwidth_GBps}
-//   configuration {width, height, steps_per_frame, frames_in_flight, warmup, frames, modes, seed}
-//   modes [ {mode, frames_measured, wall_seconds, note,
+//   configuration {simulation, width, height, steps_per_frame, frames_in_flight, warmup, frames,
+//   modes, seed} modes [ {mode, frames_measured, wall_seconds, note,
 //            frame_time_ms {mean, stddev, cov, min, p50, p90, p95, p99, p99_9, max},
 //            fps_mean, one_percent_low_fps, one_percent_low_definition,
 //            hitches {count, threshold_ms, definition},
@@ -49,6 +49,7 @@ struct BenchEnvironment {
 double ddrPeakBandwidthGBs(double memoryClockMHz, int memoryBusWidthBits);
 
 struct BenchConfig {
+    std::string simulation; // --sim
     uint32_t width = 0, height = 0, stepsPerFrame = 0, framesInFlight = 0, warmup = 0, frames = 0;
     std::string modes; // as given on the command line, e.g. "pipelined,serialized,host-copy"
     uint64_t seed = 0;

@@ -1,5 +1,5 @@
 #include "frame.h"
-#include "error.h"
+#include "vk_check.h"
 
 #include <chrono>
 
@@ -65,8 +65,8 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
         collectFinishedTimes(session, frame - ring, entry);
     }
 
-    // 2. Simulate and write the field; the CUDA backend signals its timeline on the GPU.
-    backend.simulate(frame, session.params);
+    // 2. Simulate and write the outputs; the CUDA backend signals its timeline on the GPU.
+    backend.simulate(frame, session.params, session.stepsPerFrame);
 
     // 3. Record: take the field, draw it, hand it back.
     VkCommandBuffer cmd = session.commands[entry];
@@ -80,11 +80,12 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
                              2 * entry);
     }
     backend.recordBeforeDraw(cmd, frame);
-    if (target.inspectField) target.inspectField(cmd, backend.fieldImage(slot));
+    if (target.inspectField) target.inspectField(cmd, backend.displayImage(slot), false);
     target.begin(cmd);
     recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view);
     if (target.overlay) target.overlay(cmd);
     target.end(cmd);
+    if (target.inspectField) target.inspectField(cmd, backend.displayImage(slot), true);
     backend.recordAfterDraw(cmd, frame);
     if (session.timestamps)
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.timestamps,

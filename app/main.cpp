@@ -1,7 +1,7 @@
 // estuary: parse options, then run one of three modes — benchmark, headless, or the desktop window
 // — and map every failure to a documented exit code.
 #include "bench.h"
-#include "error.h"
+#include "errors.h"
 #include "headless.h"
 #include "options.h"
 #include "session.h"

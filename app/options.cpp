@@ -1,5 +1,6 @@
 #include "options.h"
 #include "colormap.h"
+#include "simulations.h"
 
 #include <CLI/CLI.hpp>
 
@@ -80,25 +81,63 @@ CLI::Validator extentValidator(uint32_t maxSide) {
         "WxH");
 }
 
+// "NAME=VALUE" → a setting checked against the simulation's table; the error names the parameter,
+// the value and what is allowed.
+std::optional<std::string> parseParam(const sim::SimDefinition& def, const std::string& text,
+                                      ParamSetting& out) {
+    const size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+        return "--param '" + text + "' is not NAME=VALUE (parameters of " + def.name + ": " +
+               sim::paramNames(def) + ")";
+    out.name = text.substr(0, eq);
+    const std::string value = text.substr(eq + 1);
+    const int index = sim::findParam(def, out.name);
+    if (index < 0)
+        return "--param " + text + ": " + def.name + " has no parameter '" + out.name +
+               "' (allowed: " + sim::paramNames(def) + ")";
+    const sim::ParamSpec& spec = def.params[size_t(index)];
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out.value);
+    if (ec != std::errc() || end != value.data() + value.size() || value.empty())
+        return "--param " + text + ": '" + value + "' is not a number (" + spec.name + " of " +
+               def.name + " takes " + sim::paramRange(spec) + ")";
+    if (std::string bad = sim::checkParamValue(spec, out.value); !bad.empty())
+        return "--param " + text + " for " + def.name + ": " + bad;
+    return std::nullopt;
+}
+
 } // namespace
 
 ParseOutcome parseOptions(int argc, const char* const* argv) {
     ParseOutcome out;
     Options& o = out.options;
-    CLI::App app{
-        "estuary: a CUDA reaction-diffusion simulation written into Vulkan-exported images "
-        "and drawn by Vulkan, synchronized on the GPU with timeline semaphores.\n"
-        "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 unsupported environment."};
+    CLI::App app{"estuary: CUDA simulations written every frame into Vulkan-exported images "
+                 "and drawn by Vulkan, synchronized on the GPU with timeline semaphores.\n"
+                 "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 unsupported environment."};
     app.name("estuary");
     std::string grid = "512x512", resolution = "768x768", backend = "auto";
-    bool version = false;
+    bool version = false, listSims = false;
+    std::vector<std::string> params;
+    app.add_option("--sim", o.simulation,
+                   "Simulation (default " + std::string(kDefaultSimulation) +
+                       "): " + simulationNames() + "; --list-sims describes them")
+        ->check(CLI::Validator(
+            [](std::string& value) -> std::string {
+                if (findSimulation(value)) return {};
+                return "'" + value + "' is not a simulation (allowed: " + simulationNames() + ")";
+            },
+            "NAME"));
+    app.add_flag("--list-sims", listSims, "List the simulations, one per line, and exit");
+    app.add_option("--param", params,
+                   "Set a simulation parameter, NAME=VALUE (repeatable; the window shows them)")
+        ->allow_extra_args(false); // one NAME=VALUE per --param; repeated ones accumulate
     app.add_flag("--headless", o.headless, "Render offscreen, no window; writes a screenshot");
     app.add_option("--frames", o.frames, "Frames to run (default: 300 headless, until closed)")
         ->check(CLI::Range(1u, 100'000'000u));
     app.add_option("--size", grid, "Simulation grid WxH")->check(extentValidator(kMaxGridSide));
     app.add_option("--resolution", resolution, "Output image / window size WxH")
         ->check(extentValidator(kMaxResolutionSide));
-    app.add_option("--steps-per-frame", o.stepsPerFrame, "Simulation steps per frame")
+    app.add_option("--steps-per-frame", o.stepsPerFrame,
+                   "Simulation steps per frame (default: the simulation's)")
         ->check(CLI::Range(0, 10000));
     app.add_option("--backend", backend, "Simulation backend: auto, cuda or cpu")
         ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
@@ -148,6 +187,22 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         out.exitNow = 0;
         out.message = "estuary " ESTUARY_VERSION;
         return out;
+    }
+    if (listSims) {
+        out.exitNow = 0;
+        out.message = listSimulations();
+        out.message.pop_back(); // main prints a newline
+        return out;
+    }
+    const sim::SimDefinition& def = *findSimulation(o.simulation);
+    for (const std::string& text : params) {
+        ParamSetting setting;
+        if (const auto problem = parseParam(def, text, setting)) {
+            out.exitNow = 2;
+            out.message = "estuary: " + *problem + "\nRun 'estuary --help' for usage.";
+            return out;
+        }
+        o.params.push_back(setting);
     }
     o.grid = *parseExtent(grid, 1, kMaxGridSide);
     o.resolution = *parseExtent(resolution, 1, kMaxResolutionSide);

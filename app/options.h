@@ -28,12 +28,19 @@ struct Extent {
     uint32_t height = 0;
 };
 
+struct ParamSetting {
+    std::string name;
+    float value = 0;
+};
+
 struct Options {
+    std::string simulation = "gray-scott"; // a name from simulations.h
+    std::vector<ParamSetting> params;      // --param NAME=VALUE, checked against the simulation
     bool headless = false;
     uint32_t frames = 0; // 0: 300 headless, until the window closes otherwise
     Extent grid{512, 512};
     Extent resolution{768, 768};
-    int stepsPerFrame = 8;
+    int stepsPerFrame = -1; // -1: the simulation's default
     Backend backend = Backend::Auto;
     int device = -1; // CUDA device ordinal; -1 picks the first that Vulkan also sees
     std::string colormap = "viridis";

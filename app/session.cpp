@@ -1,9 +1,11 @@
 #include "session.h"
 #include "colormap.h"
-#include "error.h"
 #include "frame.h"
+#include "simulations.h"
+#include "vk_check.h"
 
 #ifdef ESTUARY_HAVE_CUDA
+#include "cuda_devices.h"
 #include "device_match.h"
 #endif
 
@@ -59,6 +61,7 @@ namespace {
 
 std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
     BackendConfig config;
+    config.simulation = session.simulation;
     config.grid = grid;
     config.slots = session.options.framesInFlight;
     config.seed = session.options.seed;
@@ -69,36 +72,84 @@ std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
     if (session.choice.kind == Backend::Cuda)
         return createCudaBackend(session.device, session.pool, config, session.choice.cudaDevice);
 #endif
-    return createCpuBackend(session.device, session.pool, config);
+    return createCpuBackend(session.device, config);
 }
 
-void bindFieldImages(Session& session) {
+FieldShading fieldShading(sim::Shading shading) {
+    switch (shading) {
+    case sim::Shading::ColormapMagnitude:
+        return FieldShading::ColormapMagnitude;
+    case sim::Shading::Rgb:
+        return FieldShading::Rgb;
+    default:
+        return FieldShading::Colormap;
+    }
+}
+
+// The backend and the renderer drawing its display image: made together, since the image's format
+// and shading come from the simulation.
+void openBackendAndRenderer(Session& session, Extent grid) {
+    session.backend = makeBackend(session, grid);
+    const sim::SimDefinition& def = *session.simulation;
+    RendererDesc desc;
+    desc.targetFormat = session.targetFormat;
+    desc.fieldFormat = session.backend->displayImage(0).format;
+    desc.shading = fieldShading(def.visual.shading);
+    desc.dataDir = session.dataDir;
+    desc.slotCount = session.backend->slotCount();
+    session.renderer = createRenderer(session.device, session.pool, desc);
     for (uint32_t slot = 0; slot < session.backend->slotCount(); ++slot) {
-        const Image& field = session.backend->fieldImage(slot);
+        const Image& field = session.backend->displayImage(slot);
         setFieldImage(session.device, session.renderer, slot, field.view, field.extent);
     }
+}
+
+// Before a backend goes: the GPU is idle and every frame's times are collected.
+void drainFrames(Session& session) {
+    VK_CHECK(vkDeviceWaitIdle(session.device.handle));
+    session.backend->finish();
+    finishFrames(session);
 }
 
 } // namespace
 
 void recreateBackend(Session& session, Extent grid) {
-    VK_CHECK(vkDeviceWaitIdle(session.device.handle));
-    session.backend->finish();
-    finishFrames(session);
+    drainFrames(session);
+    destroyRenderer(session.device, session.renderer);
     session.backend.reset(); // its images and semaphores go before the new ones are made
-    session.backend = makeBackend(session, grid);
     session.options.grid = grid;
-    bindFieldImages(session);
+    openBackendAndRenderer(session, grid);
+}
+
+void switchSimulation(Session& session, const sim::SimDefinition& def) {
+    session.simulation = &def;
+    session.params = sim::initialParams(def);
+    if (def.name == session.options.simulation)
+        for (const ParamSetting& setting : session.options.params)
+            session.params[size_t(sim::findParam(def, setting.name))] = setting.value;
+    session.stepsPerFrame =
+        session.options.stepsPerFrame >= 0 && def.name == session.options.simulation
+            ? session.options.stepsPerFrame
+            : def.stepsPerFrame;
+    session.view.valueMin = def.visual.valueMin;
+    session.view.valueMax = def.visual.valueMax;
+    if (!session.backend) return; // not opened yet: openDevice builds them
+    drainFrames(session);
+    destroyRenderer(session.device, session.renderer);
+    session.backend.reset();
+    openBackendAndRenderer(session, session.options.grid);
 }
 
 void openInstance(Session& session, const Options& options,
                   const std::vector<const char*>& instanceExtensions) {
     session.options = options;
     session.dataDir = executableDir();
-    session.params.stepsPerFrame = options.stepsPerFrame;
     session.view.colormap = findColormap(options.colormap).value_or(0);
-    // v of the Gray-Scott patterns stays below about 0.5; use the colormap's whole range for it.
-    session.view.valueMax = 0.5f;
+    const sim::SimDefinition* def = findSimulation(options.simulation);
+    if (!def)
+        throw usageError("--sim " + options.simulation +
+                         " is not a simulation (allowed: " + simulationNames() + ")");
+    switchSimulation(session, *def);
     InstanceDesc desc;
     desc.validation = options.validate;
     desc.extensions = instanceExtensions;
@@ -108,7 +159,8 @@ void openInstance(Session& session, const Options& options,
 void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
     const Options& o = session.options;
     session.choice = chooseBackend(o, session.instance.handle);
-    std::printf("estuary: backend %s on %s\n  why: %s\n", backendName(session.choice.kind),
+    std::printf("estuary: %s on backend %s, %s\n  why: %s\n", session.simulation->name.c_str(),
+                backendName(session.choice.kind),
                 describePhysicalDevice(session.choice.physical).c_str(),
                 session.choice.reason.c_str());
     std::fflush(stdout);
@@ -123,17 +175,12 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
     session.device = createDevice(session.instance, desc);
     session.pool = createCommandPool(
         session.device, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, "frame commands");
-
-    session.backend = makeBackend(session, o.grid);
-
-    RendererDesc rendererDesc;
-    rendererDesc.targetFormat = targetFormat;
-    rendererDesc.dataDir = session.dataDir;
-    rendererDesc.slotCount = session.backend->slotCount();
-    session.renderer = createRenderer(session.device, session.pool, rendererDesc);
-    bindFieldImages(session);
+    session.targetFormat = targetFormat;
+    openBackendAndRenderer(session, o.grid);
 
     session.frameTimeline = createTimelineSemaphore(session.device, false, "frame timeline");
+    // The command ring's size is fixed for the session: a backend made later (grid change,
+    // another simulation) has the same frames in flight and so the same ring.
     if (session.device.timestampValidBits > 0) {
         VkQueryPoolCreateInfo queryInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;

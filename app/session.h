@@ -1,7 +1,7 @@
-// Everything one run of estuary holds, wired together: Vulkan instance and device, the chosen
-// simulation backend with its ring of shared field images, the renderer, one command buffer per
-// slot, and the live simulation/view parameters. Opened in two steps so a window can create its
-// surface between them; closed in reverse order.
+// Everything one run of estuary holds, wired together: Vulkan instance and device, the simulation
+// (its definition and live parameter values), the chosen backend with its ring of output slots,
+// the renderer, one command buffer per slot, and the view. Opened in two steps so a window can
+// create its surface between them; closed in reverse order.
 #pragma once
 
 #include "options.h"
@@ -30,6 +30,12 @@ BackendChoice chooseBackend(const Options& options, VkInstance instance);
 
 struct Session {
     Options options;
+    // The simulation and its live parameters: set by openInstance from the options, changed by
+    // switchSimulation (the window's selector). Tests may point it at their own definition before
+    // openDevice.
+    const sim::SimDefinition* simulation = nullptr;
+    sim::ParamValues params;
+    int stepsPerFrame = 0;
     // Set before openDevice: the benchmark's no-interop mode, and frame stamps for tests.
     bool hostCopy = false;
     bool stampFrames = false;
@@ -39,13 +45,13 @@ struct Session {
     Device device;
     VkCommandPool pool = VK_NULL_HANDLE;
     std::unique_ptr<SimBackend> backend;
+    VkFormat targetFormat = VK_FORMAT_UNDEFINED; // what the renderer draws into
     Renderer renderer;
     std::vector<VkCommandBuffer> commands; // one per slot
     // Not exported: the host waits on this one. The validation layer (rightly) cannot see the
     // payload of an exported semaphore, so a host wait on it would not retire the frame's command
     // buffer.
     VkSemaphore frameTimeline = VK_NULL_HANDLE;
-    sim::GrayScottParams params;
     ViewParams view;
     FrameHistory history;
     VkQueryPool timestamps = VK_NULL_HANDLE; // two per slot: start and end of the draw submission
@@ -62,6 +68,10 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat);
 // Waits for the GPU, then replaces the backend with one over a new grid (new shared images and
 // simulation state), keeping the same kind and device. For the UI's grid-size change.
 void recreateBackend(Session& session, Extent grid);
+// Makes `def` the session's simulation: its initial parameters (with the --param settings when it
+// is the simulation the options named), its steps per frame and value range. Before openDevice
+// this only sets the choice; afterwards it waits for the GPU and rebuilds backend and renderer.
+void switchSimulation(Session& session, const sim::SimDefinition& def);
 
 // Returns the number of validation messages seen over the whole session (0 without --validate).
 uint32_t closeSession(Session& session);

@@ -1,14 +1,21 @@
-// The simulation side of a frame, behind one interface so the frame loop is the same for CUDA and
-// CPU. A backend owns a ring of field images (one per frame in flight) and the simulation. The
-// CUDA backend writes the images from CUDA and synchronizes on the GPU; the CPU
-// backend simulates on the host and uploads through staging buffers.
+// The simulation side of a frame, behind one interface so the frame loop is the same for every
+// simulation and every backend. A backend owns one simulation object (sim::CpuSimulation or
+// sim::CudaSimulation, made by the simulation's definition) and one ring slot per frame in flight
+// holding all of the simulation's outputs (images with mip chains, buffers). It knows nothing of
+// what the simulation computes: parameters, brush strokes and outputs pass through untouched.
+//   cuda      — the outputs are Vulkan-exported images/buffers the simulation writes from CUDA;
+//               interop's FrameTimelines synchronizes the two APIs on the GPU;
+//   cpu       — the CPU reference writes host staging memory, uploaded by the draw submission;
+//   host-copy — the CUDA simulation writes private CUDA memory, copied through the host into the
+//               same staging path (the benchmark's no-interop reference).
 #pragma once
 
 #include "frame_timing.h"
-#include "gray_scott.h"
 #include "options.h"
 #include "resources.h"
+#include "simulation.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,24 +23,32 @@
 namespace estuary {
 
 struct BackendConfig {
+    const sim::SimDefinition* simulation = nullptr;
     Extent grid;
     uint32_t slots = 2;
     uint64_t seed = 1;
-    // Tests of pipelining: texel (0, 0) of level 0 holds the frame index instead of the field,
-    // so a reader can tell which frame's field it sees.
+    // Tests of pipelining: channel 0 of texel (0, 0) of the displayed image's level 0 holds the
+    // frame index instead of the field, so a reader can tell which frame's output it sees.
     bool stampFrameIndex = false;
 };
 
-// The cell the UI asked about and the latest value of v read there: the state behind
+// Up to four channels of one texel of the displayed image.
+struct ProbeValue {
+    std::array<float, 4> channels{};
+    uint32_t count = 0;
+};
+
+// The cell the UI asked about and the latest texel read there: the state behind
 // requestProbe/probeValue, the same in every backend.
 struct CellProbe {
     int x = -1, y = -1; // -1: no cell asked for (or outside the grid)
-    std::optional<float> value;
+    std::optional<ProbeValue> value;
 
     bool active() const { return x >= 0; }
-    size_t index(int width) const { return size_t(y) * size_t(width) + size_t(x); }
-    void request(int cellX, int cellY, int width, int height) {
-        const bool inside = cellX >= 0 && cellY >= 0 && cellX < width && cellY < height;
+    size_t index(uint32_t width) const { return size_t(y) * width + size_t(x); }
+    void request(int cellX, int cellY, uint32_t width, uint32_t height) {
+        const bool inside =
+            cellX >= 0 && cellY >= 0 && uint32_t(cellX) < width && uint32_t(cellY) < height;
         x = inside ? cellX : -1;
         y = inside ? cellY : -1;
         if (!inside) value.reset();
@@ -46,56 +61,63 @@ class SimBackend {
     virtual const char* name() const = 0;
     virtual uint32_t slotCount() const = 0;
     // How many frames the host may record ahead of the GPU: the size of the command-buffer ring.
-    // The CUDA backend guards image reuse with GPU-side waits, so the host can run further ahead
-    // than the image ring and stay off the critical path; backends that write host memory per
+    // The CUDA backend guards output reuse with GPU-side waits, so the host can run further ahead
+    // than the output ring and stay off the critical path; backends that write host memory per
     // slot (staging buffers) must keep it equal to slotCount().
     virtual uint32_t hostRingSize() const { return slotCount(); }
-    virtual const Image& fieldImage(uint32_t slot) const = 0;
+    // The output image the renderer draws (SimDefinition::visual.image) of `slot`.
+    virtual const Image& displayImage(uint32_t slot) const = 0;
+    // Output buffer `index` of `slot`, as Vulkan sees it.
+    virtual const Buffer& outputBuffer(uint32_t slot, uint32_t index) const = 0;
     // Exported timeline the draw submission of frame f signals with f + 1, so the simulation can
     // wait for it on the GPU; VK_NULL_HANDLE where nothing outside Vulkan waits.
     virtual VkSemaphore drawnTimeline() const = 0;
 
-    // Advances the simulation and produces frame `frame`'s field for slot frame % slotCount().
-    // The caller has already waited (frames-in-flight limit) until the slot's previous frame was
-    // drawn. Enqueues GPU work where it can; never waits on the GPU itself.
-    virtual void simulate(uint64_t frame, const sim::GrayScottParams& params) = 0;
-    // Vulkan commands around the draw of `frame`: make the field readable by the fragment shader
-    // before, hand it back to the simulation after.
+    // Advances the simulation by `steps` and produces frame `frame`'s outputs in slot
+    // frame % slotCount(). The caller has already waited (frames-in-flight limit) until the slot's
+    // previous frame was drawn. Enqueues GPU work where it can; never waits on the GPU itself.
+    virtual void simulate(uint64_t frame, const sim::ParamValues& params, int steps) = 0;
+    // Vulkan commands around the draw of `frame`: make the outputs readable by shaders before
+    // (the displayed image in SHADER_READ_ONLY_OPTIMAL), hand them back to the simulation after.
     virtual void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) = 0;
     virtual void recordAfterDraw(VkCommandBuffer cmd, uint64_t frame) = 0;
     // What the draw submission of `frame` must wait on, if anything.
     virtual std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t frame) const = 0;
 
     // GPU/host timings of `frame`, once it has been drawn (call after the frames-in-flight wait,
-    // before simulate() of frame + hostRingSize()). simMs: simulation and field write; waitMs: time
-    // the simulation stream stalled waiting for Vulkan. NaN when nothing was measured.
+    // before simulate() of frame + hostRingSize()). simMs: simulation and output write; waitMs:
+    // time the simulation stream stalled waiting for Vulkan. NaN when nothing was measured.
     struct SlotTimes {
         double simMs = kNotMeasured;
         double waitMs = kNotMeasured;
     };
     virtual SlotTimes finishedFrameTimes(uint64_t frame) = 0;
 
-    // Value of v at cell (x, y), sampled by each frame's simulation (asynchronously on the GPU: the
-    // value arrives with finishedFrameTimes). Returns the latest available sample.
+    // The displayed image's level-0 texel at cell (x, y), read after each frame's output
+    // (asynchronously on the GPU: the value arrives with finishedFrameTimes). Returns the latest.
     virtual void requestProbe(int x, int y) = 0;
-    virtual std::optional<float> probeValue() const = 0;
+    virtual std::optional<ProbeValue> probeValue() const = 0;
 
-    virtual void paint(const sim::Brush& brush) = 0;
+    virtual void brush(const sim::Brush& brush, const sim::ParamValues& params) = 0;
     virtual void reset(uint64_t seed) = 0;
     // Blocks until all simulation work is finished (teardown, tests).
     virtual void finish() = 0;
 };
 
-std::unique_ptr<SimBackend> createCpuBackend(const Device& device, VkCommandPool pool,
-                                             const BackendConfig& config);
+// Throws usageError() when the simulation refuses the grid.
+std::unique_ptr<SimBackend> createCpuBackend(const Device& device, const BackendConfig& config);
 #ifdef ESTUARY_HAVE_CUDA
 // `cudaDevice` is the CUDA ordinal matched to `device` by UUID.
 std::unique_ptr<SimBackend> createCudaBackend(const Device& device, VkCommandPool pool,
                                               const BackendConfig& config, int cudaDevice);
-// No interop: the CUDA simulation's field and mips go through host memory into staging buffers
-// (the benchmark's "host-copy" mode, what tools without interop do).
+// No interop: the CUDA simulation's outputs go through host memory into staging buffers (the
+// benchmark's "host-copy" mode, what tools without interop do).
 std::unique_ptr<SimBackend> createHostCopyBackend(const Device& device, const BackendConfig& config,
                                                   int cudaDevice);
 #endif
+
+// The simulation's outputs for the config's grid, checked: throws usageError() naming the
+// simulation when it cannot run on that grid (e.g. a depth for a 2D simulation).
+sim::OutputLayout checkedOutputs(const BackendConfig& config);
 
 } // namespace estuary

@@ -1,48 +1,73 @@
-// CPU backend: the same Gray-Scott stencil on the host; each frame's field and its mip chain are
-// written into the slot's staging buffer and uploaded by the draw submission itself.
+// CPU backend: the simulation's CPU reference runs on the host and writes each frame's outputs
+// straight into the slot's mapped staging memory; the draw submission uploads the images.
 #include "sim_backend.h"
-#include "cpu_gray_scott.h"
-#include "staged_field.h"
+#include "errors.h"
+#include "staged_outputs.h"
 
 #include <chrono>
 #include <vector>
 
 namespace estuary {
+
+sim::OutputLayout checkedOutputs(const BackendConfig& config) {
+    const sim::SimDefinition& def = *config.simulation;
+    if (config.grid.width == 0 || config.grid.height == 0)
+        throw usageError(def.name + " needs a grid of at least 1x1");
+    sim::OutputLayout layout = def.outputs({config.grid.width, config.grid.height, 1});
+    for (const sim::ImageOutput& image : layout.images)
+        if (image.depth != 1)
+            throw unsupported(def.name + " writes a 3D image ('" + image.name +
+                              "'), which this estuary cannot draw yet");
+    return layout;
+}
+
 namespace {
 
 class CpuBackend final : public SimBackend {
   public:
     CpuBackend(const Device& device, const BackendConfig& config)
-        : device_(device), sim_(int(config.grid.width), int(config.grid.height), config.seed),
-          field_(createStagedField(device, config.grid, config.slots)),
-          stampFrames_(config.stampFrameIndex), simMs_(config.slots, kNotMeasured) {}
+        : device_(device), layout_(checkedOutputs(config)),
+          sim_(config.simulation->createCpu({config.grid.width, config.grid.height, 1})),
+          outputs_(createStagedOutputs(device, layout_, config.slots)),
+          display_(config.simulation->visual.image), stampFrames_(config.stampFrameIndex),
+          simMs_(config.slots, kNotMeasured) {
+        sim_->reset(config.seed);
+    }
 
-    ~CpuBackend() override { destroyStagedField(device_, field_); }
+    ~CpuBackend() override { destroyStagedOutputs(device_, outputs_); }
 
     const char* name() const override { return "cpu"; }
-    uint32_t slotCount() const override { return uint32_t(field_.images.size()); }
-    const Image& fieldImage(uint32_t slot) const override { return field_.images[slot]; }
+    uint32_t slotCount() const override { return uint32_t(outputs_.slots.size()); }
+    const Image& displayImage(uint32_t slot) const override {
+        return outputs_.images[display_].images[slot];
+    }
+    const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
+        return outputs_.buffers[index][slot];
+    }
     VkSemaphore drawnTimeline() const override { return VK_NULL_HANDLE; }
 
-    void simulate(uint64_t frame, const sim::GrayScottParams& params) override {
+    void simulate(uint64_t frame, const sim::ParamValues& params, int steps) override {
         const auto start = std::chrono::steady_clock::now();
-        const uint32_t slot = uint32_t(frame % field_.images.size());
-        sim_.step(params, params.stepsPerFrame);
-        if (probe_.active()) probe_.value = sim_.v()[probe_.index(sim_.width())];
-        std::vector<float*>& levels = levelPointers_;
-        levels.resize(field_.levels);
-        for (uint32_t level = 0; level < field_.levels; ++level)
-            levels[level] = stagedLevel(field_, slot, level);
-        sim::writeFieldMipChain(sim_.v().data(), sim_.width(), sim_.height(), int(field_.levels),
-                                levels.data());
-        if (stampFrames_) levels[0][0] = float(frame);
+        const uint32_t slot = uint32_t(frame % slotCount());
+        sim_->step(params, steps);
+        sim_->writeOutputs(outputs_.slots[slot].targets());
+        if (stampFrames_) stagedTexel(outputs_, display_, slot, 0, 0)[0] = float(frame);
+        if (probe_.active()) {
+            const float* texel =
+                stagedTexel(outputs_, display_, slot, uint32_t(probe_.x), uint32_t(probe_.y));
+            ProbeValue value;
+            value.count = sim::channelCount(layout_.images[display_].format);
+            for (uint32_t c = 0; c < value.count; ++c)
+                value.channels[c] = texel[c];
+            probe_.value = value;
+        }
         simMs_[slot] =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
     }
 
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
-        recordStagedUpload(cmd, field_, uint32_t(frame % field_.images.size()));
+        recordStagedUpload(cmd, outputs_, uint32_t(frame % slotCount()));
     }
     void recordAfterDraw(VkCommandBuffer, uint64_t) override {}
     std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t) const override { return std::nullopt; }
@@ -53,26 +78,30 @@ class CpuBackend final : public SimBackend {
         return t;
     }
 
-    void requestProbe(int x, int y) override { probe_.request(x, y, sim_.width(), sim_.height()); }
-    std::optional<float> probeValue() const override { return probe_.value; }
-    void paint(const sim::Brush& brush) override { sim_.paint(brush); }
-    void reset(uint64_t seed) override { sim_.reset(seed); }
+    void requestProbe(int x, int y) override {
+        probe_.request(x, y, layout_.images[display_].width, layout_.images[display_].height);
+    }
+    std::optional<ProbeValue> probeValue() const override { return probe_.value; }
+    void brush(const sim::Brush& brush, const sim::ParamValues& params) override {
+        sim_->brush(brush, params);
+    }
+    void reset(uint64_t seed) override { sim_->reset(seed); }
     void finish() override {}
 
   private:
     const Device& device_;
-    sim::CpuGrayScott sim_;
-    StagedField field_;
+    sim::OutputLayout layout_;
+    std::unique_ptr<sim::CpuSimulation> sim_;
+    StagedOutputs outputs_;
+    uint32_t display_ = 0;
     bool stampFrames_ = false;
     std::vector<double> simMs_;
-    std::vector<float*> levelPointers_;
     CellProbe probe_;
 };
 
 } // namespace
 
-std::unique_ptr<SimBackend> createCpuBackend(const Device& device, VkCommandPool,
-                                             const BackendConfig& config) {
+std::unique_ptr<SimBackend> createCpuBackend(const Device& device, const BackendConfig& config) {
     return std::make_unique<CpuBackend>(device, config);
 }
 

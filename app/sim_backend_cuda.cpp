@@ -1,15 +1,21 @@
-// CUDA backend: the simulation runs in CUDA and writes every frame straight into a ring of images
-// that Vulkan allocated and exported. Two exported timeline semaphores, one signaller each:
-//   sim timeline    — CUDA signals f + 1 once frame f's field and mips are written;
-//   render timeline — Vulkan signals f + 1 once frame f is drawn and its image released.
-// CUDA writes slot s for frame f only after Vulkan finished frame f - slots (GPU-side wait), and
-// Vulkan draws frame f only after CUDA signalled it; the host never waits on either here.
+// CUDA backend: generic glue between a sim::CudaSimulation and interop's frame protocol. Every
+// output image is an ImageRing and every output buffer a BufferRing (one slot per frame in flight),
+// all synchronized by one FrameTimelines. Per frame, on one CUDA stream:
+//   step (CUDA-private state, overlaps Vulkan drawing older frames) → cudaBeginFrame (GPU-side wait
+//   until Vulkan released the slot) → writeOutputs into the slot → cudaEndFrame (signal);
+// and in the draw submission: wait written ≥ f + 1 → acquire the slot → draw → release → signal
+// released = f + 1. The host never waits on either API here.
 #include "sim_backend.h"
+#include "buffer_ring.h"
 #include "cuda_check.h"
-#include "cuda_gray_scott.h"
-#include "cuda_import.h"
-#include "error.h"
+#include "cuda_simulation.h"
+#include "frame_timelines.h"
+#include "image_ring.h"
+#include "simulations.h"
+#include "vk_check.h"
 
+#include <array>
+#include <cstring>
 #include <vector>
 
 namespace estuary {
@@ -17,44 +23,38 @@ namespace {
 
 using namespace interop;
 
+// The slot's outputs as the simulation sees them, built once: spans into the rings' surfaces.
+struct SlotTargets {
+    std::vector<sim::DeviceImageTarget> images;
+    std::vector<void*> buffers;
+    sim::DeviceTargets targets() const { return {images, buffers}; }
+};
+
 class CudaBackend final : public SimBackend {
   public:
     CudaBackend(const Device& device, VkCommandPool pool, const BackendConfig& config,
                 int cudaDevice)
-        : device_(device), stampFrames_(config.stampFrameIndex) {
+        : device_(device), layout_(checkedOutputs(config)),
+          display_(config.simulation->visual.image), stampFrames_(config.stampFrameIndex) {
+        if (!config.simulation->createCuda)
+            throw unsupported(config.simulation->name +
+                              " has no CUDA implementation in this build");
         // A constructor that throws runs no destructor: release what was made so far.
         try {
             CUDA_CHECK(cudaSetDevice(cudaDevice));
             CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-            sim_ = std::make_unique<sim::CudaGrayScott>(
-                int(config.grid.width), int(config.grid.height), config.seed, stream_);
-            for (uint32_t slot = 0; slot < config.slots; ++slot) {
-                const std::string name = "shared field slot " + std::to_string(slot);
-                ExportedImageDesc desc;
-                desc.format = VK_FORMAT_R32_SFLOAT;
-                desc.extent = {config.grid.width, config.grid.height};
-                desc.name = name.c_str();
-                images_.push_back(createExportedImage(device, desc));
-                cudaImages_.push_back(importImage(device, images_.back()));
-            }
-            // Per-frame bookkeeping lives in the command ring, which is longer than the image ring.
-            ring_ = std::min(2 * config.slots, 16u);
+            sim_ = config.simulation->createCuda({config.grid.width, config.grid.height, 1});
+            sim_->reset(config.seed, stream_);
+            createOutputs(pool, config);
+            // Per-frame bookkeeping lives in the command ring, which is longer than the slot ring.
+            ring_ = std::min(2 * config.slots, kMaxRing);
             events_.resize(ring_);
             for (auto& e : events_)
                 for (cudaEvent_t* ev : {&e.start, &e.beforeWait, &e.afterWait, &e.end})
                     CUDA_CHECK(cudaEventCreate(ev));
-            CUDA_CHECK(
-                cudaMallocHost(reinterpret_cast<void**>(&probeHost_), ring_ * sizeof(float)));
-            CUDA_CHECK(
-                cudaMallocHost(reinterpret_cast<void**>(&stampHost_), ring_ * sizeof(float)));
-            simTimeline_ = createSharedTimeline(device, "sim timeline (CUDA signals)");
-            renderTimeline_ = createSharedTimeline(device, "render timeline (Vulkan signals)");
-            // Hand every image to CUDA once: GENERAL layout, owned by VK_QUEUE_FAMILY_EXTERNAL.
-            submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-                for (const auto& image : images_)
-                    recordReleaseToExternal(cmd, device, image, VK_IMAGE_LAYOUT_UNDEFINED,
-                                            VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
-            });
+            const size_t pinnedBytes = 2 * ring_ * kTexelFloats * sizeof(float);
+            CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&pinned_), pinnedBytes));
+            std::memset(pinned_, 0, pinnedBytes); // a stamp's other channels are written as 0
         } catch (...) {
             release();
             throw;
@@ -67,71 +67,74 @@ class CudaBackend final : public SimBackend {
     // a partly constructed backend: every step skips what does not exist.
     void release() {
         if (stream_) (void)cudaStreamSynchronize(stream_);
-        for (auto& image : cudaImages_)
-            destroyCudaImage(image);
         sim_.reset();
         for (auto& e : events_)
             for (cudaEvent_t ev : {e.start, e.beforeWait, e.afterWait, e.end})
                 if (ev) (void)cudaEventDestroy(ev);
         events_.clear();
-        (void)cudaFreeHost(probeHost_);
-        (void)cudaFreeHost(stampHost_);
-        probeHost_ = stampHost_ = nullptr;
-        destroySharedTimeline(device_, simTimeline_);
-        destroySharedTimeline(device_, renderTimeline_);
-        for (auto& image : images_)
-            destroyExportedImage(device_, image);
+        (void)cudaFreeHost(pinned_);
+        pinned_ = nullptr;
+        for (ImageRing& ring : images_)
+            destroyImageRing(device_, ring);
+        for (BufferRing& ring : buffers_)
+            destroyBufferRing(device_, ring);
         images_.clear();
-        cudaImages_.clear();
+        buffers_.clear();
+        destroyFrameTimelines(device_, timelines_);
         if (stream_) (void)cudaStreamDestroy(stream_);
         stream_ = nullptr;
     }
 
     const char* name() const override { return "cuda"; }
-    uint32_t slotCount() const override { return uint32_t(images_.size()); }
+    uint32_t slotCount() const override { return timelines_.slots; }
     uint32_t hostRingSize() const override { return ring_; }
-    const Image& fieldImage(uint32_t slot) const override { return images_[slot].image; }
-    VkSemaphore drawnTimeline() const override { return renderTimeline_.semaphore; }
+    const Image& displayImage(uint32_t slot) const override {
+        return images_[display_].images[slot].image;
+    }
+    const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
+        return buffers_[index].buffers[slot].buffer;
+    }
+    VkSemaphore drawnTimeline() const override { return timelines_.released.semaphore; }
 
-    void simulate(uint64_t frame, const sim::GrayScottParams& params) override {
-        if (!firstFrame_) firstFrame_ = frame;
-        const uint32_t slot = uint32_t(frame % images_.size());
+    void simulate(uint64_t frame, const sim::ParamValues& params, int steps) override {
+        const uint32_t slot = slotOf(timelines_, frame);
         const uint32_t entry = uint32_t(frame % ring_);
         SlotEvents& ev = events_[entry];
         // The state lives in CUDA memory, so stepping need not wait for Vulkan; only writing the
-        // slot's image must wait until Vulkan has drawn and released it (frame - slots).
+        // slot's outputs must wait until Vulkan has drawn and released them (frame - slots).
         CUDA_CHECK(cudaEventRecord(ev.start, stream_));
-        sim_->step(params, params.stepsPerFrame);
+        sim_->step(params, steps, stream_);
         CUDA_CHECK(cudaEventRecord(ev.beforeWait, stream_));
-        if (frame >= *firstFrame_ + images_.size())
-            cudaWaitTimeline(renderTimeline_, frame + 1 - images_.size(), stream_);
+        cudaBeginFrame(timelines_, frame, stream_);
         CUDA_CHECK(cudaEventRecord(ev.afterWait, stream_));
-        const CudaImage& target = cudaImages_[slot];
-        sim_->writeField(target.surfaces.data(), int(target.surfaces.size()));
+        sim_->writeOutputs(slotTargets_[slot].targets(), stream_);
+        const CudaImage& shown = cudaSlot(images_[display_], frame);
+        const size_t texel = sim::texelBytes(layout_.images[display_].format);
+        float* stamp = pinned_ + 2 * entry * kTexelFloats;
+        float* probe = stamp + kTexelFloats;
         if (stampFrames_) {
             // This entry's previous copy (frame - ring) finished before that frame was drawn, and
             // the host waited for that, so rewriting the pinned source now is safe.
-            stampHost_[entry] = float(frame);
-            CUDA_CHECK(cudaMemcpy2DToArrayAsync(target.levels[0], 0, 0, stampHost_ + entry,
-                                                sizeof(float), sizeof(float), 1,
+            stamp[0] = float(frame);
+            CUDA_CHECK(cudaMemcpy2DToArrayAsync(shown.levels[0], 0, 0, stamp, texel, texel, 1,
                                                 cudaMemcpyHostToDevice, stream_));
         }
         if (probe_.active())
-            CUDA_CHECK(cudaMemcpyAsync(probeHost_ + entry,
-                                       sim_->deviceV() + probe_.index(sim_->width()), sizeof(float),
-                                       cudaMemcpyDeviceToHost, stream_));
+            CUDA_CHECK(cudaMemcpy2DFromArrayAsync(probe, texel, shown.levels[0],
+                                                  size_t(probe_.x) * texel, size_t(probe_.y), texel,
+                                                  1, cudaMemcpyDeviceToHost, stream_));
         probeValid_[entry] = probe_.active();
         CUDA_CHECK(cudaEventRecord(ev.end, stream_));
         ev.used = true;
-        cudaSignalTimeline(simTimeline_, frame + 1, stream_);
+        cudaEndFrame(timelines_, frame, stream_);
     }
 
     SlotTimes finishedFrameTimes(uint64_t frame) override {
         SlotTimes t;
         const uint32_t entry = uint32_t(frame % ring_);
         SlotEvents& ev = events_[entry];
-        // Vulkan drew the slot's last frame, and it waited for the signal enqueued after ev.end,
-        // so these queries do not block.
+        // Vulkan drew the frame, and it waited for the signal enqueued after ev.end, so these
+        // queries do not block.
         if (!ev.used || cudaEventQuery(ev.end) != cudaSuccess) return t;
         float step = 0, wait = 0, write = 0;
         CUDA_CHECK(cudaEventElapsedTime(&step, ev.start, ev.beforeWait));
@@ -139,58 +142,103 @@ class CudaBackend final : public SimBackend {
         CUDA_CHECK(cudaEventElapsedTime(&write, ev.afterWait, ev.end));
         t.simMs = double(step) + double(write);
         t.waitMs = double(wait);
-        if (probeValid_[entry]) probe_.value = probeHost_[entry];
+        if (probeValid_[entry]) {
+            ProbeValue value;
+            value.count = sim::channelCount(layout_.images[display_].format);
+            const float* probe = pinned_ + (2 * entry + 1) * kTexelFloats;
+            for (uint32_t c = 0; c < value.count; ++c)
+                value.channels[c] = probe[c];
+            probe_.value = value;
+        }
         return t;
     }
 
     void requestProbe(int x, int y) override {
-        probe_.request(x, y, sim_->width(), sim_->height());
+        probe_.request(x, y, layout_.images[display_].width, layout_.images[display_].height);
     }
-    std::optional<float> probeValue() const override { return probe_.value; }
+    std::optional<ProbeValue> probeValue() const override { return probe_.value; }
 
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
-        recordAcquireFromExternal(
-            cmd, device_, images_[frame % images_.size()], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-            VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT);
+        for (const ImageRing& ring : images_)
+            recordAcquire(cmd, device_, ring, frame, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                          kReadStages, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, kWaitStage);
+        for (const BufferRing& ring : buffers_)
+            recordAcquire(cmd, device_, ring, frame, kReadStages,
+                          VK_ACCESS_2_SHADER_STORAGE_READ_BIT, kWaitStage);
     }
 
     void recordAfterDraw(VkCommandBuffer cmd, uint64_t frame) override {
-        recordReleaseToExternal(cmd, device_, images_[frame % images_.size()],
-                                VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                                VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_NONE);
+        for (const ImageRing& ring : images_)
+            recordRelease(cmd, device_, ring, frame, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                          kReadStages);
+        for (const BufferRing& ring : buffers_)
+            recordRelease(cmd, device_, ring, frame, kReadStages);
     }
 
     std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t frame) const override {
-        VkSemaphoreSubmitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-        wait.semaphore = simTimeline_.semaphore;
-        wait.value = frame + 1;
-        wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-        return wait;
+        return drawWaitInfo(timelines_, frame, kWaitStage);
     }
 
-    void paint(const sim::Brush& brush) override { sim_->paint(brush); }
-    void reset(uint64_t seed) override { sim_->reset(seed); }
+    void brush(const sim::Brush& brush, const sim::ParamValues& params) override {
+        sim_->brush(brush, params, stream_);
+    }
+    void reset(uint64_t seed) override { sim_->reset(seed, stream_); }
     void finish() override { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
   private:
+    // The draw reads outputs from vertex (buffers, vertex pulling) and fragment shaders. The wait
+    // on CUDA covers every stage for now (issue: narrow it to the first stage that reads).
+    static constexpr VkPipelineStageFlags2 kReadStages =
+        VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+    static constexpr VkPipelineStageFlags2 kWaitStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    static constexpr uint32_t kMaxRing = 16;
+    static constexpr size_t kTexelFloats = 4; // the largest texel: RGBA32 float
+
+    void createOutputs(VkCommandPool pool, const BackendConfig& config) {
+        timelines_ = createFrameTimelines(device_, config.slots, config.simulation->name.c_str());
+        for (const sim::ImageOutput& output : layout_.images) {
+            ImageRingDesc desc;
+            desc.format = vulkanFormat(output.format);
+            desc.extent = {output.width, output.height};
+            desc.mipLevels = sim::levelCount(output);
+            desc.slots = config.slots;
+            desc.name = config.simulation->name + " " + output.name;
+            images_.push_back(createImageRing(device_, pool, desc));
+        }
+        for (const sim::BufferOutput& output : layout_.buffers) {
+            BufferRingDesc desc;
+            desc.size = output.bytes;
+            desc.slots = config.slots;
+            desc.name = config.simulation->name + " " + output.name;
+            buffers_.push_back(createBufferRing(device_, pool, desc));
+        }
+        slotTargets_.resize(config.slots);
+        for (uint32_t slot = 0; slot < config.slots; ++slot) {
+            for (const ImageRing& ring : images_)
+                slotTargets_[slot].images.push_back({ring.cuda[slot].surfaces});
+            for (const BufferRing& ring : buffers_)
+                slotTargets_[slot].buffers.push_back(ring.cuda[slot].pointer);
+        }
+    }
+
     const Device& device_;
+    sim::OutputLayout layout_;
+    uint32_t display_ = 0;
+    bool stampFrames_ = false;
     cudaStream_t stream_ = nullptr;
-    std::unique_ptr<sim::CudaGrayScott> sim_;
-    std::vector<ExportedImage> images_;
-    std::vector<CudaImage> cudaImages_;
-    SharedTimeline simTimeline_;
-    SharedTimeline renderTimeline_;
+    std::unique_ptr<sim::CudaSimulation> sim_;
+    FrameTimelines timelines_;
+    std::vector<ImageRing> images_;
+    std::vector<BufferRing> buffers_;
+    std::vector<SlotTargets> slotTargets_;
     struct SlotEvents {
         cudaEvent_t start = nullptr, beforeWait = nullptr, afterWait = nullptr, end = nullptr;
         bool used = false;
     };
     std::vector<SlotEvents> events_;
-    std::optional<uint64_t> firstFrame_; // a recreated backend starts mid-run
-    float* probeHost_ = nullptr;         // pinned, one value per ring entry
-    bool stampFrames_ = false;
-    float* stampHost_ = nullptr; // pinned, one value per slot
     uint32_t ring_ = 1;
-    bool probeValid_[16] = {};
+    float* pinned_ = nullptr; // per ring entry: a stamp texel, then a probe texel
+    std::array<bool, kMaxRing> probeValid_{};
     CellProbe probe_;
 };
 

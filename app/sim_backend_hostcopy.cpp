@@ -1,11 +1,12 @@
-// Host-copy backend (benchmark reference, no interop): the CUDA simulation writes its field and mip
-// chain into a private CUDA mipmapped array, copies every level to pinned host memory, waits for
-// the copy on the host, and hands the bytes to Vulkan through the staging-buffer upload the CPU
-// backend uses. Same simulation kernels, same renderer — only the path between them differs.
+// Host-copy backend (benchmark reference, no interop): the CUDA simulation writes its outputs into
+// private CUDA memory (a mipmapped array per image, a device buffer per buffer), every level and
+// buffer is copied to pinned host memory, the host waits for the copy, and the bytes reach Vulkan
+// through the staging upload the CPU backend uses. Same simulation kernels, same renderer — only
+// the path between them differs.
 #include "sim_backend.h"
 #include "cuda_check.h"
-#include "cuda_gray_scott.h"
-#include "staged_field.h"
+#include "cuda_simulation.h"
+#include "staged_outputs.h"
 
 #include <cstring>
 #include <vector>
@@ -13,32 +14,50 @@
 namespace estuary {
 namespace {
 
+cudaChannelFormatDesc channelDesc(sim::TexelFormat format) {
+    const int c = int(sim::channelCount(format));
+    return {32, c > 1 ? 32 : 0, c > 2 ? 32 : 0, c > 3 ? 32 : 0, cudaChannelFormatKindFloat};
+}
+
+// One output image in private CUDA memory.
+struct PrivateImage {
+    cudaMipmappedArray_t mipmapped = nullptr;
+    std::vector<cudaArray_t> levels;
+    std::vector<cudaSurfaceObject_t> surfaces;
+};
+
 class HostCopyBackend final : public SimBackend {
   public:
     HostCopyBackend(const Device& device, const BackendConfig& config, int cudaDevice)
-        : device_(device), field_(createStagedField(device, config.grid, config.slots)),
-          simMs_(config.slots, kNotMeasured) {
+        : device_(device), layout_(checkedOutputs(config)),
+          outputs_(createStagedOutputs(device, layout_, config.slots)),
+          display_(config.simulation->visual.image), simMs_(config.slots, kNotMeasured) {
+        if (!config.simulation->createCuda) {
+            destroyStagedOutputs(device, outputs_);
+            throw unsupported(config.simulation->name +
+                              " has no CUDA implementation in this build");
+        }
         try { // a throwing constructor runs no destructor: release what was made so far
             CUDA_CHECK(cudaSetDevice(cudaDevice));
             CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-            sim_ = std::make_unique<sim::CudaGrayScott>(
-                int(config.grid.width), int(config.grid.height), config.seed, stream_);
-            const cudaChannelFormatDesc format{32, 0, 0, 0, cudaChannelFormatKindFloat};
-            const cudaExtent extent{config.grid.width, config.grid.height, 0};
-            CUDA_CHECK(cudaMallocMipmappedArray(&mipmapped_, &format, extent, field_.levels,
-                                                cudaArraySurfaceLoadStore));
-            for (uint32_t level = 0; level < field_.levels; ++level) {
-                cudaArray_t array = nullptr;
-                CUDA_CHECK(cudaGetMipmappedArrayLevel(&array, mipmapped_, level));
-                levels_.push_back(array);
-                cudaResourceDesc res{};
-                res.resType = cudaResourceTypeArray;
-                res.res.array.array = array;
-                cudaSurfaceObject_t surface = 0;
-                CUDA_CHECK(cudaCreateSurfaceObject(&surface, &res));
-                surfaces_.push_back(surface);
+            sim_ = config.simulation->createCuda({config.grid.width, config.grid.height, 1});
+            sim_->reset(config.seed, stream_);
+            for (const sim::ImageOutput& output : layout_.images)
+                createPrivateImage(output);
+            for (const sim::BufferOutput& output : layout_.buffers) {
+                void* pointer = nullptr;
+                CUDA_CHECK(cudaMalloc(&pointer, output.bytes));
+                privateBuffers_.push_back(pointer);
             }
-            CUDA_CHECK(cudaMallocHost(&pinned_, field_.staging[0].size));
+            for (const PrivateImage& image : privateImages_)
+                targets_.images.push_back({image.surfaces});
+            targets_.buffers = privateBuffers_;
+            size_t pinnedBytes = 0;
+            for (const StagedImage& image : outputs_.images)
+                pinnedBytes += image.staging[0].size;
+            for (const sim::BufferOutput& output : layout_.buffers)
+                pinnedBytes += output.bytes;
+            CUDA_CHECK(cudaMallocHost(&pinned_, pinnedBytes));
             for (cudaEvent_t* ev : {&start_, &end_})
                 CUDA_CHECK(cudaEventCreate(ev));
         } catch (...) {
@@ -52,88 +71,149 @@ class HostCopyBackend final : public SimBackend {
     // Safe on a partly constructed backend: every step skips what does not exist.
     void release() {
         if (stream_) (void)cudaStreamSynchronize(stream_);
-        for (cudaSurfaceObject_t s : surfaces_)
-            (void)cudaDestroySurfaceObject(s);
-        surfaces_.clear();
-        if (mipmapped_) (void)cudaFreeMipmappedArray(mipmapped_);
+        sim_.reset();
+        for (PrivateImage& image : privateImages_) {
+            for (cudaSurfaceObject_t s : image.surfaces)
+                (void)cudaDestroySurfaceObject(s);
+            if (image.mipmapped) (void)cudaFreeMipmappedArray(image.mipmapped);
+        }
+        privateImages_.clear();
+        for (void* pointer : privateBuffers_)
+            (void)cudaFree(pointer);
+        privateBuffers_.clear();
         (void)cudaFreeHost(pinned_);
         if (start_) (void)cudaEventDestroy(start_);
         if (end_) (void)cudaEventDestroy(end_);
-        sim_.reset();
         if (stream_) (void)cudaStreamDestroy(stream_);
-        mipmapped_ = nullptr;
         pinned_ = nullptr;
         start_ = end_ = nullptr;
         stream_ = nullptr;
-        destroyStagedField(device_, field_);
+        destroyStagedOutputs(device_, outputs_);
     }
 
     const char* name() const override { return "host-copy"; }
-    uint32_t slotCount() const override { return uint32_t(field_.images.size()); }
-    const Image& fieldImage(uint32_t slot) const override { return field_.images[slot]; }
+    uint32_t slotCount() const override { return uint32_t(outputs_.slots.size()); }
+    const Image& displayImage(uint32_t slot) const override {
+        return outputs_.images[display_].images[slot];
+    }
+    const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
+        return outputs_.buffers[index][slot];
+    }
     VkSemaphore drawnTimeline() const override { return VK_NULL_HANDLE; }
 
-    void simulate(uint64_t frame, const sim::GrayScottParams& params) override {
-        const uint32_t slot = uint32_t(frame % field_.images.size());
+    void simulate(uint64_t frame, const sim::ParamValues& params, int steps) override {
+        const uint32_t slot = uint32_t(frame % slotCount());
         CUDA_CHECK(cudaEventRecord(start_, stream_));
-        sim_->step(params, params.stepsPerFrame);
-        sim_->writeField(surfaces_.data(), int(surfaces_.size()));
+        sim_->step(params, steps, stream_);
+        sim_->writeOutputs({targets_.images, targets_.buffers}, stream_);
         CUDA_CHECK(cudaEventRecord(end_, stream_));
-        for (uint32_t level = 0; level < field_.levels; ++level) {
-            const VkExtent3D e = field_.regions[level].imageExtent;
-            const size_t rowBytes = e.width * sizeof(float);
-            CUDA_CHECK(cudaMemcpy2DFromArrayAsync(
-                static_cast<uint8_t*>(pinned_) + field_.regions[level].bufferOffset, rowBytes,
-                levels_[level], 0, 0, rowBytes, e.height, cudaMemcpyDeviceToHost, stream_));
+        // Every level of every image, then every buffer, packed into pinned memory in the staging
+        // buffers' layout.
+        uint8_t* pinned = static_cast<uint8_t*>(pinned_);
+        for (size_t i = 0; i < privateImages_.size(); ++i) {
+            const StagedImage& staged = outputs_.images[i];
+            const size_t texel = sim::texelBytes(staged.output.format);
+            for (size_t level = 0; level < staged.regions.size(); ++level) {
+                const VkExtent3D e = staged.regions[level].imageExtent;
+                const size_t rowBytes = e.width * texel;
+                CUDA_CHECK(cudaMemcpy2DFromArrayAsync(pinned + staged.regions[level].bufferOffset,
+                                                      rowBytes, privateImages_[i].levels[level], 0,
+                                                      0, rowBytes, e.height, cudaMemcpyDeviceToHost,
+                                                      stream_));
+            }
+            pinned += staged.staging[slot].size;
         }
-        if (probe_.active())
-            CUDA_CHECK(cudaMemcpyAsync(&probeHost_, sim_->deviceV() + probe_.index(sim_->width()),
-                                       sizeof(float), cudaMemcpyDeviceToHost, stream_));
+        for (size_t b = 0; b < privateBuffers_.size(); ++b) {
+            CUDA_CHECK(cudaMemcpyAsync(pinned, privateBuffers_[b], layout_.buffers[b].bytes,
+                                       cudaMemcpyDeviceToHost, stream_));
+            pinned += layout_.buffers[b].bytes;
+        }
         // Without interop the host must wait for the data before Vulkan can have it.
         CUDA_CHECK(cudaStreamSynchronize(stream_));
-        std::memcpy(field_.staging[slot].mapped, pinned_, field_.staging[slot].size);
+        pinned = static_cast<uint8_t*>(pinned_);
+        for (const StagedImage& staged : outputs_.images) {
+            std::memcpy(staged.staging[slot].mapped, pinned, staged.staging[slot].size);
+            pinned += staged.staging[slot].size;
+        }
+        for (size_t b = 0; b < privateBuffers_.size(); ++b) {
+            std::memcpy(outputs_.buffers[b][slot].mapped, pinned, layout_.buffers[b].bytes);
+            pinned += layout_.buffers[b].bytes;
+        }
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, start_, end_));
         simMs_[slot] = double(ms);
-        if (probe_.active()) probe_.value = probeHost_;
+        if (probe_.active()) {
+            const float* texel =
+                stagedTexel(outputs_, display_, slot, uint32_t(probe_.x), uint32_t(probe_.y));
+            ProbeValue value;
+            value.count = sim::channelCount(layout_.images[display_].format);
+            for (uint32_t c = 0; c < value.count; ++c)
+                value.channels[c] = texel[c];
+            probe_.value = value;
+        }
     }
 
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
-        recordStagedUpload(cmd, field_, uint32_t(frame % field_.images.size()));
+        recordStagedUpload(cmd, outputs_, uint32_t(frame % slotCount()));
     }
     void recordAfterDraw(VkCommandBuffer, uint64_t) override {}
     std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t) const override { return std::nullopt; }
 
     SlotTimes finishedFrameTimes(uint64_t frame) override {
-        const size_t slot = frame % simMs_.size();
         SlotTimes t;
-        t.simMs = simMs_[slot];
+        t.simMs = simMs_[frame % simMs_.size()];
         // No GPU queue waits on the other API here: the host's wait for the copy shows once, in the
         // Vulkan queue's idle gap that the frame loop measures.
         return t;
     }
 
     void requestProbe(int x, int y) override {
-        probe_.request(x, y, sim_->width(), sim_->height());
+        probe_.request(x, y, layout_.images[display_].width, layout_.images[display_].height);
     }
-    std::optional<float> probeValue() const override { return probe_.value; }
-    void paint(const sim::Brush& brush) override { sim_->paint(brush); }
-    void reset(uint64_t seed) override { sim_->reset(seed); }
+    std::optional<ProbeValue> probeValue() const override { return probe_.value; }
+    void brush(const sim::Brush& brush, const sim::ParamValues& params) override {
+        sim_->brush(brush, params, stream_);
+    }
+    void reset(uint64_t seed) override { sim_->reset(seed, stream_); }
     void finish() override { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
   private:
+    void createPrivateImage(const sim::ImageOutput& output) {
+        PrivateImage& image = privateImages_.emplace_back();
+        const cudaChannelFormatDesc format = channelDesc(output.format);
+        const cudaExtent extent{output.width, output.height, 0};
+        const uint32_t levels = sim::levelCount(output);
+        CUDA_CHECK(cudaMallocMipmappedArray(&image.mipmapped, &format, extent, levels,
+                                            cudaArraySurfaceLoadStore));
+        for (uint32_t level = 0; level < levels; ++level) {
+            cudaArray_t array = nullptr;
+            CUDA_CHECK(cudaGetMipmappedArrayLevel(&array, image.mipmapped, level));
+            image.levels.push_back(array);
+            cudaResourceDesc res{};
+            res.resType = cudaResourceTypeArray;
+            res.res.array.array = array;
+            cudaSurfaceObject_t surface = 0;
+            CUDA_CHECK(cudaCreateSurfaceObject(&surface, &res));
+            image.surfaces.push_back(surface);
+        }
+    }
+
     const Device& device_;
-    StagedField field_;
+    sim::OutputLayout layout_;
+    StagedOutputs outputs_;
+    uint32_t display_ = 0;
     std::vector<double> simMs_;
     cudaStream_t stream_ = nullptr;
-    std::unique_ptr<sim::CudaGrayScott> sim_;
-    cudaMipmappedArray_t mipmapped_ = nullptr;
-    std::vector<cudaArray_t> levels_;
-    std::vector<cudaSurfaceObject_t> surfaces_;
+    std::unique_ptr<sim::CudaSimulation> sim_;
+    std::vector<PrivateImage> privateImages_;
+    std::vector<void*> privateBuffers_;
+    struct {
+        std::vector<sim::DeviceImageTarget> images;
+        std::vector<void*> buffers;
+    } targets_;
     void* pinned_ = nullptr;
     cudaEvent_t start_ = nullptr, end_ = nullptr;
     CellProbe probe_;
-    float probeHost_ = 0;
 };
 
 } // namespace

@@ -1,5 +1,5 @@
 #include "ui_overlay.h"
-#include "error.h"
+#include "vk_check.h"
 
 #include <imgui.h>
 #include <imgui_impl_glfw.h>

@@ -1,5 +1,6 @@
 #include "ui_panels.h"
 #include "colormap.h"
+#include "simulations.h"
 
 #include <imgui.h>
 
@@ -63,6 +64,22 @@ namespace {
 constexpr ImU32 kSeriesColours[] = {IM_COL32(240, 240, 240, 255), IM_COL32(90, 200, 250, 255),
                                     IM_COL32(250, 170, 60, 255), IM_COL32(240, 80, 110, 255)};
 
+void drawParamSliders(Session& session) {
+    const sim::SimDefinition& def = *session.simulation;
+    for (size_t i = 0; i < def.params.size(); ++i) {
+        const sim::ParamSpec& spec = def.params[i];
+        float& value = session.params[i];
+        if (spec.integer) {
+            int v = int(value);
+            if (ImGui::SliderInt(spec.name.c_str(), &v, int(spec.min), int(spec.max)))
+                value = float(v);
+        } else {
+            ImGui::SliderFloat(spec.name.c_str(), &value, spec.min, spec.max, "%.4g");
+        }
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", spec.help.c_str());
+    }
+}
+
 void drawSimulationPanel(Session& session, UiState& ui, ImGuiCond place) {
     ImGui::SetNextWindowPos(ImVec2(10, 10), place);
     ImGui::SetNextWindowSize(ImVec2(300, 0), ImGuiCond_FirstUseEver);
@@ -70,18 +87,24 @@ void drawSimulationPanel(Session& session, UiState& ui, ImGuiCond place) {
         ImGui::End();
         return;
     }
-    sim::GrayScottParams& p = session.params;
-    ImGui::SliderFloat("F (feed)", &p.F, 0.0f, 0.1f, "%.4f");
-    ImGui::SliderFloat("k (kill)", &p.k, 0.0f, 0.1f, "%.4f");
-    // Du above 1 is unstable with dt = 1 and the 9-point Laplacian (see gray_scott.h).
-    ImGui::SliderFloat("Du", &p.Du, 0.0f, 1.0f, "%.3f");
-    ImGui::SliderFloat("Dv", &p.Dv, 0.0f, 1.0f, "%.3f");
+    const sim::SimDefinition& def = *session.simulation;
+    if (ImGui::BeginCombo("simulation", def.name.c_str())) {
+        const auto all = simulations();
+        for (size_t i = 0; i < all.size(); ++i)
+            if (ImGui::Selectable(all[i].name.c_str(), &all[i] == &def))
+                ui.requests.simulation = int(i);
+        ImGui::EndCombo();
+    }
+    ImGui::TextWrapped("%s", def.description.c_str());
+    drawParamSliders(session);
     ImGui::SliderInt("steps/frame", &ui.stepsPerFrame, 0, 64);
 
-    ImGui::TextUnformatted("Presets (reset the field):");
-    for (size_t i = 0; i < kPresetCount; ++i) {
+    if (!def.presets.empty()) ImGui::TextUnformatted("Presets (reset the field):");
+    ui.presetButtonCentre.resize(def.presets.size());
+    for (size_t i = 0; i < def.presets.size(); ++i) {
         if (i % 3 != 0) ImGui::SameLine();
-        if (ImGui::Button(sim::kPresets[i].name, ImVec2(88, 0))) ui.requests.preset = int(i);
+        if (ImGui::Button(def.presets[i].name.c_str(), ImVec2(88, 0))) ui.requests.preset = int(i);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", def.presets[i].help.c_str());
         const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
         ui.presetButtonCentre[i] = {0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y)};
     }
@@ -104,15 +127,20 @@ void drawSimulationPanel(Session& session, UiState& ui, ImGuiCond place) {
         ui.requests.grid = Extent{uint32_t(ui.gridEdit[0]), uint32_t(ui.gridEdit[1])};
     ImGui::EndDisabled();
 
-    ImGui::SliderFloat("brush radius", &ui.brushRadius, 1.0f, 64.0f, "%.0f cells");
-    ImGui::TextDisabled("left drag: paint, right drag: erase");
+    if (!def.brush.primary.empty()) {
+        ImGui::SliderFloat("brush radius", &ui.brushRadius, 1.0f, 64.0f, "%.0f cells");
+        ImGui::TextDisabled("left drag: %s, right drag: %s", def.brush.primary.c_str(),
+                            def.brush.secondary.empty() ? "nothing" : def.brush.secondary.c_str());
+    }
     ImGui::Text("backend %s, grid %ux%u, frame %llu", session.backend->name(), grid.width,
                 grid.height, static_cast<unsigned long long>(session.nextFrame));
     ImGui::End();
 }
 
 void drawViewPanel(Session& session, UiState& ui, ImGuiCond place) {
-    ImGui::SetNextWindowPos(ImVec2(10, 360), place);
+    // Bottom left: the Simulation panel above it grows with the simulation's parameter table.
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(10, display.y - 10), place, ImVec2(0, 1));
     ImGui::SetNextWindowSize(ImVec2(300, 0), ImGuiCond_FirstUseEver);
     if (!ImGui::Begin("View")) {
         ImGui::End();
@@ -136,10 +164,17 @@ void drawViewPanel(Session& session, UiState& ui, ImGuiCond place) {
     ImGui::TextDisabled("wheel: zoom; middle/ctrl+drag: pan");
     const CursorInfo& c = ui.cursor;
     if (c.overField) {
-        if (c.value)
-            ImGui::Text("cell %d, %d  v = %.4f", c.cellX, c.cellY, double(*c.value));
-        else
-            ImGui::Text("cell %d, %d  v = (pending)", c.cellX, c.cellY);
+        const char* label = session.simulation->visual.valueLabel.c_str();
+        if (!c.value) {
+            ImGui::Text("cell %d, %d  %s = (pending)", c.cellX, c.cellY, label);
+        } else {
+            char text[96];
+            int n = std::snprintf(text, sizeof(text), "cell %d, %d  %s =", c.cellX, c.cellY, label);
+            for (uint32_t i = 0; i < c.value->count && n > 0 && size_t(n) < sizeof(text); ++i)
+                n += std::snprintf(text + n, sizeof(text) - size_t(n), " %.4f",
+                                   double(c.value->channels[i]));
+            ImGui::TextUnformatted(text);
+        }
     } else {
         ImGui::TextDisabled("cursor outside the field");
     }

@@ -1,12 +1,13 @@
 // The overlay's three panels — Simulation, View, Performance — built with Dear ImGui each frame
-// from the session and a UiState. Sliders edit the session's parameters in place (the next frame
-// uses them); anything that must happen between frames (reset, single step, preset, grid change,
+// from the session and a UiState. The Simulation panel is generic: a selector over the registered
+// simulations, one slider per entry of the simulation's parameter table, its presets and its brush
+// help. Sliders edit the session's parameters in place (the next frame uses them); anything that
+// must happen between frames (another simulation, reset, single step, preset, grid change,
 // screenshot, quit) becomes a UiRequest that the windowed app applies, the same path the hotkeys
 // take. The timing summaries are pure functions over the frame history, unit-tested.
 #pragma once
 
 #include "frame_timing.h"
-#include "gray_scott.h"
 #include "options.h"
 #include "session.h"
 #include "view_mapping.h"
@@ -32,8 +33,6 @@ struct SeriesStats {
 SeriesStats seriesStats(const FrameHistory& history, TimingSeries series,
                         std::vector<double>& scratch);
 
-inline constexpr size_t kPresetCount = sizeof(sim::kPresets) / sizeof(sim::kPresets[0]);
-
 struct UiRequests {
     bool reset = false;
     bool stepOnce = false;
@@ -41,15 +40,16 @@ struct UiRequests {
     bool toggleUi = false;
     bool screenshot = false;
     bool quit = false;
-    int preset = -1; // index into sim::kPresets
+    int preset = -1;     // index into the simulation's presets
+    int simulation = -1; // index into simulations()
     std::optional<Extent> grid;
 };
 
 struct CursorInfo {
     bool overField = false;
     int cellX = 0, cellY = 0;
-    Vec2 pixel;                 // framebuffer pixels
-    std::optional<float> value; // v at the cell, from the backend's probe (arrives late on CUDA)
+    Vec2 pixel;                      // framebuffer pixels
+    std::optional<ProbeValue> value; // from the backend's probe (arrives late on CUDA)
 };
 
 struct UiState {
@@ -62,7 +62,7 @@ struct UiState {
     CursorInfo cursor;
     // Where each preset button was last drawn (window coordinates): lets tests and scripted runs
     // click them through the same input path a user does.
-    Vec2 presetButtonCentre[kPresetCount];
+    std::vector<Vec2> presetButtonCentre;
     std::vector<double> scratch;
     float plotScaleMs = 0.0f; // smoothed top of the timing plot
     Vec2 layoutFor;           // display size the panels were last placed for

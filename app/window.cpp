@@ -1,5 +1,5 @@
 #include "window.h"
-#include "error.h"
+#include "vk_check.h"
 
 #include <volk.h>
 // volk first: GLFW declares its Vulkan functions only when the Vulkan types are already known.

@@ -1,6 +1,7 @@
 #include "window_app.h"
-#include "error.h"
 #include "png.h"
+#include "simulations.h"
+#include "vk_check.h"
 
 #include <volk.h>
 // volk first: GLFW declares its Vulkan functions only when the Vulkan types are already known.
@@ -196,17 +197,17 @@ void applyUiRequests(WindowApp& app) {
         app.ui.paused = true;
         app.stepPending = true;
     }
-    if (r.preset >= 0 && size_t(r.preset) < kPresetCount) {
-        // The presets were charted for these diffusion rates and time step.
-        const sim::Preset& preset = sim::kPresets[r.preset];
-        s.params.F = preset.F;
-        s.params.k = preset.k;
-        s.params.Du = 1.0f;
-        s.params.Dv = 0.5f;
-        s.params.dt = 1.0f;
+    const sim::SimDefinition& def = *s.simulation;
+    if (r.preset >= 0 && size_t(r.preset) < def.presets.size()) {
+        // The definition's own presets were checked against its table (checkDefinition).
+        (void)sim::applyPreset(def, def.presets[size_t(r.preset)], s.params);
         r.reset = true;
     }
-    if (r.grid) {
+    if (r.simulation >= 0 && size_t(r.simulation) < simulations().size() &&
+        &simulations()[size_t(r.simulation)] != s.simulation) {
+        switchSimulation(s, simulations()[size_t(r.simulation)]);
+        app.ui.stepsPerFrame = s.stepsPerFrame;
+    } else if (r.grid) {
         recreateBackend(s, *r.grid);
         app.ui.gridEdit[0] = int(r.grid->width);
         app.ui.gridEdit[1] = int(r.grid->height);
@@ -241,14 +242,15 @@ void paintStroke(WindowApp& app, Vec2 from, Vec2 to) {
     const float radius = app.ui.brushRadius;
     const float length = std::hypot(b.x - a.x, b.y - a.y);
     const int dabs = std::clamp(int(std::ceil(length / (0.5f * radius))), 1, 256);
-    const bool erase = app.pointer.drag == PointerState::Drag::Erase;
+    const bool secondary = app.pointer.drag == PointerState::Drag::Erase;
     for (int i = 1; i <= dabs; ++i) {
         const float t = float(i) / float(dabs);
         const Vec2 cell{a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)};
         int cx = 0, cy = 0;
         const Vec2 pixel{from.x + t * (to.x - from.x), from.y + t * (to.y - from.y)};
         if (!cellUnder(pixel, app.swapchain.extent, field, app.session.view, cx, cy)) continue;
-        app.session.backend->paint(sim::Brush{cell.x, cell.y, radius, erase});
+        app.session.backend->brush(sim::Brush{cell.x, cell.y, radius, secondary},
+                                   app.session.params);
     }
 }
 
@@ -263,7 +265,7 @@ Vec2 windowToPixels(const WindowApp& app, Vec2 window) {
 }
 
 VkExtent2D fieldExtent(const WindowApp& app) {
-    return app.session.backend->fieldImage(0).extent;
+    return app.session.backend->displayImage(0).extent;
 }
 
 std::unique_ptr<WindowApp> openWindowApp(const Options& options) {
@@ -299,7 +301,7 @@ std::unique_ptr<WindowApp> openWindowApp(const Options& options) {
         recreateSwapchain(*app, framebufferExtent(app->window));
 
         app->ui.visible = !options.noUi;
-        app->ui.stepsPerFrame = options.stepsPerFrame;
+        app->ui.stepsPerFrame = s.stepsPerFrame;
         app->ui.gridEdit[0] = int(options.grid.width);
         app->ui.gridEdit[1] = int(options.grid.height);
         makeFrameTarget(*app);
@@ -332,7 +334,7 @@ StepResult stepWindowApp(WindowApp& app) {
     buildUiFrame(app);
     applyUiRequests(app);
     if (app.closeRequested) return StepResult::Closed;
-    s.params.stepsPerFrame = !app.ui.paused || app.stepPending ? app.ui.stepsPerFrame : 0;
+    s.stepsPerFrame = !app.ui.paused || app.stepPending ? app.ui.stepsPerFrame : 0;
 
     // The acquire semaphore of this slot was last waited on by the slot's previous frame; that
     // wait must be over before the semaphore is signalled again. The same wait drawFrame starts
@@ -436,6 +438,7 @@ void onMouseButton(WindowApp& app, int button, int action, int mods) {
         p.drag = PointerState::Drag::Pan;
         return;
     }
+    if (app.session.simulation->brush.primary.empty()) return; // this simulation has no brush
     p.drag =
         button == GLFW_MOUSE_BUTTON_LEFT ? PointerState::Drag::Paint : PointerState::Drag::Erase;
     // A click without a drag paints one dab.
@@ -443,8 +446,9 @@ void onMouseButton(WindowApp& app, int button, int action, int mods) {
     int cx = 0, cy = 0;
     if (cellUnder(p.lastPixel, app.swapchain.extent, field, app.session.view, cx, cy)) {
         const Vec2 cell = targetToCell(p.lastPixel, app.swapchain.extent, field, app.session.view);
-        app.session.backend->paint(
-            sim::Brush{cell.x, cell.y, app.ui.brushRadius, p.drag == PointerState::Drag::Erase});
+        app.session.backend->brush(
+            sim::Brush{cell.x, cell.y, app.ui.brushRadius, p.drag == PointerState::Drag::Erase},
+            app.session.params);
     }
 }
 

@@ -1,5 +1,5 @@
 #include "windowed.h"
-#include "error.h"
+#include "vk_check.h"
 #include "window_app.h"
 
 #include <volk.h>

@@ -1,7 +1,7 @@
-// CPU Gray-Scott simulation: the reference the CUDA backend is tested against, and the "--backend
-// cpu" fallback where there is no CUDA. It owns two u/v buffer pairs (ping-pong) and runs the
+// CPU Gray-Scott simulation: the reference the CUDA simulation is tested against, and what the
+// CPU backend runs where there is no CUDA. It owns two u/v buffer pairs (ping-pong) and runs the
 // per-cell functions of stencil.h in plain loops; same seed and parameters give the same field as
-// CudaGrayScott. No CUDA headers.
+// CudaGrayScott, bit for bit. Its one output image is v with its mip chain. No CUDA headers.
 #pragma once
 
 #include "gray_scott.h"
@@ -11,17 +11,22 @@
 
 namespace estuary::sim {
 
-class CpuGrayScott {
+class CpuGrayScott final : public CpuSimulation {
   public:
     // Throws std::invalid_argument when width or height < 1.
     CpuGrayScott(int width, int height, uint64_t seed);
 
-    void reset(uint64_t seed);
+    void reset(uint64_t seed) override;
+    void step(const ParamValues& params, int steps) override;
+    void writeOutputs(const HostTargets& targets) override;
+    void brush(const Brush& brush, const ParamValues& params) override;
+
     // Replaces the state (tests, loading); throws std::invalid_argument unless both hold
     // width * height values.
     void setField(const std::vector<float>& u, const std::vector<float>& v);
     // `steps` >= 0 explicit Euler steps on the periodic grid.
     void step(const GrayScottParams& params, int steps);
+    // Primary: paint v; secondary: erase (stencil.h's applyBrush).
     void paint(const Brush& brush);
 
     int width() const { return width_; }
@@ -35,12 +40,5 @@ class CpuGrayScott {
     std::vector<float> u_, v_;         // current state
     std::vector<float> uNext_, vNext_; // written by step, then swapped in
 };
-
-// Writes level 0 = `v` and every further level (downsampleTexel of the previous level) for a full
-// or partial mip chain: 1 <= levelCount <= fullMipChainLength(width, height), else
-// std::invalid_argument. levelOut[i] points at level i's destination, tightly packed rows of
-// mipLevelSize(width, i) x mipLevelSize(height, i) floats.
-void writeFieldMipChain(const float* v, int width, int height, int levelCount,
-                        float* const* levelOut);
 
 } // namespace estuary::sim

@@ -1,4 +1,6 @@
-// Built with -fmad=false (cuda_sim/CMakeLists.txt): see there for why.
+// Built with -fmad=false (cuda_sim/CMakeLists.txt): see there for why. Only nvcc compiles any of
+// this file (cuda_sim/CMakeLists.txt compiles .cu files as C++ in builds without CUDA).
+#ifdef __CUDACC__
 #include "cuda_gray_scott.h"
 
 #include "cuda_check.h"
@@ -90,24 +92,6 @@ __global__ void writeLevel0Kernel(const float* __restrict__ v, int w, int h,
     surf2Dwrite(v[static_cast<size_t>(y) * w + x], level0, x * static_cast<int>(sizeof(float)), y);
 }
 
-struct SurfaceTexelReader {
-    cudaSurfaceObject_t surface;
-    __device__ float operator()(int x, int y) const {
-        float texel;
-        surf2Dread(&texel, surface, x * static_cast<int>(sizeof(float)), y);
-        return texel;
-    }
-};
-
-__global__ void downsampleKernel(cudaSurfaceObject_t src, int srcW, int srcH,
-                                 cudaSurfaceObject_t dst, int dstW, int dstH) {
-    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-    if (x >= dstW || y >= dstH) return;
-    const float texel = downsampleTexel(SurfaceTexelReader{src}, srcW, srcH, x, y);
-    surf2Dwrite(texel, dst, x * static_cast<int>(sizeof(float)), y);
-}
-
 dim3 gridFor(int w, int h) {
     return dim3(static_cast<unsigned>((w + kBlockX - 1) / kBlockX),
                 static_cast<unsigned>((h + kBlockY - 1) / kBlockY));
@@ -119,8 +103,7 @@ const dim3 kBlock(kBlockX, kBlockY);
 
 // ---- launchers ----------------------------------------------------------------------------------
 
-CudaGrayScott::CudaGrayScott(int width, int height, uint64_t seed, cudaStream_t stream)
-    : width_(width), height_(height), stream_(stream) {
+CudaGrayScott::CudaGrayScott(int width, int height) : width_(width), height_(height) {
     if (width < 1)
         throw std::invalid_argument("CudaGrayScott: width must be >= 1, got " +
                                     std::to_string(width));
@@ -128,33 +111,35 @@ CudaGrayScott::CudaGrayScott(int width, int height, uint64_t seed, cudaStream_t 
         throw std::invalid_argument("CudaGrayScott: height must be >= 1, got " +
                                     std::to_string(height));
     const size_t cells = static_cast<size_t>(width) * static_cast<size_t>(height);
-    CUDA_SIM_CHECK(cudaMalloc(&allocation_, 4 * cells * sizeof(float)));
+    CUDA_CHECK(cudaMalloc(&allocation_, 4 * cells * sizeof(float)));
     u_[0] = allocation_;
     u_[1] = allocation_ + cells;
     v_[0] = allocation_ + 2 * cells;
     v_[1] = allocation_ + 3 * cells;
-    try {
-        reset(seed);
-    } catch (...) {
-        cudaFree(allocation_);
-        throw;
-    }
+}
+
+CudaGrayScott::CudaGrayScott(int width, int height, uint64_t seed, cudaStream_t stream)
+    : CudaGrayScott(width, height) {
+    reset(seed, stream); // if this throws, the destructor frees: the object is already built
 }
 
 CudaGrayScott::~CudaGrayScott() {
-    // A destructor cannot throw; a failure here would already have surfaced at the last check.
-    cudaStreamSynchronize(stream_);
-    cudaFree(allocation_);
+    // cudaFree waits for the device; a failure here would already have surfaced at a checked call.
+    (void)cudaFree(allocation_);
 }
 
-void CudaGrayScott::reset(uint64_t seed) {
+void CudaGrayScott::reset(uint64_t seed, cudaStream_t stream) {
     current_ = 0;
-    seedKernel<<<gridFor(width_, height_), kBlock, 0, stream_>>>(u_[0], v_[0], width_, height_,
-                                                                 seed);
-    CUDA_SIM_CHECK(cudaGetLastError());
+    seedKernel<<<gridFor(width_, height_), kBlock, 0, stream>>>(u_[0], v_[0], width_, height_,
+                                                                seed);
+    CUDA_CHECK(cudaGetLastError());
 }
 
-void CudaGrayScott::step(const GrayScottParams& params, int steps) {
+void CudaGrayScott::step(const ParamValues& params, int steps, cudaStream_t stream) {
+    step(grayScottParams(params), steps, stream);
+}
+
+void CudaGrayScott::step(const GrayScottParams& params, int steps, cudaStream_t stream) {
     if (steps < 0)
         throw std::invalid_argument("CudaGrayScott::step: steps must be >= 0, got " +
                                     std::to_string(steps));
@@ -163,56 +148,45 @@ void CudaGrayScott::step(const GrayScottParams& params, int steps) {
         const dim3 grid(static_cast<unsigned>((width_ + kBlockX - 1) / kBlockX),
                         static_cast<unsigned>((height_ + kBlockY * kRowsPerThread - 1) /
                                               (kBlockY * kRowsPerThread)));
-        grayScottStepKernel<<<grid, kBlock, 0, stream_>>>(u_[current_], v_[current_], u_[next],
-                                                          v_[next], width_, height_, params);
-        CUDA_SIM_CHECK(cudaGetLastError());
+        grayScottStepKernel<<<grid, kBlock, 0, stream>>>(u_[current_], v_[current_], u_[next],
+                                                         v_[next], width_, height_, params);
+        CUDA_CHECK(cudaGetLastError());
         current_ = next;
     }
 }
 
-void CudaGrayScott::paint(const Brush& brush) {
+void CudaGrayScott::brush(const Brush& brush, const ParamValues&, cudaStream_t stream) {
+    paint(brush, stream);
+}
+
+void CudaGrayScott::paint(const Brush& brush, cudaStream_t stream) {
     const Brush wrapped = wrapBrush(brush, width_, height_);
-    paintKernel<<<gridFor(width_, height_), kBlock, 0, stream_>>>(u_[current_], v_[current_],
-                                                                  width_, height_, wrapped);
-    CUDA_SIM_CHECK(cudaGetLastError());
+    paintKernel<<<gridFor(width_, height_), kBlock, 0, stream>>>(u_[current_], v_[current_], width_,
+                                                                 height_, wrapped);
+    CUDA_CHECK(cudaGetLastError());
 }
 
-void CudaGrayScott::writeField(const cudaSurfaceObject_t* levelSurfaces, int levelCount) {
-    const int fullLength = fullMipChainLength(width_, height_);
-    if (levelSurfaces == nullptr || levelCount < 1 || levelCount > fullLength) {
-        throw std::invalid_argument("CudaGrayScott::writeField: levelCount must be in [1, " +
-                                    std::to_string(fullLength) + "] with surfaces, got " +
-                                    std::to_string(levelCount));
-    }
-    writeLevel0Kernel<<<gridFor(width_, height_), kBlock, 0, stream_>>>(v_[current_], width_,
-                                                                        height_, levelSurfaces[0]);
-    CUDA_SIM_CHECK(cudaGetLastError());
-    for (int level = 1; level < levelCount; ++level) {
-        const int srcW = mipLevelSize(width_, level - 1);
-        const int srcH = mipLevelSize(height_, level - 1);
-        const int dstW = mipLevelSize(width_, level);
-        const int dstH = mipLevelSize(height_, level);
-        // Stream order makes level - 1's writes visible to this launch's surface reads.
-        downsampleKernel<<<gridFor(dstW, dstH), kBlock, 0, stream_>>>(
-            levelSurfaces[level - 1], srcW, srcH, levelSurfaces[level], dstW, dstH);
-        CUDA_SIM_CHECK(cudaGetLastError());
-    }
+void CudaGrayScott::writeOutputs(const DeviceTargets& targets, cudaStream_t stream) {
+    const ImageOutput image = grayScottOutputs({uint32_t(width_), uint32_t(height_)}).images[0];
+    if (targets.images.size() != 1 || targets.images[0].levels.size() != levelCount(image))
+        throw std::invalid_argument("CudaGrayScott::writeOutputs: expected one image with " +
+                                    std::to_string(levelCount(image)) + " levels");
+    writeLevel0Kernel<<<gridFor(width_, height_), kBlock, 0, stream>>>(
+        v_[current_], width_, height_, targets.images[0].levels[0]);
+    CUDA_CHECK(cudaGetLastError());
+    writeMipChain(image, targets.images[0], stream);
 }
 
-void CudaGrayScott::copyFieldTo(float* dst, cudaMemcpyKind kind) {
-    const size_t bytes = static_cast<size_t>(width_) * static_cast<size_t>(height_) * sizeof(float);
-    CUDA_SIM_CHECK(cudaMemcpyAsync(dst, v_[current_], bytes, kind, stream_));
-}
-
-void CudaGrayScott::download(std::vector<float>& u, std::vector<float>& v) {
+void CudaGrayScott::download(std::vector<float>& u, std::vector<float>& v, cudaStream_t stream) {
     const size_t cells = static_cast<size_t>(width_) * static_cast<size_t>(height_);
     u.resize(cells);
     v.resize(cells);
-    CUDA_SIM_CHECK(cudaMemcpyAsync(u.data(), u_[current_], cells * sizeof(float),
-                                   cudaMemcpyDeviceToHost, stream_));
-    CUDA_SIM_CHECK(cudaMemcpyAsync(v.data(), v_[current_], cells * sizeof(float),
-                                   cudaMemcpyDeviceToHost, stream_));
-    CUDA_SIM_CHECK(cudaStreamSynchronize(stream_));
+    CUDA_CHECK(cudaMemcpyAsync(u.data(), u_[current_], cells * sizeof(float),
+                               cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(v.data(), v_[current_], cells * sizeof(float),
+                               cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 } // namespace estuary::sim
+#endif // __CUDACC__

@@ -1,21 +1,16 @@
 // The one definition of the Gray-Scott math, per cell: the update step, the seeded initial
-// condition, the brush and the mip downsample. The CUDA kernels (cuda_gray_scott.cu) and the CPU
-// reference (cpu_gray_scott.cpp) call these same functions, so the two differ only in how the
-// compiler rounds; both build them without FMA contraction and agree bit for bit.
-// Grids are row-major W x H floats, periodic in x and y.
+// condition and the brush (the mip downsample is mip_chain.h, shared by every simulation). The CUDA
+// kernels (cuda_gray_scott.cu) and the CPU reference (cpu_gray_scott.cpp) call these same
+// functions, so the two differ only in how the compiler rounds; both build them without FMA
+// contraction and agree bit for bit. Grids are row-major W x H floats, periodic in x and y.
 #pragma once
 
 #include "gray_scott.h"
+#include "mip_chain.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <cmath>
-
-#if defined(__CUDACC__)
-#define ESTUARY_HD __host__ __device__
-#else
-#define ESTUARY_HD
-#endif
 
 namespace estuary::sim {
 
@@ -144,47 +139,15 @@ ESTUARY_HD inline float brushAxisDistance(float c, float b, int n) {
 }
 
 // Cell (x, y) under `brush` (wrapped by wrapBrush) on a periodic w x h grid: inside the radius
-// (inclusive) paint injects u = 0.25, v = 0.5 and erase restores u = 1, v = 0; outside nothing
-// changes.
+// (inclusive) the primary button paints (u = 0.25, v = 0.5) and the secondary erases back to the
+// rest state (u = 1, v = 0); outside nothing changes.
 ESTUARY_HD inline void applyBrush(const Brush& brush, int w, int h, int x, int y, float& u,
                                   float& v) {
     const float dx = brushAxisDistance(static_cast<float>(x), brush.x, w);
     const float dy = brushAxisDistance(static_cast<float>(y), brush.y, h);
     if (dx * dx + dy * dy > brush.radius * brush.radius) return;
-    u = brush.erase ? 1.0f : 0.25f;
-    v = brush.erase ? 0.0f : 0.5f;
-}
-
-// ---- mip chain ----------------------------------------------------------------------------------
-
-// Size of mip level `level` along an axis of `size` texels (Vulkan's and CUDA's rule).
-ESTUARY_HD inline int mipLevelSize(int size, int level) {
-    const int s = size >> level;
-    return s > 1 ? s : 1;
-}
-
-// Levels in a full chain down to 1 x 1: floor(log2(max(w, h))) + 1.
-ESTUARY_HD inline int fullMipChainLength(int w, int h) {
-    int largest = w > h ? w : h;
-    int levels = 1;
-    while (largest > 1) {
-        largest >>= 1;
-        ++levels;
-    }
-    return levels;
-}
-
-// Texel (x, y) of the next level: the mean of the 2x2 block at (2x, 2y) of a srcW x srcH level,
-// whose coordinates are clamped to the last row/column. Because level sizes round down, an odd
-// level's last row/column is dropped (5 wide -> 2: columns 0-1 and 2-3, column 4 unused); a 1-wide
-// level averages its single column with itself. `read(x, y)` returns a source texel.
-template <class ReadTexel>
-ESTUARY_HD inline float downsampleTexel(const ReadTexel& read, int srcW, int srcH, int x, int y) {
-    const int x0 = 2 * x;
-    const int y0 = 2 * y;
-    const int x1 = x0 + 1 < srcW ? x0 + 1 : srcW - 1;
-    const int y1 = y0 + 1 < srcH ? y0 + 1 : srcH - 1;
-    return ((read(x0, y0) + read(x1, y0)) + (read(x0, y1) + read(x1, y1))) * 0.25f;
+    u = brush.secondary ? 1.0f : 0.25f;
+    v = brush.secondary ? 0.0f : 0.5f;
 }
 
 } // namespace estuary::sim

@@ -1,11 +1,20 @@
 #include "cuda_import.h"
 #include "cuda_check.h"
 #include "format_tables.h"
+#include "vk_check.h"
 
 #include <unistd.h>
 
 namespace estuary::interop {
 namespace {
+
+// format_tables.h is CUDA-free; its values must be the runtime's.
+static_assert(kArrayLayered == cudaArrayLayered && kArrayCubemap == cudaArrayCubemap &&
+              kArraySurfaceLoadStore == cudaArraySurfaceLoadStore &&
+              kArrayColorAttachment == cudaArrayColorAttachment);
+static_assert(int(ChannelKind::Signed) == cudaChannelFormatKindSigned &&
+              int(ChannelKind::Unsigned) == cudaChannelFormatKindUnsigned &&
+              int(ChannelKind::Float) == cudaChannelFormatKindFloat);
 
 cudaExternalMemory_t importMemoryFd(int fd, VkDeviceSize size, bool dedicated) {
     cudaExternalMemoryHandleDesc desc{};
@@ -17,7 +26,7 @@ cudaExternalMemory_t importMemoryFd(int fd, VkDeviceSize size, bool dedicated) {
     const cudaError_t err = cudaImportExternalMemory(&memory, &desc);
     if (err != cudaSuccess) {
         close(fd); // only a successful import takes ownership of the fd
-        throwCudaFailure(err, "cudaImportExternalMemory", __FILE__, __LINE__);
+        throw cudaFailure(err, "cudaImportExternalMemory", __FILE__, __LINE__);
     }
     return memory;
 }
@@ -37,8 +46,9 @@ CudaImage importImage(const Device& device, const ExportedImage& image, bool sur
                                 image.dedicated);
     cudaExternalMemoryMipmappedArrayDesc desc{};
     desc.offset = 0;
-    desc.formatDesc = *format;
-    desc.extent = *cudaExtent;
+    desc.formatDesc = {format->x, format->y, format->z, format->w,
+                       cudaChannelFormatKind(format->kind)};
+    desc.extent = {cudaExtent->width, cudaExtent->height, cudaExtent->depth};
     desc.flags = mipmappedArrayFlagsFor(image.viewType, image.usage, surfaceLoadStore);
     desc.numLevels = image.image.mipLevels;
     try {
@@ -82,7 +92,7 @@ CudaBuffer importBuffer(const Device& device, const ExportedBuffer& buffer) {
     const cudaError_t err = cudaExternalMemoryGetMappedBuffer(&out.pointer, out.memory, &desc);
     if (err != cudaSuccess) {
         destroyCudaBuffer(out);
-        throwCudaFailure(err, "cudaExternalMemoryGetMappedBuffer", __FILE__, __LINE__);
+        throw cudaFailure(err, "cudaExternalMemoryGetMappedBuffer", __FILE__, __LINE__);
     }
     return out;
 }
@@ -124,7 +134,7 @@ SharedTimeline createSharedTimeline(const Device& device, const char* name) {
     if (err != cudaSuccess) {
         close(fd);
         vkDestroySemaphore(device.handle, out.semaphore, nullptr);
-        throwCudaFailure(err, "cudaImportExternalSemaphore", __FILE__, __LINE__);
+        throw cudaFailure(err, "cudaImportExternalSemaphore", __FILE__, __LINE__);
     }
     return out;
 }

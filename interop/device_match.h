@@ -1,6 +1,6 @@
 // Finding the one physical GPU that both APIs see: the Vulkan physical device whose deviceUUID
-// equals a CUDA device's uuid, byte for byte. The matching itself is a pure function over two lists
-// so it is tested without a GPU; listCudaDevices asks the CUDA runtime.
+// equals a CUDA device's uuid, byte for byte. The matching is a pure function over two lists, so it
+// builds and is tested without CUDA or a GPU; cuda_devices.h fills the CUDA list from the runtime.
 #pragma once
 
 #include "context.h"
@@ -20,13 +20,6 @@ struct CudaDeviceInfo {
     int computeMajor = 0;
     int computeMinor = 0;
 };
-
-struct CudaDeviceList {
-    std::vector<CudaDeviceInfo> devices;
-    std::string problem; // why the list is empty: no driver, no device, ...
-};
-
-CudaDeviceList listCudaDevices();
 
 struct DevicePair {
     PhysicalDeviceInfo vulkan;

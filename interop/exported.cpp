@@ -1,5 +1,5 @@
 #include "exported.h"
-#include "error.h"
+#include "vk_check.h"
 #include "format_tables.h"
 
 #include <string>
@@ -160,17 +160,25 @@ ExportedBuffer createExportedBuffer(const Device& device, VkDeviceSize size,
     setDebugName(device, VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(out.buffer.handle),
                  name);
 
-    VkMemoryDedicatedRequirements dedicatedReq{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
-    VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicatedReq};
-    VkBufferMemoryRequirementsInfo2 reqInfo{VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2};
-    reqInfo.buffer = out.buffer.handle;
-    vkGetBufferMemoryRequirements2(device.handle, &reqInfo, &req);
-    out.dedicated =
-        dedicatedReq.requiresDedicatedAllocation || dedicatedReq.prefersDedicatedAllocation;
-    out.allocationSize = req.memoryRequirements.size;
-    out.buffer.memory = allocateExportable(device, req.memoryRequirements, out.dedicated, nullptr,
-                                           out.buffer.handle);
-    VK_CHECK(vkBindBufferMemory(device.handle, out.buffer.handle, out.buffer.memory, 0));
+    try { // a failed allocation or bind must not leak the buffer
+        VkMemoryDedicatedRequirements dedicatedReq{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+        VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicatedReq};
+        VkBufferMemoryRequirementsInfo2 reqInfo{
+            VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2};
+        reqInfo.buffer = out.buffer.handle;
+        vkGetBufferMemoryRequirements2(device.handle, &reqInfo, &req);
+        out.dedicated =
+            dedicatedReq.requiresDedicatedAllocation || dedicatedReq.prefersDedicatedAllocation;
+        out.allocationSize = req.memoryRequirements.size;
+        out.buffer.memory = allocateExportable(device, req.memoryRequirements, out.dedicated,
+                                               nullptr, out.buffer.handle);
+        setDebugName(device, VK_OBJECT_TYPE_DEVICE_MEMORY,
+                     reinterpret_cast<uint64_t>(out.buffer.memory), name);
+        VK_CHECK(vkBindBufferMemory(device.handle, out.buffer.handle, out.buffer.memory, 0));
+    } catch (...) {
+        destroyBuffer(device, out.buffer);
+        throw;
+    }
     return out;
 }
 
@@ -205,18 +213,56 @@ void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device, const Ex
 
 void recordAcquireFromExternal(VkCommandBuffer cmd, const Device& device,
                                const ExportedImage& image, VkImageLayout newLayout,
-                               VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
+                               VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess,
+                               VkPipelineStageFlags2 waitStage) {
     ImageTransition t;
     t.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
     t.newLayout = newLayout;
-    // Chain the barrier (and its layout transition) to the semaphore wait that precedes it, which
-    // waits at ALL_COMMANDS; the source access of an acquire is ignored.
-    t.srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    // The source access of an acquire is ignored; its source stage chains to the semaphore wait.
+    t.srcStage = waitStage;
     t.dstStage = dstStage;
     t.dstAccess = dstAccess;
     t.srcQueueFamily = VK_QUEUE_FAMILY_EXTERNAL;
     t.dstQueueFamily = device.queueFamily;
     recordImageBarrier(cmd, image.image.handle, t);
+}
+
+namespace {
+
+void recordBufferOwnership(VkCommandBuffer cmd, VkBuffer buffer, uint32_t srcFamily,
+                           uint32_t dstFamily, VkPipelineStageFlags2 srcStage,
+                           VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
+                           VkAccessFlags2 dstAccess) {
+    VkBufferMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2};
+    barrier.srcStageMask = srcStage;
+    barrier.srcAccessMask = srcAccess;
+    barrier.dstStageMask = dstStage;
+    barrier.dstAccessMask = dstAccess;
+    barrier.srcQueueFamilyIndex = srcFamily;
+    barrier.dstQueueFamilyIndex = dstFamily;
+    barrier.buffer = buffer;
+    barrier.size = VK_WHOLE_SIZE;
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.bufferMemoryBarrierCount = 1;
+    dep.pBufferMemoryBarriers = &barrier;
+    vkCmdPipelineBarrier2(cmd, &dep);
+}
+
+} // namespace
+
+void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device,
+                             const ExportedBuffer& buffer, VkPipelineStageFlags2 srcStage,
+                             VkAccessFlags2 srcAccess) {
+    // As for images: the destination half of a release is ignored.
+    recordBufferOwnership(cmd, buffer.buffer.handle, device.queueFamily, VK_QUEUE_FAMILY_EXTERNAL,
+                          srcStage, srcAccess, VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
+}
+
+void recordAcquireFromExternal(VkCommandBuffer cmd, const Device& device,
+                               const ExportedBuffer& buffer, VkPipelineStageFlags2 dstStage,
+                               VkAccessFlags2 dstAccess, VkPipelineStageFlags2 waitStage) {
+    recordBufferOwnership(cmd, buffer.buffer.handle, VK_QUEUE_FAMILY_EXTERNAL, device.queueFamily,
+                          waitStage, VK_ACCESS_2_NONE, dstStage, dstAccess);
 }
 
 } // namespace estuary::interop

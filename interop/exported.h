@@ -50,14 +50,23 @@ void destroyExportedBuffer(const Device& device, ExportedBuffer& buffer);
 // A new fd for the memory; the caller owns it until a successful CUDA import takes it over.
 int exportMemoryFd(const Device& device, VkDeviceMemory memory);
 
-// Queue-family ownership transfer around CUDA's access, in GENERAL layout: Vulkan releases the
-// image to VK_QUEUE_FAMILY_EXTERNAL before CUDA touches it and acquires it back before using it.
-// The submission holding the acquire must wait for CUDA's semaphore at ALL_COMMANDS.
+// Queue-family ownership transfer around CUDA's access: Vulkan releases the image (in GENERAL
+// layout) or buffer to VK_QUEUE_FAMILY_EXTERNAL before CUDA touches it and acquires it back before
+// using it. The acquire's source stage is `waitStage`, the stage at which the submission holding it
+// waits for CUDA's semaphore, so the barrier (and its layout transition) is chained to that wait.
 void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device, const ExportedImage& image,
                              VkImageLayout oldLayout, VkPipelineStageFlags2 srcStage,
                              VkAccessFlags2 srcAccess);
-void recordAcquireFromExternal(VkCommandBuffer cmd, const Device& device,
-                               const ExportedImage& image, VkImageLayout newLayout,
-                               VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess);
+void recordAcquireFromExternal(
+    VkCommandBuffer cmd, const Device& device, const ExportedImage& image, VkImageLayout newLayout,
+    VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess,
+    VkPipelineStageFlags2 waitStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device,
+                             const ExportedBuffer& buffer, VkPipelineStageFlags2 srcStage,
+                             VkAccessFlags2 srcAccess);
+void recordAcquireFromExternal(
+    VkCommandBuffer cmd, const Device& device, const ExportedBuffer& buffer,
+    VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess,
+    VkPipelineStageFlags2 waitStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
 
 } // namespace estuary::interop

@@ -9,12 +9,12 @@ struct FormatRow {
     VkFormat format;
     const char* name;
     int x, y, z, w;
-    cudaChannelFormatKind kind;
+    ChannelKind kind;
 };
 
-constexpr auto U = cudaChannelFormatKindUnsigned;
-constexpr auto S = cudaChannelFormatKindSigned;
-constexpr auto F = cudaChannelFormatKindFloat;
+constexpr auto U = ChannelKind::Unsigned;
+constexpr auto S = ChannelKind::Signed;
+constexpr auto F = ChannelKind::Float;
 
 // Normalised reads of R8G8B8A8_UNORM go through a texture object with cudaReadModeNormalizedFloat;
 // the array itself holds unsigned 8-bit channels.
@@ -63,10 +63,10 @@ std::span<const VkFormat> shareableFormats() {
     return kFormatList;
 }
 
-std::optional<cudaChannelFormatDesc> channelFormatFor(VkFormat format) {
+std::optional<ChannelFormat> channelFormatFor(VkFormat format) {
     const FormatRow* row = findRow(format);
     if (!row) return std::nullopt;
-    return cudaChannelFormatDesc{row->x, row->y, row->z, row->w, row->kind};
+    return ChannelFormat{row->x, row->y, row->z, row->w, row->kind};
 }
 
 const char* formatName(VkFormat format) {
@@ -74,21 +74,21 @@ const char* formatName(VkFormat format) {
     return row ? row->name : "(a format estuary does not share with CUDA)";
 }
 
-std::optional<cudaExtent> cudaExtentFor(VkImageViewType viewType, VkExtent3D extent,
-                                        uint32_t arrayLayers) {
+std::optional<ArrayExtent> cudaExtentFor(VkImageViewType viewType, VkExtent3D extent,
+                                         uint32_t arrayLayers) {
     switch (viewType) {
     case VK_IMAGE_VIEW_TYPE_1D:
-        return cudaExtent{extent.width, 0, 0};
+        return ArrayExtent{extent.width, 0, 0};
     case VK_IMAGE_VIEW_TYPE_2D:
-        return cudaExtent{extent.width, extent.height, 0};
+        return ArrayExtent{extent.width, extent.height, 0};
     case VK_IMAGE_VIEW_TYPE_3D:
-        return cudaExtent{extent.width, extent.height, extent.depth};
+        return ArrayExtent{extent.width, extent.height, extent.depth};
     case VK_IMAGE_VIEW_TYPE_CUBE:
     case VK_IMAGE_VIEW_TYPE_2D_ARRAY:
     case VK_IMAGE_VIEW_TYPE_CUBE_ARRAY:
-        return cudaExtent{extent.width, extent.height, arrayLayers};
+        return ArrayExtent{extent.width, extent.height, arrayLayers};
     case VK_IMAGE_VIEW_TYPE_1D_ARRAY:
-        return cudaExtent{extent.width, 0, arrayLayers};
+        return ArrayExtent{extent.width, 0, arrayLayers};
     default:
         return std::nullopt;
     }
@@ -99,20 +99,20 @@ unsigned int mipmappedArrayFlagsFor(VkImageViewType viewType, VkImageUsageFlags 
     unsigned int flags = 0;
     switch (viewType) {
     case VK_IMAGE_VIEW_TYPE_CUBE:
-        flags |= cudaArrayCubemap;
+        flags |= kArrayCubemap;
         break;
     case VK_IMAGE_VIEW_TYPE_CUBE_ARRAY:
-        flags |= cudaArrayCubemap | cudaArrayLayered;
+        flags |= kArrayCubemap | kArrayLayered;
         break;
     case VK_IMAGE_VIEW_TYPE_1D_ARRAY:
     case VK_IMAGE_VIEW_TYPE_2D_ARRAY:
-        flags |= cudaArrayLayered;
+        flags |= kArrayLayered;
         break;
     default:
         break;
     }
-    if (usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) flags |= cudaArrayColorAttachment;
-    if (surfaceLoadStore) flags |= cudaArraySurfaceLoadStore;
+    if (usage & VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT) flags |= kArrayColorAttachment;
+    if (surfaceLoadStore) flags |= kArraySurfaceLoadStore;
     return flags;
 }
 

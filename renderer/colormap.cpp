@@ -1,5 +1,5 @@
 #include "colormap.h"
-#include "error.h"
+#include "errors.h"
 
 #include <charconv>
 #include <fstream>

@@ -1,5 +1,5 @@
 #include "offscreen.h"
-#include "error.h"
+#include "vk_check.h"
 
 #include <string>
 

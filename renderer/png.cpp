@@ -1,5 +1,5 @@
 #include "png.h"
-#include "error.h"
+#include "errors.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb_image_write.h>

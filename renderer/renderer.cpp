@@ -1,6 +1,6 @@
 #include "renderer.h"
 #include "colormap.h"
-#include "error.h"
+#include "vk_check.h"
 #include "shared_layout.h"
 
 #include <cmath>
@@ -17,12 +17,13 @@ void nameObject(const Device& device, VkObjectType type, Handle handle, const st
     setDebugName(device, type, reinterpret_cast<uint64_t>(handle), name.c_str());
 }
 
-void requireFormatSupport(const Device& device, VkFormat targetFormat) {
+void requireFormatSupport(const Device& device, VkFormat fieldFormat, VkFormat targetFormat) {
     VkFormatProperties field{};
-    vkGetPhysicalDeviceFormatProperties(device.physical, VK_FORMAT_R32_SFLOAT, &field);
+    vkGetPhysicalDeviceFormatProperties(device.physical, fieldFormat, &field);
     if (!(field.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT))
-        throw unsupported("VK_FORMAT_R32_SFLOAT lacks SAMPLED_IMAGE_FILTER_LINEAR (optimal "
-                          "tiling) on this device: the field cannot be filtered trilinearly");
+        throw unsupported("field format " + std::to_string(fieldFormat) +
+                          " lacks SAMPLED_IMAGE_FILTER_LINEAR (optimal tiling) on this device: the "
+                          "field cannot be filtered trilinearly");
     VkFormatProperties target{};
     vkGetPhysicalDeviceFormatProperties(device.physical, targetFormat, &target);
     if (!(target.optimalTilingFeatures & VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT))
@@ -136,8 +137,8 @@ void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCo
     }
 }
 
-void createPipeline(const Device& device, Renderer& renderer,
-                    const std::filesystem::path& dataDir) {
+void createPipeline(const Device& device, Renderer& renderer, const RendererDesc& desc) {
+    const std::filesystem::path& dataDir = desc.dataDir;
     const VkPushConstantRange push{VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(FieldPushConstants)};
     VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     layoutInfo.setLayoutCount = 1;
@@ -161,9 +162,13 @@ void createPipeline(const Device& device, Renderer& renderer,
     stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
     stages[0].module = vert;
     stages[0].pName = "main";
+    const uint32_t shading = uint32_t(desc.shading);
+    const VkSpecializationMapEntry shadingEntry{ESTUARY_SPEC_SHADING, 0, sizeof(shading)};
+    const VkSpecializationInfo specialization{1, &shadingEntry, sizeof(shading), &shading};
     stages[1] = stages[0];
     stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[1].module = frag;
+    stages[1].pSpecializationInfo = &specialization;
 
     VkPipelineVertexInputStateCreateInfo vertexInput{
         VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
@@ -223,9 +228,10 @@ void createPipeline(const Device& device, Renderer& renderer,
 
 Renderer createRenderer(const Device& device, VkCommandPool pool, const RendererDesc& desc) {
     if (desc.slotCount == 0) throw runtimeError("createRenderer: slotCount must be at least 1");
-    requireFormatSupport(device, desc.targetFormat);
+    requireFormatSupport(device, desc.fieldFormat, desc.targetFormat);
     Renderer renderer;
     renderer.targetFormat = desc.targetFormat;
+    renderer.fieldFormat = desc.fieldFormat;
     renderer.colormapCount = kColormapCount;
     renderer.fieldExtents.assign(desc.slotCount, VkExtent2D{0, 0});
     try {
@@ -233,7 +239,7 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
         renderer.colormapSampler = createLinearSampler(device, 0.0f, "colormap linear");
         renderer.colormaps = createColormapImage(device, pool, desc.dataDir);
         createDescriptors(device, renderer, desc.slotCount);
-        createPipeline(device, renderer, desc.dataDir);
+        createPipeline(device, renderer, desc);
     } catch (...) {
         destroyRenderer(device, renderer);
         throw;

@@ -1,10 +1,13 @@
-// Draws a field image (R32_SFLOAT with a mip chain, in SHADER_READ_ONLY_OPTIMAL) through a colormap
-// into a colour target with dynamic rendering. The app owns the field images (one per slot, i.e.
-// per frame in flight) and the targets; the renderer owns its pipeline, descriptors, samplers and
-// the colormap image. Knows nothing of CUDA. Per-frame calls allocate nothing and never wait.
+// Draws a field image (any float format the device filters linearly, with a mip chain, in
+// SHADER_READ_ONLY_OPTIMAL) into a colour target with dynamic rendering: channel 0 or the length of
+// channels 0-1 through a colormap, or channels 0-2 as colour. The app owns the field images (one
+// per slot, i.e. per frame in flight) and the targets; the renderer owns its pipeline,
+// descriptors, samplers and the colormap image. Knows nothing of CUDA or of simulations. Per-frame
+// calls allocate nothing and never wait.
 #pragma once
 
 #include "resources.h"
+#include "shared_layout.h"
 
 #include <filesystem>
 #include <vector>
@@ -19,14 +22,24 @@ struct ViewParams {
     float valueMin = 0.0f, valueMax = 1.0f; // mapped to the colormap's first and last entries
 };
 
+// How texels become colours; the fragment shader's specialization constant (shared_layout.h).
+enum class FieldShading : uint32_t {
+    Colormap = ESTUARY_SHADING_COLORMAP,                    // channel 0 through the colormap
+    ColormapMagnitude = ESTUARY_SHADING_COLORMAP_MAGNITUDE, // |(channel 0, channel 1)|
+    Rgb = ESTUARY_SHADING_RGB,                              // channels 0-2, clamped to [0, 1]
+};
+
 struct RendererDesc {
     VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
+    VkFormat fieldFormat = VK_FORMAT_R32_SFLOAT;
+    FieldShading shading = FieldShading::Colormap;
     std::filesystem::path dataDir; // holds shaders/ and assets/
     uint32_t slotCount = 1;
 };
 
 struct Renderer {
     VkFormat targetFormat = VK_FORMAT_UNDEFINED;
+    VkFormat fieldFormat = VK_FORMAT_UNDEFINED;
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
@@ -40,8 +53,9 @@ struct Renderer {
 };
 
 // Uploads the colormaps with submitAndWait on `pool` (start-up only). Throws unsupported() when
-// R32_SFLOAT cannot be sampled with linear filtering or targetFormat cannot be a colour attachment,
-// and a runtime error naming the file when a shader or colormap is missing or malformed.
+// fieldFormat cannot be sampled with linear filtering or targetFormat cannot be a colour
+// attachment, and a runtime error naming the file when a shader or colormap is missing or
+// malformed.
 Renderer createRenderer(const Device& device, VkCommandPool pool, const RendererDesc& desc);
 void destroyRenderer(const Device& device, Renderer& renderer);
 

@@ -176,8 +176,9 @@ def figure_title(reports):
     def distinct(values):
         return " / ".join(dict.fromkeys(v for v in values if v)) or "unknown"
     gpus = distinct(r.get("environment", {}).get("gpu_name") for r in reports)
-    grids = distinct("{}x{} grid, {} steps/frame".format(c.get("width"), c.get("height"),
-                                                          c.get("steps_per_frame"))
+    grids = distinct("{} {}x{}, {} steps/frame".format(c.get("simulation", "gray-scott"),
+                                                        c.get("width"), c.get("height"),
+                                                        c.get("steps_per_frame"))
                      for c in (r.get("configuration", {}) for r in reports))
     dates = distinct(r.get("environment", {}).get("date") for r in reports)
     return f"estuary bench - {gpus} - {grids} - {dates}"

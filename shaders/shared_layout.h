@@ -1,12 +1,18 @@
 // The one definition of what C++ and GLSL must agree on for drawing a field: descriptor bindings,
-// the push-constant block, the colormap table size and the letterbox colour. Included by the
-// shaders (GL_GOOGLE_include_directive) and by renderer/. Push constants are scalar floats only,
-// so the std430 layout and the C++ layout are the same without any padding rules.
+// the shading modes, the push-constant block, the colormap table size and the letterbox colour.
+// Included by the shaders (GL_GOOGLE_include_directive) and by renderer/. Push constants are scalar
+// floats only, so the std430 layout and the C++ layout are the same without any padding rules.
 #ifndef ESTUARY_SHARED_LAYOUT_H
 #define ESTUARY_SHARED_LAYOUT_H
 
 #define ESTUARY_BINDING_FIELD 0
 #define ESTUARY_BINDING_COLORMAP 1
+
+// field.frag's specialization constant 0: how a texel becomes a colour.
+#define ESTUARY_SPEC_SHADING 0
+#define ESTUARY_SHADING_COLORMAP 0
+#define ESTUARY_SHADING_COLORMAP_MAGNITUDE 1
+#define ESTUARY_SHADING_RGB 2
 
 // Entries per colormap: one row of the colormap image each.
 #define ESTUARY_COLORMAP_SIZE 256

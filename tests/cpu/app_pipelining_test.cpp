@@ -1,5 +1,7 @@
 // Pipelining correctness with the CPU backend (lavapipe where there is no GPU): with N frames in
-// flight over a ring of N field images, every draw samples exactly the frame it belongs to.
+// flight over a ring of N output slots, every draw samples exactly the frame it belongs to, before
+// and after drawing, for every registered simulation.
+#include "simulations.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -8,19 +10,24 @@ namespace estuary {
 namespace {
 
 TEST(AppPipelining, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCpu) {
-    for (uint32_t inFlight : {1u, 2u, 3u, 4u}) {
-        SCOPED_TRACE("frames in flight " + std::to_string(inFlight));
-        Options o;
-        o.backend = Backend::Cpu;
-        o.grid = {64, 48};
-        o.stepsPerFrame = 1;
-        o.framesInFlight = inFlight;
-        const auto run = test::runStampedFrames(o, 40);
-        EXPECT_EQ(run.validationMessages, 0u);
-        ASSERT_EQ(run.seen.size(), 40u);
-        for (uint32_t f = 0; f < run.seen.size(); ++f)
-            EXPECT_EQ(run.seen[f], float(f)) << "frame " << f;
-    }
+    for (const sim::SimDefinition& def : simulations())
+        for (uint32_t inFlight : {1u, 2u, 3u, 4u}) {
+            SCOPED_TRACE(def.name + ", frames in flight " + std::to_string(inFlight));
+            Options o;
+            o.simulation = def.name;
+            o.backend = Backend::Cpu;
+            o.grid = {64, 48};
+            o.stepsPerFrame = 1;
+            o.framesInFlight = inFlight;
+            const auto run = test::runStampedFrames(o, 40);
+            EXPECT_EQ(run.validationMessages, 0u);
+            ASSERT_EQ(run.seenBefore.size(), 40u);
+            ASSERT_EQ(run.seenAfter.size(), 40u);
+            for (uint32_t f = 0; f < 40; ++f) {
+                EXPECT_EQ(run.seenBefore[f], float(f)) << "before the draw of frame " << f;
+                EXPECT_EQ(run.seenAfter[f], float(f)) << "after the draw of frame " << f;
+            }
+        }
 }
 
 } // namespace

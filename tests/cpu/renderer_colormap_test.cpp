@@ -1,15 +1,13 @@
 // Colormap tables: the shipped files load and hold matplotlib's values; malformed files are refused
-// with the offending line named.
+// with the offending line named. Pure file parsing: no Vulkan device.
 #include "colormap.h"
-#include "error.h"
+#include "errors.h"
 #include "test_support.h"
 
 #include <fstream>
 
 namespace estuary {
 namespace {
-
-using RendererColormap = test::VulkanTest;
 
 std::filesystem::path colormapPath(const char* name) {
     return test::binDir() / "assets" / "colormaps" / (std::string(name) + ".txt");
@@ -39,7 +37,7 @@ std::string grayLines(int count) {
     return body;
 }
 
-TEST_F(RendererColormap, BothShippedTablesHave256EntriesInUnitRange) {
+TEST(RendererColormap, BothShippedTablesHave256EntriesInUnitRange) {
     for (const char* name : kColormapNames) {
         const auto table = loadColormapFile(colormapPath(name));
         ASSERT_EQ(table.size(), 256u) << name;
@@ -51,7 +49,7 @@ TEST_F(RendererColormap, BothShippedTablesHave256EntriesInUnitRange) {
     }
 }
 
-TEST_F(RendererColormap, ViridisEndsMatchMatplotlib) {
+TEST(RendererColormap, ViridisEndsMatchMatplotlib) {
     const auto viridis = loadColormapFile(colormapPath("viridis"));
     ASSERT_EQ(viridis.size(), 256u);
     const std::array<float, 3> first{0.267f, 0.005f, 0.329f};
@@ -62,14 +60,14 @@ TEST_F(RendererColormap, ViridisEndsMatchMatplotlib) {
     }
 }
 
-TEST_F(RendererColormap, TablesAreDistinct) {
+TEST(RendererColormap, TablesAreDistinct) {
     const auto viridis = loadColormapFile(colormapPath("viridis"));
     const auto magma = loadColormapFile(colormapPath("magma"));
     EXPECT_NE(viridis, magma);
     EXPECT_NEAR(magma.front()[2], 0.014f, 1e-3f); // magma starts near black
 }
 
-TEST_F(RendererColormap, TruncatedTableNamesTheLineWhereEntriesRunOut) {
+TEST(RendererColormap, TruncatedTableNamesTheLineWhereEntriesRunOut) {
     const auto file = writeTable("colormap-truncated", grayLines(255));
     const std::string message = errorMessage([&] { loadColormapFile(file); });
     // One comment line and 255 entries: the missing 256th entry would be line 257.
@@ -77,7 +75,7 @@ TEST_F(RendererColormap, TruncatedTableNamesTheLineWhereEntriesRunOut) {
     EXPECT_NE(message.find("255 entries"), std::string::npos) << message;
 }
 
-TEST_F(RendererColormap, NonNumberNamesItsLine) {
+TEST(RendererColormap, NonNumberNamesItsLine) {
     const auto file =
         writeTable("colormap-nan", grayLines(10) + "0.5 green 0.5\n" + grayLines(245));
     const std::string message = errorMessage([&] { loadColormapFile(file); });
@@ -85,7 +83,7 @@ TEST_F(RendererColormap, NonNumberNamesItsLine) {
     EXPECT_NE(message.find("green"), std::string::npos) << message;
 }
 
-TEST_F(RendererColormap, OutOfRangeOrExtraValuesAreRefused) {
+TEST(RendererColormap, OutOfRangeOrExtraValuesAreRefused) {
     const auto outOfRange =
         writeTable("colormap-range", grayLines(3) + "0.5 1.5 0.5\n" + grayLines(252));
     EXPECT_NE(errorMessage([&] { loadColormapFile(outOfRange); }).find(":5:"), std::string::npos);
@@ -96,12 +94,12 @@ TEST_F(RendererColormap, OutOfRangeOrExtraValuesAreRefused) {
     EXPECT_EQ(loadColormapFile(writeTable("colormap-ok", grayLines(256))).size(), 256u);
 }
 
-TEST_F(RendererColormap, MissingFileIsNamed) {
+TEST(RendererColormap, MissingFileIsNamed) {
     const auto file = test::scratchDir("colormap-missing") / "nope.txt";
     EXPECT_NE(errorMessage([&] { loadColormapFile(file); }).find(file.string()), std::string::npos);
 }
 
-TEST_F(RendererColormap, FindColormapReturnsTheShaderRow) {
+TEST(RendererColormap, FindColormapReturnsTheShaderRow) {
     EXPECT_EQ(findColormap("viridis"), 0u);
     EXPECT_EQ(findColormap("magma"), 1u);
     EXPECT_EQ(findColormap("jet"), std::nullopt);

@@ -2,7 +2,7 @@
 // (letterbox, trilinear field sampling, colormap), and tests that fail when one feature breaks
 // (colormap index, zoom, mip bias, value range, slots).
 #include "colormap.h"
-#include "error.h"
+#include "vk_check.h"
 #include "offscreen.h"
 #include "png.h"
 #include "renderer.h"

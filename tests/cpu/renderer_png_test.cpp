@@ -1,5 +1,6 @@
-// PNG output: what writePng writes reads back identically; failures name the path.
-#include "error.h"
+// PNG output: what writePng writes reads back identically; failures name the path. Pure file
+// output: no Vulkan device.
+#include "errors.h"
 #include "png.h"
 #include "test_support.h"
 
@@ -8,9 +9,7 @@
 namespace estuary {
 namespace {
 
-using RendererPng = test::VulkanTest;
-
-TEST_F(RendererPng, RoundTripPreservesEveryPixel) {
+TEST(RendererPng, RoundTripPreservesEveryPixel) {
     const uint32_t width = 37, height = 23; // odd sizes: rows are not padded
     std::vector<uint8_t> rgba(size_t(width) * height * 4);
     for (size_t i = 0; i < rgba.size(); ++i)
@@ -23,7 +22,7 @@ TEST_F(RendererPng, RoundTripPreservesEveryPixel) {
     EXPECT_EQ(loaded.pixels, rgba);
 }
 
-TEST_F(RendererPng, UnwritablePathThrowsNamingThePath) {
+TEST(RendererPng, UnwritablePathThrowsNamingThePath) {
     // A regular file where a folder should be: fails even for root, unlike permission bits.
     const auto dir = test::scratchDir("png-unwritable");
     std::ofstream(dir / "not-a-dir") << "x";

@@ -1,6 +1,8 @@
 // The CPU Gray-Scott simulation (the reference the CUDA backend is compared with): seeding,
-// stepping, the brush and the mip chain, each against an invariant or a hand-computed value.
+// stepping, the brush and the presets, and the mip chain every simulation's images carry, each
+// against an invariant or a hand-computed value.
 #include "cpu_gray_scott.h"
+#include "mip_chain.h"
 #include "stencil.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +17,7 @@
 namespace estuary::sim {
 namespace {
 
-constexpr GrayScottParams kCoral{0.0545f, 0.062f, 1.0f, 0.5f, 1.0f, 8};
+constexpr GrayScottParams kCoral{0.0545f, 0.062f, 1.0f, 0.5f, 1.0f};
 
 std::vector<float> roll(const std::vector<float>& field, int w, int h, int dx, int dy) {
     std::vector<float> rolled(field.size());
@@ -143,13 +145,15 @@ TEST(SimCpuStep, OneStepMatchesHandComputedStencilAcrossTheCorner) {
     EXPECT_EQ(countNonzero(sim.v()), 9u);
 }
 
-TEST(SimCpuStep, StepsSplitAcrossCallsMatchOneCall) {
-    CpuGrayScott once(64, 48, 11), split(64, 48, 11);
-    once.step(kCoral, 7);
-    split.step(kCoral, 3);
-    split.step(kCoral, 4);
-    EXPECT_EQ(once.u(), split.u());
-    EXPECT_EQ(once.v(), split.v());
+TEST(SimCpuStep, ZeroStepsChangeNothingAndEveryStepChangesTheField) {
+    CpuGrayScott sim(64, 48, 11);
+    sim.step(kCoral, 20);
+    const std::vector<float> u = sim.u(), v = sim.v();
+    sim.step(kCoral, 0);
+    EXPECT_EQ(sim.u(), u);
+    EXPECT_EQ(sim.v(), v);
+    sim.step(kCoral, 1);
+    EXPECT_NE(sim.v(), v) << "a step left a growing pattern unchanged";
 }
 
 TEST(SimCpuStep, CoralPatternsSpreadMassOfV) {
@@ -164,12 +168,13 @@ TEST(SimCpuStep, CoralPatternsSpreadMassOfV) {
 TEST(SimCpuPresets, EveryPresetGrowsAPatternThatNeitherDiesNorFloods) {
     // A preset outside the pattern-forming region either decays to the rest state (v = 0
     // everywhere, as F = 0.014, k = 0.045 does) or floods the grid uniformly.
-    for (const Preset& preset : kPresets) {
+    const SimDefinition def = grayScottSimulation();
+    ASSERT_FALSE(def.presets.empty());
+    for (const Preset& preset : def.presets) {
         CpuGrayScott sim(80, 80, 13);
-        GrayScottParams params;
-        params.F = preset.F;
-        params.k = preset.k;
-        sim.step(params, 1500);
+        ParamValues values = initialParams(def);
+        ASSERT_EQ(applyPreset(def, preset, values), "");
+        sim.step(grayScottParams(values), 1500);
         const double meanV = sum(sim.v()) / static_cast<double>(sim.v().size());
         EXPECT_GT(meanV, 0.02) << preset.name << " died out";
         EXPECT_LT(meanV, 0.4) << preset.name << " flooded the grid";
@@ -225,7 +230,7 @@ TEST(SimCpuBrush, EraseRestoresRestStateInsideRadius) {
     }
 }
 
-TEST(SimCpuMip, LevelSizesRoundDownToOne) {
+TEST(SimMip, LevelSizesRoundDownToOne) {
     EXPECT_EQ(fullMipChainLength(300, 200), 9);
     EXPECT_EQ(fullMipChainLength(256, 256), 9);
     EXPECT_EQ(fullMipChainLength(5, 3), 3);
@@ -238,42 +243,56 @@ TEST(SimCpuMip, LevelSizesRoundDownToOne) {
     }
 }
 
-TEST(SimCpuMip, FourByFourAveragesTwoByTwoBlocks) {
-    std::vector<float> v(16);
-    std::iota(v.begin(), v.end(), 0.0f); // row-major 0..15
-    std::vector<float> level1(4, -1.0f), level2(1, -1.0f), level0(16);
-    float* levels[] = {level0.data(), level1.data(), level2.data()};
-    writeFieldMipChain(v.data(), 4, 4, 3, levels);
-    EXPECT_EQ(level0, v);
+// Runs writeMipChain over `levels` (level 0 filled by the caller).
+void mipChain(uint32_t w, uint32_t h, TexelFormat format, std::vector<std::vector<float>*> levels) {
+    std::vector<void*> pointers;
+    for (auto* level : levels)
+        pointers.push_back(level->data());
+    writeMipChain(ImageOutput{"test", w, h, 1, format, 0}, HostImageTarget{pointers});
+}
+
+TEST(SimMip, FourByFourAveragesTwoByTwoBlocks) {
+    std::vector<float> level0(16), level1(4, -1.0f), level2(1, -1.0f);
+    std::iota(level0.begin(), level0.end(), 0.0f); // row-major 0..15
+    mipChain(4, 4, TexelFormat::R32Float, {&level0, &level1, &level2});
     EXPECT_EQ(level1, (std::vector<float>{2.5f, 4.5f, 10.5f, 12.5f}));
     EXPECT_EQ(level2[0], 7.5f);
 }
 
-TEST(SimCpuMip, OddSizeDropsLastRowAndColumn) {
+TEST(SimMip, OddSizeDropsLastRowAndColumn) {
     // 5 x 3 -> 2 x 1 -> 1 x 1: level 1 averages columns 0-1 and 2-3 of rows 0-1 (column 4 and
     // row 2 are dropped); level 2 clamps its missing row 1 to row 0.
-    std::vector<float> v(15);
-    std::iota(v.begin(), v.end(), 0.0f);
     std::vector<float> level0(15), level1(2, -1.0f), level2(1, -1.0f);
-    float* levels[] = {level0.data(), level1.data(), level2.data()};
-    writeFieldMipChain(v.data(), 5, 3, 3, levels);
+    std::iota(level0.begin(), level0.end(), 0.0f);
+    mipChain(5, 3, TexelFormat::R32Float, {&level0, &level1, &level2});
     EXPECT_EQ(level1, (std::vector<float>{3.0f, 5.0f})); // (0+1+5+6)/4, (2+3+7+8)/4
     EXPECT_EQ(level2[0], 4.0f);
 }
 
-TEST(SimCpuMip, PartialChainLeavesLaterLevelsUntouched) {
-    std::vector<float> v(16, 2.0f), level0(16), level1(4, -1.0f), level2(1, -1.0f);
-    float* levels[] = {level0.data(), level1.data(), level2.data()};
-    writeFieldMipChain(v.data(), 4, 4, 2, levels);
+TEST(SimMip, ChannelsOfTwoAndFourChannelFormatsAverageSeparately) {
+    // 2 x 2 texels of (i, 10 i) and (i, -i, 100 + i, 1): each channel is its own mean.
+    std::vector<float> rg0 = {0, 0, 1, 10, 2, 20, 3, 30}, rg1(2, -1.0f);
+    mipChain(2, 2, TexelFormat::RG32Float, {&rg0, &rg1});
+    EXPECT_EQ(rg1, (std::vector<float>{1.5f, 15.0f}));
+    std::vector<float> rgba0, rgba1(4, -1.0f);
+    for (float i = 0; i < 4; ++i)
+        rgba0.insert(rgba0.end(), {i, -i, 100 + i, 1});
+    mipChain(2, 2, TexelFormat::RGBA32Float, {&rgba0, &rgba1});
+    EXPECT_EQ(rgba1, (std::vector<float>{1.5f, -1.5f, 101.5f, 1.0f}));
+}
+
+TEST(SimMip, PartialChainLeavesLaterLevelsUntouched) {
+    std::vector<float> level0(16, 2.0f), level1(4, -1.0f), level2(1, -1.0f);
+    mipChain(4, 4, TexelFormat::R32Float, {&level0, &level1});
     EXPECT_EQ(level1, std::vector<float>(4, 2.0f));
     EXPECT_EQ(level2[0], -1.0f);
 }
 
-TEST(SimCpuMip, RejectsLevelCountOutsideChain) {
-    std::vector<float> v(16), out(16);
-    float* levels[] = {out.data(), out.data(), out.data(), out.data()};
-    EXPECT_THROW(writeFieldMipChain(v.data(), 4, 4, 4, levels), std::invalid_argument);
-    EXPECT_THROW(writeFieldMipChain(v.data(), 4, 4, 0, levels), std::invalid_argument);
+TEST(SimMip, RejectsLevelCountOutsideChain) {
+    std::vector<float> out(16);
+    EXPECT_THROW(mipChain(4, 4, TexelFormat::R32Float, {&out, &out, &out, &out}),
+                 std::invalid_argument); // 4 x 4 has 3 levels
+    EXPECT_THROW(mipChain(4, 4, TexelFormat::R32Float, {}), std::invalid_argument);
 }
 
 TEST(SimCpuConstruct, RejectsZeroWidthNamingTheValue) {

@@ -1,6 +1,7 @@
 // The desktop demo driven in-process through the same handlers GLFW's callbacks call: a real window
 // (Xvfb in CI), the validation layer on, the CPU backend. Skips, saying why, without a display.
 #include "png.h"
+#include "simulations.h"
 #include "test_support.h"
 #include "window_app.h"
 
@@ -68,7 +69,7 @@ class WindowTest : public ::testing::Test {
         steps(1);
         const auto value = app->session.backend->probeValue();
         EXPECT_TRUE(app->ui.cursor.overField && value.has_value()) << p.x << "," << p.y;
-        return value.value_or(-1.0f);
+        return value ? value->channels[0] : -1.0f;
     }
 
     Options options;
@@ -151,7 +152,7 @@ TEST_F(WindowTest, MouseDragPaintsTheFieldUnderTheStrokeAndTheScreenshotShowsIt)
 
     for (int i = 0; i < 3; ++i) {
         const float after = probeAt(onStroke[i]);
-        // The brush sets v = 0.5 (gray_scott.h); paused, nothing diffuses it away.
+        // The brush sets v = 0.5 (stencil.h); paused, nothing diffuses it away.
         EXPECT_NEAR(after, 0.5f, 1e-3f) << "v before " << before[i] << " at point " << i;
     }
     EXPECT_FLOAT_EQ(probeAt(offStroke), offBefore) << "the brush reached beyond its radius";
@@ -175,9 +176,14 @@ TEST_F(WindowTest, MouseDragPaintsTheFieldUnderTheStrokeAndTheScreenshotShowsIt)
 TEST_F(WindowTest, PresetClickAndHotkeysDriveTheSimulation) {
     open();
     steps(2);
-    const size_t maze = 3;
-    ASSERT_STREQ(sim::kPresets[maze].name, "maze");
-    ASSERT_NE(app->session.params.F, sim::kPresets[maze].F);
+    const sim::SimDefinition& def = *app->session.simulation;
+    const size_t maze = 3, F = size_t(sim::findParam(def, "F")),
+                 k = size_t(sim::findParam(def, "k"));
+    ASSERT_EQ(def.presets.at(maze).name, "maze");
+    sim::ParamValues mazeValues = app->session.params;
+    ASSERT_EQ(sim::applyPreset(def, def.presets[maze], mazeValues), "");
+    ASSERT_NE(app->session.params[F], mazeValues[F]);
+    ASSERT_EQ(app->ui.presetButtonCentre.size(), def.presets.size());
     const Vec2 button = app->ui.presetButtonCentre[maze];
     ASSERT_GT(button.x, 0.0f);
 
@@ -189,19 +195,19 @@ TEST_F(WindowTest, PresetClickAndHotkeysDriveTheSimulation) {
     EXPECT_EQ(app->pointer.drag, PointerState::Drag::None) << "a click on a panel must not paint";
     onMouseButton(*app, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
     steps(2);
-    EXPECT_EQ(app->session.params.F, sim::kPresets[maze].F);
-    EXPECT_EQ(app->session.params.k, sim::kPresets[maze].k);
+    EXPECT_EQ(app->session.params[F], mazeValues[F]);
+    EXPECT_EQ(app->session.params[k], mazeValues[k]);
 
-    auto key = [&](int k) {
-        onKey(*app, k, 0, GLFW_PRESS, 0);
-        onKey(*app, k, 0, GLFW_RELEASE, 0);
+    auto key = [&](int glfwKey) {
+        onKey(*app, glfwKey, 0, GLFW_PRESS, 0);
+        onKey(*app, glfwKey, 0, GLFW_RELEASE, 0);
     };
     key(GLFW_KEY_H); // hide the UI so screenshots show only the field
     key(GLFW_KEY_SPACE);
     steps(2);
     ASSERT_FALSE(app->ui.visible);
     ASSERT_TRUE(app->ui.paused);
-    EXPECT_EQ(app->session.params.stepsPerFrame, 0);
+    EXPECT_EQ(app->session.stepsPerFrame, 0);
     const auto paused1 = capture();
     steps(3);
     const auto paused2 = capture();
@@ -240,6 +246,35 @@ TEST_F(WindowTest, PresetClickAndHotkeysDriveTheSimulation) {
 
     key(GLFW_KEY_ESCAPE);
     EXPECT_EQ(stepWindowApp(*app), StepResult::Closed);
+}
+
+TEST_F(WindowTest, SimulationSelectorSwitchesToWaveWhosePanelAndBrushFollowIt) {
+    open();
+    steps(2);
+    ASSERT_EQ(app->session.simulation->name, "gray-scott");
+    const auto grayScott = capture();
+    size_t wave = 0;
+    while (wave < simulations().size() && simulations()[wave].name != "wave")
+        ++wave;
+    ASSERT_LT(wave, simulations().size());
+    app->ui.requests.simulation = int(wave); // what the panel's selector asks for
+    steps(3);
+    ASSERT_EQ(app->session.simulation->name, "wave");
+    EXPECT_EQ(app->session.params, sim::initialParams(simulations()[wave]));
+    EXPECT_EQ(app->ui.stepsPerFrame, simulations()[wave].stepsPerFrame);
+    EXPECT_EQ(app->ui.presetButtonCentre.size(), simulations()[wave].presets.size());
+    EXPECT_GT(test::compareRgba8(grayScott, capture(), 0).failingFraction, 0.1)
+        << "the picture did not change with the simulation";
+
+    // Paused, a left click over the field drops water: the height under it rises by the bump's 1.
+    onKey(*app, GLFW_KEY_SPACE, 0, GLFW_PRESS, 0);
+    onKey(*app, GLFW_KEY_SPACE, 0, GLFW_RELEASE, 0);
+    steps(2);
+    const Vec2 at{450.0f, 450.0f}; // the middle of the window, clear of the panels
+    const float before = probeAt(at);
+    onMouseButton(*app, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
+    onMouseButton(*app, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
+    EXPECT_NEAR(probeAt(at) - before, 1.0f, 0.05f) << "the click did not drop water";
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cuda_check.h"
+#include "cuda_devices.h"
 #include "cuda_import.h"
 #include "device_match.h"
 #include "test_support.h"

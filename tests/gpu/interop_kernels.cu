@@ -21,6 +21,11 @@ __global__ void writePatternKernel(cudaSurfaceObject_t surface, uint32_t width, 
     surf2Dwrite(texel.value, surface, int(x * sizeof(T)), int(y));
 }
 
+__global__ void fillPatternKernel(uint8_t* bytes, size_t count, uint32_t salt) {
+    const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < count) bytes[i] = patternByte(uint32_t(i % 65536), uint32_t(i / 65536), 0, 0, salt);
+}
+
 __global__ void pingPongStepKernel(uint32_t* shared, uint32_t expectedFromVulkan) {
     shared[0] += 1;
     if (shared[1] != expectedFromVulkan) shared[2] += 1;
@@ -60,6 +65,12 @@ void launchWritePattern(cudaSurfaceObject_t surface, uint32_t width, uint32_t he
         throw std::invalid_argument("texel size " + std::to_string(texelBytes));
     }
     check(cudaGetLastError(), "writePatternKernel");
+}
+
+void launchFillPattern(void* pointer, size_t bytes, uint32_t salt, cudaStream_t stream) {
+    fillPatternKernel<<<unsigned((bytes + 255) / 256), 256, 0, stream>>>(
+        static_cast<uint8_t*>(pointer), bytes, salt);
+    check(cudaGetLastError(), "fillPatternKernel");
 }
 
 void launchPingPongStep(uint32_t* shared, uint32_t expectedFromVulkan, cudaStream_t stream) {

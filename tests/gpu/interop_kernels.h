@@ -30,6 +30,9 @@ ESTUARY_TEST_HD inline uint8_t patternByte(uint32_t x, uint32_t y, uint32_t leve
 void launchWritePattern(cudaSurfaceObject_t surface, uint32_t width, uint32_t height,
                         uint32_t texelBytes, uint32_t level, uint32_t salt, cudaStream_t stream);
 
+// Byte i of `bytes` bytes at `pointer` = patternByte(i % 65536, i / 65536, 0, 0, salt).
+void launchFillPattern(void* pointer, size_t bytes, uint32_t salt, cudaStream_t stream);
+
 // shared[0] += 1; shared[2] counts steps where shared[1] (written by Vulkan) != expectedFromVulkan.
 void launchPingPongStep(uint32_t* shared, uint32_t expectedFromVulkan, cudaStream_t stream);
 

@@ -1,8 +1,10 @@
-// The CUDA Gray-Scott simulation against the CPU reference: stepping, the mip chain written through
-// surfaces, the brush and the plain-buffer copy. Skips, saying why, where no CUDA device exists.
+// Every simulation's CUDA implementation against its CPU reference, through the generic interface
+// (what any new simulation gets for free), and Gray-Scott's own kernels in detail: stepping, the
+// mip chain written through surfaces, the brush. Skips, saying why, where no CUDA device exists.
 #include "cpu_gray_scott.h"
+#include "cuda_check.h"
 #include "cuda_gray_scott.h"
-#include "stencil.h"
+#include "simulations.h"
 
 #include <cuda_runtime.h> // the typed cudaMalloc overloads and make_cudaExtent
 #include <gtest/gtest.h>
@@ -18,14 +20,6 @@ namespace estuary::sim {
 namespace {
 
 #define ASSERT_CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
-
-float maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
-    if (a.size() != b.size()) throw std::invalid_argument("maxAbsDiff: sizes differ");
-    float worst = 0.0f;
-    for (size_t i = 0; i < a.size(); ++i)
-        worst = std::max(worst, std::fabs(a[i] - b[i]));
-    return worst;
-}
 
 class SimCudaTest : public ::testing::Test {
   protected:
@@ -48,104 +42,218 @@ class SimCudaTest : public ::testing::Test {
     cudaStream_t stream = nullptr;
 };
 
-TEST_F(SimCudaTest, MatchesCpuReferenceAfter1000Steps) {
+// A simulation's outputs in private CUDA memory (mipmapped arrays with surfaces, device buffers),
+// and the same outputs in host memory for the CPU reference; both read back level by level.
+class OutputPair {
+  public:
+    explicit OutputPair(const OutputLayout& layout) : layout_(layout) {
+        for (const ImageOutput& image : layout.images) {
+            const int c = int(channelCount(image.format));
+            const cudaChannelFormatDesc format{32, c > 1 ? 32 : 0, c > 2 ? 32 : 0, c > 3 ? 32 : 0,
+                                               cudaChannelFormatKindFloat};
+            Device& d = device_.emplace_back();
+            CUDA_CHECK(cudaMallocMipmappedArray(&d.mipmapped, &format,
+                                                make_cudaExtent(image.width, image.height, 0),
+                                                levelCount(image), cudaArraySurfaceLoadStore));
+            std::vector<std::vector<float>>& host = host_.emplace_back();
+            for (uint32_t level = 0; level < levelCount(image); ++level) {
+                cudaArray_t array = nullptr;
+                CUDA_CHECK(cudaGetMipmappedArrayLevel(&array, d.mipmapped, level));
+                d.levels.push_back(array);
+                cudaResourceDesc resource{};
+                resource.resType = cudaResourceTypeArray;
+                resource.res.array.array = array;
+                cudaSurfaceObject_t surface = 0;
+                CUDA_CHECK(cudaCreateSurfaceObject(&surface, &resource));
+                d.surfaces.push_back(surface);
+                host.emplace_back(size_t(mipSize(image.width, level)) *
+                                  mipSize(image.height, level) * size_t(c));
+            }
+        }
+        for (const BufferOutput& buffer : layout.buffers) {
+            void* pointer = nullptr;
+            CUDA_CHECK(cudaMalloc(&pointer, buffer.bytes));
+            deviceBuffers_.push_back(pointer);
+            hostBuffers_.emplace_back(buffer.bytes);
+        }
+        for (Device& d : device_)
+            deviceImages_.push_back({d.surfaces});
+        for (auto& levels : host_) {
+            std::vector<void*>& pointers = hostLevelPointers_.emplace_back();
+            for (auto& level : levels)
+                pointers.push_back(level.data());
+        }
+        for (auto& pointers : hostLevelPointers_)
+            hostImages_.push_back({pointers});
+        for (auto& buffer : hostBuffers_)
+            hostBufferPointers_.push_back(buffer.data());
+    }
+    ~OutputPair() {
+        for (Device& d : device_) {
+            for (cudaSurfaceObject_t s : d.surfaces)
+                (void)cudaDestroySurfaceObject(s);
+            (void)cudaFreeMipmappedArray(d.mipmapped);
+        }
+        for (void* pointer : deviceBuffers_)
+            (void)cudaFree(pointer);
+    }
+    OutputPair(const OutputPair&) = delete;
+    OutputPair& operator=(const OutputPair&) = delete;
+
+    DeviceTargets deviceTargets() const { return {deviceImages_, deviceBuffers_}; }
+    HostTargets hostTargets() const { return {hostImages_, hostBufferPointers_}; }
+
+    // Largest |GPU - CPU| over every texel of every level and every buffer float; also counts
+    // the texels compared. Synchronous.
+    float compare(cudaStream_t stream, size_t& compared, std::string& where) const {
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        float worst = 0;
+        for (size_t i = 0; i < layout_.images.size(); ++i) {
+            const ImageOutput& image = layout_.images[i];
+            const size_t texel = texelBytes(image.format);
+            for (size_t level = 0; level < host_[i].size(); ++level) {
+                const size_t w = mipSize(image.width, uint32_t(level));
+                const size_t h = mipSize(image.height, uint32_t(level));
+                std::vector<float> gpu(host_[i][level].size());
+                CUDA_CHECK(cudaMemcpy2DFromArray(gpu.data(), w * texel, device_[i].levels[level], 0,
+                                                 0, w * texel, h, cudaMemcpyDeviceToHost));
+                for (size_t t = 0; t < gpu.size(); ++t) {
+                    const float d = std::fabs(gpu[t] - host_[i][level][t]);
+                    if (!(d <= worst)) { // NaN counts as the worst
+                        worst = std::isnan(d) ? INFINITY : d;
+                        where = image.name + " level " + std::to_string(level) + " float " +
+                                std::to_string(t);
+                    }
+                }
+                compared += gpu.size();
+            }
+        }
+        for (size_t b = 0; b < deviceBuffers_.size(); ++b) {
+            std::vector<uint8_t> gpu(hostBuffers_[b].size());
+            CUDA_CHECK(
+                cudaMemcpy(gpu.data(), deviceBuffers_[b], gpu.size(), cudaMemcpyDeviceToHost));
+            if (gpu != hostBuffers_[b]) {
+                worst = INFINITY;
+                where = "buffer " + layout_.buffers[b].name;
+            }
+            compared += gpu.size() / sizeof(float);
+        }
+        return worst;
+    }
+
+    // Level 0 of image 0 as the CPU wrote it.
+    const std::vector<float>& hostLevel0() const { return host_[0][0]; }
+
+  private:
+    struct Device {
+        cudaMipmappedArray_t mipmapped = nullptr;
+        std::vector<cudaArray_t> levels;
+        std::vector<cudaSurfaceObject_t> surfaces;
+    };
+    OutputLayout layout_;
+    std::vector<Device> device_;
+    std::vector<DeviceImageTarget> deviceImages_;
+    std::vector<void*> deviceBuffers_;
+    std::vector<std::vector<std::vector<float>>> host_; // [image][level]
+    std::vector<std::vector<void*>> hostLevelPointers_;
+    std::vector<HostImageTarget> hostImages_;
+    std::vector<std::vector<uint8_t>> hostBuffers_;
+    std::vector<void*> hostBufferPointers_;
+};
+
+// The promise every SimDefinition makes (cudaTolerance): after many steps, brush strokes and a
+// preset, the CUDA outputs equal the CPU reference's to the stated tolerance, 0 meaning bit for
+// bit.
+TEST_F(SimCudaTest, EverySimulationMatchesItsCpuReferenceInEveryOutputAfterManySteps) {
+    for (const SimDefinition& def : estuary::simulations()) {
+        SCOPED_TRACE(def.name);
+        ASSERT_NE(def.createCuda, nullptr) << "a CUDA build has every simulation's CUDA half";
+        const GridSize grid{131, 77, 1}; // odd: partial blocks, odd mip halvings, wrapping
+        const auto cpu = def.createCpu(grid);
+        const auto gpu = def.createCuda(grid);
+        OutputPair outputs(def.outputs(grid));
+        cpu->reset(42);
+        gpu->reset(42, stream);
+        ParamValues params = initialParams(def);
+        auto run = [&](int steps) {
+            cpu->step(params, steps);
+            gpu->step(params, steps, stream);
+        };
+        run(300);
+        const Brush strokes[] = {
+            {20.5f, 70.25f, 6.0f, false}, {-3.0f, 2.0f, 9.0f, false}, {22.0f, 68.0f, 4.0f, true}};
+        for (const Brush& brush : strokes) {
+            cpu->brush(brush, params);
+            gpu->brush(brush, params, stream);
+        }
+        run(200);
+        cpu->writeOutputs(outputs.hostTargets());
+        gpu->writeOutputs(outputs.deviceTargets(), stream);
+        const std::vector<float> before = outputs.hostLevel0();
+        if (!def.presets.empty()) {
+            ASSERT_EQ(applyPreset(def, def.presets.back(), params), "");
+        }
+        run(500);
+        cpu->writeOutputs(outputs.hostTargets());
+        gpu->writeOutputs(outputs.deviceTargets(), stream);
+
+        size_t compared = 0;
+        std::string where;
+        const float worst = outputs.compare(stream, compared, where);
+        std::printf("%s: max |CUDA - CPU| = %g over %zu floats after 1000 steps (tolerance %g)\n",
+                    def.name.c_str(), double(worst), compared, double(def.cudaTolerance));
+        if (def.cudaTolerance == 0.0f)
+            EXPECT_EQ(worst, 0.0f) << "first largest difference at " << where;
+        else
+            EXPECT_LE(worst, def.cudaTolerance) << "largest difference at " << where;
+        // The comparison proves something only if the outputs are alive: not constant, and
+        // changed by the last 500 steps.
+        const auto [lo, hi] = std::minmax_element(before.begin(), before.end());
+        EXPECT_GT(*hi - *lo, 1e-3f) << "output is (nearly) constant";
+        EXPECT_NE(before, outputs.hostLevel0()) << "500 steps changed nothing";
+    }
+}
+
+TEST_F(SimCudaTest, GrayScottMatchesCpuReferenceBitForBitAfter1000Steps) {
     const int size = 256;
     const GrayScottParams params;
     CpuGrayScott cpu(size, size, 1234);
     CudaGrayScott gpu(size, size, 1234, stream);
     std::vector<float> u, v;
-    gpu.download(u, v);
+    gpu.download(u, v, stream);
     ASSERT_EQ(u, cpu.u()) << "seeding differs";
     ASSERT_EQ(v, cpu.v()) << "seeding differs";
 
     cpu.step(params, 1000);
-    gpu.step(params, 997); // an odd count, then more, exercises the ping-pong across calls
-    gpu.step(params, 3);
-    gpu.download(u, v);
-    const float du = maxAbsDiff(u, cpu.u()), dv = maxAbsDiff(v, cpu.v());
-    std::printf("max |du| = %g, max |dv| = %g after 1000 steps\n", static_cast<double>(du),
-                static_cast<double>(dv));
+    gpu.step(params, 997, stream); // an odd count, then more, exercises the ping-pong across calls
+    gpu.step(params, 3, stream);
+    gpu.download(u, v, stream);
     // Both sides evaluate stencil.h with only correctly rounded IEEE adds and multiplies (no FMA
-    // contraction: -ffp-contract=off / -fmad=false), so the expected difference is 0. The 1e-5
-    // tolerance only leaves room for a compiler reassociating differently; a real kernel bug
-    // (wrong neighbour, race, stale buffer) is amplified by the reaction far beyond it.
-    EXPECT_LE(du, 1e-5f);
-    EXPECT_LE(dv, 1e-5f);
+    // contraction: -ffp-contract=off / -fmad=false), so they must agree exactly, as the README
+    // says; a kernel bug (wrong neighbour, race, stale buffer) is amplified by the reaction.
+    EXPECT_EQ(u, cpu.u());
+    EXPECT_EQ(v, cpu.v());
     EXPECT_GT(std::count_if(v.begin(), v.end(), [](float x) { return x > 0.1f; }), 0)
         << "no pattern left: the comparison would prove nothing";
 }
 
-TEST_F(SimCudaTest, MatchesCpuOnOddSizedGridWithPartialBlocks) {
+TEST_F(SimCudaTest, GrayScottMatchesCpuOnOddSizedGridWithPartialBlocks) {
     // 37 x 19 leaves partial 32 x 8 blocks in x and y and wraps inside them.
     const int w = 37, h = 19;
-    const GrayScottParams coral{0.0545f, 0.062f, 1.0f, 0.5f, 1.0f, 8};
+    const GrayScottParams coral{0.0545f, 0.062f, 1.0f, 0.5f, 1.0f};
     CpuGrayScott cpu(w, h, 8);
     CudaGrayScott gpu(w, h, 8, stream);
     cpu.paint(Brush{36.0f, 0.0f, 4.0f, false});
-    gpu.paint(Brush{36.0f, 0.0f, 4.0f, false});
+    gpu.paint(Brush{36.0f, 0.0f, 4.0f, false}, stream);
     cpu.step(coral, 200);
-    gpu.step(coral, 200);
+    gpu.step(coral, 200, stream);
     std::vector<float> u, v;
-    gpu.download(u, v);
-    // Tolerance as in MatchesCpuReferenceAfter1000Steps (expected difference: 0).
-    EXPECT_LE(maxAbsDiff(u, cpu.u()), 1e-5f);
-    EXPECT_LE(maxAbsDiff(v, cpu.v()), 1e-5f);
+    gpu.download(u, v, stream);
+    EXPECT_EQ(u, cpu.u());
+    EXPECT_EQ(v, cpu.v());
 }
 
-TEST_F(SimCudaTest, WriteFieldFillsEveryMipLevelLikeCpu) {
-    const int w = 300, h = 200;
-    const int levels = fullMipChainLength(w, h);
-    CpuGrayScott cpu(w, h, 77);
-    CudaGrayScott gpu(w, h, 77, stream);
-    cpu.step(GrayScottParams{}, 50);
-    gpu.step(GrayScottParams{}, 50);
-
-    const cudaChannelFormatDesc format =
-        cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
-    cudaMipmappedArray_t mipmapped = nullptr;
-    ASSERT_CUDA_OK(cudaMallocMipmappedArray(&mipmapped, &format, make_cudaExtent(w, h, 0),
-                                            static_cast<unsigned>(levels),
-                                            cudaArraySurfaceLoadStore));
-    std::vector<cudaArray_t> levelArrays(levels);
-    std::vector<cudaSurfaceObject_t> surfaces(levels, 0);
-    for (int i = 0; i < levels; ++i) {
-        ASSERT_CUDA_OK(
-            cudaGetMipmappedArrayLevel(&levelArrays[i], mipmapped, static_cast<unsigned>(i)));
-        cudaResourceDesc resource{};
-        resource.resType = cudaResourceTypeArray;
-        resource.res.array.array = levelArrays[i];
-        ASSERT_CUDA_OK(cudaCreateSurfaceObject(&surfaces[i], &resource));
-    }
-
-    gpu.writeField(surfaces.data(), levels);
-    ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
-
-    std::vector<std::vector<float>> expected(levels);
-    std::vector<float*> expectedPointers(levels);
-    for (int i = 0; i < levels; ++i) {
-        expected[i].resize(static_cast<size_t>(mipLevelSize(w, i)) * mipLevelSize(h, i));
-        expectedPointers[i] = expected[i].data();
-    }
-    writeFieldMipChain(cpu.v().data(), w, h, levels, expectedPointers.data());
-
-    for (int i = 0; i < levels; ++i) {
-        const int lw = mipLevelSize(w, i), lh = mipLevelSize(h, i);
-        std::vector<float> actual(static_cast<size_t>(lw) * lh, -1.0f);
-        const size_t rowBytes = static_cast<size_t>(lw) * sizeof(float);
-        ASSERT_CUDA_OK(cudaMemcpy2DFromArray(actual.data(), rowBytes, levelArrays[i], 0, 0,
-                                             rowBytes, static_cast<size_t>(lh),
-                                             cudaMemcpyDeviceToHost));
-        // The same adds and multiplies in the same order on both sides (no FMA): 1e-6 is slack.
-        const float diff = maxAbsDiff(actual, expected[i]);
-        EXPECT_LE(diff, 1e-6f) << "level " << i << " (" << lw << "x" << lh << ")";
-    }
-
-    for (cudaSurfaceObject_t surface : surfaces)
-        ASSERT_CUDA_OK(cudaDestroySurfaceObject(surface));
-    ASSERT_CUDA_OK(cudaFreeMipmappedArray(mipmapped));
-}
-
-TEST_F(SimCudaTest, PaintAndEraseMatchCpuExactly) {
+TEST_F(SimCudaTest, GrayScottPaintAndEraseMatchCpuExactly) {
     const int w = 200, h = 120;
     CpuGrayScott cpu(w, h, 5);
     CudaGrayScott gpu(w, h, 5, stream);
@@ -157,54 +265,35 @@ TEST_F(SimCudaTest, PaintAndEraseMatchCpuExactly) {
     };
     for (const Brush& brush : strokes) {
         cpu.paint(brush);
-        gpu.paint(brush);
+        gpu.paint(brush, stream);
     }
     std::vector<float> u, v;
-    gpu.download(u, v);
+    gpu.download(u, v, stream);
     EXPECT_EQ(u, cpu.u());
     EXPECT_EQ(v, cpu.v());
     EXPECT_GT(std::count(v.begin(), v.end(), 0.5f), 300) << "the brush painted nothing";
 }
 
-TEST_F(SimCudaTest, CopyFieldToHostEqualsDownloadedV) {
-    const int w = 130, h = 70;
-    CudaGrayScott gpu(w, h, 9, stream);
-    gpu.step(GrayScottParams{}, 20);
-    float* pinned = nullptr;
-    ASSERT_CUDA_OK(cudaMallocHost(&pinned, static_cast<size_t>(w) * h * sizeof(float)));
-    std::fill(pinned, pinned + static_cast<size_t>(w) * h, -1.0f);
-    gpu.copyFieldTo(pinned, cudaMemcpyDeviceToHost);
-    ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
-    std::vector<float> u, v;
-    gpu.download(u, v);
-    const std::vector<float> copied(pinned, pinned + static_cast<size_t>(w) * h);
-    ASSERT_CUDA_OK(cudaFreeHost(pinned));
-    EXPECT_EQ(copied, v);
-}
-
-TEST_F(SimCudaTest, CopyFieldToDeviceEqualsDeviceV) {
-    const int w = 64, h = 48;
-    const size_t bytes = static_cast<size_t>(w) * h * sizeof(float);
-    CudaGrayScott gpu(w, h, 3, stream);
-    gpu.step(GrayScottParams{}, 5);
-    float* device = nullptr;
-    ASSERT_CUDA_OK(cudaMalloc(&device, bytes));
-    gpu.copyFieldTo(device, cudaMemcpyDeviceToDevice);
-    std::vector<float> copied(static_cast<size_t>(w) * h), direct(static_cast<size_t>(w) * h);
-    ASSERT_CUDA_OK(cudaMemcpyAsync(copied.data(), device, bytes, cudaMemcpyDeviceToHost, stream));
-    ASSERT_CUDA_OK(
-        cudaMemcpyAsync(direct.data(), gpu.deviceV(), bytes, cudaMemcpyDeviceToHost, stream));
-    ASSERT_CUDA_OK(cudaStreamSynchronize(stream));
-    ASSERT_CUDA_OK(cudaFree(device));
-    EXPECT_EQ(copied, direct);
-}
-
-TEST_F(SimCudaTest, RejectsBadSizesAndLevelCounts) {
+TEST_F(SimCudaTest, GrayScottRejectsBadSizesAndTargets) {
     EXPECT_THROW(CudaGrayScott(0, 8, 1, stream), std::invalid_argument);
     CudaGrayScott gpu(8, 8, 1, stream);
-    cudaSurfaceObject_t none = 0;
-    EXPECT_THROW(gpu.writeField(&none, 5), std::invalid_argument); // 8 x 8 has 4 levels
-    EXPECT_THROW(gpu.step(GrayScottParams{}, -1), std::invalid_argument);
+    const cudaSurfaceObject_t surfaces[5] = {};
+    const DeviceImageTarget image{surfaces}; // 5 levels; 8 x 8 has 4
+    EXPECT_THROW(gpu.writeOutputs({{&image, 1}, {}}, stream), std::invalid_argument);
+    EXPECT_THROW(gpu.step(GrayScottParams{}, -1, stream), std::invalid_argument);
+}
+
+TEST_F(SimCudaTest, OutOfDeviceMemoryIsAnUnsupportedEnvironmentNamingTheCause) {
+    // 1 PiB: more than any GPU has. Exit 3 with advice, not a generic runtime failure.
+    void* pointer = nullptr;
+    try {
+        CUDA_CHECK(cudaMalloc(&pointer, size_t(1) << 50));
+        FAIL() << "a 1 PiB allocation succeeded";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::Unsupported) << e.what();
+        EXPECT_NE(std::string(e.what()).find("out of GPU memory"), std::string::npos) << e.what();
+    }
+    (void)cudaGetLastError(); // the failed allocation is not sticky; clear it for later tests
 }
 
 } // namespace

@@ -1,5 +1,5 @@
 #include "test_support.h"
-#include "error.h"
+#include "vk_check.h"
 #include "frame.h"
 #include "offscreen.h"
 #include "session.h"
@@ -8,6 +8,7 @@
 #include <stb_image.h>
 
 #include <array>
+#include <cstring>
 #include <fstream>
 #include <cstdio>
 #include <set>
@@ -116,35 +117,83 @@ std::string python() {
     return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }
 
-// Checks the report with Python's json module: parse, required keys, ordered percentiles,
-// positive times. Prints "ok" or what is wrong.
+// Checks the report with Python's json module against bench_report.h's schema: every key of every
+// section, the values that must be known for the backend that ran, ordered percentiles, positive
+// times, `frames` measured per mode, and ratios and targets recomputed from the modes' own numbers.
+// Prints "ok" or what is wrong.
 constexpr const char* kCheckReport = R"PY(
-import json, math, sys
+import json, math, re, sys
 r = json.load(open(sys.argv[1]))
+frames = int(sys.argv[2])
 problems = []
-for key in ("environment", "configuration", "modes", "ratios", "targets"):
-    if key not in r: problems.append("missing " + key)
+def need(ok, what):
+    if not ok: problems.append(what)
+def number(v): return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+def close(a, b): return number(a) and number(b) and abs(a - b) <= 1e-6 * max(1.0, abs(b))
+for key in ("schema_version", "environment", "configuration", "modes", "ratios", "targets"):
+    need(key in r, "missing " + key)
+need(r.get("schema_version") == 2, "schema_version %s" % r.get("schema_version"))
 env = r["environment"]
-for key in ("gpu_name", "git_revision", "build_type", "backend"):
-    if key not in env: problems.append("environment lacks " + key)
+always = ("gpu_name", "gpu_uuid", "driver_version", "vulkan_api_version", "vulkan_driver",
+          "backend", "git_revision", "build_type", "host_name", "date")
+cuda_only_strings = ("cuda_runtime_version", "cuda_driver_version")
+cuda_only_numbers = ("sm_count", "memory_clock_mhz", "memory_bus_width_bits", "peak_bandwidth_GBps")
+need(len(env) == 16, "environment has %d keys, not 16: %s" % (len(env), sorted(env)))
+for key in always:
+    need(isinstance(env.get(key), str) and env[key] != "", "environment." + key + " " + repr(env.get(key)))
+need(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", env.get("date") or "") is not None, "date format")
+need(env.get("backend") in ("cuda", "cpu"), "backend " + repr(env.get("backend")))
+cuda = env.get("backend") == "cuda"
+for key in cuda_only_strings:
+    ok = (isinstance(env.get(key), str) and env[key] != "") if cuda else env.get(key, 0) is None
+    need(key in env and ok, "environment.%s %r for backend %s" % (key, env.get(key), env.get("backend")))
+for key in cuda_only_numbers:
+    ok = (number(env.get(key)) and env[key] > 0) if cuda else env.get(key, 0) is None
+    need(key in env and ok, "environment.%s %r for backend %s" % (key, env.get(key), env.get("backend")))
+conf = r["configuration"]
+for key in ("simulation", "width", "height", "steps_per_frame", "frames_in_flight", "warmup",
+            "frames", "modes", "seed"):
+    need(key in conf, "configuration lacks " + key)
+need(conf.get("frames") == frames, "configuration.frames %s" % conf.get("frames"))
 names = [m["mode"] for m in r["modes"]]
-if names != ["pipelined", "serialized", "host-copy"]: problems.append("modes " + str(names))
+need(names == conf.get("modes", "").split(","), "modes %s vs configuration %s" % (names, conf.get("modes")))
+need(names == ["pipelined", "serialized", "host-copy"], "modes " + str(names))
 order = ["min", "p50", "p90", "p95", "p99", "p99_9", "max"]
+fps = {}
 for m in r["modes"]:
     ft = m["frame_time_ms"]
     for key in order + ["mean", "stddev", "cov"]:
-        if not isinstance(ft.get(key), (int, float)): problems.append(m["mode"] + " frame_time_ms." + key)
+        need(number(ft.get(key)), m["mode"] + " frame_time_ms." + key)
     values = [ft[k] for k in order]
-    if values != sorted(values): problems.append(m["mode"] + " percentiles not ordered " + str(values))
-    if ft["min"] <= 0: problems.append(m["mode"] + " non-positive frame time")
+    need(values == sorted(values), m["mode"] + " percentiles not ordered " + str(values))
+    need(ft["min"] > 0, m["mode"] + " non-positive frame time")
     for key in ("fps_mean", "one_percent_low_fps", "hitches", "gpu_segments_ms",
                 "gpu_busy_ms_per_frame", "throughput", "cpu_frame_time_ms"):
-        if key not in m: problems.append(m["mode"] + " lacks " + key)
+        need(key in m, m["mode"] + " lacks " + key)
     for seg in ("simulation", "render", "interop_wait"):
-        if seg not in m["gpu_segments_ms"]: problems.append(m["mode"] + " lacks segment " + seg)
-    if m["frames_measured"] != int(sys.argv[2]):
-        problems.append(m["mode"] + " measured %s frames" % m["frames_measured"])
-    if not m["throughput"]["cell_updates_per_s"] > 0: problems.append(m["mode"] + " throughput")
+        need(seg in m["gpu_segments_ms"], m["mode"] + " lacks segment " + seg)
+    need(m["frames_measured"] == frames, m["mode"] + " measured %s frames" % m["frames_measured"])
+    need(number(m["throughput"]["cell_updates_per_s"]) and m["throughput"]["cell_updates_per_s"] > 0,
+         m["mode"] + " throughput")
+    need(number(m["fps_mean"]) and m["fps_mean"] > 0, m["mode"] + " fps_mean")
+    fps[m["mode"].replace("-", "_")] = m["fps_mean"]
+keys = list(fps)
+expected = ["%s_vs_%s_fps" % (a, b) for i, a in enumerate(keys) for b in keys[i + 1:]]
+need(list(r["ratios"]) == expected, "ratios keys %s, expected %s" % (list(r["ratios"]), expected))
+for key in expected:
+    a, b = key[:-4].split("_vs_")
+    need(close(r["ratios"].get(key), fps[a] / fps[b]), "ratio %s = %s, fps say %s" % (key, r["ratios"].get(key), fps[a] / fps[b]))
+t = r["targets"]
+pipelined = r["modes"][0]
+busy = pipelined["gpu_busy_ms_per_frame"]["mean"]
+need(number(t.get("pipelined_frame_over_gpu_busy")) and number(busy) and
+     close(t["pipelined_frame_over_gpu_busy"], pipelined["frame_time_ms"]["mean"] / busy),
+     "targets.pipelined_frame_over_gpu_busy %s" % t.get("pipelined_frame_over_gpu_busy"))
+need(isinstance(t.get("pipelined_frame_over_gpu_busy_definition"), str), "target definition")
+for m in r["modes"]:
+    key = m["mode"].replace("-", "_")
+    ft = m["frame_time_ms"]
+    need(close(t["p99_over_p50"].get(key), ft["p99"] / ft["p50"]), "targets.p99_over_p50." + key)
 print("ok" if not problems else "\n".join(problems))
 )PY";
 
@@ -165,17 +214,28 @@ std::string checkBenchReport(const std::filesystem::path& json, uint32_t frames)
     return verdict;
 }
 
-StampedRun runStampedFrames(const Options& options, uint32_t frames) {
+uint32_t StampedRun::wrongFrames() const {
+    uint32_t wrong = 0;
+    for (size_t f = 0; f < seenBefore.size(); ++f)
+        wrong += seenBefore[f] != float(f) || seenAfter[f] != float(f);
+    return wrong;
+}
+
+StampedRun runStampedFrames(const Options& options, uint32_t frames,
+                            const sim::SimDefinition* simulation) {
     StampedRun run;
     Session session;
     session.stampFrames = true;
     Options o = options;
     o.validate = true;
     openInstance(session, o, {});
+    if (simulation) switchSimulation(session, *simulation);
+    // One 16-byte slot per reading (the largest texel), before-draw readings first.
+    constexpr VkDeviceSize kStride = 16;
     try {
         openDevice(session, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
         Buffer seen =
-            createBuffer(session.device, frames * sizeof(float), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+            createBuffer(session.device, 2 * frames * kStride, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                          "stamps seen");
         const VkExtent2D extent{64, 64};
@@ -186,7 +246,7 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames) {
         target.extent = extent;
         target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
         target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
-        target.inspectField = [&](VkCommandBuffer cmd, const Image& field) {
+        target.inspectField = [&](VkCommandBuffer cmd, const Image& field, bool afterDraw) {
             ImageTransition toCopy;
             toCopy.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
             toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
@@ -196,7 +256,7 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames) {
             toCopy.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
             recordImageBarrier(cmd, field.handle, toCopy);
             VkBufferImageCopy region{};
-            region.bufferOffset = frame * sizeof(float);
+            region.bufferOffset = ((afterDraw ? frames : 0) + frame) * kStride;
             region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
             region.imageExtent = {1, 1, 1};
             vkCmdCopyImageToBuffer(cmd, field.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
@@ -213,8 +273,12 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames) {
             drawFrame(session, frame, target);
         finishFrames(session);
         vkDeviceWaitIdle(session.device.handle);
-        const auto* values = static_cast<const float*>(seen.mapped);
-        run.seen.assign(values, values + frames);
+        const auto* bytes = static_cast<const uint8_t*>(seen.mapped);
+        for (uint32_t f = 0; f < 2 * frames; ++f) {
+            float value = 0;
+            std::memcpy(&value, bytes + f * kStride, sizeof(float));
+            (f < frames ? run.seenBefore : run.seenAfter).push_back(value);
+        }
         destroyOffscreenTarget(session.device, offscreen);
         destroyBuffer(session.device, seen);
     } catch (...) {

@@ -4,6 +4,7 @@
 
 #include "context.h"
 #include "options.h"
+#include "simulation.h"
 #include "resources.h"
 
 #include <gtest/gtest.h>
@@ -65,12 +66,20 @@ std::string python();
 std::string checkBenchReport(const std::filesystem::path& json, uint32_t frames);
 
 struct StampedRun {
-    std::vector<float> seen; // per frame: texel (0,0) of level 0 as the draw sampled it
+    // Per frame: channel 0 of texel (0,0) of the displayed image's level 0, read in the draw's own
+    // submission just before the draw and again just after it (before the image goes back to the
+    // simulation).
+    std::vector<float> seenBefore, seenAfter;
     uint32_t validationMessages = 0;
+    // Frames where either reading is not the frame's own index.
+    uint32_t wrongFrames() const;
 };
-// Opens a session (validation on) whose backend stamps each frame's index into its field, draws
-// `frames` frames with the options' frames in flight, and records, inside each draw submission,
-// what the draw is about to sample. A synchronization bug shows as seen[f] != f.
-StampedRun runStampedFrames(const Options& options, uint32_t frames);
+// Opens a session (validation on) whose backend stamps each frame's index into its displayed
+// image, draws `frames` frames with the options' frames in flight, and records what each draw
+// samples, before and after drawing. A synchronization bug — the draw reading an older or newer
+// frame, or the simulation overwriting the slot while it is drawn — shows as a wrong frame.
+// `simulation` replaces the options' simulation (tests of the backends with their own).
+StampedRun runStampedFrames(const Options& options, uint32_t frames,
+                            const sim::SimDefinition* simulation = nullptr);
 
 } // namespace estuary::test

@@ -1,5 +1,5 @@
 #include "context.h"
-#include "error.h"
+#include "vk_check.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "error.h"
+#include "vk_check.h"
 
 #include <sstream>
 
@@ -53,6 +53,8 @@ void throwVkFailure(VkResult result, const char* expr, const char* file, int lin
         result == VK_ERROR_EXTENSION_NOT_PRESENT || result == VK_ERROR_FEATURE_NOT_PRESENT ||
         result == VK_ERROR_FORMAT_NOT_SUPPORTED || result == VK_ERROR_INCOMPATIBLE_DRIVER ||
         result == VK_ERROR_LAYER_NOT_PRESENT;
+    if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+        throw unsupported("out of GPU memory: " + msg.str() + "; " + kOutOfGpuMemoryHint);
     throw Error(environment ? ExitCode::Unsupported : ExitCode::Runtime, msg.str());
 }
 

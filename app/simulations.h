@@ -1,0 +1,28 @@
+// The simulations estuary offers (--sim, --list-sims, the window's selector), in one list in
+// simulations.cpp: adding a simulation is its files in cuda_sim/ plus one line there. Also the one
+// mapping from a simulation's texel formats to Vulkan formats.
+#pragma once
+
+#include "simulation.h"
+
+#include <vulkan/vulkan_core.h>
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace estuary {
+
+std::span<const sim::SimDefinition> simulations();
+// nullptr when no simulation has that name.
+const sim::SimDefinition* findSimulation(std::string_view name);
+// "gray-scott, wave" — for messages.
+std::string simulationNames();
+// One "NAME  description" line per simulation, for --list-sims.
+std::string listSimulations();
+
+inline constexpr const char* kDefaultSimulation = "gray-scott";
+
+VkFormat vulkanFormat(sim::TexelFormat format);
+
+} // namespace estuary

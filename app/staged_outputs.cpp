@@ -1,0 +1,106 @@
+#include "staged_outputs.h"
+#include "simulations.h"
+
+#include <string>
+
+namespace estuary {
+namespace {
+
+StagedImage createStagedImage(const Device& device, const sim::ImageOutput& output,
+                              uint32_t slots) {
+    StagedImage staged;
+    staged.output = output;
+    const VkExtent2D extent{output.width, output.height};
+    const uint32_t levels = sim::levelCount(output);
+    const VkDeviceSize texel = sim::texelBytes(output.format);
+    VkDeviceSize offset = 0;
+    for (uint32_t level = 0; level < levels; ++level) {
+        const VkExtent2D e = mipExtent(extent, level);
+        VkBufferImageCopy region{};
+        region.bufferOffset = offset;
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+        region.imageExtent = {e.width, e.height, 1};
+        staged.regions.push_back(region);
+        offset += VkDeviceSize(e.width) * e.height * texel;
+    }
+    for (uint32_t slot = 0; slot < slots; ++slot) {
+        const std::string name = output.name + ", slot " + std::to_string(slot);
+        staged.images.push_back(createImage2D(device, extent, vulkanFormat(output.format), levels,
+                                              VK_IMAGE_USAGE_SAMPLED_BIT |
+                                                  VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                              name.c_str()));
+        staged.staging.push_back(
+            createBuffer(device, offset, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                         (name + " staging").c_str()));
+    }
+    return staged;
+}
+
+} // namespace
+
+StagedOutputs createStagedOutputs(const Device& device, const sim::OutputLayout& layout,
+                                  uint32_t slots) {
+    StagedOutputs out;
+    try { // what was made so far is released if a later allocation fails
+        for (const sim::ImageOutput& image : layout.images)
+            out.images.push_back(createStagedImage(device, image, slots));
+        for (const sim::BufferOutput& buffer : layout.buffers) {
+            out.buffers.emplace_back();
+            for (uint32_t slot = 0; slot < slots; ++slot)
+                out.buffers.back().push_back(createBuffer(
+                    device, buffer.bytes,
+                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
+                        VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                    (buffer.name + ", slot " + std::to_string(slot)).c_str()));
+        }
+    } catch (...) {
+        destroyStagedOutputs(device, out);
+        throw;
+    }
+    for (uint32_t slot = 0; slot < slots; ++slot) {
+        StagedSlotTargets& t = out.slots.emplace_back();
+        for (const StagedImage& image : out.images) {
+            std::vector<void*>& levels = t.levelPointers.emplace_back();
+            for (const VkBufferImageCopy& region : image.regions)
+                levels.push_back(static_cast<uint8_t*>(image.staging[slot].mapped) +
+                                 region.bufferOffset);
+        }
+        for (const std::vector<void*>& levels : t.levelPointers)
+            t.images.push_back(sim::HostImageTarget{levels});
+        for (const std::vector<Buffer>& buffer : out.buffers)
+            t.buffers.push_back(buffer[slot].mapped);
+    }
+    return out;
+}
+
+void destroyStagedOutputs(const Device& device, StagedOutputs& outputs) {
+    for (StagedImage& image : outputs.images) {
+        for (Image& i : image.images)
+            destroyImage(device, i);
+        for (Buffer& b : image.staging)
+            destroyBuffer(device, b);
+    }
+    for (std::vector<Buffer>& buffers : outputs.buffers)
+        for (Buffer& b : buffers)
+            destroyBuffer(device, b);
+    outputs = StagedOutputs{};
+}
+
+void recordStagedUpload(VkCommandBuffer cmd, const StagedOutputs& outputs, uint32_t slot) {
+    for (const StagedImage& image : outputs.images)
+        recordUploadForSampling(cmd, image.staging[slot].handle, image.images[slot].handle,
+                                image.regions);
+}
+
+float* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, uint32_t x,
+                   uint32_t y) {
+    const StagedImage& staged = outputs.images[image];
+    const size_t channels = sim::channelCount(staged.output.format);
+    return static_cast<float*>(outputs.slots[slot].levelPointers[image][0]) +
+           (size_t(y) * staged.output.width + x) * channels;
+}
+
+} // namespace estuary

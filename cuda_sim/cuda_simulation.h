@@ -1,0 +1,40 @@
+// The CUDA half of a simulation (simulation.h has the rest): the same shape as CpuSimulation, with
+// every call enqueued on a stream the caller owns and passes in. Nothing here waits on the host or
+// allocates after construction. The outputs are CUDA surfaces (one per mip level of each image) and
+// device pointers (one per buffer), which interop/ gets from Vulkan-exported memory; the simulation
+// never knows where they came from. Include only <cuda_runtime_api.h>: no Vulkan.
+#pragma once
+
+#include "simulation.h"
+
+#include <cuda_runtime_api.h>
+
+namespace estuary::sim {
+
+struct DeviceImageTarget {
+    std::span<const cudaSurfaceObject_t> levels; // one surface per level, level 0 first
+};
+struct DeviceTargets {
+    std::span<const DeviceImageTarget> images;
+    std::span<void* const> buffers;
+};
+
+class CudaSimulation {
+  public:
+    // Frees device memory; the caller has finished the streams that used it.
+    virtual ~CudaSimulation() = default;
+    virtual void reset(uint64_t seed, cudaStream_t stream) = 0;
+    virtual void step(const ParamValues& params, int steps, cudaStream_t stream) = 0;
+    virtual void writeOutputs(const DeviceTargets& targets, cudaStream_t stream) = 0;
+    virtual void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) {
+        (void)brush;
+        (void)params;
+        (void)stream;
+    }
+};
+
+// CUDA side of the mip chain: levels 1.. of `target` from its level 0, the same arithmetic as the
+// CPU's writeMipChain (bit-identical). One launch per level, in stream order. Float formats only.
+void writeMipChain(const ImageOutput& image, const DeviceImageTarget& target, cudaStream_t stream);
+
+} // namespace estuary::sim

@@ -1,0 +1,157 @@
+// Built with -ffp-contract=off (cuda_sim/CMakeLists.txt): writeMipChain must round like the GPU's.
+#include "simulation.h"
+#include "mip_chain.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace estuary::sim {
+
+uint32_t channelCount(TexelFormat format) {
+    switch (format) {
+    case TexelFormat::R32Float:
+        return 1;
+    case TexelFormat::RG32Float:
+        return 2;
+    case TexelFormat::RGBA32Float:
+        return 4;
+    }
+    return 0;
+}
+
+size_t texelBytes(TexelFormat format) {
+    return channelCount(format) * sizeof(float);
+}
+
+const char* texelFormatName(TexelFormat format) {
+    switch (format) {
+    case TexelFormat::R32Float:
+        return "R32 float";
+    case TexelFormat::RG32Float:
+        return "RG32 float";
+    case TexelFormat::RGBA32Float:
+        return "RGBA32 float";
+    }
+    return "unknown";
+}
+
+uint32_t fullMipLevels(uint32_t width, uint32_t height) {
+    return uint32_t(fullMipChainLength(int(width), int(height)));
+}
+
+uint32_t mipSize(uint32_t size, uint32_t level) {
+    return uint32_t(mipLevelSize(int(size), int(level)));
+}
+
+ParamValues initialParams(const SimDefinition& def) {
+    ParamValues values;
+    for (const ParamSpec& spec : def.params)
+        values.push_back(spec.initial);
+    return values;
+}
+
+int findParam(const SimDefinition& def, std::string_view name) {
+    for (size_t i = 0; i < def.params.size(); ++i)
+        if (def.params[i].name == name) return int(i);
+    return -1;
+}
+
+namespace {
+
+std::string number(float value) {
+    std::ostringstream s;
+    s << value;
+    return s.str();
+}
+
+} // namespace
+
+std::string paramRange(const ParamSpec& spec) {
+    const std::string range = number(spec.min) + ".." + number(spec.max);
+    return spec.integer ? "a whole number in " + range : range;
+}
+
+std::string checkParamValue(const ParamSpec& spec, float value) {
+    if (!std::isfinite(value) || value < spec.min || value > spec.max ||
+        (spec.integer && value != std::floor(value)))
+        return spec.name + "=" + number(value) + " is outside the allowed range " +
+               paramRange(spec);
+    return {};
+}
+
+std::string paramNames(const SimDefinition& def) {
+    std::string names;
+    for (const ParamSpec& spec : def.params)
+        names += (names.empty() ? "" : ", ") + spec.name;
+    return names.empty() ? "(none)" : names;
+}
+
+std::string applyPreset(const SimDefinition& def, const Preset& preset, ParamValues& values) {
+    std::string problems;
+    for (const auto& [name, value] : preset.values) {
+        const int index = findParam(def, name);
+        std::string problem = index < 0 ? "preset " + preset.name + " names unknown parameter " +
+                                              name + " (known: " + paramNames(def) + ")"
+                                        : checkParamValue(def.params[size_t(index)], value);
+        if (problem.empty() && size_t(index) < values.size()) values[size_t(index)] = value;
+        if (!problem.empty()) problems += (problems.empty() ? "" : "; ") + problem;
+    }
+    return problems;
+}
+
+std::string checkDefinition(const SimDefinition& def) {
+    std::string problems;
+    const auto add = [&](const std::string& p) { problems += (problems.empty() ? "" : "; ") + p; };
+    if (def.name.empty() || def.name.find_first_of(" \t=,") != std::string::npos)
+        add("name '" + def.name + "' must be a non-empty word");
+    if (def.description.empty() || def.description.find('\n') != std::string::npos)
+        add(def.name + ": description must be one line");
+    for (size_t i = 0; i < def.params.size(); ++i) {
+        const ParamSpec& p = def.params[i];
+        if (p.name.empty() || p.name.find_first_of(" \t=,") != std::string::npos)
+            add("parameter '" + p.name + "' must be a non-empty word");
+        if (findParam(def, p.name) != int(i)) add("parameter " + p.name + " appears twice");
+        if (!(p.min <= p.max)) add("parameter " + p.name + " has min > max");
+        if (const std::string bad = checkParamValue(p, p.initial); !bad.empty())
+            add("initial value: " + bad);
+    }
+    ParamValues scratch = initialParams(def);
+    for (const Preset& preset : def.presets)
+        if (const std::string bad = applyPreset(def, preset, scratch); !bad.empty()) add(bad);
+    if (def.stepsPerFrame < 0) add("stepsPerFrame must be >= 0");
+    if (!def.outputs || !def.createCpu) add(def.name + ": outputs and createCpu are required");
+    if (def.outputs) {
+        const OutputLayout layout = def.outputs({16, 16, 1});
+        if (def.visual.image >= layout.images.size())
+            add("visual.image " + std::to_string(def.visual.image) + " is not an output image");
+    }
+    return problems;
+}
+
+void writeMipChain(const ImageOutput& image, const HostImageTarget& target) {
+    if (target.levels.empty() || target.levels.size() > levelCount(image))
+        throw std::invalid_argument("writeMipChain: image '" + image.name + "' has " +
+                                    std::to_string(levelCount(image)) + " levels, got " +
+                                    std::to_string(target.levels.size()) + " pointers");
+    const int channels = int(channelCount(image.format));
+    const int w = int(image.width), h = int(image.height);
+    for (size_t level = 1; level < target.levels.size(); ++level) {
+        const auto* src = static_cast<const float*>(target.levels[level - 1]);
+        auto* dst = static_cast<float*>(target.levels[level]);
+        const int srcW = mipLevelSize(w, int(level) - 1), srcH = mipLevelSize(h, int(level) - 1);
+        const int dstW = mipLevelSize(w, int(level)), dstH = mipLevelSize(h, int(level));
+        for (int y = 0; y < dstH; ++y)
+            for (int x = 0; x < dstW; ++x)
+                for (int c = 0; c < channels; ++c) {
+                    const auto read = [&](int sx, int sy) {
+                        return src[(size_t(sy) * size_t(srcW) + size_t(sx)) * size_t(channels) +
+                                   size_t(c)];
+                    };
+                    dst[(size_t(y) * size_t(dstW) + size_t(x)) * size_t(channels) + size_t(c)] =
+                        downsampleTexel(read, srcW, srcH, x, y);
+                }
+    }
+}
+
+} // namespace estuary::sim

@@ -1,0 +1,171 @@
+// What a simulation is, to the rest of estuary: plain data describing its outputs, parameters,
+// presets, brush and picture, and the CPU half of its interface. No CUDA and no Vulkan here, so
+// the CPU backend, the UI, the command line and the tests use it everywhere; cuda_simulation.h adds
+// the CUDA half. A simulation is one SimDefinition (usually returned by a function of its own),
+// listed once in app/simulations.cpp. docs/TEMPLATE.md walks through adding one.
+//
+// Life of a simulation object, CPU or CUDA alike: created for a grid by its factory, reset(seed)
+// before the first step, then per frame step(params, steps) and writeOutputs(targets); brush()
+// between frames. The CPU object computes exactly what the CUDA one does (shared per-cell code) and
+// is the reference the GPU tests compare against, within the definition's stated tolerance.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace estuary::sim {
+
+// ---- outputs ------------------------------------------------------------------------------------
+
+// Texel formats a simulation may write (the app maps them to Vulkan formats).
+enum class TexelFormat { R32Float, RG32Float, RGBA32Float };
+uint32_t channelCount(TexelFormat format);
+size_t texelBytes(TexelFormat format);
+const char* texelFormatName(TexelFormat format);
+
+// One image written every frame: level 0 and, unless levels == 1, its mip chain.
+struct ImageOutput {
+    std::string name;
+    uint32_t width = 0, height = 0;
+    uint32_t depth = 1; // > 1: a 3D image (reserved; today's backends draw 2D outputs)
+    TexelFormat format = TexelFormat::R32Float;
+    uint32_t levels = 0; // 0: the full chain down to 1x1
+};
+
+// One buffer written every frame (particles, meshes, ...).
+struct BufferOutput {
+    std::string name;
+    size_t bytes = 0;
+};
+
+struct OutputLayout {
+    std::vector<ImageOutput> images;
+    std::vector<BufferOutput> buffers;
+};
+
+// Levels of a full mip chain of a w x h image, and the size of `level` along an axis.
+uint32_t fullMipLevels(uint32_t width, uint32_t height);
+uint32_t mipSize(uint32_t size, uint32_t level);
+inline uint32_t levelCount(const ImageOutput& image) {
+    return image.levels ? image.levels : fullMipLevels(image.width, image.height);
+}
+
+// Where the CPU side writes: per image, one pointer per level to tightly packed rows of texels of
+// that level's size; per buffer, one pointer to `bytes` bytes.
+struct HostImageTarget {
+    std::span<void* const> levels;
+};
+struct HostTargets {
+    std::span<const HostImageTarget> images;
+    std::span<void* const> buffers;
+};
+
+// ---- parameters, presets, brush, picture --------------------------------------------------------
+
+// One entry of the parameter table: the UI draws a slider from it, --param NAME=VALUE sets it.
+struct ParamSpec {
+    std::string name; // identifier-like, used on the command line
+    std::string help; // one line
+    float initial = 0, min = 0, max = 1;
+    bool integer = false;
+};
+// Current values, in the order of SimDefinition::params.
+using ParamValues = std::vector<float>;
+
+// Named parameter values; applying one also resets the field.
+struct Preset {
+    std::string name;
+    std::string help;
+    std::vector<std::pair<std::string, float>> values;
+};
+
+// A stroke of the mouse in cell coordinates (x right, y down; cell (i, j) sits at (i, j)).
+// `secondary` is the right button; what either does is the simulation's (BrushHelp says).
+struct Brush {
+    float x = 0, y = 0;
+    float radius = 8;
+    bool secondary = false;
+};
+struct BrushHelp {
+    std::string primary, secondary; // e.g. "paint v", "erase"; empty primary: no brush
+};
+
+// How the renderer shows image `image`: channel 0 or the length of (channel 0, channel 1) through
+// a colormap over [valueMin, valueMax], or channels 0..2 as colour.
+enum class Shading { Colormap, ColormapMagnitude, Rgb };
+struct Visual {
+    uint32_t image = 0;
+    Shading shading = Shading::Colormap;
+    float valueMin = 0, valueMax = 1;
+    std::string valueLabel = "value"; // what the cursor probe shows, e.g. "v", "height"
+};
+
+// ---- the simulation objects ---------------------------------------------------------------------
+
+struct GridSize {
+    uint32_t width = 0, height = 0, depth = 1;
+};
+
+class CpuSimulation {
+  public:
+    virtual ~CpuSimulation() = default;
+    virtual void reset(uint64_t seed) = 0;
+    // `steps` >= 0 steps with the current parameter values.
+    virtual void step(const ParamValues& params, int steps) = 0;
+    // The current state into every level of every output image and into every output buffer.
+    virtual void writeOutputs(const HostTargets& targets) = 0;
+    virtual void brush(const Brush& brush, const ParamValues& params) {
+        (void)brush;
+        (void)params;
+    }
+};
+
+class CudaSimulation; // cuda_simulation.h
+
+struct SimDefinition {
+    std::string name;        // --sim NAME
+    std::string description; // one line, for --list-sims
+    std::vector<ParamSpec> params;
+    std::vector<Preset> presets;
+    BrushHelp brush;
+    Visual visual;
+    int stepsPerFrame = 1; // default of --steps-per-frame
+    uint32_t maxDepth = 1; // 1: a 2D simulation (--size WxH only)
+    // DRAM bytes per cell per step, the benchmark's roofline denominator.
+    double bytesPerCellStep = 0;
+    // Largest |CUDA - CPU| allowed in any output texel after many steps; 0: bit-identical.
+    float cudaTolerance = 0;
+    OutputLayout (*outputs)(const GridSize& grid) = nullptr;
+    std::unique_ptr<CpuSimulation> (*createCpu)(const GridSize& grid) = nullptr;
+    // nullptr in builds without CUDA. Allocates on the current CUDA device.
+    std::unique_ptr<CudaSimulation> (*createCuda)(const GridSize& grid) = nullptr;
+};
+
+// ---- parameter table helpers (pure) -------------------------------------------------------------
+
+ParamValues initialParams(const SimDefinition& def);
+// Index of `name` in def.params, or -1.
+int findParam(const SimDefinition& def, std::string_view name);
+// "0..0.1", or "a whole number in 1..64" for integer parameters.
+std::string paramRange(const ParamSpec& spec);
+// Empty when `value` is allowed for `spec`, else "NAME=VALUE is outside MIN..MAX" and the like.
+std::string checkParamValue(const ParamSpec& spec, float value);
+// "F, k, Du, Dv" — for messages.
+std::string paramNames(const SimDefinition& def);
+// Sets every value the preset names. Returns the problems (unknown names, values out of range);
+// empty when the preset applied cleanly.
+std::string applyPreset(const SimDefinition& def, const Preset& preset, ParamValues& values);
+// Problems with a definition (bad ranges, presets naming unknown parameters, no factories, ...);
+// empty when it is usable. The tests run it on every registered simulation.
+std::string checkDefinition(const SimDefinition& def);
+
+// CPU side of the mip chain every image output carries: levels 1.. from level 0, each texel the
+// 2x2 mean of the level above (see mip_chain.h). Float formats only.
+void writeMipChain(const ImageOutput& image, const HostImageTarget& target);
+
+} // namespace estuary::sim

@@ -1,0 +1,55 @@
+// The synchronization half of estuary's frame protocol: two exported timeline semaphores with one
+// signaller each, so values only ever increase and never race.
+//   written  — CUDA signals f + 1 once frame f's outputs (images, buffers) are written;
+//   released — Vulkan signals f + 1 once frame f is drawn and its slot handed back to CUDA.
+// With N slots (frames in flight), CUDA may write frame f's slot once Vulkan released frame f - N;
+// Vulkan may draw frame f once CUDA has written it. Both waits happen on the GPU: the host enqueues
+// and never waits here. One FrameTimelines serves every ImageRing and BufferRing of a frame.
+//
+// A frame, in order:
+//   CUDA stream:   cudaBeginFrame(f) → write the slot's images/buffers → cudaEndFrame(f)
+//   Vulkan submit: wait drawWaitInfo(f) → acquire the slot (ImageRing/BufferRing) → draw →
+//                  release the slot → signal drawSignalInfo(f)
+// Frame numbers increase by one from any first frame, so a protocol created mid-run just starts
+// there. Destroy only once no enqueued CUDA or Vulkan work uses the semaphores.
+#pragma once
+
+#include "cuda_import.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace estuary::interop {
+
+struct FrameTimelines {
+    SharedTimeline written;  // signalled by CUDA only
+    SharedTimeline released; // signalled by Vulkan only
+    uint32_t slots = 0;
+    std::optional<uint64_t> firstFrame; // set by the first cudaBeginFrame
+};
+
+// Throws unsupported() when the device cannot export timeline semaphores as opaque fds.
+FrameTimelines createFrameTimelines(const Device& device, uint32_t slots, const char* name);
+void destroyFrameTimelines(const Device& device, FrameTimelines& timelines);
+
+// The slot frame `frame` uses.
+inline uint32_t slotOf(const FrameTimelines& t, uint64_t frame) {
+    return uint32_t(frame % t.slots);
+}
+
+// CUDA side, enqueued on `stream`. Begin: the stream waits until Vulkan released frame - slots (the
+// last user of this slot); the first `slots` frames wait for nothing. End: frame's outputs are
+// written, Vulkan may draw it. Work enqueued before cudaBeginFrame that touches only CUDA-private
+// memory (e.g. the simulation steps) overlaps with Vulkan still drawing the slot.
+void cudaBeginFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream);
+void cudaEndFrame(const FrameTimelines& t, uint64_t frame, cudaStream_t stream);
+
+// Vulkan side: the semaphore infos of frame f's draw submission. The wait happens at `waitStage`;
+// pass the same stage to the rings' recordAcquire so their barriers chain to it.
+VkSemaphoreSubmitInfo drawWaitInfo(const FrameTimelines& t, uint64_t frame,
+                                   VkPipelineStageFlags2 waitStage);
+VkSemaphoreSubmitInfo drawSignalInfo(const FrameTimelines& t, uint64_t frame);
+
+} // namespace estuary::interop
