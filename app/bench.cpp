@@ -147,10 +147,10 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
 
 int runBench(const Options& options) {
     BenchReport report;
-    report.config.simulation = options.simulation;
+    const sim::SimDefinition& def = *findSimulation(options.simulation); // checked by the parser
+    report.config.simulation = def.name;
     report.config.width = options.grid.width;
     report.config.height = options.grid.height;
-    const sim::SimDefinition& def = *findSimulation(options.simulation); // checked by the parser
     report.config.stepsPerFrame =
         uint32_t(options.stepsPerFrame >= 0 ? options.stepsPerFrame : def.stepsPerFrame);
     report.config.framesInFlight = options.framesInFlight;
@@ -161,7 +161,7 @@ int runBench(const Options& options) {
         report.config.modes +=
             (report.config.modes.empty() ? "" : ",") + std::string(benchModeName(mode));
     std::printf("estuary bench: %s %ux%u, %u steps/frame, %u warm-up + %u frames, %u in flight\n",
-                options.simulation.c_str(), options.grid.width, options.grid.height,
+                def.name.c_str(), options.grid.width, options.grid.height,
                 report.config.stepsPerFrame, options.warmup, options.frames,
                 options.framesInFlight);
     std::fflush(stdout);

@@ -118,8 +118,8 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     bool version = false, listSims = false;
     std::vector<std::string> params;
     app.add_option("--sim", o.simulation,
-                   "Simulation (default " + std::string(kDefaultSimulation) +
-                       "): " + simulationNames() + "; --list-sims describes them")
+                   "Simulation (default " + simulations().front().name + "): " + simulationNames() +
+                       "; --list-sims describes them")
         ->check(CLI::Validator(
             [](std::string& value) -> std::string {
                 if (findSimulation(value)) return {};
@@ -195,6 +195,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         return out;
     }
     const sim::SimDefinition& def = *findSimulation(o.simulation);
+    o.simulation = def.name;
     for (const std::string& text : params) {
         ParamSetting setting;
         if (const auto problem = parseParam(def, text, setting)) {

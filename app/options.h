@@ -34,8 +34,8 @@ struct ParamSetting {
 };
 
 struct Options {
-    std::string simulation = "gray-scott"; // a name from simulations.h
-    std::vector<ParamSetting> params;      // --param NAME=VALUE, checked against the simulation
+    std::string simulation;           // a name from simulations.h; empty: the first listed there
+    std::vector<ParamSetting> params; // --param NAME=VALUE, checked against the simulation
     bool headless = false;
     uint32_t frames = 0; // 0: 300 headless, until the window closes otherwise
     Extent grid{512, 512};

@@ -59,6 +59,16 @@ BackendChoice chooseBackend(const Options& options, VkInstance instance) {
 
 namespace {
 
+// shaders/ and assets/ sit beside the executable in the build tree and in a bundle; installed, they
+// are in share/estuary, ESTUARY_DATA_DIR_FROM_BIN away from bin/. Where neither has them, the
+// renderer's error names the file it missed beside the executable.
+std::filesystem::path findDataDir() {
+    const std::filesystem::path beside = executableDir();
+    if (std::filesystem::exists(beside / "shaders")) return beside;
+    const std::filesystem::path installed = (beside / ESTUARY_DATA_DIR_FROM_BIN).lexically_normal();
+    return std::filesystem::exists(installed / "shaders") ? installed : beside;
+}
+
 std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
     BackendConfig config;
     config.simulation = session.simulation;
@@ -143,12 +153,13 @@ void switchSimulation(Session& session, const sim::SimDefinition& def) {
 void openInstance(Session& session, const Options& options,
                   const std::vector<const char*>& instanceExtensions) {
     session.options = options;
-    session.dataDir = executableDir();
+    session.dataDir = findDataDir();
     session.view.colormap = findColormap(options.colormap).value_or(0);
     const sim::SimDefinition* def = findSimulation(options.simulation);
     if (!def)
         throw usageError("--sim " + options.simulation +
                          " is not a simulation (allowed: " + simulationNames() + ")");
+    session.options.simulation = def->name; // "" named the default
     switchSimulation(session, *def);
     InstanceDesc desc;
     desc.validation = options.validate;

@@ -80,7 +80,8 @@ uint32_t closeSession(Session& session);
 // when --validate is on and the layer reported anything (the count is printed either way).
 int runSession(Session& session, const std::function<void(Session&)>& body);
 
-// The folder holding shaders/ and assets/: the executable's own folder.
+// The executable's own folder (where shaders/ and assets/ sit in the build tree and in a bundle;
+// an installed estuary finds them in ../share/estuary).
 std::filesystem::path executableDir();
 
 } // namespace estuary

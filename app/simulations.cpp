@@ -3,7 +3,7 @@
 #include <algorithm>
 
 // One line per simulation: the function in cuda_sim/ that returns its definition. The order is
-// --list-sims' and the window selector's.
+// --list-sims' and the window selector's; the first is the default.
 #define ESTUARY_SIMULATIONS(X)                                                                     \
     X(grayScottSimulation)                                                                         \
     X(waveSimulation)
@@ -25,6 +25,7 @@ std::span<const sim::SimDefinition> simulations() {
 }
 
 const sim::SimDefinition* findSimulation(std::string_view name) {
+    if (name.empty()) return &simulations().front();
     for (const sim::SimDefinition& def : simulations())
         if (def.name == name) return &def;
     return nullptr;

@@ -13,15 +13,14 @@
 
 namespace estuary {
 
+// The first is the default (--sim not given).
 std::span<const sim::SimDefinition> simulations();
-// nullptr when no simulation has that name.
+// nullptr when no simulation has that name; the default one for an empty name.
 const sim::SimDefinition* findSimulation(std::string_view name);
-// "gray-scott, wave" — for messages.
+// The names, comma-separated, for messages.
 std::string simulationNames();
 // One "NAME  description" line per simulation, for --list-sims.
 std::string listSimulations();
-
-inline constexpr const char* kDefaultSimulation = "gray-scott";
 
 VkFormat vulkanFormat(sim::TexelFormat format);
 

@@ -26,10 +26,12 @@ if [ "$mode" = tests ] || [ "$mode" = all ]; then
     echo "== GPU suite"
     ./estuary_gpu_tests --gtest_output="json:$out/gpu-tests.json" 2>&1 | tee "$out/gpu-tests.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-    echo "== demo run (CUDA backend, validation on)"
-    ./estuary --headless --backend cuda --validate --frames 300 --size 1024x1024 \
-        --screenshot "$out/estuary-cuda.png" 2>&1 | tee "$out/demo.log"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    for sim in $(./estuary --list-sims | cut -d' ' -f1); do
+        echo "== demo run: $sim (CUDA backend, validation on)"
+        ./estuary --sim "$sim" --headless --backend cuda --validate --frames 300 \
+            --size 1024x1024 --screenshot "$out/estuary-cuda-$sim.png" 2>&1 | tee "$out/demo-$sim.log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    done
 fi
 
 if [ "$mode" = sanitize ] || [ "$mode" = all ]; then
@@ -39,10 +41,10 @@ if [ "$mode" = sanitize ] || [ "$mode" = all ]; then
         status=1
     else
         # The 4096² round trip is the same code as the small one at 50× the time under the tools;
-        # the 1024² benchmark is the demo's code path run 1500 times, which memcheck covers.
+        # the 1024² benchmarks are the demo's code path run 1500 times, which memcheck covers.
         for tool in memcheck racecheck synccheck; do
             filter='-InteropGpu.Rgba32fImage4096SquaredRoundTripsExactly'
-            [ "$tool" = memcheck ] || filter="$filter:AppGpuRun.BenchRunsEveryModeAt1024SquaredWithASaneReport"
+            [ "$tool" = memcheck ] || filter="$filter:AppGpuRun.Bench*"
             echo "== compute-sanitizer --tool $tool"
             "$sanitizer" --tool "$tool" --error-exitcode 99 --target-processes all \
                 ./estuary_gpu_tests --gtest_filter="$filter" >"$out/sanitize-$tool.log" 2>&1

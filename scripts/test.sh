@@ -16,3 +16,11 @@ if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
     run=(xvfb-run -a -s "-screen 0 1280x1024x24 -noreset")
 fi
 "${run[@]}" ctest --output-on-failure -j 2 --timeout 900
+
+# The same tree without CUDA, as on a machine without the toolkit: it must build, and the CPU
+# backend, both simulations' CPU halves, the mapping tables and the install must still pass.
+cmake -S "$root" -B "$build-cpu" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DESTUARY_WITH_CUDA=OFF >/dev/null
+cmake --build "$build-cpu" -j "$(nproc)"
+cd "$build-cpu"
+"${run[@]}" ctest --output-on-failure -j 2 --timeout 900

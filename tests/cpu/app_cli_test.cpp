@@ -2,11 +2,15 @@
 // plus headless runs of the CPU backend under the validation layer (lavapipe where there is no
 // GPU).
 #include "options.h"
+#include "simulations.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,36 +32,65 @@ TEST(AppOptions, DefaultsAreUsable) {
     EXPECT_FALSE(out.options.validate);
 }
 
+// Every option that takes part in a run, each set away from its default; options that end the
+// program at once (--help, --version, --list-sims) have their own tests.
+const std::vector<const char*> kEveryRunOption = {"--sim",
+                                                  "wave",
+                                                  "--param",
+                                                  "speed=0.25",
+                                                  "--param",
+                                                  "sources=3",
+                                                  "--headless",
+                                                  "--frames",
+                                                  "12",
+                                                  "--size",
+                                                  "300x200",
+                                                  "--resolution",
+                                                  "64x48",
+                                                  "--steps-per-frame",
+                                                  "3",
+                                                  "--backend",
+                                                  "cpu",
+                                                  "--device",
+                                                  "1",
+                                                  "--colormap",
+                                                  "magma",
+                                                  "--screenshot",
+                                                  "x.png",
+                                                  "--validate",
+                                                  "--frames-in-flight",
+                                                  "4",
+                                                  "--seed",
+                                                  "9",
+                                                  "--present-mode",
+                                                  "mailbox",
+                                                  "--no-ui",
+                                                  "--bench",
+                                                  "--mode",
+                                                  "host-copy",
+                                                  "--warmup",
+                                                  "7",
+                                                  "--report",
+                                                  "r.json",
+                                                  "--csv",
+                                                  "c.csv"};
+
 TEST(AppOptions, EveryOptionIsParsed) {
-    const auto out = parse({"--headless",
-                            "--frames",
-                            "12",
-                            "--size",
-                            "300x200",
-                            "--resolution",
-                            "64x48",
-                            "--steps-per-frame",
-                            "3",
-                            "--backend",
-                            "cpu",
-                            "--device",
-                            "1",
-                            "--colormap",
-                            "magma",
-                            "--screenshot",
-                            "x.png",
-                            "--validate",
-                            "--frames-in-flight",
-                            "4",
-                            "--seed",
-                            "9"});
+    const auto out = parse(kEveryRunOption);
     ASSERT_FALSE(out.exitNow) << out.message;
     const Options& o = out.options;
+    EXPECT_EQ(o.simulation, "wave");
+    ASSERT_EQ(o.params.size(), 2u);
+    EXPECT_EQ(o.params[0].name, "speed");
+    EXPECT_EQ(o.params[0].value, 0.25f);
+    EXPECT_EQ(o.params[1].name, "sources");
+    EXPECT_EQ(o.params[1].value, 3.0f);
     EXPECT_TRUE(o.headless);
     EXPECT_EQ(o.frames, 12u);
     EXPECT_EQ(o.grid.width, 300u);
     EXPECT_EQ(o.grid.height, 200u);
     EXPECT_EQ(o.resolution.width, 64u);
+    EXPECT_EQ(o.resolution.height, 48u);
     EXPECT_EQ(o.stepsPerFrame, 3);
     EXPECT_EQ(o.backend, Backend::Cpu);
     EXPECT_EQ(o.device, 1);
@@ -66,6 +99,82 @@ TEST(AppOptions, EveryOptionIsParsed) {
     EXPECT_TRUE(o.validate);
     EXPECT_EQ(o.framesInFlight, 4u);
     EXPECT_EQ(o.seed, 9u);
+    EXPECT_EQ(o.presentMode, PresentMode::Mailbox);
+    EXPECT_TRUE(o.noUi);
+    EXPECT_TRUE(o.bench);
+    EXPECT_EQ(o.benchModes, std::vector<BenchMode>{BenchMode::HostCopy});
+    EXPECT_EQ(o.warmup, 7u);
+    EXPECT_EQ(o.reportPath, "r.json");
+    EXPECT_EQ(o.csvPath, "c.csv");
+}
+
+TEST(AppOptions, EveryOptionInTheHelpIsCoveredByTheTestsHere) {
+    // So a new option cannot be added without being added to kEveryRunOption (or to the list of
+    // options that exit at once, tested on their own below).
+    const std::string help = parse({"--help"}).message;
+    std::vector<std::string> inHelp;
+    for (size_t at = help.find("--"); at != std::string::npos; at = help.find("--", at + 2)) {
+        size_t end = at + 2;
+        while (end < help.size() &&
+               (std::isalnum(static_cast<unsigned char>(help[end])) || help[end] == '-'))
+            ++end;
+        inHelp.push_back(help.substr(at, end - at));
+    }
+    ASSERT_GT(inHelp.size(), 20u) << help;
+    for (const std::string& option : inHelp) {
+        const bool exitsAtOnce =
+            option == "--help" || option == "--version" || option == "--list-sims";
+        const bool covered = std::find(kEveryRunOption.begin(), kEveryRunOption.end(), option) !=
+                             kEveryRunOption.end();
+        EXPECT_TRUE(exitsAtOnce || covered) << option << " is not in kEveryRunOption";
+    }
+}
+
+TEST(AppOptions, SimulationDefaultsToTheFirstListedAndStepsToTheSimulations) {
+    const auto out = parse({});
+    EXPECT_EQ(out.options.simulation, simulations().front().name);
+    EXPECT_EQ(out.options.simulation, "gray-scott");
+    EXPECT_TRUE(out.options.params.empty());
+    EXPECT_EQ(out.options.stepsPerFrame, -1) << "-1 means: the simulation's own default";
+}
+
+TEST(AppOptions, ListSimsPrintsOneNameAndDescriptionPerLineAndExits0) {
+    const auto out = parse({"--list-sims"});
+    ASSERT_TRUE(out.exitNow);
+    EXPECT_EQ(*out.exitNow, 0);
+    std::istringstream lines(out.message);
+    std::vector<std::string> names;
+    for (std::string line; std::getline(lines, line);) {
+        const size_t space = line.find(' ');
+        ASSERT_NE(space, std::string::npos) << "no description on: " << line;
+        names.push_back(line.substr(0, space));
+        EXPECT_GT(line.find_first_not_of(' ', space), space) << line;
+    }
+    std::vector<std::string> registered;
+    for (const sim::SimDefinition& def : simulations())
+        registered.push_back(def.name);
+    EXPECT_EQ(names, registered);
+    EXPECT_NE(std::find(names.begin(), names.end(), "gray-scott"), names.end());
+    EXPECT_NE(std::find(names.begin(), names.end(), "wave"), names.end());
+}
+
+TEST(AppOptions, ParamsAreCheckedAgainstTheChosenSimulationsTable) {
+    // F belongs to gray-scott, not to wave: the same text is fine for one and refused for the
+    // other.
+    EXPECT_FALSE(parse({"--param", "F=0.03"}).exitNow);
+    const auto wrongSim = parse({"--sim", "wave", "--param", "F=0.03"});
+    ASSERT_TRUE(wrongSim.exitNow);
+    EXPECT_EQ(*wrongSim.exitNow, 2);
+    for (const char* m : {"--param", "F", "wave", "speed", "damping"})
+        EXPECT_NE(wrongSim.message.find(m), std::string::npos) << m << ": " << wrongSim.message;
+    // Integer parameters take whole numbers only.
+    const auto fraction = parse({"--sim", "wave", "--param", "sources=1.5"});
+    ASSERT_TRUE(fraction.exitNow);
+    EXPECT_NE(fraction.message.find("whole number"), std::string::npos) << fraction.message;
+    // The last setting of a parameter wins, as with every other option.
+    const auto twice = parse({"--param", "k=0.05", "--param", "k=0.06"});
+    ASSERT_FALSE(twice.exitNow) << twice.message;
+    EXPECT_EQ(twice.options.params.back().value, 0.06f);
 }
 
 TEST(AppOptions, ExtentParserAcceptsOnlyWxHInRange) {
@@ -91,6 +200,11 @@ TEST(AppOptions, BadValuesExitWith2NamingOptionValueAndAllowed) {
         {{"--colormap", "jet"}, {"--colormap", "jet", "viridis", "magma"}},
         {{"--frames-in-flight", "9"}, {"--frames-in-flight", "9", "8"}},
         {{"--steps-per-frame", "-1"}, {"--steps-per-frame", "-1"}},
+        {{"--sim", "lava"}, {"--sim", "lava", "gray-scott", "wave"}},
+        {{"--param", "F=0.5"}, {"--param", "F=0.5", "0..0.1"}},
+        {{"--param", "G=0.5"}, {"--param", "G", "F, k, Du, Dv, dt"}},
+        {{"--param", "F=x"}, {"--param", "F=x", "not a number", "0..0.1"}},
+        {{"--param", "F"}, {"--param", "F", "NAME=VALUE"}},
         {{"--bogus"}, {"--bogus"}},
     };
     for (const auto& c : cases) {
@@ -162,6 +276,52 @@ TEST(AppRun, HeadlessCpuRunWithValidationIsCleanAndDrawsAPicture) {
     EXPECT_EQ(image.width, 160);
     EXPECT_EQ(image.height, 120);
     EXPECT_GT(test::countDistinctColors(image), 16u) << "the screenshot is (nearly) uniform";
+}
+
+TEST(AppRun, ListSimsFromTheExecutableExits0) {
+    const auto r = runEstuary("--list-sims");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_EQ(r.output.rfind("gray-scott ", 0), 0u) << r.output;
+    EXPECT_NE(r.output.find("\nwave "), std::string::npos) << r.output;
+}
+
+TEST(AppRun, WaveRunsHeadlessOnTheCpuBackendWithValidationAndDrawsALivePicture) {
+    const auto dir = test::scratchDir("app-wave");
+    const auto shot = dir / "wave.png";
+    const auto r = runEstuary("--sim wave --headless --backend cpu --validate --frames 200 "
+                              "--size 160x120 --resolution 160x120 --screenshot '" +
+                              shot.string() + "'");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("wave on backend cpu"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("reported 0 message"), std::string::npos) << r.output;
+    const auto image = test::loadPng(shot);
+    EXPECT_GT(test::countDistinctColors(image), 64u) << "the waves' picture is (nearly) uniform";
+    // Alive: the sources keep driving, so 20 frames later the picture has moved.
+    const auto later = dir / "later.png";
+    ASSERT_EQ(runEstuary("--sim wave --headless --backend cpu --frames 220 --size 160x120 "
+                         "--resolution 160x120 --screenshot '" +
+                         later.string() + "'")
+                  .exitCode,
+              0);
+    EXPECT_GT(test::compareRgba8(image.pixels, test::loadPng(later).pixels, 8).failingFraction,
+              0.05);
+}
+
+TEST(AppRun, ParamsReachTheSimulation) {
+    // Gray-Scott with F = k = 0 only decays: no pattern survives, unlike the default.
+    const auto dir = test::scratchDir("app-params");
+    const auto run = [&](const std::string& extra, const char* name) {
+        const auto path = dir / name;
+        const auto r = runEstuary("--headless --backend cpu --frames 60 --size 96x96 "
+                                  "--resolution 96x96 --screenshot '" +
+                                  path.string() + "' " + extra);
+        EXPECT_EQ(r.exitCode, 0) << r.output;
+        return test::loadPng(path);
+    };
+    const auto normal = run("", "normal.png");
+    const auto starved = run("--param F=0 --param k=0.1", "starved.png");
+    EXPECT_GT(test::countDistinctColors(normal), 16u);
+    EXPECT_GT(test::compareRgba8(normal.pixels, starved.pixels, 8).failingFraction, 0.01);
 }
 
 TEST(AppRun, SameSeedGivesTheSameScreenshotAndAnotherSeedDoesNot) {

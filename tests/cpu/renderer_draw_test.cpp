@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <array>
 #include <functional>
 
 namespace estuary {
@@ -243,6 +244,86 @@ TEST_F(RendererDraw, EachSlotDrawsItsOwnField) {
     // Slot 1's square field letterboxes at the sides (192 px wide, centred), slot 0's does not.
     EXPECT_NEAR(pixel(slot1, 10, 96)[0], 0.08f * 255.0f, 1.0f);
     EXPECT_NEAR(pixel(slot0, 10, 96)[0], viridis.front()[0] * 255.0f, 1.0f);
+}
+
+// Fields of two and four channels, each texel (and so each mip level) the same constant, drawn
+// with the other shading modes: the colour at the centre follows from the texel by hand.
+class RendererShading : public test::VulkanTest {
+  protected:
+    std::vector<uint8_t> drawConstant(VkFormat format, FieldShading shading,
+                                      const std::vector<float>& texel, const ViewParams& view) {
+        const VkExtent2D extent{32, 32};
+        const uint32_t levels = fullMipCount(extent.width, extent.height);
+        std::vector<float> values;
+        std::vector<VkBufferImageCopy> regions;
+        for (uint32_t level = 0; level < levels; ++level) {
+            const VkExtent2D e = mipExtent(extent, level);
+            VkBufferImageCopy region{};
+            region.bufferOffset = values.size() * sizeof(float);
+            region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+            region.imageExtent = {e.width, e.height, 1};
+            regions.push_back(region);
+            for (uint32_t t = 0; t < e.width * e.height; ++t)
+                values.insert(values.end(), texel.begin(), texel.end());
+        }
+        Image field = createImage2D(device, extent, format, levels,
+                                    VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                    "constant field");
+        const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
+        uploadForSampling(device, pool, field.handle, {bytes, values.size() * sizeof(float)},
+                          regions);
+        RendererDesc desc;
+        desc.dataDir = test::binDir();
+        desc.fieldFormat = format;
+        desc.shading = shading;
+        Renderer renderer = createRenderer(device, pool, desc);
+        setFieldImage(device, renderer, 0, field.view, extent);
+        OffscreenTarget target = createOffscreenTarget(device, {16, 16});
+        submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+            recordBeginTarget(cmd, target);
+            recordDraw(renderer, cmd, 0, target.image.view, {16, 16}, view);
+            recordEndTarget(cmd, target, true);
+        });
+        std::vector<uint8_t> pixels = readbackPixels(target);
+        destroyOffscreenTarget(device, target);
+        destroyRenderer(device, renderer);
+        destroyImage(device, field);
+        return {pixels.begin() + (8 * 16 + 8) * 4, pixels.begin() + (8 * 16 + 8) * 4 + 4};
+    }
+};
+
+TEST_F(RendererShading, MagnitudeOfTwoChannelsGoesThroughTheColormapChannelZeroAlone) {
+    // (3, 4): |v| = 5, channel 0 alone = 3. Over [0, 10] they are t = 0.5 and t = 0.3.
+    const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
+    const auto expected = [&](float t) {
+        const float at = t * 255.0f; // between entries: the sampler interpolates linearly
+        const size_t i = size_t(at);
+        std::array<float, 3> rgb{};
+        for (int c = 0; c < 3; ++c)
+            rgb[c] =
+                255.0f * (viridis[i][c] + (at - float(i)) * (viridis[i + 1][c] - viridis[i][c]));
+        return rgb;
+    };
+    ViewParams view;
+    view.valueMin = 0.0f;
+    view.valueMax = 10.0f;
+    const auto magnitude =
+        drawConstant(VK_FORMAT_R32G32_SFLOAT, FieldShading::ColormapMagnitude, {3.0f, 4.0f}, view);
+    const auto channel0 =
+        drawConstant(VK_FORMAT_R32G32_SFLOAT, FieldShading::Colormap, {3.0f, 4.0f}, view);
+    for (int c = 0; c < 3; ++c) {
+        EXPECT_NEAR(magnitude[c], expected(0.5f)[c], 1.5f) << "channel " << c;
+        EXPECT_NEAR(channel0[c], expected(0.3f)[c], 1.5f) << "channel " << c;
+    }
+}
+
+TEST_F(RendererShading, RgbShowsTheFirstThreeChannelsClampedToUnitRange) {
+    const auto rgb = drawConstant(VK_FORMAT_R32G32B32A32_SFLOAT, FieldShading::Rgb,
+                                  {0.2f, 0.6f, 1.7f, -3.0f}, ViewParams{});
+    EXPECT_NEAR(rgb[0], 0.2f * 255.0f, 1.0f);
+    EXPECT_NEAR(rgb[1], 0.6f * 255.0f, 1.0f);
+    EXPECT_EQ(rgb[2], 255); // 1.7 clamped
+    EXPECT_EQ(rgb[3], 255); // the target is opaque whatever channel 3 holds
 }
 
 using RendererCreate = test::VulkanTest;

@@ -1,0 +1,32 @@
+# cmake --install and the exported package: find_package(estuary CONFIG) gives estuary::errors,
+# estuary::foundation, estuary::renderer, estuary::interop and estuary::cuda_sim, with the public
+# headers flat in include/estuary (they include each other by file name), and estuary_DATA_DIR
+# naming the installed shaders and assets the renderer loads (RendererDesc::dataDir). The
+# executable, shaders and assets install from their own folders.
+include(CMakePackageConfigHelpers)
+
+set(ESTUARY_INSTALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/estuary)
+
+# volk is in the link interface of foundation, so it is exported too. estuary_warnings only because
+# the static libraries name it privately: as a link-only item it carries nothing to a consumer.
+set_target_properties(estuary_warnings PROPERTIES EXPORT_NAME warnings)
+install(TARGETS errors foundation renderer interop cuda_sim volk estuary_warnings
+        EXPORT estuaryTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/estuary)
+install(EXPORT estuaryTargets NAMESPACE estuary:: DESTINATION ${ESTUARY_INSTALL_CMAKE_DIR})
+
+# The config file finds the same CUDA toolkit this build used unless the consumer names another.
+if(ESTUARY_HAVE_CUDA)
+    get_filename_component(ESTUARY_CUDA_TOOLKIT_ROOT ${CUDAToolkit_BIN_DIR} DIRECTORY)
+endif()
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/estuaryConfig.cmake.in
+    ${CMAKE_CURRENT_BINARY_DIR}/estuaryConfig.cmake
+    INSTALL_DESTINATION ${ESTUARY_INSTALL_CMAKE_DIR}
+    PATH_VARS ESTUARY_INSTALL_DATA_DIR)
+# 0.x: a minor version may break the interface.
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/estuaryConfigVersion.cmake
+    COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/estuaryConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/estuaryConfigVersion.cmake
+        DESTINATION ${ESTUARY_INSTALL_CMAKE_DIR})

@@ -1,0 +1,109 @@
+// Uses what the installed package exports, with no GPU needed: interop's mapping tables, a CPU
+// Gray-Scott simulation from cuda_sim, the renderer's data folder (estuary_DATA_DIR) and colormap
+// loader, a Vulkan instance from the foundation (skipped, saying why, where there is no Vulkan
+// driver) and, in installs with CUDA, the CUDA runtime through interop. Prints each check; exits
+// non-zero when any fails.
+#include "colormap.h"
+#include "context.h"
+#include "cpu_gray_scott.h"
+#include "errors.h"
+#include "format_tables.h"
+#include "simulation.h"
+#ifdef ESTUARY_HAVE_CUDA
+#include "cuda_devices.h"
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+using namespace estuary;
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const char* what) {
+    std::printf("%s %s\n", ok ? "ok  " : "FAIL", what);
+    if (!ok) ++failures;
+}
+
+void checkInteropTables() {
+    const auto r32 = interop::channelFormatFor(VK_FORMAT_R32_SFLOAT);
+    check(r32 && r32->x == 32 && r32->y == 0 && r32->kind == interop::ChannelKind::Float,
+          "interop: R32_SFLOAT maps to one 32-bit float channel");
+    check(interop::shareableFormats().size() == 23, "interop: 23 shareable formats");
+}
+
+void checkSimulation() {
+    check(sim::fullMipLevels(300, 200) == 9, "cuda_sim: a 300x200 image has 9 mip levels");
+    check(sim::texelBytes(sim::TexelFormat::RGBA32Float) == 16,
+          "cuda_sim: an RGBA32F texel is 16 bytes");
+    check(sim::checkDefinition(sim::grayScottSimulation()).empty(),
+          "cuda_sim: the gray-scott definition is usable");
+
+    sim::CpuGrayScott grayScott(32, 32, 7);
+    grayScott.step(sim::GrayScottParams{}, 50);
+    const auto& v = grayScott.v();
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    check(std::isfinite(*lo) && std::isfinite(*hi) && *lo >= 0 && *hi <= 1 && *lo < *hi,
+          "cuda_sim: 50 CPU Gray-Scott steps leave v in [0, 1], not uniform");
+}
+
+void checkDataDir() {
+    const std::filesystem::path data = ESTUARY_DATA_DIR;
+    std::printf("     estuary_DATA_DIR = %s\n", data.c_str());
+    check(std::filesystem::is_regular_file(data / "shaders" / "field.frag.spv") &&
+              std::filesystem::is_regular_file(data / "shaders" / "fullscreen.vert.spv"),
+          "renderer: the SPIR-V is installed in estuary_DATA_DIR/shaders");
+    for (const char* name : kColormapNames) {
+        const auto table =
+            loadColormapFile(data / "assets" / "colormaps" / (std::string(name) + ".txt"));
+        check(table.size() == kColormapSize, "renderer: an installed colormap loads in full");
+    }
+}
+
+void checkVulkanInstance() {
+    try {
+        Instance instance = createInstance({});
+        const auto devices = listPhysicalDevices(instance.handle);
+        for (const auto& device : devices)
+            std::printf("     %s\n", describePhysicalDevice(device).c_str());
+        check(instance.handle != VK_NULL_HANDLE && !devices.empty(),
+              "foundation: a Vulkan instance sees at least one device");
+        destroyInstance(instance);
+    } catch (const Error& e) {
+        if (e.code() != ExitCode::Unsupported) throw;
+        std::printf("skip foundation: no Vulkan instance here (%s)\n", e.what());
+    }
+}
+
+void checkCudaRuntime() {
+#ifdef ESTUARY_HAVE_CUDA
+    const auto cuda = interop::listCudaDevices();
+    std::printf("     %zu CUDA device(s)%s%s\n", cuda.devices.size(),
+                cuda.problem.empty() ? "" : ": ", cuda.problem.c_str());
+    check(cuda.devices.empty() != cuda.problem.empty(),
+          "interop: the CUDA runtime lists devices, or says why there are none");
+#else
+    std::printf("     this install has no CUDA\n");
+#endif
+}
+
+} // namespace
+
+int main() {
+    try {
+        checkInteropTables();
+        checkSimulation();
+        checkDataDir();
+        checkVulkanInstance();
+        checkCudaRuntime();
+    } catch (const std::exception& e) {
+        std::printf("FAIL %s\n", e.what());
+        return 1;
+    }
+    std::printf("%d check(s) failed\n", failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,197 @@
+// What every registered simulation promises through the generic interface, checked on its CPU
+// reference: a consistent definition, deterministic seeding, outputs fully written at every level,
+// a stepping that moves, parameter ranges that are safe end to end, a brush that acts only under
+// itself. A new simulation gets these tests by being listed in app/simulations.cpp.
+#include "simulations.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace estuary::sim {
+namespace {
+
+// Host memory for every output of a simulation on `grid`, as HostTargets.
+class HostOutputs {
+  public:
+    HostOutputs(const SimDefinition& def, const GridSize& grid) : layout_(def.outputs(grid)) {
+        for (const ImageOutput& image : layout_.images) {
+            auto& levels = images_.emplace_back();
+            for (uint32_t level = 0; level < levelCount(image); ++level)
+                levels.emplace_back(size_t(mipSize(image.width, level)) *
+                                        mipSize(image.height, level) * channelCount(image.format),
+                                    kUnwritten);
+        }
+        for (const BufferOutput& buffer : layout_.buffers)
+            buffers_.emplace_back(buffer.bytes);
+        for (auto& levels : images_) {
+            auto& pointers = pointers_.emplace_back();
+            for (auto& level : levels)
+                pointers.push_back(level.data());
+        }
+        for (auto& pointers : pointers_)
+            targets_.push_back({pointers});
+        for (auto& buffer : buffers_)
+            bufferPointers_.push_back(buffer.data());
+    }
+    HostTargets targets() const { return {targets_, bufferPointers_}; }
+    const std::vector<float>& level(size_t image, size_t level) const {
+        return images_[image][level];
+    }
+    size_t imageCount() const { return images_.size(); }
+    size_t levelCountOf(size_t image) const { return images_[image].size(); }
+    // Texel values of level 0 of the displayed image, channel 0.
+    float at(const SimDefinition& def, uint32_t x, uint32_t y) const {
+        const ImageOutput& image = layout_.images[def.visual.image];
+        return images_[def.visual.image][0]
+                      [(size_t(y) * image.width + x) * channelCount(image.format)];
+    }
+
+    static constexpr float kUnwritten = std::numeric_limits<float>::quiet_NaN();
+
+  private:
+    OutputLayout layout_;
+    std::vector<std::vector<std::vector<float>>> images_;
+    std::vector<std::vector<void*>> pointers_;
+    std::vector<HostImageTarget> targets_;
+    std::vector<std::vector<uint8_t>> buffers_;
+    std::vector<void*> bufferPointers_;
+};
+
+bool allFinite(const HostOutputs& out) {
+    for (size_t i = 0; i < out.imageCount(); ++i)
+        for (size_t l = 0; l < out.levelCountOf(i); ++l)
+            for (float v : out.level(i, l))
+                if (!std::isfinite(v)) return false;
+    return true;
+}
+
+const GridSize kGrid{61, 37, 1}; // odd sizes: uneven mip halvings, wrapping at odd edges
+
+TEST(SimRegistry, EveryDefinitionIsConsistentAndNamesAreUnique) {
+    std::set<std::string> names;
+    ASSERT_GE(simulations().size(), 2u);
+    for (const SimDefinition& def : simulations()) {
+        SCOPED_TRACE(def.name);
+        EXPECT_EQ(checkDefinition(def), "");
+        EXPECT_TRUE(names.insert(def.name).second) << "name registered twice";
+        EXPECT_EQ(findSimulation(def.name), &def);
+        EXPECT_GT(def.bytesPerCellStep, 0.0) << "the benchmark's roofline needs it";
+        EXPECT_GT(def.stepsPerFrame, 0);
+        const OutputLayout layout = def.outputs(kGrid);
+        ASSERT_FALSE(layout.images.empty());
+        for (const ImageOutput& image : layout.images) {
+            EXPECT_EQ(image.width, kGrid.width);
+            EXPECT_EQ(image.height, kGrid.height);
+            EXPECT_NE(vulkanFormat(image.format), VK_FORMAT_UNDEFINED);
+        }
+        EXPECT_LT(def.visual.valueMin, def.visual.valueMax);
+    }
+    EXPECT_EQ(findSimulation("no such simulation"), nullptr);
+}
+
+TEST(SimRegistry, EveryOutputLevelIsWrittenAndTheSameSeedGivesTheSameOutputs) {
+    for (const SimDefinition& def : simulations()) {
+        SCOPED_TRACE(def.name);
+        HostOutputs a(def, kGrid), b(def, kGrid), c(def, kGrid);
+        const auto first = def.createCpu(kGrid), second = def.createCpu(kGrid);
+        first->reset(7);
+        second->reset(7);
+        first->writeOutputs(a.targets());
+        second->writeOutputs(b.targets());
+        EXPECT_TRUE(allFinite(a)) << "a level was left unwritten (NaN sentinel) or is not finite";
+        for (size_t i = 0; i < a.imageCount(); ++i)
+            for (size_t l = 0; l < a.levelCountOf(i); ++l)
+                EXPECT_EQ(a.level(i, l), b.level(i, l)) << "image " << i << " level " << l;
+        second->reset(8);
+        second->writeOutputs(c.targets());
+        EXPECT_NE(a.level(0, 0), c.level(0, 0)) << "another seed gave the same field";
+    }
+}
+
+TEST(SimRegistry, ZeroStepsChangeNothingAndStepsMoveTheField) {
+    for (const SimDefinition& def : simulations()) {
+        SCOPED_TRACE(def.name);
+        HostOutputs before(def, kGrid), still(def, kGrid), after(def, kGrid);
+        const auto sim = def.createCpu(kGrid);
+        const ParamValues params = initialParams(def);
+        sim->reset(3);
+        sim->step(params, 20);
+        sim->writeOutputs(before.targets());
+        sim->step(params, 0);
+        sim->writeOutputs(still.targets());
+        sim->step(params, def.stepsPerFrame);
+        sim->writeOutputs(after.targets());
+        EXPECT_EQ(before.level(0, 0), still.level(0, 0));
+        EXPECT_NE(before.level(0, 0), after.level(0, 0)) << "a frame's steps changed nothing";
+    }
+}
+
+TEST(SimRegistry, EveryParameterIsSafeAcrossItsWholeRangeAndEveryPresetToo) {
+    // Each parameter at its minimum and at its maximum (the others initial), and each preset:
+    // 400 steps stay finite. A range that lets a user blow the simulation up is a bug in the table.
+    for (const SimDefinition& def : simulations()) {
+        std::vector<std::pair<std::string, ParamValues>> cases;
+        for (size_t i = 0; i < def.params.size(); ++i)
+            for (float value : {def.params[i].min, def.params[i].max}) {
+                ParamValues values = initialParams(def);
+                values[i] = value;
+                cases.emplace_back(def.params[i].name + "=" + std::to_string(value), values);
+            }
+        for (const Preset& preset : def.presets) {
+            ParamValues values = initialParams(def);
+            ASSERT_EQ(applyPreset(def, preset, values), "");
+            cases.emplace_back("preset " + preset.name, values);
+        }
+        for (const auto& [what, values] : cases) {
+            SCOPED_TRACE(def.name + " " + what);
+            const auto sim = def.createCpu(kGrid);
+            sim->reset(5);
+            sim->step(values, 400);
+            HostOutputs out(def, kGrid);
+            sim->writeOutputs(out.targets());
+            EXPECT_TRUE(allFinite(out));
+        }
+    }
+}
+
+TEST(SimRegistry, BrushActsUnderItselfOnlyWithEitherButton) {
+    for (const SimDefinition& def : simulations()) {
+        if (def.brush.primary.empty()) continue;
+        for (bool secondary : {false, true}) {
+            if (secondary && def.brush.secondary.empty()) continue;
+            SCOPED_TRACE(def.name + (secondary ? " secondary" : " primary"));
+            const auto sim = def.createCpu(kGrid);
+            const ParamValues params = initialParams(def);
+            sim->reset(11);
+            sim->step(params, 30);
+            const Brush brush{20.0f, 18.0f, 5.0f, secondary};
+            // The secondary button may undo the primary (Gray-Scott's erase): give it something
+            // to act on.
+            if (secondary) sim->brush(Brush{brush.x, brush.y, brush.radius, false}, params);
+            HostOutputs before(def, kGrid), after(def, kGrid);
+            sim->writeOutputs(before.targets());
+            sim->brush(brush, params);
+            sim->writeOutputs(after.targets());
+            size_t changedInside = 0;
+            for (uint32_t y = 0; y < kGrid.height; ++y)
+                for (uint32_t x = 0; x < kGrid.width; ++x) {
+                    const float dx = float(x) - brush.x, dy = float(y) - brush.y;
+                    const bool outside = dx * dx + dy * dy > brush.radius * brush.radius;
+                    const bool changed = before.at(def, x, y) != after.at(def, x, y);
+                    if (outside)
+                        EXPECT_FALSE(changed) << "changed outside the brush at " << x << "," << y;
+                    else
+                        changedInside += changed;
+                }
+            EXPECT_GT(changedInside, 0u) << "the brush changed nothing";
+        }
+    }
+}
+
+} // namespace
+} // namespace estuary::sim
