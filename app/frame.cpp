@@ -109,26 +109,14 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     drawn.value = frame + 1;
     drawn.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
     signals[signalCount++] = drawn;
-    if (VkSemaphore external = backend.drawnTimeline()) {
-        drawn.semaphore = external;
-        signals[signalCount++] = drawn;
-    }
+    if (auto simSignal = backend.drawSignal(frame)) signals[signalCount++] = *simSignal;
     if (target.signalBinary) {
         VkSemaphoreSubmitInfo s{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
         s.semaphore = target.signalBinary;
         s.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
         signals[signalCount++] = s;
     }
-    VkCommandBufferSubmitInfo cmdInfo{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-    cmdInfo.commandBuffer = cmd;
-    VkSubmitInfo2 submit{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
-    submit.waitSemaphoreInfoCount = waitCount;
-    submit.pWaitSemaphoreInfos = waits;
-    submit.commandBufferInfoCount = 1;
-    submit.pCommandBufferInfos = &cmdInfo;
-    submit.signalSemaphoreInfoCount = signalCount;
-    submit.pSignalSemaphoreInfos = signals;
-    VK_CHECK(vkQueueSubmit2(session.device.queue, 1, &submit, VK_NULL_HANDLE));
+    submitCommands(session.device, cmd, {waits, waitCount}, {signals, signalCount});
     session.nextFrame = frame + 1;
 }
 

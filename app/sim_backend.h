@@ -37,6 +37,14 @@ struct ProbeValue {
     std::array<float, 4> channels{};
     uint32_t count = 0;
 };
+// The probe value of a texel of `format` read from `texel` (channelCount floats).
+inline ProbeValue probeValueOf(const float* texel, sim::TexelFormat format) {
+    ProbeValue value;
+    value.count = sim::channelCount(format);
+    for (uint32_t c = 0; c < value.count; ++c)
+        value.channels[c] = texel[c];
+    return value;
+}
 
 // The cell the UI asked about and the latest texel read there: the state behind
 // requestProbe/probeValue, the same in every backend.
@@ -69,9 +77,6 @@ class SimBackend {
     virtual const Image& displayImage(uint32_t slot) const = 0;
     // Output buffer `index` of `slot`, as Vulkan sees it.
     virtual const Buffer& outputBuffer(uint32_t slot, uint32_t index) const = 0;
-    // Exported timeline the draw submission of frame f signals with f + 1, so the simulation can
-    // wait for it on the GPU; VK_NULL_HANDLE where nothing outside Vulkan waits.
-    virtual VkSemaphore drawnTimeline() const = 0;
 
     // Advances the simulation by `steps` and produces frame `frame`'s outputs in slot
     // frame % slotCount(). The caller has already waited (frames-in-flight limit) until the slot's
@@ -81,8 +86,10 @@ class SimBackend {
     // (the displayed image in SHADER_READ_ONLY_OPTIMAL), hand them back to the simulation after.
     virtual void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) = 0;
     virtual void recordAfterDraw(VkCommandBuffer cmd, uint64_t frame) = 0;
-    // What the draw submission of `frame` must wait on, if anything.
+    // What the draw submission of `frame` must wait on and signal for the simulation, if anything
+    // (the CUDA backend: FrameTimelines' written and released).
     virtual std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t frame) const = 0;
+    virtual std::optional<VkSemaphoreSubmitInfo> drawSignal(uint64_t frame) const = 0;
 
     // GPU/host timings of `frame`, once it has been drawn (call after the frames-in-flight wait,
     // before simulate() of frame + hostRingSize()). simMs: simulation and output write; waitMs:

@@ -44,7 +44,6 @@ class CpuBackend final : public SimBackend {
     const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
         return outputs_.buffers[index][slot];
     }
-    VkSemaphore drawnTimeline() const override { return VK_NULL_HANDLE; }
 
     void simulate(uint64_t frame, const sim::ParamValues& params, int steps) override {
         const auto start = std::chrono::steady_clock::now();
@@ -52,15 +51,10 @@ class CpuBackend final : public SimBackend {
         sim_->step(params, steps);
         sim_->writeOutputs(outputs_.slots[slot].targets());
         if (stampFrames_) stagedTexel(outputs_, display_, slot, 0, 0)[0] = float(frame);
-        if (probe_.active()) {
-            const float* texel =
-                stagedTexel(outputs_, display_, slot, uint32_t(probe_.x), uint32_t(probe_.y));
-            ProbeValue value;
-            value.count = sim::channelCount(layout_.images[display_].format);
-            for (uint32_t c = 0; c < value.count; ++c)
-                value.channels[c] = texel[c];
-            probe_.value = value;
-        }
+        if (probe_.active())
+            probe_.value = probeValueOf(
+                stagedTexel(outputs_, display_, slot, uint32_t(probe_.x), uint32_t(probe_.y)),
+                layout_.images[display_].format);
         simMs_[slot] =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();
@@ -71,6 +65,9 @@ class CpuBackend final : public SimBackend {
     }
     void recordAfterDraw(VkCommandBuffer, uint64_t) override {}
     std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t) const override { return std::nullopt; }
+    std::optional<VkSemaphoreSubmitInfo> drawSignal(uint64_t) const override {
+        return std::nullopt;
+    }
 
     SlotTimes finishedFrameTimes(uint64_t frame) override {
         SlotTimes t;

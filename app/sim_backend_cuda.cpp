@@ -94,7 +94,6 @@ class CudaBackend final : public SimBackend {
     const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
         return buffers_[index].buffers[slot].buffer;
     }
-    VkSemaphore drawnTimeline() const override { return timelines_.released.semaphore; }
 
     void simulate(uint64_t frame, const sim::ParamValues& params, int steps) override {
         const uint32_t slot = slotOf(timelines_, frame);
@@ -142,14 +141,9 @@ class CudaBackend final : public SimBackend {
         CUDA_CHECK(cudaEventElapsedTime(&write, ev.afterWait, ev.end));
         t.simMs = double(step) + double(write);
         t.waitMs = double(wait);
-        if (probeValid_[entry]) {
-            ProbeValue value;
-            value.count = sim::channelCount(layout_.images[display_].format);
-            const float* probe = pinned_ + (2 * entry + 1) * kTexelFloats;
-            for (uint32_t c = 0; c < value.count; ++c)
-                value.channels[c] = probe[c];
-            probe_.value = value;
-        }
+        if (probeValid_[entry])
+            probe_.value = probeValueOf(pinned_ + (2 * entry + 1) * kTexelFloats,
+                                        layout_.images[display_].format);
         return t;
     }
 
@@ -177,6 +171,9 @@ class CudaBackend final : public SimBackend {
 
     std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t frame) const override {
         return drawWaitInfo(timelines_, frame, kWaitStage);
+    }
+    std::optional<VkSemaphoreSubmitInfo> drawSignal(uint64_t frame) const override {
+        return drawSignalInfo(timelines_, frame);
     }
 
     void brush(const sim::Brush& brush, const sim::ParamValues& params) override {

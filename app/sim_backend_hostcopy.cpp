@@ -14,18 +14,6 @@
 namespace estuary {
 namespace {
 
-cudaChannelFormatDesc channelDesc(sim::TexelFormat format) {
-    const int c = int(sim::channelCount(format));
-    return {32, c > 1 ? 32 : 0, c > 2 ? 32 : 0, c > 3 ? 32 : 0, cudaChannelFormatKindFloat};
-}
-
-// One output image in private CUDA memory.
-struct PrivateImage {
-    cudaMipmappedArray_t mipmapped = nullptr;
-    std::vector<cudaArray_t> levels;
-    std::vector<cudaSurfaceObject_t> surfaces;
-};
-
 class HostCopyBackend final : public SimBackend {
   public:
     HostCopyBackend(const Device& device, const BackendConfig& config, int cudaDevice)
@@ -43,14 +31,14 @@ class HostCopyBackend final : public SimBackend {
             sim_ = config.simulation->createCuda({config.grid.width, config.grid.height, 1});
             sim_->reset(config.seed, stream_);
             for (const sim::ImageOutput& output : layout_.images)
-                createPrivateImage(output);
+                privateImages_.push_back(sim::createDeviceImage(output));
             for (const sim::BufferOutput& output : layout_.buffers) {
                 void* pointer = nullptr;
                 CUDA_CHECK(cudaMalloc(&pointer, output.bytes));
                 privateBuffers_.push_back(pointer);
             }
-            for (const PrivateImage& image : privateImages_)
-                targets_.images.push_back({image.surfaces});
+            for (const sim::DeviceImage& image : privateImages_)
+                targets_.images.push_back(image.target());
             targets_.buffers = privateBuffers_;
             size_t pinnedBytes = 0;
             for (const StagedImage& image : outputs_.images)
@@ -72,11 +60,8 @@ class HostCopyBackend final : public SimBackend {
     void release() {
         if (stream_) (void)cudaStreamSynchronize(stream_);
         sim_.reset();
-        for (PrivateImage& image : privateImages_) {
-            for (cudaSurfaceObject_t s : image.surfaces)
-                (void)cudaDestroySurfaceObject(s);
-            if (image.mipmapped) (void)cudaFreeMipmappedArray(image.mipmapped);
-        }
+        for (sim::DeviceImage& image : privateImages_)
+            sim::destroyDeviceImage(image);
         privateImages_.clear();
         for (void* pointer : privateBuffers_)
             (void)cudaFree(pointer);
@@ -99,7 +84,6 @@ class HostCopyBackend final : public SimBackend {
     const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
         return outputs_.buffers[index][slot];
     }
-    VkSemaphore drawnTimeline() const override { return VK_NULL_HANDLE; }
 
     void simulate(uint64_t frame, const sim::ParamValues& params, int steps) override {
         const uint32_t slot = uint32_t(frame % slotCount());
@@ -142,15 +126,10 @@ class HostCopyBackend final : public SimBackend {
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, start_, end_));
         simMs_[slot] = double(ms);
-        if (probe_.active()) {
-            const float* texel =
-                stagedTexel(outputs_, display_, slot, uint32_t(probe_.x), uint32_t(probe_.y));
-            ProbeValue value;
-            value.count = sim::channelCount(layout_.images[display_].format);
-            for (uint32_t c = 0; c < value.count; ++c)
-                value.channels[c] = texel[c];
-            probe_.value = value;
-        }
+        if (probe_.active())
+            probe_.value = probeValueOf(
+                stagedTexel(outputs_, display_, slot, uint32_t(probe_.x), uint32_t(probe_.y)),
+                layout_.images[display_].format);
     }
 
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
@@ -158,6 +137,9 @@ class HostCopyBackend final : public SimBackend {
     }
     void recordAfterDraw(VkCommandBuffer, uint64_t) override {}
     std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t) const override { return std::nullopt; }
+    std::optional<VkSemaphoreSubmitInfo> drawSignal(uint64_t) const override {
+        return std::nullopt;
+    }
 
     SlotTimes finishedFrameTimes(uint64_t frame) override {
         SlotTimes t;
@@ -178,26 +160,6 @@ class HostCopyBackend final : public SimBackend {
     void finish() override { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
   private:
-    void createPrivateImage(const sim::ImageOutput& output) {
-        PrivateImage& image = privateImages_.emplace_back();
-        const cudaChannelFormatDesc format = channelDesc(output.format);
-        const cudaExtent extent{output.width, output.height, 0};
-        const uint32_t levels = sim::levelCount(output);
-        CUDA_CHECK(cudaMallocMipmappedArray(&image.mipmapped, &format, extent, levels,
-                                            cudaArraySurfaceLoadStore));
-        for (uint32_t level = 0; level < levels; ++level) {
-            cudaArray_t array = nullptr;
-            CUDA_CHECK(cudaGetMipmappedArrayLevel(&array, image.mipmapped, level));
-            image.levels.push_back(array);
-            cudaResourceDesc res{};
-            res.resType = cudaResourceTypeArray;
-            res.res.array.array = array;
-            cudaSurfaceObject_t surface = 0;
-            CUDA_CHECK(cudaCreateSurfaceObject(&surface, &res));
-            image.surfaces.push_back(surface);
-        }
-    }
-
     const Device& device_;
     sim::OutputLayout layout_;
     StagedOutputs outputs_;
@@ -205,7 +167,7 @@ class HostCopyBackend final : public SimBackend {
     std::vector<double> simMs_;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<sim::CudaSimulation> sim_;
-    std::vector<PrivateImage> privateImages_;
+    std::vector<sim::DeviceImage> privateImages_;
     std::vector<void*> privateBuffers_;
     struct {
         std::vector<sim::DeviceImageTarget> images;

@@ -12,17 +12,8 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
     staged.output = output;
     const VkExtent2D extent{output.width, output.height};
     const uint32_t levels = sim::levelCount(output);
-    const VkDeviceSize texel = sim::texelBytes(output.format);
-    VkDeviceSize offset = 0;
-    for (uint32_t level = 0; level < levels; ++level) {
-        const VkExtent2D e = mipExtent(extent, level);
-        VkBufferImageCopy region{};
-        region.bufferOffset = offset;
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
-        region.imageExtent = {e.width, e.height, 1};
-        staged.regions.push_back(region);
-        offset += VkDeviceSize(e.width) * e.height * texel;
-    }
+    VkDeviceSize bytes = 0;
+    staged.regions = mipChainRegions(extent, levels, sim::texelBytes(output.format), 1, bytes);
     for (uint32_t slot = 0; slot < slots; ++slot) {
         const std::string name = output.name + ", slot " + std::to_string(slot);
         staged.images.push_back(createImage2D(device, extent, vulkanFormat(output.format), levels,
@@ -31,7 +22,7 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
                                                   VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                                               name.c_str()));
         staged.staging.push_back(
-            createBuffer(device, offset, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+            createBuffer(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                          (name + " staging").c_str()));
     }

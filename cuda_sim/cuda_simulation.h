@@ -9,6 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <vector>
+
 namespace estuary::sim {
 
 struct DeviceImageTarget {
@@ -32,6 +34,19 @@ class CudaSimulation {
         (void)stream;
     }
 };
+
+// An output image in private CUDA memory, not shared with Vulkan: a mipmapped array with one
+// surface per level, in the output's format. What runs a simulation without interop (the host-copy
+// benchmark mode) and what tests compare a CUDA simulation's outputs in. create throws
+// estuary::Error (exit 3 when out of memory) and leaks nothing; destroy after the streams using it.
+struct DeviceImage {
+    cudaMipmappedArray_t mipmapped = nullptr;
+    std::vector<cudaArray_t> levels;
+    std::vector<cudaSurfaceObject_t> surfaces;
+    DeviceImageTarget target() const { return {surfaces}; }
+};
+DeviceImage createDeviceImage(const ImageOutput& image);
+void destroyDeviceImage(DeviceImage& image);
 
 // CUDA side of the mip chain: levels 1.. of `target` from its level 0, the same arithmetic as the
 // CPU's writeMipChain (bit-identical). One launch per level, in stream order. Float formats only.

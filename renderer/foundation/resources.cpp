@@ -66,6 +66,24 @@ uint32_t formatTexelSize(VkFormat format) {
     }
 }
 
+std::vector<VkBufferImageCopy> mipChainRegions(VkExtent2D extent, uint32_t levels,
+                                               VkDeviceSize texelBytes, VkDeviceSize alignment,
+                                               VkDeviceSize& totalBytes) {
+    std::vector<VkBufferImageCopy> regions;
+    totalBytes = 0;
+    for (uint32_t level = 0; level < levels; ++level) {
+        const VkExtent2D e = mipExtent(extent, level);
+        totalBytes = (totalBytes + alignment - 1) & ~(alignment - 1);
+        VkBufferImageCopy region{};
+        region.bufferOffset = totalBytes;
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+        region.imageExtent = {e.width, e.height, 1};
+        regions.push_back(region);
+        totalBytes += texelBytes * e.width * e.height;
+    }
+    return regions;
+}
+
 Buffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
                     VkMemoryPropertyFlags memoryFlags, const char* name) {
     Buffer buffer;
@@ -210,6 +228,21 @@ VkCommandPool createCommandPool(const Device& device, VkCommandPoolCreateFlags f
     return pool;
 }
 
+void submitCommands(const Device& device, VkCommandBuffer cmd,
+                    std::span<const VkSemaphoreSubmitInfo> waits,
+                    std::span<const VkSemaphoreSubmitInfo> signals) {
+    VkCommandBufferSubmitInfo cmdInfo{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
+    cmdInfo.commandBuffer = cmd;
+    VkSubmitInfo2 submit{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
+    submit.waitSemaphoreInfoCount = uint32_t(waits.size());
+    submit.pWaitSemaphoreInfos = waits.data();
+    submit.commandBufferInfoCount = 1;
+    submit.pCommandBufferInfos = &cmdInfo;
+    submit.signalSemaphoreInfoCount = uint32_t(signals.size());
+    submit.pSignalSemaphoreInfos = signals.data();
+    VK_CHECK(vkQueueSubmit2(device.queue, 1, &submit, VK_NULL_HANDLE));
+}
+
 void submitAndWait(const Device& device, VkCommandPool pool,
                    const std::function<void(VkCommandBuffer)>& record,
                    const VkSemaphoreSubmitInfo* gpuWait) {
@@ -224,14 +257,8 @@ void submitAndWait(const Device& device, VkCommandPool pool,
     VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
     record(cmd);
     VK_CHECK(vkEndCommandBuffer(cmd));
-    VkCommandBufferSubmitInfo cmdInfo{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-    cmdInfo.commandBuffer = cmd;
-    VkSubmitInfo2 submit{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
-    submit.waitSemaphoreInfoCount = gpuWait ? 1 : 0;
-    submit.pWaitSemaphoreInfos = gpuWait;
-    submit.commandBufferInfoCount = 1;
-    submit.pCommandBufferInfos = &cmdInfo;
-    VK_CHECK(vkQueueSubmit2(device.queue, 1, &submit, VK_NULL_HANDLE));
+    submitCommands(device, cmd,
+                   gpuWait ? std::span(gpuWait, 1) : std::span<const VkSemaphoreSubmitInfo>());
     VK_CHECK(vkQueueWaitIdle(device.queue));
     vkFreeCommandBuffers(device.handle, pool, 1, &cmd);
 }
@@ -275,18 +302,10 @@ std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, c
     const VkDeviceSize texel = formatTexelSize(image.format);
     if (texel == 0)
         throw runtimeError("readImageLevels: unsupported format " + std::to_string(image.format));
-    std::vector<VkBufferImageCopy> regions;
     VkDeviceSize total = 0;
-    for (uint32_t level = 0; level < image.mipLevels; ++level) {
-        const VkExtent2D e = mipExtent(image.extent, level);
-        VkBufferImageCopy region{};
-        region.bufferOffset = total;
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
-        region.imageExtent = {e.width, e.height, 1};
-        regions.push_back(region);
-        total += texel * e.width * e.height;
-        total = (total + 15) & ~VkDeviceSize(15); // keep each level's offset 16-byte aligned
-    }
+    // 16-byte aligned levels: a valid buffer offset for every texel size.
+    const std::vector<VkBufferImageCopy> regions =
+        mipChainRegions(image.extent, image.mipLevels, texel, 16, total);
     Buffer staging =
         createBuffer(device, total, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <span>
+#include <vector>
 
 namespace estuary {
 
@@ -16,6 +17,13 @@ uint32_t fullMipCount(uint32_t width, uint32_t height);
 VkExtent2D mipExtent(VkExtent2D base, uint32_t level);
 // Size in bytes of one texel; 0 for formats estuary does not use.
 uint32_t formatTexelSize(VkFormat format);
+
+// Buffer↔image copy regions for levels 0..levels-1 of a 2D image of `extent` and `texelBytes` per
+// texel, packed level after level in a buffer, each level's offset rounded up to `alignment`
+// (a power of two; 1 packs tightly). `totalBytes` receives the buffer size they need.
+std::vector<VkBufferImageCopy> mipChainRegions(VkExtent2D extent, uint32_t levels,
+                                               VkDeviceSize texelBytes, VkDeviceSize alignment,
+                                               VkDeviceSize& totalBytes);
 
 struct Buffer {
     VkBuffer handle = VK_NULL_HANDLE;
@@ -58,6 +66,11 @@ struct ImageTransition {
 };
 
 void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransition& t);
+
+// One vkQueueSubmit2 of `cmd` on the device's queue, after `waits` and before `signals`.
+void submitCommands(const Device& device, VkCommandBuffer cmd,
+                    std::span<const VkSemaphoreSubmitInfo> waits = {},
+                    std::span<const VkSemaphoreSubmitInfo> signals = {});
 
 // Records with `record`, submits on the device's queue (after `gpuWait` on the GPU, if given) and
 // waits for the queue to finish. For set-up, teardown and tests only: never in the frame loop.

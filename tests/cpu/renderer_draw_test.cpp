@@ -44,17 +44,8 @@ Image createFieldImage(const Device& device, VkCommandPool pool, VkExtent2D exte
                              at(2 * x + 1, 2 * y + 1));
     }
 
-    std::vector<VkBufferImageCopy> regions;
     VkDeviceSize total = 0;
-    for (uint32_t level = 0; level < levels; ++level) {
-        const VkExtent2D e = mipExtent(extent, level);
-        VkBufferImageCopy region{};
-        region.bufferOffset = total;
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
-        region.imageExtent = {e.width, e.height, 1};
-        regions.push_back(region);
-        total += mips[level].size() * sizeof(float);
-    }
+    const auto regions = mipChainRegions(extent, levels, sizeof(float), 1, total);
     std::vector<uint8_t> bytes(total);
     for (uint32_t level = 0; level < levels; ++level)
         std::memcpy(bytes.data() + regions[level].bufferOffset, mips[level].data(),
@@ -254,18 +245,12 @@ class RendererShading : public test::VulkanTest {
                                       const std::vector<float>& texel, const ViewParams& view) {
         const VkExtent2D extent{32, 32};
         const uint32_t levels = fullMipCount(extent.width, extent.height);
-        std::vector<float> values;
-        std::vector<VkBufferImageCopy> regions;
-        for (uint32_t level = 0; level < levels; ++level) {
-            const VkExtent2D e = mipExtent(extent, level);
-            VkBufferImageCopy region{};
-            region.bufferOffset = values.size() * sizeof(float);
-            region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
-            region.imageExtent = {e.width, e.height, 1};
-            regions.push_back(region);
-            for (uint32_t t = 0; t < e.width * e.height; ++t)
-                values.insert(values.end(), texel.begin(), texel.end());
-        }
+        VkDeviceSize total = 0;
+        const auto regions =
+            mipChainRegions(extent, levels, texel.size() * sizeof(float), 1, total);
+        std::vector<float> values; // every texel of every level the same
+        while (values.size() * sizeof(float) < total)
+            values.insert(values.end(), texel.begin(), texel.end());
         Image field = createImage2D(device, extent, format, levels,
                                     VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                     "constant field");

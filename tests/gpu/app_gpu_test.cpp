@@ -135,26 +135,18 @@ TEST_F(AppGpuRun, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCuda) {
         }
 }
 
-TEST_F(AppGpuRun, BenchRunsEveryModeAt1024SquaredWithASaneReport) {
-    const auto dir = scratchDir("app-gpu-bench");
-    const auto json = dir / "bench.json";
-    const auto r = runEstuary("--bench --backend cuda --mode all --size 1024x1024 --frames 500 "
-                              "--warmup 50 --report '" +
-                              json.string() + "'");
-    std::printf("%s\n", r.output.c_str());
-    ASSERT_EQ(r.exitCode, 0) << r.output;
-    EXPECT_EQ(checkBenchReport(json, 500), "ok\n");
-}
-
-TEST_F(AppGpuRun, BenchRunsTheWaveSimulationInEveryMode) {
-    const auto dir = scratchDir("app-gpu-bench-wave");
-    const auto json = dir / "bench.json";
-    const auto r = runEstuary("--bench --sim wave --backend cuda --mode all --size 1024x1024 "
-                              "--frames 300 --warmup 30 --report '" +
-                              json.string() + "'");
-    std::printf("%s\n", r.output.c_str());
-    ASSERT_EQ(r.exitCode, 0) << r.output;
-    EXPECT_EQ(checkBenchReport(json, 300), "ok\n");
+TEST_F(AppGpuRun, BenchRunsEveryModeAt1024SquaredWithASaneReportForEverySimulation) {
+    for (const sim::SimDefinition& def : simulations()) {
+        SCOPED_TRACE(def.name);
+        const auto json = scratchDir("app-gpu-bench-" + def.name) / "bench.json";
+        const auto r = runEstuary("--bench --sim " + def.name +
+                                  " --backend cuda --mode all --size 1024x1024 --frames 400 "
+                                  "--warmup 40 --report '" +
+                                  json.string() + "'");
+        std::printf("%s\n", r.output.c_str());
+        ASSERT_EQ(r.exitCode, 0) << r.output;
+        EXPECT_EQ(checkBenchReport(json, 400), "ok\n");
+    }
 }
 
 } // namespace

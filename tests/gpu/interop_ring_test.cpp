@@ -47,16 +47,7 @@ class RingTest : public CudaVulkanTest {
             const VkSemaphoreSubmitInfo wait =
                 drawWaitInfo(timelines, f, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
             const VkSemaphoreSubmitInfo signal = drawSignalInfo(timelines, f);
-            VkCommandBufferSubmitInfo cmdInfo{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-            cmdInfo.commandBuffer = cmds[f];
-            VkSubmitInfo2 submit{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
-            submit.waitSemaphoreInfoCount = 1;
-            submit.pWaitSemaphoreInfos = &wait;
-            submit.commandBufferInfoCount = 1;
-            submit.pCommandBufferInfos = &cmdInfo;
-            submit.signalSemaphoreInfoCount = 1;
-            submit.pSignalSemaphoreInfos = &signal;
-            VK_CHECK(vkQueueSubmit2(device.queue, 1, &submit, VK_NULL_HANDLE));
+            submitCommands(device, cmds[f], {&wait, 1}, {&signal, 1});
         }
         waitTimeline(device, timelines.released.semaphore, frames, "the ring's released timeline");
         // The layer cannot see an exported semaphore's payload; a queue wait retires the work.
@@ -92,17 +83,10 @@ TEST_F(ImageRingGpu, EveryFrameReadsItsOwnSlotForEveryFormatAndOneToEightInFligh
             FrameTimelines timelines = createFrameTimelines(device, slots, "image ring test");
             const uint32_t levels = ring.images[0].image.mipLevels;
             ASSERT_EQ(levels, fullMipCount(extent.width, extent.height));
-            std::vector<VkBufferImageCopy> regions;
             VkDeviceSize frameBytes = 0;
-            for (uint32_t level = 0; level < levels; ++level) {
-                const VkExtent2D e = mipExtent(extent, level);
-                VkBufferImageCopy region{};
-                region.bufferOffset = frameBytes;
-                region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
-                region.imageExtent = {e.width, e.height, 1};
-                regions.push_back(region);
-                frameBytes += (VkDeviceSize(texel) * e.width * e.height + 15) & ~VkDeviceSize(15);
-            }
+            const std::vector<VkBufferImageCopy> regions =
+                mipChainRegions(extent, levels, texel, 16, frameBytes);
+            frameBytes = (frameBytes + 15) & ~VkDeviceSize(15); // frames start 16-byte aligned too
             const uint32_t frames = 2 * slots + 3;
             Buffer readback = createBuffer(
                 device, frameBytes * frames, VK_BUFFER_USAGE_TRANSFER_DST_BIT,

@@ -160,16 +160,7 @@ TEST_F(InteropGpu, ThousandTimelinePingPongsWithoutHostWaitsKeepOrder) {
         signal.semaphore = vulkanDone.semaphore;
         signal.value = i + 1;
         signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-        VkCommandBufferSubmitInfo cmdInfo{VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-        cmdInfo.commandBuffer = cmds[i];
-        VkSubmitInfo2 submit{VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
-        submit.waitSemaphoreInfoCount = 1;
-        submit.pWaitSemaphoreInfos = &wait;
-        submit.commandBufferInfoCount = 1;
-        submit.pCommandBufferInfos = &cmdInfo;
-        submit.signalSemaphoreInfoCount = 1;
-        submit.pSignalSemaphoreInfos = &signal;
-        ASSERT_EQ(vkQueueSubmit2(device.queue, 1, &submit, VK_NULL_HANDLE), VK_SUCCESS);
+        submitCommands(device, cmds[i], {&wait, 1}, {&signal, 1});
     }
     waitTimeline(device, vulkanDone.semaphore, kRounds, "ping-pong");
     // The layer cannot see an exported semaphore's payload; a queue wait lets it retire the work.

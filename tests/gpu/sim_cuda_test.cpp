@@ -48,27 +48,11 @@ class OutputPair {
   public:
     explicit OutputPair(const OutputLayout& layout) : layout_(layout) {
         for (const ImageOutput& image : layout.images) {
-            const int c = int(channelCount(image.format));
-            const cudaChannelFormatDesc format{32, c > 1 ? 32 : 0, c > 2 ? 32 : 0, c > 3 ? 32 : 0,
-                                               cudaChannelFormatKindFloat};
-            Device& d = device_.emplace_back();
-            CUDA_CHECK(cudaMallocMipmappedArray(&d.mipmapped, &format,
-                                                make_cudaExtent(image.width, image.height, 0),
-                                                levelCount(image), cudaArraySurfaceLoadStore));
+            device_.push_back(createDeviceImage(image));
             std::vector<std::vector<float>>& host = host_.emplace_back();
-            for (uint32_t level = 0; level < levelCount(image); ++level) {
-                cudaArray_t array = nullptr;
-                CUDA_CHECK(cudaGetMipmappedArrayLevel(&array, d.mipmapped, level));
-                d.levels.push_back(array);
-                cudaResourceDesc resource{};
-                resource.resType = cudaResourceTypeArray;
-                resource.res.array.array = array;
-                cudaSurfaceObject_t surface = 0;
-                CUDA_CHECK(cudaCreateSurfaceObject(&surface, &resource));
-                d.surfaces.push_back(surface);
+            for (uint32_t level = 0; level < levelCount(image); ++level)
                 host.emplace_back(size_t(mipSize(image.width, level)) *
-                                  mipSize(image.height, level) * size_t(c));
-            }
+                                  mipSize(image.height, level) * channelCount(image.format));
         }
         for (const BufferOutput& buffer : layout.buffers) {
             void* pointer = nullptr;
@@ -76,8 +60,8 @@ class OutputPair {
             deviceBuffers_.push_back(pointer);
             hostBuffers_.emplace_back(buffer.bytes);
         }
-        for (Device& d : device_)
-            deviceImages_.push_back({d.surfaces});
+        for (const DeviceImage& d : device_)
+            deviceImages_.push_back(d.target());
         for (auto& levels : host_) {
             std::vector<void*>& pointers = hostLevelPointers_.emplace_back();
             for (auto& level : levels)
@@ -89,11 +73,8 @@ class OutputPair {
             hostBufferPointers_.push_back(buffer.data());
     }
     ~OutputPair() {
-        for (Device& d : device_) {
-            for (cudaSurfaceObject_t s : d.surfaces)
-                (void)cudaDestroySurfaceObject(s);
-            (void)cudaFreeMipmappedArray(d.mipmapped);
-        }
+        for (DeviceImage& d : device_)
+            destroyDeviceImage(d);
         for (void* pointer : deviceBuffers_)
             (void)cudaFree(pointer);
     }
@@ -145,13 +126,8 @@ class OutputPair {
     const std::vector<float>& hostLevel0() const { return host_[0][0]; }
 
   private:
-    struct Device {
-        cudaMipmappedArray_t mipmapped = nullptr;
-        std::vector<cudaArray_t> levels;
-        std::vector<cudaSurfaceObject_t> surfaces;
-    };
     OutputLayout layout_;
-    std::vector<Device> device_;
+    std::vector<DeviceImage> device_;
     std::vector<DeviceImageTarget> deviceImages_;
     std::vector<void*> deviceBuffers_;
     std::vector<std::vector<std::vector<float>>> host_; // [image][level]

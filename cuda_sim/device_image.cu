@@ -1,0 +1,45 @@
+// DeviceImage (cuda_simulation.h): an output image in private CUDA memory. Runtime calls only, but
+// a .cu so that builds without nvcc (which compile .cu files as C++) leave it out.
+#ifdef __CUDACC__
+#include "cuda_check.h"
+#include "cuda_simulation.h"
+
+namespace estuary::sim {
+
+DeviceImage createDeviceImage(const ImageOutput& image) {
+    const int c = int(channelCount(image.format));
+    const cudaChannelFormatDesc format{32, c > 1 ? 32 : 0, c > 2 ? 32 : 0, c > 3 ? 32 : 0,
+                                       cudaChannelFormatKindFloat};
+    const cudaExtent extent{image.width, image.height, 0};
+    DeviceImage out;
+    try {
+        CUDA_CHECK(cudaMallocMipmappedArray(&out.mipmapped, &format, extent, levelCount(image),
+                                            cudaArraySurfaceLoadStore));
+        for (uint32_t level = 0; level < levelCount(image); ++level) {
+            cudaArray_t array = nullptr;
+            CUDA_CHECK(cudaGetMipmappedArrayLevel(&array, out.mipmapped, level));
+            out.levels.push_back(array);
+            cudaResourceDesc resource{};
+            resource.resType = cudaResourceTypeArray;
+            resource.res.array.array = array;
+            cudaSurfaceObject_t surface = 0;
+            CUDA_CHECK(cudaCreateSurfaceObject(&surface, &resource));
+            out.surfaces.push_back(surface);
+        }
+    } catch (...) {
+        destroyDeviceImage(out);
+        throw;
+    }
+    return out;
+}
+
+void destroyDeviceImage(DeviceImage& image) {
+    // Teardown errors surface at the next checked call; nothing useful can be done here.
+    for (cudaSurfaceObject_t surface : image.surfaces)
+        (void)cudaDestroySurfaceObject(surface);
+    if (image.mipmapped) (void)cudaFreeMipmappedArray(image.mipmapped);
+    image = DeviceImage{};
+}
+
+} // namespace estuary::sim
+#endif // __CUDACC__
