@@ -7,8 +7,9 @@
 //                  cuda_runtime_version, cuda_driver_version, backend, git_revision, build_type,
 //                  host_name, date, sm_count, memory_clock_mhz, memory_bus_width_bits,
 //                  peak_bandwidth_GBps}
-//   configuration {simulation, width, height, steps_per_frame, frames_in_flight, warmup, frames,
-//   modes, seed} modes [ {mode, frames_measured, wall_seconds, note,
+//   configuration {simulation, width, height, steps_per_frame, frames_in_flight, warmup,
+//                  frames, modes, seed}
+//   modes [ {mode, frames_measured, wall_seconds, note,
 //            frame_time_ms {mean, stddev, cov, min, p50, p90, p95, p99, p99_9, max},
 //            fps_mean, one_percent_low_fps, one_percent_low_definition,
 //            hitches {count, threshold_ms, definition},

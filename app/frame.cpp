@@ -6,9 +6,9 @@
 namespace estuary {
 namespace {
 
-// GPU times of `finished` (which used `slot`) into the history: called once the frames-in-flight
-// wait has shown that frame is done, so nothing here blocks.
-void collectFinishedTimes(Session& session, uint64_t finished, uint32_t slot) {
+// GPU times of `finished` (which used host-ring entry `entry`) into the history: called once the
+// frames-in-flight wait has shown that frame is done, so nothing here blocks.
+void collectFinishedTimes(Session& session, uint64_t finished, uint32_t entry) {
     // finishFrames (end of run, grid change) may have collected it already.
     if (finished < session.collectedFrames) return;
     session.collectedFrames = finished + 1;
@@ -19,7 +19,7 @@ void collectFinishedTimes(Session& session, uint64_t finished, uint32_t slot) {
     if (session.timestamps) {
         uint64_t ticks[2] = {};
         const VkResult r =
-            vkGetQueryPoolResults(session.device.handle, session.timestamps, 2 * slot, 2,
+            vkGetQueryPoolResults(session.device.handle, session.timestamps, 2 * entry, 2,
                                   sizeof(ticks), ticks, sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
         if (r == VK_SUCCESS) {
             const double msPerTick = double(session.device.properties.limits.timestampPeriod) / 1e6;
@@ -80,12 +80,12 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
                              2 * entry);
     }
     backend.recordBeforeDraw(cmd, frame);
-    if (target.inspectField) target.inspectField(cmd, backend.displayImage(slot), false);
+    if (target.inspectOutputs) target.inspectOutputs(cmd, backend, slot, false);
     target.begin(cmd);
     recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view);
     if (target.overlay) target.overlay(cmd);
     target.end(cmd);
-    if (target.inspectField) target.inspectField(cmd, backend.displayImage(slot), true);
+    if (target.inspectOutputs) target.inspectOutputs(cmd, backend, slot, true);
     backend.recordAfterDraw(cmd, frame);
     if (session.timestamps)
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.timestamps,

@@ -16,10 +16,12 @@ struct FrameTarget {
     std::function<void(VkCommandBuffer)> end;   // target → present / readback
     // Extra recording after the field is drawn, inside the target's layout (UI overlay).
     std::function<void(VkCommandBuffer)> overlay;
-    // Tests: called twice in the draw's command buffer with the displayed image in
-    // SHADER_READ_ONLY_OPTIMAL (and to be left so), to record readbacks of what the draw samples:
-    // before the draw (afterDraw false) and after it, before the image goes back to the simulation.
-    std::function<void(VkCommandBuffer, const Image& field, bool afterDraw)> inspectField;
+    // Tests: called twice in the draw's command buffer while the slot's outputs are Vulkan's
+    // (images in SHADER_READ_ONLY_OPTIMAL, to be left so), to record readbacks of what the draw
+    // sees: before the draw (afterDraw false) and after it, before the outputs go back to the
+    // simulation.
+    std::function<void(VkCommandBuffer, const SimBackend& backend, uint32_t slot, bool afterDraw)>
+        inspectOutputs;
     VkSemaphore waitBinary = VK_NULL_HANDLE;   // e.g. swapchain image acquired
     VkSemaphore signalBinary = VK_NULL_HANDLE; // e.g. ready to present
 };

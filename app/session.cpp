@@ -105,6 +105,7 @@ void openBackendAndRenderer(Session& session, Extent grid) {
     desc.targetFormat = session.targetFormat;
     desc.fieldFormat = session.backend->displayImage(0).format;
     desc.shading = fieldShading(def.visual.shading);
+    desc.fragmentShader = def.visual.fragmentShader;
     desc.dataDir = session.dataDir;
     desc.slotCount = session.backend->slotCount();
     session.renderer = createRenderer(session.device, session.pool, desc);

@@ -47,14 +47,14 @@ struct Session {
     std::unique_ptr<SimBackend> backend;
     VkFormat targetFormat = VK_FORMAT_UNDEFINED; // what the renderer draws into
     Renderer renderer;
-    std::vector<VkCommandBuffer> commands; // one per slot
+    std::vector<VkCommandBuffer> commands; // one per host-ring entry (SimBackend::hostRingSize)
     // Not exported: the host waits on this one. The validation layer (rightly) cannot see the
     // payload of an exported semaphore, so a host wait on it would not retire the frame's command
     // buffer.
     VkSemaphore frameTimeline = VK_NULL_HANDLE;
     ViewParams view;
     FrameHistory history;
-    VkQueryPool timestamps = VK_NULL_HANDLE; // two per slot: start and end of the draw submission
+    VkQueryPool timestamps = VK_NULL_HANDLE; // two per host-ring entry: the draw's start and end
     uint64_t nextFrame = 0;                  // frame index drawFrame will draw next
     uint64_t lastDrawEndTicks = 0;           // GPU timestamp of the last collected draw's end
     uint64_t collectedFrames = 0;            // frames whose GPU times were collected: [0, this)

@@ -73,10 +73,14 @@ class SimBackend {
     // than the output ring and stay off the critical path; backends that write host memory per
     // slot (staging buffers) must keep it equal to slotCount().
     virtual uint32_t hostRingSize() const { return slotCount(); }
-    // The output image the renderer draws (SimDefinition::visual.image) of `slot`.
-    virtual const Image& displayImage(uint32_t slot) const = 0;
-    // Output buffer `index` of `slot`, as Vulkan sees it.
+    // Output image `index` (in OutputLayout order) and output buffer `index` of `slot`, as Vulkan
+    // sees them; between recordBeforeDraw and recordAfterDraw every image is in
+    // SHADER_READ_ONLY_OPTIMAL and every buffer readable by shaders.
+    virtual const Image& outputImage(uint32_t slot, uint32_t index) const = 0;
     virtual const Buffer& outputBuffer(uint32_t slot, uint32_t index) const = 0;
+    // The output image the renderer draws (SimDefinition::visual.image) of `slot`.
+    const Image& displayImage(uint32_t slot) const { return outputImage(slot, displayIndex()); }
+    virtual uint32_t displayIndex() const = 0;
 
     // Advances the simulation by `steps` and produces frame `frame`'s outputs in slot
     // frame % slotCount(). The caller has already waited (frames-in-flight limit) until the slot's

@@ -31,16 +31,22 @@ class CpuBackend final : public SimBackend {
           outputs_(createStagedOutputs(device, layout_, config.slots)),
           display_(config.simulation->visual.image), stampFrames_(config.stampFrameIndex),
           simMs_(config.slots, kNotMeasured) {
-        sim_->reset(config.seed);
+        try { // a throwing constructor runs no destructor
+            sim_->reset(config.seed);
+        } catch (...) {
+            destroyStagedOutputs(device_, outputs_);
+            throw;
+        }
     }
 
     ~CpuBackend() override { destroyStagedOutputs(device_, outputs_); }
 
     const char* name() const override { return "cpu"; }
     uint32_t slotCount() const override { return uint32_t(outputs_.slots.size()); }
-    const Image& displayImage(uint32_t slot) const override {
-        return outputs_.images[display_].images[slot];
+    const Image& outputImage(uint32_t slot, uint32_t index) const override {
+        return outputs_.images[index].images[slot];
     }
+    uint32_t displayIndex() const override { return display_; }
     const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
         return outputs_.buffers[index][slot];
     }

@@ -88,9 +88,10 @@ class CudaBackend final : public SimBackend {
     const char* name() const override { return "cuda"; }
     uint32_t slotCount() const override { return timelines_.slots; }
     uint32_t hostRingSize() const override { return ring_; }
-    const Image& displayImage(uint32_t slot) const override {
-        return images_[display_].images[slot].image;
+    const Image& outputImage(uint32_t slot, uint32_t index) const override {
+        return images_[index].images[slot].image;
     }
+    uint32_t displayIndex() const override { return display_; }
     const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
         return buffers_[index].buffers[slot].buffer;
     }
@@ -166,7 +167,8 @@ class CudaBackend final : public SimBackend {
             recordRelease(cmd, device_, ring, frame, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                           kReadStages);
         for (const BufferRing& ring : buffers_)
-            recordRelease(cmd, device_, ring, frame, kReadStages);
+            recordRelease(cmd, device_, ring, frame,
+                          kReadStages | VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT);
     }
 
     std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t frame) const override {
@@ -198,16 +200,14 @@ class CudaBackend final : public SimBackend {
             desc.format = vulkanFormat(output.format);
             desc.extent = {output.width, output.height};
             desc.mipLevels = sim::levelCount(output);
-            desc.slots = config.slots;
             desc.name = config.simulation->name + " " + output.name;
-            images_.push_back(createImageRing(device_, pool, desc));
+            images_.push_back(createImageRing(device_, pool, timelines_, desc));
         }
         for (const sim::BufferOutput& output : layout_.buffers) {
             BufferRingDesc desc;
             desc.size = output.bytes;
-            desc.slots = config.slots;
             desc.name = config.simulation->name + " " + output.name;
-            buffers_.push_back(createBufferRing(device_, pool, desc));
+            buffers_.push_back(createBufferRing(device_, pool, timelines_, desc));
         }
         slotTargets_.resize(config.slots);
         for (uint32_t slot = 0; slot < config.slots; ++slot) {

@@ -19,7 +19,8 @@ class HostCopyBackend final : public SimBackend {
     HostCopyBackend(const Device& device, const BackendConfig& config, int cudaDevice)
         : device_(device), layout_(checkedOutputs(config)),
           outputs_(createStagedOutputs(device, layout_, config.slots)),
-          display_(config.simulation->visual.image), simMs_(config.slots, kNotMeasured) {
+          display_(config.simulation->visual.image), stampFrames_(config.stampFrameIndex),
+          simMs_(config.slots, kNotMeasured) {
         if (!config.simulation->createCuda) {
             destroyStagedOutputs(device, outputs_);
             throw unsupported(config.simulation->name +
@@ -78,9 +79,10 @@ class HostCopyBackend final : public SimBackend {
 
     const char* name() const override { return "host-copy"; }
     uint32_t slotCount() const override { return uint32_t(outputs_.slots.size()); }
-    const Image& displayImage(uint32_t slot) const override {
-        return outputs_.images[display_].images[slot];
+    const Image& outputImage(uint32_t slot, uint32_t index) const override {
+        return outputs_.images[index].images[slot];
     }
+    uint32_t displayIndex() const override { return display_; }
     const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
         return outputs_.buffers[index][slot];
     }
@@ -123,6 +125,7 @@ class HostCopyBackend final : public SimBackend {
             std::memcpy(outputs_.buffers[b][slot].mapped, pinned, layout_.buffers[b].bytes);
             pinned += layout_.buffers[b].bytes;
         }
+        if (stampFrames_) stagedTexel(outputs_, display_, slot, 0, 0)[0] = float(frame);
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, start_, end_));
         simMs_[slot] = double(ms);
@@ -164,6 +167,7 @@ class HostCopyBackend final : public SimBackend {
     sim::OutputLayout layout_;
     StagedOutputs outputs_;
     uint32_t display_ = 0;
+    bool stampFrames_ = false;
     std::vector<double> simMs_;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<sim::CudaSimulation> sim_;

@@ -6,6 +6,14 @@
 namespace estuary {
 namespace {
 
+void destroyStagedImage(const Device& device, StagedImage& image) {
+    for (Image& i : image.images)
+        destroyImage(device, i);
+    for (Buffer& b : image.staging)
+        destroyBuffer(device, b);
+    image = StagedImage{};
+}
+
 StagedImage createStagedImage(const Device& device, const sim::ImageOutput& output,
                               uint32_t slots) {
     StagedImage staged;
@@ -14,17 +22,22 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
     const uint32_t levels = sim::levelCount(output);
     VkDeviceSize bytes = 0;
     staged.regions = mipChainRegions(extent, levels, sim::texelBytes(output.format), 1, bytes);
-    for (uint32_t slot = 0; slot < slots; ++slot) {
-        const std::string name = output.name + ", slot " + std::to_string(slot);
-        staged.images.push_back(createImage2D(device, extent, vulkanFormat(output.format), levels,
-                                              VK_IMAGE_USAGE_SAMPLED_BIT |
-                                                  VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-                                                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                                              name.c_str()));
-        staged.staging.push_back(
-            createBuffer(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                         (name + " staging").c_str()));
+    try { // the slots made so far are released if a later one fails
+        for (uint32_t slot = 0; slot < slots; ++slot) {
+            const std::string name = output.name + ", slot " + std::to_string(slot);
+            staged.images.push_back(
+                createImage2D(device, extent, vulkanFormat(output.format), levels,
+                              VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                              name.c_str()));
+            staged.staging.push_back(createBuffer(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                                  (name + " staging").c_str()));
+        }
+    } catch (...) {
+        destroyStagedImage(device, staged);
+        throw;
     }
     return staged;
 }
@@ -51,6 +64,7 @@ StagedOutputs createStagedOutputs(const Device& device, const sim::OutputLayout&
         destroyStagedOutputs(device, out);
         throw;
     }
+    out.slots.reserve(slots);
     for (uint32_t slot = 0; slot < slots; ++slot) {
         StagedSlotTargets& t = out.slots.emplace_back();
         for (const StagedImage& image : out.images) {
@@ -68,12 +82,8 @@ StagedOutputs createStagedOutputs(const Device& device, const sim::OutputLayout&
 }
 
 void destroyStagedOutputs(const Device& device, StagedOutputs& outputs) {
-    for (StagedImage& image : outputs.images) {
-        for (Image& i : image.images)
-            destroyImage(device, i);
-        for (Buffer& b : image.staging)
-            destroyBuffer(device, b);
-    }
+    for (StagedImage& image : outputs.images)
+        destroyStagedImage(device, image);
     for (std::vector<Buffer>& buffers : outputs.buffers)
         for (Buffer& b : buffers)
             destroyBuffer(device, b);

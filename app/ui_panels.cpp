@@ -69,12 +69,16 @@ void drawParamSliders(Session& session) {
     for (size_t i = 0; i < def.params.size(); ++i) {
         const sim::ParamSpec& spec = def.params[i];
         float& value = session.params[i];
+        // Ctrl+click turns a slider into a text field; AlwaysClamp keeps what is typed there in
+        // the table's range too, the promise the simulation relies on (as --param checks it).
         if (spec.integer) {
             int v = int(value);
-            if (ImGui::SliderInt(spec.name.c_str(), &v, int(spec.min), int(spec.max)))
+            if (ImGui::SliderInt(spec.name.c_str(), &v, int(spec.min), int(spec.max), "%d",
+                                 ImGuiSliderFlags_AlwaysClamp))
                 value = float(v);
         } else {
-            ImGui::SliderFloat(spec.name.c_str(), &value, spec.min, spec.max, "%.4g");
+            ImGui::SliderFloat(spec.name.c_str(), &value, spec.min, spec.max, "%.4g",
+                               ImGuiSliderFlags_AlwaysClamp);
         }
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", spec.help.c_str());
     }
@@ -88,11 +92,26 @@ void drawSimulationPanel(Session& session, UiState& ui, ImGuiCond place) {
         return;
     }
     const sim::SimDefinition& def = *session.simulation;
-    if (ImGui::BeginCombo("simulation", def.name.c_str())) {
+    const auto centre = [] {
+        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+        return Vec2{0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y)};
+    };
+    // A combo's item rectangle spans its label too, and an entry's its parent's width: a point
+    // just inside the left edge is on the control for certain.
+    const auto leftEnd = [] {
+        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
+        return Vec2{lo.x + 8.0f, 0.5f * (lo.y + hi.y)};
+    };
+    ui.simulationEntryCentre.clear();
+    const bool open = ImGui::BeginCombo("simulation", def.name.c_str());
+    ui.simulationSelectorCentre = leftEnd();
+    if (open) {
         const auto all = simulations();
-        for (size_t i = 0; i < all.size(); ++i)
+        for (size_t i = 0; i < all.size(); ++i) {
             if (ImGui::Selectable(all[i].name.c_str(), &all[i] == &def))
                 ui.requests.simulation = int(i);
+            ui.simulationEntryCentre.push_back(leftEnd());
+        }
         ImGui::EndCombo();
     }
     ImGui::TextWrapped("%s", def.description.c_str());
@@ -104,9 +123,8 @@ void drawSimulationPanel(Session& session, UiState& ui, ImGuiCond place) {
     for (size_t i = 0; i < def.presets.size(); ++i) {
         if (i % 3 != 0) ImGui::SameLine();
         if (ImGui::Button(def.presets[i].name.c_str(), ImVec2(88, 0))) ui.requests.preset = int(i);
+        ui.presetButtonCentre[i] = centre();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", def.presets[i].help.c_str());
-        const ImVec2 lo = ImGui::GetItemRectMin(), hi = ImGui::GetItemRectMax();
-        ui.presetButtonCentre[i] = {0.5f * (lo.x + hi.x), 0.5f * (lo.y + hi.y)};
     }
 
     bool paused = ui.paused;

@@ -63,6 +63,10 @@ struct UiState {
     // Where each preset button was last drawn (window coordinates): lets tests and scripted runs
     // click them through the same input path a user does.
     std::vector<Vec2> presetButtonCentre;
+    // A point on the simulation selector, and on each of its entries while its list is open
+    // (empty otherwise).
+    Vec2 simulationSelectorCentre;
+    std::vector<Vec2> simulationEntryCentre;
     std::vector<double> scratch;
     float plotScaleMs = 0.0f; // smoothed top of the timing plot
     Vec2 layoutFor;           // display size the panels were last placed for

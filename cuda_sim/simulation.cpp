@@ -120,6 +120,7 @@ std::string checkDefinition(const SimDefinition& def) {
     for (const Preset& preset : def.presets)
         if (const std::string bad = applyPreset(def, preset, scratch); !bad.empty()) add(bad);
     if (def.stepsPerFrame < 0) add("stepsPerFrame must be >= 0");
+    if (def.visual.fragmentShader.empty()) add("visual.fragmentShader names no shader");
     if (!def.outputs || !def.createCpu) add(def.name + ": outputs and createCpu are required");
     if (def.outputs) {
         const OutputLayout layout = def.outputs({16, 16, 1});

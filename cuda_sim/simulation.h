@@ -96,13 +96,15 @@ struct BrushHelp {
 };
 
 // How the renderer shows image `image`: channel 0 or the length of (channel 0, channel 1) through
-// a colormap over [valueMin, valueMax], or channels 0..2 as colour.
+// a colormap over [valueMin, valueMax], or channels 0..2 as colour; drawn by a fragment shader of
+// shaders/ (field.frag, field_relief.frag for a lit relief, or the simulation's own).
 enum class Shading { Colormap, ColormapMagnitude, Rgb };
 struct Visual {
     uint32_t image = 0;
     Shading shading = Shading::Colormap;
     float valueMin = 0, valueMax = 1;
-    std::string valueLabel = "value"; // what the cursor probe shows, e.g. "v", "height"
+    std::string valueLabel = "value";          // what the cursor probe shows, e.g. "v", "height"
+    std::string fragmentShader = "field.frag"; // source name in shaders/
 };
 
 // ---- the simulation objects ---------------------------------------------------------------------
@@ -135,7 +137,6 @@ struct SimDefinition {
     BrushHelp brush;
     Visual visual;
     int stepsPerFrame = 1; // default of --steps-per-frame
-    uint32_t maxDepth = 1; // 1: a 2D simulation (--size WxH only)
     // DRAM bytes per cell per step, the benchmark's roofline denominator.
     double bytesPerCellStep = 0;
     // Largest |CUDA - CPU| allowed in any output texel after many steps; 0: bit-identical.

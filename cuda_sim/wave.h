@@ -97,6 +97,7 @@ ESTUARY_HD inline float waveCell(const float* u, const float* previous, int w, i
 // changing either mid-run bends the motion without a jump. Seeded: each source gets its own start
 // angle and phase.
 struct WaveClock {
+    static constexpr double kPi = 3.14159265358979323846;
     double phase[kWaveMaxSources] = {};
     double angle[kWaveMaxSources] = {};
 
@@ -104,8 +105,7 @@ struct WaveClock {
         std::mt19937_64 random(seed); // fully specified by the standard: the same on every host
         for (int i = 0; i < kWaveMaxSources; ++i) {
             phase[i] = double(random() % 6283) / 1000.0;
-            angle[i] =
-                2.0 * 3.14159265358979 * i / kWaveMaxSources + double(random() % 1000) / 3000.0;
+            angle[i] = 2.0 * kPi * i / kWaveMaxSources + double(random() % 1000) / 3000.0;
         }
     }
 
@@ -116,18 +116,22 @@ struct WaveClock {
         s.courant2 = speed * speed;
         s.keep = 1.0f - p[kWaveDamping];
         s.invRadius2 = 1.0f / (kWaveSourceRadius * kWaveSourceRadius);
-        s.sourceCount = int(p[kWaveSources]);
+        // The table limits sources to kWaveMaxSources; the arrays must not trust that alone.
+        const int sources = int(p[kWaveSources]);
+        s.sourceCount = sources < 0 ? 0 : (sources > kWaveMaxSources ? kWaveMaxSources : sources);
         const double radius = 0.3 * double(w < h ? w : h);
         for (int i = 0; i < s.sourceCount; ++i) {
             const double x = 0.5 * w + radius * std::cos(angle[i]);
             const double y = 0.5 * h + radius * std::sin(angle[i]);
-            s.sources[i].x = float(std::fmod(x + w, double(w)));
-            s.sources[i].y = float(std::fmod(y + h, double(h)));
+            // The orbit's radius is 0.3 of the smaller side: the centre never leaves the grid.
+            s.sources[i].x = float(x);
+            s.sources[i].y = float(y);
             s.sources[i].height = float(double(p[kWaveAmplitude]) * std::sin(phase[i]));
         }
+        // Kept within one turn, so a long run loses no precision in sin/cos.
         for (int i = 0; i < kWaveMaxSources; ++i) {
-            phase[i] += double(p[kWaveFrequency]);
-            angle[i] += double(p[kWaveOrbit]);
+            phase[i] = std::remainder(phase[i] + double(p[kWaveFrequency]), 2.0 * kPi);
+            angle[i] = std::remainder(angle[i] + double(p[kWaveOrbit]), 2.0 * kPi);
         }
         return s;
     }

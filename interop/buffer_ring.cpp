@@ -3,12 +3,13 @@
 
 namespace estuary::interop {
 
-BufferRing createBufferRing(const Device& device, VkCommandPool pool, const BufferRingDesc& desc) {
-    if (desc.slots == 0) throw runtimeError("createBufferRing: slots must be at least 1");
+BufferRing createBufferRing(const Device& device, VkCommandPool pool,
+                            const FrameTimelines& timelines, const BufferRingDesc& desc) {
+    if (timelines.slots == 0) throw runtimeError("createBufferRing: the timelines have no slots");
     if (desc.size == 0) throw runtimeError("createBufferRing: size must be at least 1 byte");
     BufferRing ring;
     try { // every slot made so far is released if a later one fails
-        for (uint32_t slot = 0; slot < desc.slots; ++slot) {
+        for (uint32_t slot = 0; slot < timelines.slots; ++slot) {
             const std::string name = desc.name + ", slot " + std::to_string(slot);
             ring.buffers.push_back(
                 createExportedBuffer(device, desc.size, desc.usage, name.c_str()));

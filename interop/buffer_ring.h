@@ -10,6 +10,7 @@
 
 #include "cuda_import.h"
 #include "exported.h"
+#include "frame_timelines.h"
 
 #include <string>
 #include <vector>
@@ -18,21 +19,28 @@ namespace estuary::interop {
 
 struct BufferRingDesc {
     VkDeviceSize size = 0; // bytes per slot
-    uint32_t slots = 2;
     VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     std::string name = "buffer ring";
 };
 
+// Owns its buffers and imports: move-only.
 struct BufferRing {
     std::vector<ExportedBuffer> buffers; // Vulkan side, one per slot
     std::vector<CudaBuffer> cuda;        // CUDA side: the mapped device pointers
+
+    BufferRing() = default;
+    BufferRing(BufferRing&&) = default;
+    BufferRing& operator=(BufferRing&&) = default;
+    BufferRing(const BufferRing&) = delete;
+    BufferRing& operator=(const BufferRing&) = delete;
 };
 
-// Allocates, exports and maps every slot and hands them to CUDA with one blocking submission on
-// `pool`'s queue (start-up only). Nothing is leaked on failure.
-BufferRing createBufferRing(const Device& device, VkCommandPool pool, const BufferRingDesc& desc);
+// One slot per slot of `timelines`. Allocates, exports and maps every slot and hands them to CUDA
+// with one blocking submission on `pool`'s queue (start-up only). Nothing is leaked on failure.
+BufferRing createBufferRing(const Device& device, VkCommandPool pool,
+                            const FrameTimelines& timelines, const BufferRingDesc& desc);
 void destroyBufferRing(const Device& device, BufferRing& ring);
 
 inline uint32_t slotCount(const BufferRing& ring) {

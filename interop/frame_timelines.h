@@ -23,11 +23,18 @@
 
 namespace estuary::interop {
 
+// Owns its two semaphores: move-only.
 struct FrameTimelines {
     SharedTimeline written;  // signalled by CUDA only
     SharedTimeline released; // signalled by Vulkan only
     uint32_t slots = 0;
     std::optional<uint64_t> firstFrame; // set by the first cudaBeginFrame
+
+    FrameTimelines() = default;
+    FrameTimelines(FrameTimelines&&) = default;
+    FrameTimelines& operator=(FrameTimelines&&) = default;
+    FrameTimelines(const FrameTimelines&) = delete;
+    FrameTimelines& operator=(const FrameTimelines&) = delete;
 };
 
 // Throws unsupported() when the device cannot export timeline semaphores as opaque fds.

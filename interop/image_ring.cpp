@@ -3,11 +3,12 @@
 
 namespace estuary::interop {
 
-ImageRing createImageRing(const Device& device, VkCommandPool pool, const ImageRingDesc& desc) {
-    if (desc.slots == 0) throw runtimeError("createImageRing: slots must be at least 1");
+ImageRing createImageRing(const Device& device, VkCommandPool pool, const FrameTimelines& timelines,
+                          const ImageRingDesc& desc) {
+    if (timelines.slots == 0) throw runtimeError("createImageRing: the timelines have no slots");
     ImageRing ring;
     try { // every slot made so far is released if a later one fails
-        for (uint32_t slot = 0; slot < desc.slots; ++slot) {
+        for (uint32_t slot = 0; slot < timelines.slots; ++slot) {
             const std::string name = desc.name + ", slot " + std::to_string(slot);
             ExportedImageDesc image;
             image.format = desc.format;

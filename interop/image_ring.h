@@ -11,6 +11,7 @@
 
 #include "cuda_import.h"
 #include "exported.h"
+#include "frame_timelines.h"
 
 #include <string>
 #include <vector>
@@ -21,21 +22,29 @@ struct ImageRingDesc {
     VkFormat format = VK_FORMAT_R32_SFLOAT; // one of shareableFormats()
     VkExtent2D extent{};
     uint32_t mipLevels = 0; // 0: the full chain down to 1x1
-    uint32_t slots = 2;
     VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
     std::string name = "image ring";
 };
 
+// Owns its images and imports: move-only.
 struct ImageRing {
     std::vector<ExportedImage> images; // Vulkan side, one per slot
     std::vector<CudaImage> cuda;       // CUDA side: mipmapped array, level arrays, surfaces
+
+    ImageRing() = default;
+    ImageRing(ImageRing&&) = default;
+    ImageRing& operator=(ImageRing&&) = default;
+    ImageRing(const ImageRing&) = delete;
+    ImageRing& operator=(const ImageRing&) = delete;
 };
 
-// Allocates, exports and imports every slot, then hands all of them to CUDA with one blocking
-// submission on `pool`'s queue (start-up only). Throws unsupported() naming format, usage or
-// extent when the device cannot export such an image; nothing is leaked on failure.
-ImageRing createImageRing(const Device& device, VkCommandPool pool, const ImageRingDesc& desc);
+// One slot per slot of `timelines` (the ring and the protocol must agree, so the ring takes the
+// count from it). Allocates, exports and imports every slot, then hands all of them to CUDA with
+// one blocking submission on `pool`'s queue (start-up only). Throws unsupported() naming format,
+// usage or extent when the device cannot export such an image; nothing is leaked on failure.
+ImageRing createImageRing(const Device& device, VkCommandPool pool, const FrameTimelines& timelines,
+                          const ImageRingDesc& desc);
 void destroyImageRing(const Device& device, ImageRing& ring);
 
 inline uint32_t slotCount(const ImageRing& ring) {

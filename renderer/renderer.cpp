@@ -152,7 +152,7 @@ void createPipeline(const Device& device, Renderer& renderer, const RendererDesc
         loadShaderModule(device, dataDir / "shaders" / "fullscreen.vert.spv");
     VkShaderModule frag = VK_NULL_HANDLE;
     try {
-        frag = loadShaderModule(device, dataDir / "shaders" / "field.frag.spv");
+        frag = loadShaderModule(device, dataDir / "shaders" / (desc.fragmentShader + ".spv"));
     } catch (...) {
         vkDestroyShaderModule(device.handle, vert, nullptr);
         throw;

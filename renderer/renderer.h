@@ -10,6 +10,7 @@
 #include "shared_layout.h"
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace estuary {
@@ -33,6 +34,9 @@ struct RendererDesc {
     VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
     VkFormat fieldFormat = VK_FORMAT_R32_SFLOAT;
     FieldShading shading = FieldShading::Colormap;
+    // The fragment shader, by source name in shaders/ (loaded as shaders/<name>.spv from dataDir).
+    // Any shader that includes field_common.glsl fits: field.frag (default), field_relief.frag.
+    std::string fragmentShader = "field.frag";
     std::filesystem::path dataDir; // holds shaders/ and assets/
     uint32_t slotCount = 1;
 };

@@ -95,15 +95,21 @@ Buffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags 
     VK_CHECK(vkCreateBuffer(device.handle, &info, nullptr, &buffer.handle));
     setDebugName(device, VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(buffer.handle), name);
 
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(device.handle, buffer.handle, &req);
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex = findMemoryType(device, req.memoryTypeBits, memoryFlags);
-    VK_CHECK(vkAllocateMemory(device.handle, &alloc, nullptr, &buffer.memory));
-    VK_CHECK(vkBindBufferMemory(device.handle, buffer.handle, buffer.memory, 0));
-    if (memoryFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
-        VK_CHECK(vkMapMemory(device.handle, buffer.memory, 0, VK_WHOLE_SIZE, 0, &buffer.mapped));
+    try { // a failed allocation, bind or map must not leak the buffer
+        VkMemoryRequirements req;
+        vkGetBufferMemoryRequirements(device.handle, buffer.handle, &req);
+        VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+        alloc.allocationSize = req.size;
+        alloc.memoryTypeIndex = findMemoryType(device, req.memoryTypeBits, memoryFlags);
+        VK_CHECK(vkAllocateMemory(device.handle, &alloc, nullptr, &buffer.memory));
+        VK_CHECK(vkBindBufferMemory(device.handle, buffer.handle, buffer.memory, 0));
+        if (memoryFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+            VK_CHECK(
+                vkMapMemory(device.handle, buffer.memory, 0, VK_WHOLE_SIZE, 0, &buffer.mapped));
+    } catch (...) {
+        destroyBuffer(device, buffer);
+        throw;
+    }
     return buffer;
 }
 
@@ -146,15 +152,20 @@ Image createImage2D(const Device& device, VkExtent2D extent, VkFormat format, ui
     VK_CHECK(vkCreateImage(device.handle, &info, nullptr, &image.handle));
     setDebugName(device, VK_OBJECT_TYPE_IMAGE, reinterpret_cast<uint64_t>(image.handle), name);
 
-    VkMemoryRequirements req;
-    vkGetImageMemoryRequirements(device.handle, image.handle, &req);
-    VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    alloc.allocationSize = req.size;
-    alloc.memoryTypeIndex =
-        findMemoryType(device, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    VK_CHECK(vkAllocateMemory(device.handle, &alloc, nullptr, &image.memory));
-    VK_CHECK(vkBindImageMemory(device.handle, image.handle, image.memory, 0));
-    image.view = createImageView2D(device, image.handle, format, mipLevels, name);
+    try { // a failed allocation, bind or view must not leak the image
+        VkMemoryRequirements req;
+        vkGetImageMemoryRequirements(device.handle, image.handle, &req);
+        VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+        alloc.allocationSize = req.size;
+        alloc.memoryTypeIndex =
+            findMemoryType(device, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        VK_CHECK(vkAllocateMemory(device.handle, &alloc, nullptr, &image.memory));
+        VK_CHECK(vkBindImageMemory(device.handle, image.handle, image.memory, 0));
+        image.view = createImageView2D(device, image.handle, format, mipLevels, name);
+    } catch (...) {
+        destroyImage(device, image);
+        throw;
+    }
     return image;
 }
 
@@ -252,13 +263,20 @@ void submitAndWait(const Device& device, VkCommandPool pool,
     alloc.commandBufferCount = 1;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VK_CHECK(vkAllocateCommandBuffers(device.handle, &alloc, &cmd));
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
-    record(cmd);
-    VK_CHECK(vkEndCommandBuffer(cmd));
-    submitCommands(device, cmd,
-                   gpuWait ? std::span(gpuWait, 1) : std::span<const VkSemaphoreSubmitInfo>());
+    try { // recording or submitting may fail: the command buffer goes back to the pool
+        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+        record(cmd);
+        VK_CHECK(vkEndCommandBuffer(cmd));
+        submitCommands(device, cmd,
+                       gpuWait ? std::span(gpuWait, 1) : std::span<const VkSemaphoreSubmitInfo>());
+    } catch (...) {
+        vkFreeCommandBuffers(device.handle, pool, 1, &cmd);
+        throw;
+    }
+    // Once submitted it may only be freed when done; if waiting fails (device lost), the pool's
+    // destruction frees it.
     VK_CHECK(vkQueueWaitIdle(device.queue));
     vkFreeCommandBuffers(device.handle, pool, 1, &cmd);
 }

@@ -1,10 +1,12 @@
 // Uses what the installed package exports, with no GPU needed: interop's mapping tables, a CPU
 // Gray-Scott simulation from cuda_sim, the renderer's data folder (estuary_DATA_DIR) and colormap
-// loader, a Vulkan instance from the foundation (skipped, saying why, where there is no Vulkan
-// driver) and, in installs with CUDA, the CUDA runtime through interop. Prints each check; exits
-// non-zero when any fails.
+// loader, a Vulkan device from the foundation and a field drawn by the installed renderer with the
+// installed shaders (skipped, saying why, where there is no Vulkan driver) and, in installs with
+// CUDA, the CUDA runtime through interop. Prints each check; exits non-zero when any fails.
 #include "colormap.h"
 #include "context.h"
+#include "offscreen.h"
+#include "renderer.h"
 #include "cpu_gray_scott.h"
 #include "errors.h"
 #include "format_tables.h"
@@ -64,7 +66,42 @@ void checkDataDir() {
     }
 }
 
-void checkVulkanInstance() {
+// Draws a 2x1 field (0 and 1) through viridis into a 2x1 target with the installed renderer: the
+// two pixels must be viridis' first and last entries.
+void checkDrawing(const Device& device) {
+    const VkCommandPool pool = createCommandPool(device, 0, "consumer");
+    RendererDesc desc;
+    desc.dataDir = ESTUARY_DATA_DIR;
+    Renderer renderer = createRenderer(device, pool, desc);
+    Image field = createImage2D(device, {2, 1}, VK_FORMAT_R32_SFLOAT, 1,
+                                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                "consumer field");
+    const float values[2] = {0.0f, 1.0f};
+    VkDeviceSize bytes = 0;
+    const auto regions = mipChainRegions({2, 1}, 1, sizeof(float), 1, bytes);
+    uploadForSampling(device, pool, field.handle,
+                      {reinterpret_cast<const uint8_t*>(values), sizeof(values)}, regions);
+    setFieldImage(device, renderer, 0, field.view, {2, 1});
+    OffscreenTarget target = createOffscreenTarget(device, {2, 1});
+    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+        recordBeginTarget(cmd, target);
+        recordDraw(renderer, cmd, 0, target.image.view, {2, 1}, ViewParams{});
+        recordEndTarget(cmd, target, true);
+    });
+    const std::vector<uint8_t> pixels = readbackPixels(target);
+    const auto viridis = loadColormapFile(desc.dataDir / "assets" / "colormaps" / "viridis.txt");
+    bool ends = true;
+    for (int c = 0; c < 3; ++c)
+        ends = ends && std::abs(pixels[size_t(c)] - viridis.front()[size_t(c)] * 255.0f) <= 1.0f &&
+               std::abs(pixels[size_t(4 + c)] - viridis.back()[size_t(c)] * 255.0f) <= 1.0f;
+    check(ends, "renderer: the installed shaders draw a field's ends as viridis' ends");
+    destroyOffscreenTarget(device, target);
+    destroyImage(device, field);
+    destroyRenderer(device, renderer);
+    vkDestroyCommandPool(device.handle, pool, nullptr);
+}
+
+void checkVulkan() {
     try {
         Instance instance = createInstance({});
         const auto devices = listPhysicalDevices(instance.handle);
@@ -72,10 +109,15 @@ void checkVulkanInstance() {
             std::printf("     %s\n", describePhysicalDevice(device).c_str());
         check(instance.handle != VK_NULL_HANDLE && !devices.empty(),
               "foundation: a Vulkan instance sees at least one device");
+        DeviceDesc desc;
+        desc.physical = pickDefaultPhysicalDevice(instance.handle).handle;
+        Device device = createDevice(instance, desc);
+        checkDrawing(device);
+        destroyDevice(device);
         destroyInstance(instance);
     } catch (const Error& e) {
         if (e.code() != ExitCode::Unsupported) throw;
-        std::printf("skip foundation: no Vulkan instance here (%s)\n", e.what());
+        std::printf("skip foundation and renderer: no Vulkan device here (%s)\n", e.what());
     }
 }
 
@@ -98,7 +140,7 @@ int main() {
         checkInteropTables();
         checkSimulation();
         checkDataDir();
-        checkVulkanInstance();
+        checkVulkan();
         checkCudaRuntime();
     } catch (const std::exception& e) {
         std::printf("FAIL %s\n", e.what());

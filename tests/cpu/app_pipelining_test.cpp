@@ -1,6 +1,7 @@
 // Pipelining correctness with the CPU backend (lavapipe where there is no GPU): with N frames in
 // flight over a ring of N output slots, every draw samples exactly the frame it belongs to, before
 // and after drawing, for every registered simulation.
+#include "counter_simulation.h"
 #include "simulations.h"
 #include "test_support.h"
 
@@ -28,6 +29,26 @@ TEST(AppPipelining, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCpu) {
                 EXPECT_EQ(run.seenAfter[f], float(f)) << "after the draw of frame " << f;
             }
         }
+}
+
+TEST(AppPipelining, EveryOutputImageAndBufferOfAFrameReachesItsOwnDrawCpu) {
+    // The counter simulation: two images (R32 full chain, RG32 two levels) and a buffer, each
+    // saying how many steps were taken; each draw must see its own frame's, in every level.
+    const sim::SimDefinition counter = test::counterSimulation();
+    for (uint32_t inFlight : {1u, 2u, 3u, 4u}) {
+        SCOPED_TRACE("frames in flight " + std::to_string(inFlight));
+        Options o;
+        o.backend = Backend::Cpu;
+        o.grid = {40, 24};
+        o.stepsPerFrame = 3;
+        o.framesInFlight = inFlight;
+        const auto run = test::runStampedFrames(o, 30, &counter);
+        EXPECT_EQ(run.validationMessages, 0u);
+        ASSERT_EQ(run.bufferWords.size(), 30u);
+        ASSERT_EQ(run.secondTexel.size(), 30u);
+        EXPECT_EQ(run.wrongFrames(), 0u);
+        EXPECT_EQ(run.wrongOutputs(3), 0u) << "frames whose outputs were not their own";
+    }
 }
 
 } // namespace

@@ -311,6 +311,46 @@ TEST_F(RendererShading, RgbShowsTheFirstThreeChannelsClampedToUnitRange) {
     EXPECT_EQ(rgb[3], 255); // the target is opaque whatever channel 3 holds
 }
 
+TEST_F(RendererDraw, ReliefShaderKeepsFlatColoursAndShadesSlopesByWhetherTheyFaceTheLight) {
+    // The same renderer set-up with field_relief.frag: a flat field draws exactly as field.frag.
+    // On a wave 0.5 + 0.4 sin(2 pi x / 40), texel columns 40 and 60 both hold 0.5 (so field.frag
+    // colours them alike), but at 40 the field rises to the right, facing the light from the upper
+    // left, and at 60 it falls: relief lights the one and shades the other. The slope there is
+    // 0.063 per texel, a tilt that changes the shade by about 20%.
+    RendererDesc desc;
+    desc.dataDir = test::binDir();
+    desc.fragmentShader = "field_relief.frag";
+    desc.slotCount = 2;
+    Renderer relief = createRenderer(device, pool, desc);
+    const auto draw = [&](Renderer& r, uint32_t slot) {
+        submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+            recordBeginTarget(cmd, target);
+            recordDraw(r, cmd, slot, target.image.view, kTargetExtent, ViewParams{});
+            recordEndTarget(cmd, target, true);
+        });
+        return readbackPixels(target);
+    };
+    setField(0, {200, 120}, [](uint32_t, uint32_t) { return 0.4f; });
+    setField(1, {200, 120}, [](uint32_t x, uint32_t) {
+        return 0.5f + 0.4f * std::sin(2.0f * float(M_PI) * float(x) / 40.0f);
+    });
+    setFieldImage(device, relief, 0, fields[0].view, {200, 120});
+    setFieldImage(device, relief, 1, fields[1].view, {200, 120});
+    EXPECT_EQ(test::compareRgba8(draw(renderer, 0), draw(relief, 0), 0).maxAbsDiff, 0)
+        << "a flat field must look the same with either shader";
+    const std::vector<uint8_t> plain = draw(renderer, 1), lit = draw(relief, 1);
+    // Texel column k is centred on pixel (k + 0.5) * 1.28 (200 texels across 256 pixels).
+    const auto sum = [&](const std::vector<uint8_t>& rgba, uint32_t texelColumn) {
+        const uint8_t* p = pixel(rgba, uint32_t((float(texelColumn) + 0.5f) * 1.28f), 96);
+        return double(p[0]) + p[1] + p[2];
+    };
+    EXPECT_NEAR(sum(plain, 40), sum(plain, 60), 6.0) << "the two columns hold the same value";
+    EXPECT_GT(sum(lit, 40), 1.1 * sum(plain, 40)) << "facing the light: brighter";
+    EXPECT_LT(sum(lit, 60), 0.9 * sum(plain, 60)) << "facing away from the light: darker";
+    vkDeviceWaitIdle(device.handle);
+    destroyRenderer(device, relief);
+}
+
 using RendererCreate = test::VulkanTest;
 
 // Also proves a failed createRenderer releases what it made: a leak fails the fixture's validation.

@@ -72,6 +72,16 @@ class WindowTest : public ::testing::Test {
         return value ? value->channels[0] : -1.0f;
     }
 
+    // A click as a user makes it: move, press, release, each seen by an ImGui frame.
+    void click(Vec2 p) {
+        onCursorPos(*app, p.x, p.y);
+        steps(1);
+        onMouseButton(*app, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
+        steps(1);
+        onMouseButton(*app, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
+        steps(1);
+    }
+
     Options options;
     std::unique_ptr<WindowApp> app;
 };
@@ -257,8 +267,12 @@ TEST_F(WindowTest, SimulationSelectorSwitchesToWaveWhosePanelAndBrushFollowIt) {
     while (wave < simulations().size() && simulations()[wave].name != "wave")
         ++wave;
     ASSERT_LT(wave, simulations().size());
-    app->ui.requests.simulation = int(wave); // what the panel's selector asks for
-    steps(3);
+    // Open the selector and pick "wave", clicking as a user does.
+    click(app->ui.simulationSelectorCentre);
+    steps(1); // a popup is laid out (and hidden) in its first frame; its entries settle in the next
+    ASSERT_EQ(app->ui.simulationEntryCentre.size(), simulations().size()) << "the list is not open";
+    click(app->ui.simulationEntryCentre[wave]);
+    steps(2);
     ASSERT_EQ(app->session.simulation->name, "wave");
     EXPECT_EQ(app->session.params, sim::initialParams(simulations()[wave]));
     EXPECT_EQ(app->ui.stepsPerFrame, simulations()[wave].stepsPerFrame);

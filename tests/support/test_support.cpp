@@ -1,4 +1,5 @@
 #include "test_support.h"
+#include "counter_simulation.h"
 #include "vk_check.h"
 #include "frame.h"
 #include "offscreen.h"
@@ -214,6 +215,24 @@ std::string checkBenchReport(const std::filesystem::path& json, uint32_t frames)
     return verdict;
 }
 
+uint32_t StampedRun::wrongOutputs(uint64_t stepsPerFrame) const {
+    uint32_t wrong = 0;
+    for (size_t f = 0; f < displayTexel.size(); ++f) {
+        // The frame's steps are taken before its outputs are written.
+        const uint64_t n = (f + 1) * stepsPerFrame;
+        const float v = counterImageValue(n);
+        bool ok = displayTexel[f][0] == v && displayLastLevel[f][0] == v;
+        if (f < secondTexel.size())
+            ok = ok && secondTexel[f][0] == v && secondTexel[f][1] == -v &&
+                 secondLastLevel[f][0] == v && secondLastLevel[f][1] == -v;
+        if (f < bufferWords.size())
+            for (uint32_t i = 0; i < 4; ++i)
+                ok = ok && bufferWords[f][i] == counterBufferWord(n, i);
+        wrong += !ok;
+    }
+    return wrong;
+}
+
 uint32_t StampedRun::wrongFrames() const {
     uint32_t wrong = 0;
     for (size_t f = 0; f < seenBefore.size(); ++f)
@@ -221,23 +240,92 @@ uint32_t StampedRun::wrongFrames() const {
     return wrong;
 }
 
+namespace {
+
+// Records a copy of texel (x, y) of `level` of `image` (in SHADER_READ_ONLY_OPTIMAL, left so) to
+// `offset` of `buffer`.
+void recordTexelCopy(VkCommandBuffer cmd, const Image& image, uint32_t level, uint32_t x,
+                     uint32_t y, VkBuffer buffer, VkDeviceSize offset) {
+    ImageTransition toCopy;
+    toCopy.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    toCopy.srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    toCopy.srcAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
+    toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    toCopy.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+    toCopy.baseMip = level;
+    toCopy.mipCount = 1;
+    recordImageBarrier(cmd, image.handle, toCopy);
+    VkBufferImageCopy region{};
+    region.bufferOffset = offset;
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
+    region.imageOffset = {int32_t(x), int32_t(y), 0};
+    region.imageExtent = {1, 1, 1};
+    vkCmdCopyImageToBuffer(cmd, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buffer, 1,
+                           &region);
+    ImageTransition back;
+    back.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    back.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+    back.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    back.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+    back.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
+    back.baseMip = level;
+    back.mipCount = 1;
+    recordImageBarrier(cmd, image.handle, back);
+}
+
+void recordBufferCopy(VkCommandBuffer cmd, VkBuffer source, VkDeviceSize bytes, VkBuffer buffer,
+                      VkDeviceSize offset) {
+    VkBufferMemoryBarrier2 toCopy{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2};
+    toCopy.srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    toCopy.srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT;
+    toCopy.dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+    toCopy.dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT;
+    toCopy.srcQueueFamilyIndex = toCopy.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    toCopy.buffer = source;
+    toCopy.size = VK_WHOLE_SIZE;
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.bufferMemoryBarrierCount = 1;
+    dep.pBufferMemoryBarriers = &toCopy;
+    vkCmdPipelineBarrier2(cmd, &dep);
+    const VkBufferCopy copy{0, offset, bytes};
+    vkCmdCopyBuffer(cmd, source, buffer, 1, &copy);
+}
+
+template <typename T> std::array<T, 4> read4(const uint8_t* bytes) {
+    std::array<T, 4> out{};
+    std::memcpy(out.data(), bytes, sizeof(out));
+    return out;
+}
+
+} // namespace
+
 StampedRun runStampedFrames(const Options& options, uint32_t frames,
-                            const sim::SimDefinition* simulation) {
+                            const sim::SimDefinition* simulation, bool hostCopy) {
     StampedRun run;
     Session session;
     session.stampFrames = true;
+    session.hostCopy = hostCopy;
     Options o = options;
     o.validate = true;
     openInstance(session, o, {});
-    if (simulation) switchSimulation(session, *simulation);
-    // One 16-byte slot per reading (the largest texel), before-draw readings first.
-    constexpr VkDeviceSize kStride = 16;
+    if (simulation) {
+        switchSimulation(session, *simulation);
+        // The options' steps per frame were for the options' simulation; here they are for this.
+        if (o.stepsPerFrame >= 0) session.stepsPerFrame = o.stepsPerFrame;
+    }
+    // Per frame, 16-byte slots: stamp before, stamp after, display texel, display last level,
+    // second image texel and last level, buffer words.
+    constexpr VkDeviceSize kSlot = 16, kSlots = 7;
     try {
         openDevice(session, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
+        const sim::OutputLayout layout = session.simulation->outputs(
+            {session.options.grid.width, session.options.grid.height, 1});
+        const bool second = layout.images.size() > 1, words = !layout.buffers.empty();
         Buffer seen =
-            createBuffer(session.device, 2 * frames * kStride, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+            createBuffer(session.device, frames * kSlots * kSlot, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                         "stamps seen");
+                         "what the draws saw");
         const VkExtent2D extent{64, 64};
         OffscreenTarget offscreen = createOffscreenTarget(session.device, extent);
         uint64_t frame = 0;
@@ -246,38 +334,40 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames,
         target.extent = extent;
         target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
         target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
-        target.inspectField = [&](VkCommandBuffer cmd, const Image& field, bool afterDraw) {
-            ImageTransition toCopy;
-            toCopy.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-            toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-            toCopy.srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-            toCopy.srcAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
-            toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-            toCopy.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
-            recordImageBarrier(cmd, field.handle, toCopy);
-            VkBufferImageCopy region{};
-            region.bufferOffset = ((afterDraw ? frames : 0) + frame) * kStride;
-            region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-            region.imageExtent = {1, 1, 1};
-            vkCmdCopyImageToBuffer(cmd, field.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                   seen.handle, 1, &region);
-            ImageTransition back;
-            back.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-            back.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-            back.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-            back.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-            back.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
-            recordImageBarrier(cmd, field.handle, back);
+        target.inspectOutputs = [&](VkCommandBuffer cmd, const SimBackend& b, uint32_t slot,
+                                    bool afterDraw) {
+            const VkDeviceSize base = frame * kSlots * kSlot;
+            const Image& shown = b.displayImage(slot);
+            recordTexelCopy(cmd, shown, 0, 0, 0, seen.handle, base + (afterDraw ? 1 : 0) * kSlot);
+            if (afterDraw) return;
+            recordTexelCopy(cmd, shown, 0, 1, 1, seen.handle, base + 2 * kSlot);
+            recordTexelCopy(cmd, shown, shown.mipLevels - 1, 0, 0, seen.handle, base + 3 * kSlot);
+            if (second) {
+                const Image& image = b.outputImage(slot, 1);
+                recordTexelCopy(cmd, image, 0, 1, 1, seen.handle, base + 4 * kSlot);
+                recordTexelCopy(cmd, image, image.mipLevels - 1, 0, 0, seen.handle,
+                                base + 5 * kSlot);
+            }
+            if (words)
+                recordBufferCopy(cmd, b.outputBuffer(slot, 0).handle, kSlot, seen.handle,
+                                 base + 6 * kSlot);
         };
         for (frame = 0; frame < frames; ++frame)
             drawFrame(session, frame, target);
         finishFrames(session);
         vkDeviceWaitIdle(session.device.handle);
         const auto* bytes = static_cast<const uint8_t*>(seen.mapped);
-        for (uint32_t f = 0; f < 2 * frames; ++f) {
-            float value = 0;
-            std::memcpy(&value, bytes + f * kStride, sizeof(float));
-            (f < frames ? run.seenBefore : run.seenAfter).push_back(value);
+        for (uint32_t f = 0; f < frames; ++f) {
+            const uint8_t* at = bytes + f * kSlots * kSlot;
+            run.seenBefore.push_back(read4<float>(at)[0]);
+            run.seenAfter.push_back(read4<float>(at + kSlot)[0]);
+            run.displayTexel.push_back(read4<float>(at + 2 * kSlot));
+            run.displayLastLevel.push_back(read4<float>(at + 3 * kSlot));
+            if (second) {
+                run.secondTexel.push_back(read4<float>(at + 4 * kSlot));
+                run.secondLastLevel.push_back(read4<float>(at + 5 * kSlot));
+            }
+            if (words) run.bufferWords.push_back(read4<uint32_t>(at + 6 * kSlot));
         }
         destroyOffscreenTarget(session.device, offscreen);
         destroyBuffer(session.device, seen);

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -67,19 +68,29 @@ std::string checkBenchReport(const std::filesystem::path& json, uint32_t frames)
 
 struct StampedRun {
     // Per frame: channel 0 of texel (0,0) of the displayed image's level 0, read in the draw's own
-    // submission just before the draw and again just after it (before the image goes back to the
+    // submission just before the draw and again just after it (before the outputs go back to the
     // simulation).
     std::vector<float> seenBefore, seenAfter;
+    // Per frame, read before the draw, for simulations with more outputs (counter_simulation.h):
+    // the displayed image's texel (1,1) of level 0 and of its last level, image 1's texel (1,1) of
+    // level 0 and of its last level, and the first four words of buffer 0. Empty where absent.
+    std::vector<std::array<float, 4>> displayTexel, displayLastLevel;
+    std::vector<std::array<float, 4>> secondTexel, secondLastLevel;
+    std::vector<std::array<uint32_t, 4>> bufferWords;
     uint32_t validationMessages = 0;
-    // Frames where either reading is not the frame's own index.
+    // Frames where either stamp reading is not the frame's own index.
     uint32_t wrongFrames() const;
+    // For the counter simulation (counter_simulation.h): frames where any output read is not what
+    // that simulation writes after (frame + 1) * stepsPerFrame steps.
+    uint32_t wrongOutputs(uint64_t stepsPerFrame) const;
 };
 // Opens a session (validation on) whose backend stamps each frame's index into its displayed
 // image, draws `frames` frames with the options' frames in flight, and records what each draw
-// samples, before and after drawing. A synchronization bug — the draw reading an older or newer
-// frame, or the simulation overwriting the slot while it is drawn — shows as a wrong frame.
-// `simulation` replaces the options' simulation (tests of the backends with their own).
+// sees of its outputs, before and after drawing. A synchronization bug — the draw reading an older
+// or newer frame, or the simulation overwriting the slot while it is drawn — shows as a wrong
+// frame. `simulation` replaces the options' simulation; `hostCopy` picks the host-copy backend
+// where the options pick CUDA.
 StampedRun runStampedFrames(const Options& options, uint32_t frames,
-                            const sim::SimDefinition* simulation = nullptr);
+                            const sim::SimDefinition* simulation = nullptr, bool hostCopy = false);
 
 } // namespace estuary::test

@@ -1,0 +1,54 @@
+// What every field fragment shader shares (included, not compiled on its own): the bindings and
+// push constants of shared_layout.h, the letterboxed view mapping, the scalar a texel stands for
+// under the shading mode, and the colormap lookup. A simulation's own shader includes this and
+// changes only how the colour is made (see field_relief.frag).
+#extension GL_GOOGLE_include_directive : require
+
+#include "shared_layout.h"
+
+layout(binding = ESTUARY_BINDING_FIELD) uniform sampler2D field;
+layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
+
+layout(push_constant) uniform Push { ESTUARY_FIELD_PUSH_CONSTANTS } pc;
+
+layout(constant_id = ESTUARY_SPEC_SHADING) const int shading = ESTUARY_SHADING_COLORMAP;
+
+layout(location = 0) out vec4 outColor;
+
+// Target pixels per field texel: the aspect-preserving fit at zoom 1, times the zoom.
+float pixelsPerTexel() {
+    vec2 targetSize = vec2(pc.targetWidth, pc.targetHeight);
+    vec2 fieldSize = vec2(pc.fieldWidth, pc.fieldHeight);
+    return min(targetSize.x / fieldSize.x, targetSize.y / fieldSize.y) * pc.zoom;
+}
+
+// The field's uv under this fragment; the field point (0.5 + pan) sits at the target's centre.
+vec2 fieldUv() {
+    vec2 targetSize = vec2(pc.targetWidth, pc.targetHeight);
+    vec2 fieldSize = vec2(pc.fieldWidth, pc.fieldHeight);
+    return (gl_FragCoord.xy - 0.5 * targetSize) / (fieldSize * pixelsPerTexel()) + 0.5 +
+           vec2(pc.panX, pc.panY);
+}
+
+bool insideField(vec2 uv) {
+    return all(greaterThanEqual(uv, vec2(0.0))) && all(lessThanEqual(uv, vec2(1.0)));
+}
+
+// The scalar the colormap shows: channel 0, or the length of channels 0 and 1.
+float fieldValue(vec4 texel) {
+    return shading == ESTUARY_SHADING_COLORMAP_MAGNITUDE ? length(texel.rg) : texel.r;
+}
+
+// `value` through the colormap over [valueMin, valueMax]. Texel centres of the first and last
+// entries map to the ends of the range, so the ends are exact.
+vec3 colormapColor(float value) {
+    float range = pc.valueMax - pc.valueMin;
+    float t = clamp(range != 0.0 ? (value - pc.valueMin) / range : 0.0, 0.0, 1.0);
+    const float n = float(ESTUARY_COLORMAP_SIZE);
+    vec2 colormapUv = vec2((t * (n - 1.0) + 0.5) / n, (pc.colormapIndex + 0.5) / pc.colormapCount);
+    return textureLod(colormaps, colormapUv, 0.0).rgb;
+}
+
+vec4 background() {
+    return vec4(ESTUARY_BACKGROUND_COLOR, 1.0);
+}
