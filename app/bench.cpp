@@ -1,6 +1,9 @@
 // The benchmark: for each mode a fresh session (same grid, steps, renderer and output size),
 // warm-up frames, then timed frames; per-frame times come from the frame history (host frame
-// interval, CUDA events, Vulkan timestamps). Modes:
+// interval, CUDA events, Vulkan timestamps), taken out of its small ring as each frame's GPU times
+// arrive, so memory grows with the measured frames only (at most kMaxBenchFrames per mode; warm-up
+// frames are not kept). A stop request (stop_signal.h) ends the current mode at a frame boundary,
+// skips the rest, and the report of what was measured is written, marked "interrupted". Modes:
 //   pipelined  — the normal frame loop, frames in flight over a ring of shared images;
 //   serialized — one shared image, and the host waits for every frame before starting the next,
 //                the CUDA↔Vulkan round trip of the reference samples;
@@ -12,6 +15,7 @@
 #include "offscreen.h"
 #include "session.h"
 #include "simulations.h"
+#include "stop_signal.h"
 
 #ifdef ESTUARY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -86,6 +90,66 @@ void printProgress(const char* mode, uint64_t done, uint64_t total) {
     if (done == total) std::fprintf(stderr, "\n");
 }
 
+FrameSample sampleOf(const FrameTiming& t) {
+    FrameSample sample;
+    sample.frameMs = std::isnan(t.gpuIntervalMs) ? t.cpuMs : t.gpuIntervalMs;
+    sample.cpuFrameMs = t.cpuMs;
+    sample.simMs = t.simMs;
+    sample.renderMs = t.renderMs;
+    sample.waitMs = t.waitMs;
+    sample.gpuBusyMs = t.simMs + t.renderMs;
+    return sample;
+}
+
+// The frames of one mode: warm-up, then timed frames until done or asked to stop.
+void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result) {
+    const uint64_t total = uint64_t(o.warmup) + o.frames;
+    const VkExtent2D extent{o.resolution.width, o.resolution.height};
+    OffscreenTarget& offscreen =
+        keepUntilClose(s, createOffscreenTarget(s.device, extent), destroyOffscreenTarget);
+    FrameTarget target;
+    target.view = offscreen.image.view;
+    target.extent = extent;
+    target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
+    target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
+
+    result.frames.reserve(o.frames);
+    // A frame's times are complete once the session collected its GPU times (its slot came round
+    // again); the history ring still holds it then, since it keeps far more frames than in flight.
+    uint64_t taken = 0;
+    const auto take = [&](uint64_t upTo) {
+        for (; taken < upTo; ++taken) {
+            const FrameTiming* t = s.history.find(taken);
+            if (!t)
+                throw runtimeError("benchmark: the times of frame " + std::to_string(taken) +
+                                   " left the frame history before they were read");
+            if (taken >= o.warmup) result.frames.push_back(sampleOf(*t));
+        }
+    };
+    auto timedStart = std::chrono::steady_clock::now();
+    uint64_t frame = 0;
+    for (; frame < total && stopSignal() == 0; ++frame) {
+        if (frame == o.warmup) timedStart = std::chrono::steady_clock::now();
+        drawFrame(s, frame, target);
+        if (mode == BenchMode::Serialized)
+            waitFrameDrawn(s, frame); // the per-frame host round trip being measured
+        take(s.collectedFrames);
+        if ((frame + 1) % 250 == 0 || frame + 1 == total)
+            printProgress(result.mode.c_str(), frame + 1, total);
+    }
+    finishFrames(s);
+    take(frame);
+    if (frame > o.warmup)
+        result.wallSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - timedStart).count();
+    if (frame < total) {
+        std::fprintf(stderr, "\n");
+        result.note = std::string("interrupted by ") + stopSignalName(stopSignal()) + " after " +
+                      std::to_string(result.frames.size()) + " of " + std::to_string(o.frames) +
+                      " measured frames";
+    }
+}
+
 ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) {
     Options o = options;
     if (mode == BenchMode::Serialized) o.framesInFlight = 1;
@@ -100,42 +164,8 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
             result.note = "CPU backend: its field always reaches Vulkan through host memory, so "
                           "host-copy runs the same path as pipelined";
         if (report.env.gpuName.empty()) report.env = describeEnvironment(s);
-        const uint64_t total = uint64_t(o.warmup) + o.frames;
-        s.history = FrameHistory(total + 16);
-        const VkExtent2D extent{o.resolution.width, o.resolution.height};
-        OffscreenTarget offscreen = createOffscreenTarget(s.device, extent);
-        FrameTarget target;
-        target.view = offscreen.image.view;
-        target.extent = extent;
-        target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
-        target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
-        auto timedStart = std::chrono::steady_clock::now();
-        for (uint64_t frame = 0; frame < total; ++frame) {
-            if (frame == o.warmup) timedStart = std::chrono::steady_clock::now();
-            drawFrame(s, frame, target);
-            if (mode == BenchMode::Serialized)
-                waitFrameDrawn(s, frame); // the per-frame host round trip being measured
-            if ((frame + 1) % 250 == 0 || frame + 1 == total)
-                printProgress(result.mode.c_str(), frame + 1, total);
-        }
-        finishFrames(s);
-        result.wallSeconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - timedStart).count();
-        for (size_t i = 0; i < s.history.size(); ++i) {
-            const FrameTiming& t = s.history[i];
-            if (t.frame < o.warmup) continue;
-            FrameSample sample;
-            sample.frameMs = std::isnan(t.gpuIntervalMs) ? t.cpuMs : t.gpuIntervalMs;
-            sample.cpuFrameMs = t.cpuMs;
-            sample.simMs = t.simMs;
-            sample.renderMs = t.renderMs;
-            sample.waitMs = t.waitMs;
-            sample.gpuBusyMs = t.simMs + t.renderMs;
-            result.frames.push_back(sample);
-        }
+        runFrames(s, o, mode, result);
         result.bytesPerCellStep = s.simulation->bytesPerCellStep;
-        vkDeviceWaitIdle(s.device.handle);
-        destroyOffscreenTarget(s.device, offscreen);
     });
     if (code != 0)
         throw runtimeError(std::string("benchmark mode ") + result.mode +
@@ -143,9 +173,26 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
     return result;
 }
 
+// Each output is attempted even when the other failed; what failed is reported together after.
+void writeOutputs(const BenchReport& report, RunOutputs& outputs) {
+    std::string failures;
+    const auto write = [&](std::optional<OutputFile>& file, const ProduceBytes& produce) {
+        if (!file) return;
+        try {
+            file->write(produce);
+            std::printf("estuary bench: wrote %s\n", file->path().c_str());
+        } catch (const Error& e) {
+            failures += std::string(failures.empty() ? "" : "; ") + e.what();
+        }
+    };
+    write(outputs.report, [&](const WriteChunk& put) { put(toJson(report)); });
+    write(outputs.csv, [&](const WriteChunk& put) { writeCsv(report, put); });
+    if (!failures.empty()) throw runtimeError(failures);
+}
+
 } // namespace
 
-int runBench(const Options& options) {
+int runBench(const Options& options, RunOutputs& outputs) {
     BenchReport report;
     const sim::SimDefinition& def = *findSimulation(options.simulation); // checked by the parser
     report.config.simulation = def.name;
@@ -165,18 +212,21 @@ int runBench(const Options& options) {
                 report.config.stepsPerFrame, options.warmup, options.frames,
                 options.framesInFlight);
     std::fflush(stdout);
-    for (BenchMode mode : options.benchModes)
+    for (BenchMode mode : options.benchModes) {
+        if (const int signal = stopSignal()) {
+            // Listed with no frames, so the report's modes still match its configuration.
+            report.modes.push_back({.mode = benchModeName(mode),
+                                    .note = std::string("not run: the benchmark was stopped by ") +
+                                            stopSignalName(signal)});
+            continue;
+        }
         report.modes.push_back(runMode(options, mode, report));
+    }
+    report.interrupted = stopSignal() != 0;
 
     std::printf("%s", formatSummaryTable(report).c_str());
-    if (!options.reportPath.empty()) {
-        writeTextFile(options.reportPath, toJson(report));
-        std::printf("estuary bench: wrote %s\n", options.reportPath.c_str());
-    }
-    if (!options.csvPath.empty()) {
-        writeTextFile(options.csvPath, toCsv(report));
-        std::printf("estuary bench: wrote %s\n", options.csvPath.c_str());
-    }
+    std::fflush(stdout);
+    writeOutputs(report, outputs);
     return 0;
 }
 

@@ -1,9 +1,9 @@
 #include "bench_report.h"
 #include "bench_stats.h"
 #include "errors.h"
+#include "output_file.h"
 
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -129,6 +129,7 @@ class JsonWriter {
     }
     void number(double value) { scalar(std::isfinite(value) ? formatNumber(value) : "null"); }
     void integer(uint64_t value) { scalar(std::to_string(value)); }
+    void boolean(bool value) { scalar(value ? "true" : "false"); }
     void string(std::string_view text) { scalar(jsonString(text)); }
     void null() { scalar("null"); }
     void beginObject() { open('{'); }
@@ -385,7 +386,8 @@ std::string toJson(const BenchReport& report) {
     const std::vector<Named> modes = distinctModes(report);
     JsonWriter w;
     w.beginObject();
-    w.key("schema_version").integer(2);
+    w.key("schema_version").integer(3);
+    w.key("interrupted").boolean(report.interrupted);
     w.key("environment");
     writeEnvironment(w, report.env);
     w.key("configuration");
@@ -418,6 +420,13 @@ std::string toJson(const BenchReport& report) {
 }
 
 std::string toCsv(const BenchReport& report) {
+    std::string out;
+    writeCsv(report, [&](std::string_view piece) { out += piece; });
+    return out;
+}
+
+void writeCsv(const BenchReport& report, const std::function<void(std::string_view)>& put) {
+    constexpr size_t kPiece = 64 * 1024;
     std::string out = "mode,frame";
     for (const Column& column : kCsvColumns)
         out += std::string(",") + column.header;
@@ -432,27 +441,17 @@ std::string toCsv(const BenchReport& report) {
                 if (std::isfinite(value)) out += formatNumber(value);
             }
             out += '\n';
+            if (out.size() >= kPiece) {
+                put(out);
+                out.clear();
+            }
         }
     }
-    return out;
+    if (!out.empty()) put(out);
 }
 
 void writeTextFile(const std::filesystem::path& path, const std::string& text) {
-    if (path.has_parent_path()) {
-        std::error_code ec;
-        std::filesystem::create_directories(path.parent_path(), ec);
-        if (ec)
-            throw runtimeError("cannot create folder " + path.parent_path().string() + " for " +
-                               path.string() + ": " + ec.message());
-    }
-    FILE* file = std::fopen(path.c_str(), "wb");
-    if (!file) throw runtimeError("cannot write " + path.string() + ": " + std::strerror(errno));
-    const size_t written = std::fwrite(text.data(), 1, text.size(), file);
-    const int writeErrno = written == text.size() ? 0 : errno;
-    // fclose flushes, so a full disk may only show here.
-    if (std::fclose(file) != 0 || writeErrno != 0)
-        throw runtimeError("cannot write " + path.string() + ": " +
-                           std::strerror(writeErrno != 0 ? writeErrno : errno));
+    writeFileAtomically(path, text);
 }
 
 std::string formatSummaryTable(const BenchReport& report) {
@@ -482,6 +481,8 @@ std::string formatSummaryTable(const BenchReport& report) {
     const double overBusy = pipelinedFrameOverGpuBusy(modes);
     if (std::isfinite(overBusy))
         out += "pipelined frame / GPU busy (means): " + tableNumber(overBusy, 2) + '\n';
+    if (report.interrupted)
+        out += "interrupted: the modes hold the frames measured before the stop signal\n";
     out += "frame times in ms; percentiles nearest-rank; 1% low = " +
            std::string(kOnePercentLowDefinition) + "; hitch = " + std::string(kHitchDefinition) +
            '\n';

@@ -2,7 +2,10 @@
 // its three outputs: JSON (summaries computed here from the samples), a per-frame CSV, and a
 // terminal table. No GPU types; scripts/plot_bench.py draws the PNG from the JSON and CSV.
 //
-// JSON schema (schema_version 2; keys always present and in this order, unknowable values null):
+// JSON schema (schema_version 3; keys always present and in this order, unknowable values null):
+//   interrupted   true when a stop signal ended the run early: the modes hold the frames measured
+//                 until then (frames_measured < configuration.frames; a note says which signal),
+//                 modes not reached have no frames
 //   environment   {gpu_name, gpu_uuid, driver_version, vulkan_api_version, vulkan_driver,
 //                  cuda_runtime_version, cuda_driver_version, backend, git_revision, build_type,
 //                  host_name, date, sm_count, memory_clock_mhz, memory_bus_width_bits,
@@ -27,7 +30,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace estuary {
@@ -79,14 +84,17 @@ struct BenchReport {
     BenchEnvironment env;
     BenchConfig config;
     std::vector<ModeResult> modes;
+    bool interrupted = false; // stopped by a signal before every frame of every mode ran
 };
 
 std::string toJson(const BenchReport& report);
-// Header mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms; one row per frame (frame counts
-// from 0 per mode); an unmeasured value is an empty field.
+// Header mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms,cpu_frame_ms; one row per frame
+// (frame counts from 0 per mode); an unmeasured value is an empty field.
 std::string toCsv(const BenchReport& report);
-// Creates missing parent folders. Throws estuary::Error (ExitCode::Runtime) naming the path and
-// the system's reason.
+// The same text handed to `put` in pieces of about 64 KiB, so a long run's CSV is never held whole.
+void writeCsv(const BenchReport& report, const std::function<void(std::string_view)>& put);
+// Atomically (output_file.h); creates missing parent folders. Throws estuary::Error
+// (ExitCode::Runtime) naming the path and the system's reason.
 void writeTextFile(const std::filesystem::path& path, const std::string& text);
 // Per mode: frame p50/p99/mean, FPS, 1% low, sim/render/wait p50, hitches; then the ratios.
 std::string formatSummaryTable(const BenchReport& report);

@@ -1,7 +1,11 @@
 #include "frame.h"
+#include "fault_injection.h"
 #include "vk_check.h"
+#include "watchdog.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 namespace estuary {
 namespace {
@@ -43,9 +47,40 @@ void collectFinishedTimes(Session& session, uint64_t finished, uint32_t entry) {
     }
 }
 
+// The host's wait for the GPU to finish `frame`, bounded; a timeout names the frame and what each
+// API has done, since a hang is usually one API waiting for the other.
+void waitForFrame(Session& session, uint64_t frame, const char* why) {
+    const uint64_t timeout = frameWaitTimeoutNs(session);
+    // Usually done at once. Otherwise wait in slices and look at the simulation between them: a
+    // CUDA fault is reported as such at once, not as a timeout on the frame it never wrote.
+    constexpr uint64_t kSliceNs = 50'000'000;
+    for (uint64_t waited = 0;; waited += kSliceNs) {
+        if (waitTimelineFor(session.device, session.frameTimeline, frame + 1,
+                            std::min(kSliceNs, timeout - waited)))
+            return;
+        session.backend->throwIfFailed();
+        if (timeout - waited <= kSliceNs) break;
+    }
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%.1f s", double(timeout) / 1e9);
+    const std::string state = session.backend->waitState();
+    throw runtimeError(std::string("timed out after ") + seconds +
+                       " waiting for the GPU to finish frame " + std::to_string(frame) + " (" +
+                       why + ")" + (state.empty() ? "" : "; " + state) +
+                       "; ESTUARY_WAIT_TIMEOUT_S sets the limit for slower runs");
+}
+
 } // namespace
 
+uint64_t frameWaitTimeoutNs(const Session& session) {
+    if (const auto set = gpuWaitTimeoutOverrideNs()) return *set;
+    const uint64_t stretched =
+        session.slowestFrameNs > UINT64_MAX / 50 ? UINT64_MAX : 50 * session.slowestFrameNs;
+    return std::max(gpuWaitTimeoutNs(), stretched);
+}
+
 void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
+    const WatchdogScope watch("frame", frame, frameWaitTimeoutNs(session));
     SimBackend& backend = *session.backend;
     const uint32_t slot = uint32_t(frame % backend.slotCount()); // field image
     const uint32_t ring = backend.hostRingSize();
@@ -54,14 +89,18 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     if (FrameTiming* previous = frame > 0 ? session.history.find(frame - 1) : nullptr)
         previous->cpuMs =
             std::chrono::duration<double, std::milli>(start - session.lastFrameStart).count();
+    if (frame > 0)
+        session.slowestFrameNs = std::max(
+            session.slowestFrameNs, uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                 start - session.lastFrameStart)
+                                                 .count()));
     session.lastFrameStart = start;
     session.history.push(FrameTiming{frame});
 
     // 1. The only host wait: the frame that last used this command buffer (and, for the CPU
     //    backend, this staging buffer) must be drawn. Image reuse is guarded on the GPU.
     if (frame >= ring) {
-        waitTimeline(session.device, session.frameTimeline, frame + 1 - ring,
-                     "the frame timeline (frames-in-flight limit)");
+        waitForFrame(session, frame - ring, "the frames-in-flight limit");
         collectFinishedTimes(session, frame - ring, entry);
     }
 
@@ -93,9 +132,17 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     VK_CHECK(vkEndCommandBuffer(cmd));
 
     // 4. Submit: wait on the GPU for the simulation (and the swapchain), signal frame + 1.
-    VkSemaphoreSubmitInfo waits[2];
+    VkSemaphoreSubmitInfo waits[3];
     uint32_t waitCount = 0;
     if (auto simWait = backend.drawWait(frame)) waits[waitCount++] = *simWait;
+    if (faultPlan().vulkanStall == frame) {
+        session.stallSemaphore = createTimelineSemaphore(session.device, false, "stall (fault)");
+        VkSemaphoreSubmitInfo never{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+        never.semaphore = session.stallSemaphore;
+        never.value = 1;
+        never.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        waits[waitCount++] = never;
+    }
     if (target.waitBinary) {
         VkSemaphoreSubmitInfo w{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
         w.semaphore = target.waitBinary;
@@ -116,17 +163,22 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
         s.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
         signals[signalCount++] = s;
     }
+    if (faultPlan().deviceLost == frame)
+        throwVkFailure(VK_ERROR_DEVICE_LOST, "vkQueueSubmit2 (ESTUARY_FAULT=device-lost)", __FILE__,
+                       __LINE__);
     submitCommands(session.device, cmd, {waits, waitCount}, {signals, signalCount});
     session.nextFrame = frame + 1;
 }
 
 void waitFrameDrawn(Session& session, uint64_t frame) {
-    waitTimeline(session.device, session.frameTimeline, frame + 1, "the frame timeline");
+    const WatchdogScope watch("waiting for frame", frame, frameWaitTimeoutNs(session));
+    waitForFrame(session, frame, "a frame to be drawn");
 }
 
 void finishFrames(Session& session) {
     if (session.nextFrame == 0) return;
     const uint64_t last = session.nextFrame - 1;
+    const WatchdogScope watch("finishing frame", last, frameWaitTimeoutNs(session));
     waitFrameDrawn(session, last);
     const uint32_t ring = session.backend->hostRingSize();
     const uint64_t first = last + 1 >= ring ? last + 1 - ring : 0;

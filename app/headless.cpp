@@ -2,64 +2,97 @@
 #include "frame.h"
 #include "offscreen.h"
 #include "png.h"
+#include "stop_signal.h"
+#include "watchdog.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace estuary {
 namespace {
 
-void printFrameTimes(std::vector<double> ms, double wallSeconds) {
-    if (ms.empty()) return;
-    std::printf("estuary: %zu frames in %.3f s (%.1f frames/s)\n  first frames (ms):", ms.size(),
-                wallSeconds, double(ms.size()) / wallSeconds);
-    for (size_t i = 0; i < std::min<size_t>(ms.size(), 8); ++i)
-        std::printf(" %.3f", ms[i]);
+// Frame times kept for the summary: the first few, and the most recent ones for the percentiles,
+// so memory stays bounded whatever --frames is.
+constexpr size_t kFirstFrames = 8;
+constexpr size_t kRecentFrames = size_t(1) << 16;
+
+struct FrameTimes {
+    std::vector<double> first;
+    std::vector<double> recent; // a ring once full
+    uint64_t count = 0;
+
+    void add(double ms) {
+        if (first.size() < kFirstFrames) first.push_back(ms);
+        if (recent.size() < kRecentFrames)
+            recent.push_back(ms);
+        else
+            recent[count % kRecentFrames] = ms;
+        ++count;
+    }
+};
+
+void printFrameTimes(FrameTimes times, double wallSeconds) {
+    if (times.count == 0) return;
+    std::printf("estuary: %llu frames in %.3f s (%.1f frames/s)\n  first frames (ms):",
+                static_cast<unsigned long long>(times.count), wallSeconds,
+                double(times.count) / wallSeconds);
+    for (double ms : times.first)
+        std::printf(" %.3f", ms);
+    std::vector<double>& ms = times.recent;
     std::sort(ms.begin(), ms.end());
-    std::printf("\n  frame time (ms): p50 %.3f  p99 %.3f  max %.3f\n", ms[ms.size() / 2],
-                ms[std::min(ms.size() - 1, ms.size() * 99 / 100)], ms.back());
+    const std::string over =
+        times.count > ms.size() ? ", last " + std::to_string(ms.size()) + " frames" : "";
+    std::printf("\n  frame time (ms%s): p50 %.3f  p99 %.3f  max %.3f\n", over.c_str(),
+                ms[ms.size() / 2], ms[std::min(ms.size() - 1, ms.size() * 99 / 100)], ms.back());
 }
 
 } // namespace
 
-void runHeadless(Session& session) {
+void runHeadless(Session& session, OutputFile& screenshot) {
     const Options& o = session.options;
-    const uint32_t frames = o.frames ? o.frames : 300;
+    const uint64_t frames = o.frames ? o.frames : 300;
     const VkExtent2D extent{o.resolution.width, o.resolution.height};
-    OffscreenTarget offscreen = createOffscreenTarget(session.device, extent);
+    OffscreenTarget& offscreen = keepUntilClose(
+        session, createOffscreenTarget(session.device, extent), destroyOffscreenTarget);
 
-    uint64_t frame = 0;
+    // Decided before each frame is recorded: only the last one is copied for the screenshot.
+    bool last = false;
     FrameTarget target;
     target.view = offscreen.image.view;
     target.extent = extent;
     target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
-    target.end = [&](VkCommandBuffer cmd) {
-        recordEndTarget(cmd, offscreen, /*copyToReadback=*/frame + 1 == frames);
-    };
+    target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, last); };
 
-    std::vector<double> frameMs;
-    frameMs.reserve(frames);
+    FrameTimes times;
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
-    auto last = start;
-    for (frame = 0; frame < frames; ++frame) {
-        drawFrame(session, frame, target);
+    auto previous = start;
+    uint64_t drawn = 0;
+    while (!last) {
+        last = drawn + 1 == frames || stopSignal() != 0;
+        drawFrame(session, drawn, target);
+        ++drawn;
         const auto now = Clock::now();
-        frameMs.push_back(std::chrono::duration<double, std::milli>(now - last).count());
-        last = now;
+        times.add(std::chrono::duration<double, std::milli>(now - previous).count());
+        previous = now;
     }
-    waitFrameDrawn(session, frames - 1);
-    const double wall = std::chrono::duration<double>(Clock::now() - start).count();
-    printFrameTimes(frameMs, wall);
+    waitFrameDrawn(session, drawn - 1);
+    printFrameTimes(std::move(times), std::chrono::duration<double>(Clock::now() - start).count());
+    if (const int signal = stopSignal())
+        std::printf("estuary: stopped by %s after %llu of %llu frames\n", stopSignalName(signal),
+                    static_cast<unsigned long long>(drawn),
+                    static_cast<unsigned long long>(frames));
 
-    const std::string path = o.screenshot.empty() ? "estuary.png" : o.screenshot;
-    const auto pixels = readbackPixels(offscreen);
-    writePng(path, extent.width, extent.height, pixels.data());
-    std::printf("estuary: wrote %s (%ux%u)\n", path.c_str(), extent.width, extent.height);
-    vkDeviceWaitIdle(session.device.handle);
-    destroyOffscreenTarget(session.device, offscreen);
+    const auto pixels = [&] {
+        const WatchdogScope watch("reading back frame", drawn - 1, gpuWaitTimeoutNs());
+        return readbackPixels(offscreen);
+    }();
+    screenshot.write(encodePng(extent.width, extent.height, pixels.data()));
+    std::printf("estuary: wrote %s (%ux%u)\n", screenshot.path().c_str(), extent.width,
+                extent.height);
 }
 
 } // namespace estuary

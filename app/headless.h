@@ -1,10 +1,12 @@
-// Headless run: frames into an offscreen target, the last one read back and written as a PNG.
+// Headless run: frames into an offscreen target, the last one read back and written as a PNG. A
+// stop request (stop_signal.h) makes the next frame the last: its screenshot is still written.
 #pragma once
 
+#include "output_file.h"
 #include "session.h"
 
 namespace estuary {
 
-void runHeadless(Session& session);
+void runHeadless(Session& session, OutputFile& screenshot);
 
 } // namespace estuary

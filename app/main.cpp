@@ -1,26 +1,48 @@
-// estuary: parse options, then run one of three modes — benchmark, headless, or the desktop window
-// — and map every failure to a documented exit code.
+// estuary: parse options, check the files the run will write, then run one of three modes —
+// benchmark, headless, or the desktop window — and map every failure to a documented exit code.
 #include "bench.h"
 #include "errors.h"
 #include "headless.h"
 #include "options.h"
+#include "run_outputs.h"
 #include "session.h"
+#include "stop_signal.h"
+#include "watchdog.h"
 #include "windowed.h"
 
 #include <cstdio>
+#include <new>
+#include <unistd.h>
 
 namespace {
 
-int run(const estuary::Options& options) {
+int runMode(const estuary::Options& options, estuary::RunOutputs& outputs) {
     using namespace estuary;
-    if (options.bench) return runBench(options);
-    if (!options.headless) return runWindowed(options);
+    if (options.bench) return runBench(options, outputs);
+    if (!options.headless) return runWindowed(options, outputs.screenshot);
     Session session;
     openInstance(session, options, {});
-    return runSession(session, [](Session& s) {
+    return runSession(session, [&](Session& s) {
         openDevice(s, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
-        runHeadless(s);
+        runHeadless(s, *outputs.screenshot);
     });
+}
+
+// A run stopped by SIGINT/SIGTERM wrote what was asked and exits 128 + the signal, unless it
+// failed otherwise.
+int run(const estuary::Options& options) {
+    estuary::RunOutputs outputs = estuary::openRunOutputs(options);
+    const int code = runMode(options, outputs);
+    const int signal = estuary::stopSignal();
+    return code == 0 && signal != 0 ? estuary::stoppedExitCode(signal) : code;
+}
+
+// The exit, skipping the exit handlers when GPU work was left unsettled (session.h says why).
+int endProcess(int code) {
+    if (!estuary::gpuWorkAbandoned()) return code;
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code);
 }
 
 } // namespace
@@ -31,13 +53,19 @@ int main(int argc, char** argv) {
         std::fprintf(*parsed.exitNow == 0 ? stdout : stderr, "%s\n", parsed.message.c_str());
         return *parsed.exitNow;
     }
+    estuary::installStopHandlers();
+    estuary::startWatchdog();
     try {
-        return run(parsed.options);
+        return endProcess(run(parsed.options));
     } catch (const estuary::Error& e) {
         std::fprintf(stderr, "estuary: error: %s\n", e.what());
-        return int(e.code());
+        return endProcess(int(e.code()));
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "estuary: error: out of host memory; try a smaller --size, fewer "
+                             "--frames or a smaller --resolution\n");
+        return endProcess(int(estuary::ExitCode::Runtime));
     } catch (const std::exception& e) {
         std::fprintf(stderr, "estuary: error: %s\n", e.what());
-        return int(estuary::ExitCode::Runtime);
+        return endProcess(int(estuary::ExitCode::Runtime));
     }
 }

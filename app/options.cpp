@@ -1,10 +1,13 @@
 #include "options.h"
 #include "colormap.h"
+#include "output_file.h"
 #include "simulations.h"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <filesystem>
 
 namespace estuary {
 
@@ -71,6 +74,49 @@ std::string colormapList() {
 }
 
 // CLI11 validators return an empty string when fine, else the message.
+//
+// Decimal digits only, checked before CLI11 converts: alone it reads 010 as octal 8, 0x10 as 16,
+// and wraps -1 or a seed past 2^64 around to the largest value. A transform (it may change the
+// text): leading zeros are dropped so that 010 reaches CLI11 as 10.
+CLI::Validator wholeNumber(uint64_t min, uint64_t max) {
+    return CLI::Validator(
+        [min, max](std::string& value) -> std::string {
+            const std::string allowed =
+                " (allowed: " + std::to_string(min) + ".." + std::to_string(max) + ")";
+            uint64_t v = 0;
+            const char* last = value.data() + value.size();
+            const auto [end, ec] = std::from_chars(value.data(), last, v);
+            if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+                return "'" + value + "' is not a whole number in decimal digits" + allowed;
+            if (ec == std::errc::result_out_of_range || v < min || v > max)
+                return "'" + value + "' is out of range" + allowed;
+            if (ec != std::errc() || end != last)
+                return "'" + value + "' is not a number" + allowed;
+            value.erase(0, std::min(value.find_first_not_of('0'), value.size() - 1));
+            return {};
+        },
+        "N");
+}
+
+// The same file as far as spelling tells: "-" and /dev/stdout are one, "./a" and "a" are one.
+std::string outputKey(const std::string& path) {
+    if (const auto fd = descriptorNamedBy(path)) return "descriptor " + std::to_string(*fd);
+    return std::filesystem::path(path).lexically_normal().string();
+}
+
+// A path that starts with '-' is almost always a forgotten value swallowing the next option
+// (`--screenshot --no-ui`); "-" alone is the standard output.
+CLI::Validator outputPath() {
+    return CLI::Validator(
+        [](std::string& value) -> std::string {
+            if (value.size() > 1 && value[0] == '-')
+                return "'" + value + "' looks like an option, not a path (a file whose name " +
+                       "starts with '-' is written as ./" + value + ")";
+            return {};
+        },
+        "PATH");
+}
+
 CLI::Validator extentValidator(uint32_t maxSide) {
     return CLI::Validator(
         [maxSide](std::string& value) -> std::string {
@@ -105,6 +151,56 @@ std::optional<std::string> parseParam(const sim::SimDefinition& def, const std::
     return std::nullopt;
 }
 
+ParseOutcome& usage(ParseOutcome& out, const std::string& problem) {
+    out.exitNow = 2;
+    out.message = "estuary: " + problem + "\nRun 'estuary --help' for usage.";
+    return out;
+}
+
+// CLI11 takes `--screenshot ""` as given, with no value at all.
+std::optional<std::string> emptyValue(const CLI::App& app) {
+    for (const CLI::Option* option : app.get_options()) {
+        if (option->get_items_expected_min() == 0 || option->count() == 0) continue;
+        const auto& values = option->results();
+        if (values.empty() ||
+            std::any_of(values.begin(), values.end(), [](const auto& v) { return v.empty(); }))
+            return option->get_name() + " needs a value, got an empty one";
+    }
+    return std::nullopt;
+}
+
+// Options the chosen mode would ignore are refused rather than silently dropped, and two outputs
+// may not name the same file (as spelled here; run_outputs.h also compares what they point to).
+std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
+    const auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
+    if (o.bench) {
+        for (const char* name : {"--screenshot", "--colormap", "--present-mode", "--no-ui"})
+            if (given(name))
+                return std::string(name) +
+                       " is ignored by --bench, which writes no image and opens no window: "
+                       "remove it";
+        if (o.frames > kMaxBenchFrames)
+            return "--frames " + std::to_string(o.frames) + " is above the benchmark's limit of " +
+                   std::to_string(kMaxBenchFrames) +
+                   " frames per mode: every measured frame is kept for exact percentiles and the "
+                   "per-frame CSV (48 bytes each); run several benchmarks for more";
+        if (!o.reportPath.empty() && !o.csvPath.empty() &&
+            outputKey(o.reportPath) == outputKey(o.csvPath))
+            return "--report " + o.reportPath + " and --csv " + o.csvPath +
+                   " name the same file: give each its own";
+        return std::nullopt;
+    }
+    for (const char* name : {"--mode", "--warmup", "--report", "--csv"})
+        if (given(name)) return std::string(name) + " is a benchmark option: add --bench";
+    if (o.headless)
+        for (const char* name : {"--present-mode", "--no-ui"})
+            if (given(name))
+                return std::string(name) +
+                       " is a window option, ignored by --headless, which opens no window: "
+                       "remove it";
+    return std::nullopt;
+}
+
 } // namespace
 
 ParseOutcome parseOptions(int argc, const char* const* argv) {
@@ -112,7 +208,8 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     Options& o = out.options;
     CLI::App app{"estuary: CUDA simulations written every frame into Vulkan-exported images "
                  "and drawn by Vulkan, synchronized on the GPU with timeline semaphores.\n"
-                 "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 unsupported environment."};
+                 "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 unsupported environment, "
+                 "130/143 stopped by SIGINT/SIGTERM (what was asked is still written)."};
     app.name("estuary");
     std::string grid = "512x512", resolution = "768x768", backend = "auto";
     bool version = false, listSims = false;
@@ -131,18 +228,20 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                    "Set a simulation parameter, NAME=VALUE (repeatable; the window shows them)")
         ->allow_extra_args(false); // one NAME=VALUE per --param; repeated ones accumulate
     app.add_flag("--headless", o.headless, "Render offscreen, no window; writes a screenshot");
-    app.add_option("--frames", o.frames, "Frames to run (default: 300 headless, until closed)")
-        ->check(CLI::Range(1u, 100'000'000u));
+    app.add_option("--frames", o.frames,
+                   "Frames to run (default: 300 headless, until closed; --bench: 5000, at most " +
+                       std::to_string(kMaxBenchFrames) + ")")
+        ->transform(wholeNumber(1, 100'000'000));
     app.add_option("--size", grid, "Simulation grid WxH")->check(extentValidator(kMaxGridSide));
     app.add_option("--resolution", resolution, "Output image / window size WxH")
         ->check(extentValidator(kMaxResolutionSide));
     app.add_option("--steps-per-frame", o.stepsPerFrame,
                    "Simulation steps per frame (default: the simulation's)")
-        ->check(CLI::Range(0, 10000));
+        ->transform(wholeNumber(0, 10000));
     app.add_option("--backend", backend, "Simulation backend: auto, cuda or cpu")
         ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
     app.add_option("--device", o.device, "CUDA device ordinal (NVIDIA devices only)")
-        ->check(CLI::Range(0, 255));
+        ->transform(wholeNumber(0, 255));
     app.add_option("--colormap", o.colormap, "Colormap: " + colormapList())
         ->check(CLI::Validator(
             [](std::string& value) -> std::string {
@@ -150,13 +249,16 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                 return "'" + value + "' is not a colormap (allowed: " + colormapList() + ")";
             },
             "NAME"));
-    app.add_option("--screenshot", o.screenshot, "Write the last frame to this PNG");
+    app.add_option("--screenshot", o.screenshot,
+                   "Write the last frame to this PNG (headless default: estuary.png; - is stdout)")
+        ->check(outputPath());
     app.add_flag("--validate", o.validate,
                  "Enable the Khronos validation layer; any message makes the exit code non-zero");
     app.add_option("--frames-in-flight", o.framesInFlight,
                    "Frames in flight over a ring of shared images")
-        ->check(CLI::Range(1u, 8u));
-    app.add_option("--seed", o.seed, "Seed of the initial condition");
+        ->transform(wholeNumber(1, 8));
+    app.add_option("--seed", o.seed, "Seed of the initial condition")
+        ->transform(wholeNumber(0, UINT64_MAX));
     std::string presentMode = "fifo", benchMode = "pipelined";
     CLI::Option* framesInFlight = app.get_option("--frames-in-flight");
     CLI::Option* frames = app.get_option("--frames");
@@ -167,9 +269,11 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     app.add_option("--mode", benchMode, "Benchmark mode: pipelined, serialized, host-copy or all")
         ->check(CLI::IsMember({"pipelined", "serialized", "host-copy", "all"}));
     app.add_option("--warmup", o.warmup, "Benchmark frames run before timing starts")
-        ->check(CLI::Range(0u, 1'000'000u));
-    app.add_option("--report", o.reportPath, "Benchmark report (JSON) path");
-    app.add_option("--csv", o.csvPath, "Benchmark per-frame CSV path");
+        ->transform(wholeNumber(0, 1'000'000));
+    app.add_option("--report", o.reportPath, "Benchmark report (JSON) path; - is stdout")
+        ->check(outputPath());
+    app.add_option("--csv", o.csvPath, "Benchmark per-frame CSV path; - is stdout")
+        ->check(outputPath());
     app.add_flag("--version", version, "Print the version and exit");
 
     try {
@@ -183,6 +287,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         out.message = std::string("estuary: ") + e.what() + "\nRun 'estuary --help' for usage.";
         return out;
     }
+    if (const auto problem = emptyValue(app)) return usage(out, *problem);
     if (version) {
         out.exitNow = 0;
         out.message = "estuary " ESTUARY_VERSION;
@@ -198,11 +303,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     o.simulation = def.name;
     for (const std::string& text : params) {
         ParamSetting setting;
-        if (const auto problem = parseParam(def, text, setting)) {
-            out.exitNow = 2;
-            out.message = "estuary: " + *problem + "\nRun 'estuary --help' for usage.";
-            return out;
-        }
+        if (const auto problem = parseParam(def, text, setting)) return usage(out, *problem);
         o.params.push_back(setting);
     }
     o.grid = *parseExtent(grid, 1, kMaxGridSide);
@@ -217,19 +318,11 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         o.benchModes = {benchMode == "serialized"  ? BenchMode::Serialized
                         : benchMode == "host-copy" ? BenchMode::HostCopy
                                                    : BenchMode::Pipelined};
+    if (const auto problem = modeProblem(app, o)) return usage(out, *problem);
     if (o.bench) {
         o.headless = true;
         if (framesInFlight->count() == 0) o.framesInFlight = kBenchFramesInFlight;
         if (frames->count() == 0) o.frames = 5000;
-    } else {
-        for (const char* benchOnly : {"--mode", "--warmup", "--report", "--csv"})
-            if (app.get_option(benchOnly)->count() > 0) {
-                out.exitNow = 2;
-                out.message =
-                    std::string("estuary: ") + benchOnly +
-                    " is a benchmark option: add --bench\nRun 'estuary --help' for usage.";
-                return out;
-            }
     }
     return out;
 }

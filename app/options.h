@@ -1,6 +1,8 @@
 // Command-line options of `estuary`: one struct of plain values and a pure parser, so every rule
 // about bad input is unit-tested without a GPU. A bad value yields exit code 2 and a message naming
-// the option, the value and what is allowed.
+// the option, the value and what is allowed. Numbers are decimal digits only; a path may not start
+// with '-' ("-" alone is the standard output); an option the chosen mode would ignore is refused.
+// What the file system says about the paths is checked later, by run_outputs.h.
 #pragma once
 
 #include <cstdint>
@@ -62,6 +64,9 @@ struct Options {
 // Measured on an H200 at 1024² (docs/PERFORMANCE.md): throughput rises with depth up to 8, where
 // the cross-API latency is best hidden; deeper only adds memory.
 inline constexpr uint32_t kBenchFramesInFlight = 8;
+// The benchmark keeps every measured frame (exact nearest-rank percentiles, the per-frame CSV):
+// at most this many per mode, about 48 MB of samples.
+inline constexpr uint32_t kMaxBenchFrames = 1'000'000;
 
 struct ParseOutcome {
     Options options;

@@ -1,14 +1,18 @@
 #include "session.h"
 #include "colormap.h"
+#include "fault_injection.h"
 #include "frame.h"
+#include "memory_budget.h"
 #include "simulations.h"
 #include "vk_check.h"
+#include "watchdog.h"
 
 #ifdef ESTUARY_HAVE_CUDA
 #include "cuda_devices.h"
 #include "device_match.h"
 #endif
 
+#include <atomic>
 #include <cstdio>
 
 namespace estuary {
@@ -69,6 +73,24 @@ std::filesystem::path findDataDir() {
     return std::filesystem::exists(installed / "shaders") ? installed : beside;
 }
 
+// Before any allocation: does the run fit? Exit 3 naming need and budget if not.
+void checkRunFitsInMemory(const Session& session, const BackendConfig& config) {
+    const BackendKind kind = session.choice.kind == Backend::Cpu ? BackendKind::Cpu
+                             : session.hostCopy                  ? BackendKind::HostCopy
+                                                                 : BackendKind::Cuda;
+    std::optional<uint64_t> cudaFree;
+#ifdef ESTUARY_HAVE_CUDA
+    if (kind != BackendKind::Cpu) cudaFree = interop::cudaFreeMemory(session.choice.cudaDevice);
+#endif
+    const sim::OutputLayout layout = checkedOutputs(config);
+    const uint64_t cells = uint64_t(config.grid.width) * config.grid.height;
+    const MemoryNeed need = estimateMemory(*config.simulation, layout, cells, config.slots, kind);
+    checkMemoryBudget(need, queryMemoryBudget(session.device, cudaFree),
+                      config.simulation->name + " on a " + std::to_string(config.grid.width) + "x" +
+                          std::to_string(config.grid.height) + " grid with " +
+                          std::to_string(config.slots) + " frame(s) in flight");
+}
+
 std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
     BackendConfig config;
     config.simulation = session.simulation;
@@ -76,6 +98,7 @@ std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
     config.slots = session.options.framesInFlight;
     config.seed = session.options.seed;
     config.stampFrameIndex = session.stampFrames;
+    checkRunFitsInMemory(session, config);
 #ifdef ESTUARY_HAVE_CUDA
     if (session.choice.kind == Backend::Cuda && session.hostCopy)
         return createHostCopyBackend(session.device, config, session.choice.cudaDevice);
@@ -115,21 +138,108 @@ void openBackendAndRenderer(Session& session, Extent grid) {
     }
 }
 
+// One command buffer and two timestamp queries (the draw's start and end) per entry of the
+// backend's host ring.
+void createCommandRing(Session& session) {
+    if (session.device.timestampValidBits > 0) {
+        VkQueryPoolCreateInfo queryInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        queryInfo.queryCount = 2 * session.backend->hostRingSize();
+        VK_CHECK(
+            vkCreateQueryPool(session.device.handle, &queryInfo, nullptr, &session.timestamps));
+        setDebugName(session.device, VK_OBJECT_TYPE_QUERY_POOL,
+                     reinterpret_cast<uint64_t>(session.timestamps), "draw timestamps");
+    }
+    session.commands.resize(session.backend->hostRingSize());
+    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    alloc.commandPool = session.pool;
+    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    alloc.commandBufferCount = uint32_t(session.commands.size());
+    VK_CHECK(vkAllocateCommandBuffers(session.device.handle, &alloc, session.commands.data()));
+}
+
+// Only with no frame in flight.
+void destroyCommandRing(Session& session) {
+    if (!session.commands.empty())
+        vkFreeCommandBuffers(session.device.handle, session.pool, uint32_t(session.commands.size()),
+                             session.commands.data());
+    session.commands.clear();
+    if (session.timestamps) vkDestroyQueryPool(session.device.handle, session.timestamps, nullptr);
+    session.timestamps = VK_NULL_HANDLE;
+}
+
 // Before a backend goes: the GPU is idle and every frame's times are collected.
 void drainFrames(Session& session) {
-    VK_CHECK(vkDeviceWaitIdle(session.device.handle));
-    session.backend->finish();
-    finishFrames(session);
+    const WatchdogScope watch("draining after frame", session.nextFrame,
+                              2 * frameWaitTimeoutNs(session));
+    finishFrames(session); // bounded: every frame submitted so far is drawn
+    session.backend->finish(frameWaitTimeoutNs(session));
+    VK_CHECK(vkDeviceWaitIdle(session.device.handle)); // the queue is idle by now: returns at once
 }
 
 } // namespace
 
+// The end of a session, whatever happened before: true when no GPU work remains. A side that
+// failed or stopped signals no more, so the other side's waits on it are released; if both wait
+// for each other (a hang), the simulation's waits are released first. Every wait is bounded.
+bool settleGpuWork(Session& session) {
+    const uint64_t timeout = frameWaitTimeoutNs(session);
+    const auto vulkanDone = [&](uint64_t within) {
+        if (session.nextFrame == 0 || !session.frameTimeline) return true;
+        try {
+            return waitTimelineFor(session.device, session.frameTimeline, session.nextFrame,
+                                   within);
+        } catch (const Error& e) { // device lost: nothing more runs on it
+            std::fprintf(stderr, "estuary: while finishing: %s\n", e.what());
+            return true;
+        }
+    };
+    SimBackend* backend = session.backend.get();
+    bool vulkan = vulkanDone(0);
+    bool simulation = !backend || backend->simulationSettled(0);
+    if (vulkan && simulation) return true; // the usual end: nothing in flight
+    const uint64_t next = session.nextFrame;
+    if (simulation) { // done or failed: Vulkan's waits on it can only pass if released
+        if (backend->releaseVulkanWaits(next, timeout / 2)) vulkan = vulkanDone(timeout / 2);
+    } else {
+        vulkan = vulkanDone(timeout / 2);
+        simulation = backend->simulationSettled(vulkan ? timeout / 2 : 0);
+        if (!simulation) { // waiting for Vulkan, which will not signal: release it
+            std::fprintf(stderr,
+                         "estuary: the simulation's GPU work is still busy at teardown "
+                         "(%s); releasing its waits on Vulkan\n",
+                         backend->waitState().c_str());
+            simulation = backend->releaseSimulationWaits(next, timeout / 4) &&
+                         backend->simulationSettled(timeout / 4);
+        }
+        if (simulation && !vulkan && backend->releaseVulkanWaits(next, timeout / 4))
+            vulkan = vulkanDone(timeout / 4);
+    }
+    if (vulkan && simulation) return true;
+    std::fprintf(stderr,
+                 "estuary: the GPU did not settle at teardown (%s); leaving its objects to the "
+                 "driver, which frees them when the process exits\n",
+                 !vulkan && !simulation ? "Vulkan and the simulation still busy"
+                 : !vulkan              ? "Vulkan still busy"
+                                        : "the simulation still busy");
+    return false;
+}
+
 void recreateBackend(Session& session, Extent grid) {
+    recreateBackend(session, grid, session.options.framesInFlight);
+}
+
+void recreateBackend(Session& session, Extent grid, uint32_t framesInFlight) {
     drainFrames(session);
     destroyRenderer(session.device, session.renderer);
     session.backend.reset(); // its images and semaphores go before the new ones are made
     session.options.grid = grid;
+    session.options.framesInFlight = framesInFlight;
     openBackendAndRenderer(session, grid);
+    if (session.commands.size() != session.backend->hostRingSize()) {
+        destroyCommandRing(session);
+        createCommandRing(session);
+    }
 }
 
 void switchSimulation(Session& session, const sim::SimDefinition& def) {
@@ -154,6 +264,7 @@ void switchSimulation(Session& session, const sim::SimDefinition& def) {
 void openInstance(Session& session, const Options& options,
                   const std::vector<const char*>& instanceExtensions) {
     session.options = options;
+    (void)faultPlan(); // a malformed ESTUARY_FAULT is exit 2 before any work
     session.dataDir = findDataDir();
     session.view.colormap = findColormap(options.colormap).value_or(0);
     const sim::SimDefinition* def = findSimulation(options.simulation);
@@ -191,29 +302,38 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
     openBackendAndRenderer(session, o.grid);
 
     session.frameTimeline = createTimelineSemaphore(session.device, false, "frame timeline");
-    // The command ring's size is fixed for the session: a backend made later (grid change,
-    // another simulation) has the same frames in flight and so the same ring.
-    if (session.device.timestampValidBits > 0) {
-        VkQueryPoolCreateInfo queryInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-        queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        queryInfo.queryCount = 2 * session.backend->hostRingSize();
-        VK_CHECK(
-            vkCreateQueryPool(session.device.handle, &queryInfo, nullptr, &session.timestamps));
-        setDebugName(session.device, VK_OBJECT_TYPE_QUERY_POOL,
-                     reinterpret_cast<uint64_t>(session.timestamps), "draw timestamps");
-    }
-    session.commands.resize(session.backend->hostRingSize());
-    VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    alloc.commandPool = session.pool;
-    alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    alloc.commandBufferCount = uint32_t(session.commands.size());
-    VK_CHECK(vkAllocateCommandBuffers(session.device.handle, &alloc, session.commands.data()));
+    createCommandRing(session);
+}
+
+namespace {
+std::atomic<bool> gAbandoned{false};
+} // namespace
+
+bool gpuWorkAbandoned() {
+    return gAbandoned.load();
 }
 
 uint32_t closeSession(Session& session) {
+    // settleGpuWork waits at most twice the frame timeout; destroying should take no time.
+    const WatchdogScope watch("teardown after frame", session.nextFrame,
+                              2 * frameWaitTimeoutNs(session));
+    if (session.device.handle && !settleGpuWork(session)) {
+        // Freeing objects the GPU may still use is undefined; the process exits soon after.
+        gAbandoned.store(true);
+        const uint32_t messages = validationMessageCount(session.instance);
+        (void)session.backend.release();
+        session.device = Device{};
+        session.instance = Instance{};
+        return messages;
+    }
     if (session.device.handle) {
-        vkDeviceWaitIdle(session.device.handle);
-        if (session.backend) session.backend->finish();
+        (void)vkDeviceWaitIdle(session.device.handle); // settled: returns at once (or device lost)
+        for (auto release = session.releaseAtClose.rbegin();
+             release != session.releaseAtClose.rend(); ++release)
+            (*release)(session.device);
+        session.releaseAtClose.clear();
+        if (session.stallSemaphore)
+            vkDestroySemaphore(session.device.handle, session.stallSemaphore, nullptr);
         destroyRenderer(session.device, session.renderer);
         if (session.frameTimeline)
             vkDestroySemaphore(session.device.handle, session.frameTimeline, nullptr);

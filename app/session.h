@@ -59,7 +59,16 @@ struct Session {
     uint64_t lastDrawEndTicks = 0;           // GPU timestamp of the last collected draw's end
     uint64_t collectedFrames = 0;            // frames whose GPU times were collected: [0, this)
     std::chrono::steady_clock::time_point lastFrameStart;
+    uint64_t slowestFrameNs = 0; // longest interval between frame starts so far
+    // Released by closeSession once the GPU has settled (never while it may use them): what a
+    // run made beside the session (offscreen targets, readback buffers), newest first.
+    std::vector<std::function<void(const Device&)>> releaseAtClose;
+    VkSemaphore stallSemaphore = VK_NULL_HANDLE; // ESTUARY_FAULT=vulkan-stall: never signalled
 };
+
+// How long a host wait for a frame may last before it counts as a hang: ESTUARY_WAIT_TIMEOUT_S
+// where set, else 20 s or 50 times the slowest frame so far, whichever is longer.
+uint64_t frameWaitTimeoutNs(const Session& session);
 
 void openInstance(Session& session, const Options& options,
                   const std::vector<const char*>& instanceExtensions);
@@ -68,12 +77,39 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat);
 // Waits for the GPU, then replaces the backend with one over a new grid (new shared images and
 // simulation state), keeping the same kind and device. For the UI's grid-size change.
 void recreateBackend(Session& session, Extent grid);
+// The same with another number of frames in flight (the command ring follows).
+void recreateBackend(Session& session, Extent grid, uint32_t framesInFlight);
 // Makes `def` the session's simulation: its initial parameters (with the --param settings when it
 // is the simulation the options named), its steps per frame and value range. Before openDevice
 // this only sets the choice; afterwards it waits for the GPU and rebuilds backend and renderer.
 void switchSimulation(Session& session, const sim::SimDefinition& def);
 
+// Hands `object` (an offscreen target, a readback buffer: what a run makes beside the session)
+// to the session, which destroys it with `destroy` at close, once the GPU has settled: never while
+// frames may still use it, and without a wait of its own that could hang. The reference stays
+// valid until then.
+template <typename T>
+T& keepUntilClose(Session& session, T object, void (*destroy)(const Device&, T&)) {
+    auto owned = std::make_shared<T>(std::move(object));
+    session.releaseAtClose.push_back([owned, destroy](const Device& d) { destroy(d, *owned); });
+    return *owned;
+}
+
+// The GPU work of the session, settled as closeSession does (bounded; a side that failed or
+// stopped releases the other's waits). True when nothing remains in flight: only then may
+// objects the frames used be destroyed. For owners of such objects outside the session (the
+// window's swapchain) before closeSession.
+bool settleGpuWork(Session& session);
+
+// Whether a session of this process left GPU work unsettled at close (its objects were left to the
+// driver). The process should then end with _exit: the CUDA runtime's exit handlers would wait
+// for the broken context, and a faulted context can hold the GPU's engine for every process.
+bool gpuWorkAbandoned();
+
 // Returns the number of validation messages seen over the whole session (0 without --validate).
+// Never hangs: waits for the GPU are bounded and, when one API waits for the other that failed,
+// the waiting side is released; if the GPU still does not settle, GPU objects are left to the
+// driver (the process is about to exit) rather than freed while in use, and it says so.
 uint32_t closeSession(Session& session);
 
 // Runs `body` on an opened session and closes it whatever happens. Returns the exit code: 0, or 1

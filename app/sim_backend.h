@@ -111,8 +111,32 @@ class SimBackend {
 
     virtual void brush(const sim::Brush& brush, const sim::ParamValues& params) = 0;
     virtual void reset(uint64_t seed) = 0;
-    // Blocks until all simulation work is finished (teardown, tests).
-    virtual void finish() = 0;
+    // Waits, at most `timeoutNs`, until all simulation work enqueued so far is finished; throws a
+    // runtime error naming what is stuck on timeout, and reports a failed GPU side as such.
+    virtual void finish(uint64_t timeoutNs) = 0;
+
+    // Teardown, also after a failure, where every wait must end (Session's closeSession drives
+    // these): whether the simulation's GPU work is done or has failed, polling up to `timeoutNs`;
+    // releasing its waits on Vulkan once Vulkan will signal no more; releasing Vulkan's waits on
+    // it once it will signal no more. `nextFrame` is the first frame never submitted.
+    virtual bool simulationSettled(uint64_t timeoutNs) {
+        (void)timeoutNs;
+        return true;
+    }
+    // Each returns false when the release could not be made (the simulation's GPU side is broken).
+    virtual bool releaseSimulationWaits(uint64_t nextFrame, uint64_t timeoutNs) {
+        (void)nextFrame, (void)timeoutNs;
+        return true;
+    }
+    virtual bool releaseVulkanWaits(uint64_t nextFrame, uint64_t timeoutNs) {
+        (void)nextFrame, (void)timeoutNs;
+        return true;
+    }
+    // What the two sides have done, for messages about a hang; empty where nothing crosses APIs.
+    virtual std::string waitState() const { return {}; }
+    // Throws the error of a simulation whose GPU side has failed (a CUDA kernel that faulted), so
+    // that a frame wait reports the cause at once instead of timing out on its consequence.
+    virtual void throwIfFailed() const {}
 };
 
 // Throws usageError() when the simulation refuses the grid.

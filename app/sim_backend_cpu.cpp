@@ -2,7 +2,9 @@
 // straight into the slot's mapped staging memory; the draw submission uploads the images.
 #include "sim_backend.h"
 #include "errors.h"
+#include "fault_injection.h"
 #include "staged_outputs.h"
+#include "vk_check.h"
 
 #include <chrono>
 #include <vector>
@@ -32,6 +34,9 @@ class CpuBackend final : public SimBackend {
           display_(config.simulation->visual.image), stampFrames_(config.stampFrameIndex),
           simMs_(config.slots, kNotMeasured) {
         try { // a throwing constructor runs no destructor
+            if (faultPlan().allocFail)
+                throwVkFailure(VK_ERROR_OUT_OF_DEVICE_MEMORY,
+                               "vkAllocateMemory (ESTUARY_FAULT=alloc-fail)", __FILE__, __LINE__);
             sim_->reset(config.seed);
         } catch (...) {
             destroyStagedOutputs(device_, outputs_);
@@ -89,7 +94,7 @@ class CpuBackend final : public SimBackend {
         sim_->brush(brush, params);
     }
     void reset(uint64_t seed) override { sim_->reset(seed); }
-    void finish() override {}
+    void finish(uint64_t) override {}
 
   private:
     const Device& device_;

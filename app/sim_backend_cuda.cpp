@@ -7,6 +7,7 @@
 // released = f + 1. The host never waits on either API here.
 #include "sim_backend.h"
 #include "buffer_ring.h"
+#include "fault_injection.h"
 #include "cuda_check.h"
 #include "cuda_simulation.h"
 #include "frame_timelines.h"
@@ -15,6 +16,7 @@
 #include "vk_check.h"
 
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -22,6 +24,12 @@ namespace estuary {
 namespace {
 
 using namespace interop;
+
+std::string seconds(uint64_t ns) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f s", double(ns) / 1e9);
+    return text;
+}
 
 // The slot's outputs as the simulation sees them, built once: spans into the rings' surfaces.
 struct SlotTargets {
@@ -46,6 +54,9 @@ class CudaBackend final : public SimBackend {
             sim_ = config.simulation->createCuda({config.grid.width, config.grid.height, 1});
             sim_->reset(config.seed, stream_);
             createOutputs(pool, config);
+            if (faultPlan().allocFail)
+                throw cudaFailure(cudaErrorMemoryAllocation,
+                                  "cudaMalloc (ESTUARY_FAULT=alloc-fail)", __FILE__, __LINE__);
             // Per-frame bookkeeping lives in the command ring, which is longer than the slot ring.
             ring_ = std::min(2 * config.slots, kMaxRing);
             events_.resize(ring_);
@@ -66,7 +77,9 @@ class CudaBackend final : public SimBackend {
     // Stream sync → surfaces → mipmapped arrays → external memory and semaphores → Vulkan. Safe on
     // a partly constructed backend: every step skips what does not exist.
     void release() {
-        if (stream_) (void)cudaStreamSynchronize(stream_);
+        // The session settled the stream before destroying the backend; a partly built one has
+        // nothing in flight.
+        if (stream_) (void)cudaStreamSettled(stream_, gpuWaitTimeoutNs());
         sim_.reset();
         for (auto& e : events_)
             for (cudaEvent_t ev : {e.start, e.beforeWait, e.afterWait, e.end})
@@ -104,7 +117,12 @@ class CudaBackend final : public SimBackend {
         // slot's outputs must wait until Vulkan has drawn and released them (frame - slots).
         CUDA_CHECK(cudaEventRecord(ev.start, stream_));
         sim_->step(params, steps, stream_);
+        if (faultPlan().cudaFault == frame) launchFaultingKernel(stream_);
         CUDA_CHECK(cudaEventRecord(ev.beforeWait, stream_));
+        // A deadlock: this frame's writes wait for the draw of the next frame, which waits for
+        // them.
+        if (faultPlan().cudaStall == frame)
+            cudaWaitTimeline(timelines_.released, frame + 2, stream_);
         cudaBeginFrame(timelines_, frame, stream_);
         CUDA_CHECK(cudaEventRecord(ev.afterWait, stream_));
         sim_->writeOutputs(slotTargets_[slot].targets(), stream_);
@@ -182,7 +200,40 @@ class CudaBackend final : public SimBackend {
         sim_->brush(brush, params, stream_);
     }
     void reset(uint64_t seed) override { sim_->reset(seed, stream_); }
-    void finish() override { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+    void finish(uint64_t timeoutNs) override {
+        if (!cudaStreamSettled(stream_, timeoutNs))
+            throw runtimeError("timed out after " + seconds(timeoutNs) +
+                               " waiting for the CUDA stream to finish; " + waitState());
+        CUDA_CHECK(cudaStreamQuery(stream_)); // a failed stream reports its error here
+    }
+
+    bool simulationSettled(uint64_t timeoutNs) override {
+        return cudaStreamSettled(stream_, timeoutNs);
+    }
+
+    bool releaseSimulationWaits(uint64_t nextFrame, uint64_t timeoutNs) override {
+        return releaseCudaWaits(timelines_, nextFrame, timeoutNs);
+    }
+
+    bool releaseVulkanWaits(uint64_t nextFrame, uint64_t timeoutNs) override {
+        return interop::releaseVulkanWaits(timelines_, nextFrame, timeoutNs);
+    }
+
+    void throwIfFailed() const override {
+        const cudaError_t stream = cudaStreamQuery(stream_);
+        if (stream != cudaSuccess && stream != cudaErrorNotReady)
+            throw cudaFailure(stream, "the simulation's CUDA stream", __FILE__, __LINE__);
+    }
+
+    std::string waitState() const override {
+        const cudaError_t stream = cudaStreamQuery(stream_);
+        const std::string streamState =
+            stream == cudaSuccess ? "the CUDA stream is idle"
+            : stream == cudaErrorNotReady
+                ? "the CUDA stream is busy"
+                : std::string("the CUDA stream failed: ") + cudaGetErrorName(stream);
+        return describeTimelines(device_, timelines_) + "; " + streamState;
+    }
 
   private:
     // The draw reads outputs from vertex (buffers, vertex pulling) and fragment shaders. The wait

@@ -5,6 +5,8 @@
 // the path between them differs.
 #include "sim_backend.h"
 #include "cuda_check.h"
+#include "fault_injection.h"
+#include "frame_timelines.h"
 #include "cuda_simulation.h"
 #include "staged_outputs.h"
 
@@ -27,6 +29,9 @@ class HostCopyBackend final : public SimBackend {
                               " has no CUDA implementation in this build");
         }
         try { // a throwing constructor runs no destructor: release what was made so far
+            if (faultPlan().allocFail)
+                throw cudaFailure(cudaErrorMemoryAllocation,
+                                  "cudaMalloc (ESTUARY_FAULT=alloc-fail)", __FILE__, __LINE__);
             CUDA_CHECK(cudaSetDevice(cudaDevice));
             CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
             sim_ = config.simulation->createCuda({config.grid.width, config.grid.height, 1});
@@ -59,7 +64,7 @@ class HostCopyBackend final : public SimBackend {
 
     // Safe on a partly constructed backend: every step skips what does not exist.
     void release() {
-        if (stream_) (void)cudaStreamSynchronize(stream_);
+        if (stream_) (void)interop::cudaStreamSettled(stream_, gpuWaitTimeoutNs());
         sim_.reset();
         for (sim::DeviceImage& image : privateImages_)
             sim::destroyDeviceImage(image);
@@ -115,7 +120,7 @@ class HostCopyBackend final : public SimBackend {
             pinned += layout_.buffers[b].bytes;
         }
         // Without interop the host must wait for the data before Vulkan can have it.
-        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        waitForStream(gpuWaitTimeoutNs());
         pinned = static_cast<uint8_t*>(pinned_);
         for (const StagedImage& staged : outputs_.images) {
             std::memcpy(staged.staging[slot].mapped, pinned, staged.staging[slot].size);
@@ -160,9 +165,19 @@ class HostCopyBackend final : public SimBackend {
         sim_->brush(brush, params, stream_);
     }
     void reset(uint64_t seed) override { sim_->reset(seed, stream_); }
-    void finish() override { CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+    void finish(uint64_t timeoutNs) override { waitForStream(timeoutNs); }
+    bool simulationSettled(uint64_t timeoutNs) override {
+        return interop::cudaStreamSettled(stream_, timeoutNs);
+    }
 
   private:
+    void waitForStream(uint64_t timeoutNs) {
+        if (!interop::cudaStreamSettled(stream_, timeoutNs))
+            throw runtimeError("timed out after " + std::to_string(timeoutNs / 1'000'000'000) +
+                               " s waiting for the CUDA stream of the host-copy backend");
+        CUDA_CHECK(cudaStreamQuery(stream_)); // a failed stream reports its error here
+    }
+
     const Device& device_;
     sim::OutputLayout layout_;
     StagedOutputs outputs_;

@@ -12,7 +12,7 @@
 
 namespace estuary {
 
-struct StagedImage {
+struct StagedImage : MoveOnly {
     sim::ImageOutput output;
     std::vector<VkBufferImageCopy> regions; // one per level, into the staging buffer
     std::vector<Image> images;              // one per slot
@@ -22,13 +22,7 @@ struct StagedImage {
 // Where a slot's host writes go, as the simulation's HostTargets (built once, no per-frame
 // allocation): the staging levels of every image and the mapped buffers. `images` spans point
 // into `levelPointers`: move-only, so no copy can point into another's storage.
-struct StagedSlotTargets {
-    StagedSlotTargets() = default;
-    StagedSlotTargets(StagedSlotTargets&&) = default;
-    StagedSlotTargets& operator=(StagedSlotTargets&&) = default;
-    StagedSlotTargets(const StagedSlotTargets&) = delete;
-    StagedSlotTargets& operator=(const StagedSlotTargets&) = delete;
-
+struct StagedSlotTargets : MoveOnly {
     std::vector<std::vector<void*>> levelPointers;
     std::vector<sim::HostImageTarget> images;
     std::vector<void*> buffers;
@@ -36,13 +30,7 @@ struct StagedSlotTargets {
 };
 
 // Owns its Vulkan images and buffers: move-only.
-struct StagedOutputs {
-    StagedOutputs() = default;
-    StagedOutputs(StagedOutputs&&) = default;
-    StagedOutputs& operator=(StagedOutputs&&) = default;
-    StagedOutputs(const StagedOutputs&) = delete;
-    StagedOutputs& operator=(const StagedOutputs&) = delete;
-
+struct StagedOutputs : MoveOnly {
     std::vector<StagedImage> images;
     std::vector<std::vector<Buffer>> buffers; // [output buffer][slot], host-visible and coherent
     std::vector<StagedSlotTargets> slots;

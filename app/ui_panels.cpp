@@ -275,6 +275,29 @@ void drawPerformancePanel(Session& session, UiState& ui, ImGuiCond place) {
     ImGui::End();
 }
 
+void drawNotice(UiState& ui) {
+    if (ui.notice.empty() || ui.noticeSeconds <= 0.0f) return;
+    ui.noticeSeconds -= ImGui::GetIO().DeltaTime;
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, display.y - 10), ImGuiCond_Always,
+                            ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(display.x - 20, display.y));
+    ImGui::SetNextWindowBgAlpha(0.85f);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs |
+                                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoNav |
+                                   ImGuiWindowFlags_NoFocusOnAppearing |
+                                   ImGuiWindowFlags_NoSavedSettings;
+    if (ImGui::Begin("##notice", nullptr, flags)) {
+        ImGui::PushTextWrapPos(display.x - 40);
+        if (ui.noticeIsError)
+            ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", ui.notice.c_str());
+        else
+            ImGui::TextUnformatted(ui.notice.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::End();
+}
+
 } // namespace
 
 void drawUiPanels(Session& session, UiState& ui) {
@@ -287,6 +310,7 @@ void drawUiPanels(Session& session, UiState& ui) {
     drawSimulationPanel(session, ui, place);
     drawViewPanel(session, ui, place);
     drawPerformancePanel(session, ui, place);
+    drawNotice(ui);
 }
 
 } // namespace estuary

@@ -4,7 +4,8 @@
 // help. Sliders edit the session's parameters in place (the next frame uses them); anything that
 // must happen between frames (another simulation, reset, single step, preset, grid change,
 // screenshot, quit) becomes a UiRequest that the windowed app applies, the same path the hotkeys
-// take. The timing summaries are pure functions over the frame history, unit-tested.
+// take. A notice (UiState::notice) is drawn over the field for a few seconds. The timing summaries
+// are pure functions over the frame history, unit-tested.
 #pragma once
 
 #include "frame_timing.h"
@@ -13,6 +14,7 @@
 #include "view_mapping.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace estuary {
@@ -52,6 +54,9 @@ struct CursorInfo {
     std::optional<ProbeValue> value; // from the backend's probe (arrives late on CUDA)
 };
 
+// How long a notice (what F12 wrote, or why it could not) stays over the field.
+inline constexpr float kNoticeSeconds = 6.0f;
+
 struct UiState {
     bool visible = true;
     bool paused = false;
@@ -70,6 +75,10 @@ struct UiState {
     std::vector<double> scratch;
     float plotScaleMs = 0.0f; // smoothed top of the timing plot
     Vec2 layoutFor;           // display size the panels were last placed for
+    // A line shown at the bottom of the window while noticeSeconds last (counted down per frame).
+    std::string notice;
+    bool noticeIsError = false;
+    float noticeSeconds = 0.0f;
 };
 
 // Builds the panels for this ImGui frame (between ImGui::NewFrame and ImGui::Render).

@@ -1,7 +1,9 @@
 #include "window_app.h"
+#include "errors.h"
 #include "png.h"
 #include "simulations.h"
 #include "vk_check.h"
+#include "watchdog.h"
 
 #include <volk.h>
 // volk first: GLFW declares its Vulkan functions only when the Vulkan types are already known.
@@ -11,6 +13,8 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <filesystem>
+#include <utility>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -57,7 +61,11 @@ bool recreateSwapchain(WindowApp& app, VkExtent2D framebuffer) {
     if (extent.width == 0 || extent.height == 0) return false;
 
     // A resize is rare and the old images may still be in use by frames in flight or the
-    // presentation engine: simplest correct answer is to let the queue drain.
+    // presentation engine: simplest correct answer is to let the queue drain. The frame wait is
+    // bounded (a hung simulation is reported, not waited for); then the queue is idle.
+    const WatchdogScope watch("recreating the swapchain after frame", app.session.nextFrame,
+                              frameWaitTimeoutNs(app.session));
+    if (app.session.nextFrame > 0) waitFrameDrawn(app.session, app.session.nextFrame - 1);
     VK_CHECK(vkDeviceWaitIdle(device.handle));
     destroyUiFramebuffers(device, app.overlay);
     SwapchainDesc desc;
@@ -130,13 +138,45 @@ void makeFrameTarget(WindowApp& app) {
     app.target.end = [&app](VkCommandBuffer cmd) { recordEndTarget(app, cmd); };
 }
 
+void showNotice(WindowApp& app, std::string text, bool isError) {
+    app.ui.notice = std::move(text);
+    app.ui.noticeIsError = isError;
+    app.ui.noticeSeconds = kNoticeSeconds;
+}
+
+// F12: the first free name from screenshotCount on. The existence check only skips taken names
+// cheaply; writeNewFile's rename decides, so a file appearing meanwhile is not replaced either.
+// A failure is the user's to see, in the overlay and on stderr; the session goes on.
+void writeNumberedScreenshot(WindowApp& app, const std::string& png) {
+    try {
+        for (int attempt = 0; attempt < 10000; ++attempt) {
+            char name[64];
+            std::snprintf(name, sizeof(name), "estuary-screenshot-%03u.png", app.screenshotCount++);
+            const std::filesystem::path path = app.screenshotFolder / name;
+            std::error_code ec;
+            if (std::filesystem::exists(path, ec) || !writeNewFile(path, png)) continue;
+            app.numberedScreenshots.push_back(path);
+            std::printf("estuary: wrote %s\n", path.c_str());
+            showNotice(app, "wrote " + path.string(), false);
+            return;
+        }
+        throw runtimeError("no free screenshot name in " + app.screenshotFolder.string());
+    } catch (const Error& e) {
+        std::fprintf(stderr, "estuary: screenshot failed: %s\n", e.what());
+        showNotice(app, std::string("screenshot failed: ") + e.what(), true);
+    }
+}
+
 void prepareCapture(WindowApp& app) {
     app.capturingThisFrame = false;
     if (!app.captureNext) return;
     if (!app.swapchain.canReadBack) {
-        std::fprintf(stderr, "estuary: screenshot skipped: this surface's images cannot be "
-                             "copied (no TRANSFER_SRC usage)\n");
-        app.captureNext = false;
+        const char* why = "this surface's images cannot be copied (no TRANSFER_SRC usage)";
+        std::fprintf(stderr, "estuary: screenshot skipped: %s\n", why);
+        if (app.captureNumbered) showNotice(app, std::string("screenshot skipped: ") + why, true);
+        app.captureNext = app.captureNumbered = false;
+        app.capturePath.clear();
+        app.captureFile = nullptr;
         return;
     }
     const VkExtent2D e = app.swapchain.extent;
@@ -162,11 +202,21 @@ void finishCapture(WindowApp& app, uint64_t frame) {
     destroyBuffer(app.session.device, app.captureBuffer);
     app.capturingThisFrame = false;
     app.captureNext = false;
-    if (!app.capturePath.empty()) {
-        writePng(app.capturePath, e.width, e.height, app.lastCapture.data());
-        std::printf("estuary: wrote %s (%ux%u)\n", app.capturePath.c_str(), e.width, e.height);
-        std::fflush(stdout);
+    const std::string path = std::exchange(app.capturePath, {});
+    OutputFile* file = std::exchange(app.captureFile, nullptr);
+    const bool numbered = std::exchange(app.captureNumbered, false);
+    if (path.empty() && !file && !numbered) return;
+    const std::string png = encodePng(e.width, e.height, app.lastCapture.data());
+    if (numbered) writeNumberedScreenshot(app, png);
+    if (file) {
+        file->write(png);
+        std::printf("estuary: wrote %s (%ux%u)\n", file->path().c_str(), e.width, e.height);
     }
+    if (!path.empty()) {
+        writeFileAtomically(path, png);
+        std::printf("estuary: wrote %s (%ux%u)\n", path.c_str(), e.width, e.height);
+    }
+    std::fflush(stdout);
 }
 
 void buildUiFrame(WindowApp& app) {
@@ -215,11 +265,7 @@ void applyUiRequests(WindowApp& app) {
         s.backend->reset(s.options.seed);
     }
     if (r.toggleUi) app.ui.visible = !app.ui.visible;
-    if (r.screenshot) {
-        char name[64];
-        std::snprintf(name, sizeof(name), "estuary-screenshot-%03u.png", app.screenshotCount++);
-        requestScreenshot(app, name);
-    }
+    if (r.screenshot) requestNumberedScreenshot(app);
     if (r.quit) app.closeRequested = true;
     r = UiRequests{};
 }
@@ -330,6 +376,7 @@ StepResult stepWindowApp(WindowApp& app) {
         return StepResult::Minimized;
     }
 
+    const WatchdogScope watch("window frame", s.nextFrame, frameWaitTimeoutNs(s));
     updateCursor(app);
     buildUiFrame(app);
     applyUiRequests(app);
@@ -383,8 +430,12 @@ StepResult stepWindowApp(WindowApp& app) {
 uint32_t closeWindowApp(std::unique_ptr<WindowApp>& app) {
     if (!app) return 0;
     Session& s = app->session;
-    if (s.device.handle) {
-        vkDeviceWaitIdle(s.device.handle);
+    const WatchdogScope watch("closing the window after frame", s.nextFrame,
+                              2 * frameWaitTimeoutNs(s));
+    // The window's objects go only once the GPU has settled (bounded, whatever failed); if it
+    // does not, closeSession leaves everything to the driver.
+    if (s.device.handle && settleGpuWork(s)) {
+        (void)vkDeviceWaitIdle(s.device.handle); // settled: returns at once
         if (app->captureBuffer.handle) destroyBuffer(s.device, app->captureBuffer);
         destroyUiOverlay(s.device, app->overlay);
         destroySwapchain(s.device, app->swapchain);
@@ -403,6 +454,16 @@ uint32_t closeWindowApp(std::unique_ptr<WindowApp>& app) {
 void requestScreenshot(WindowApp& app, const std::string& path) {
     app.captureNext = true;
     app.capturePath = path;
+}
+
+void requestScreenshot(WindowApp& app, OutputFile& file) {
+    app.captureNext = true;
+    app.captureFile = &file;
+}
+
+void requestNumberedScreenshot(WindowApp& app) {
+    app.captureNext = true;
+    app.captureNumbered = true;
 }
 
 void onCursorPos(WindowApp& app, double x, double y) {

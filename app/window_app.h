@@ -10,10 +10,12 @@
 #pragma once
 
 #include "frame.h"
+#include "output_file.h"
 #include "ui_overlay.h"
 #include "ui_panels.h"
 #include "window.h"
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,18 +53,24 @@ struct WindowApp {
     bool closeRequested = false;
     bool glfwInitialized = false;
     bool stepPending = false;          // single step while paused
-    double minimizedWaitSeconds = 0.0; // 0: glfwWaitEvents (blocks); tests use a timeout
+    double minimizedWaitSeconds = 0.0; // 0: glfwWaitEvents (blocks); runWindowed, tests: a timeout
     uint64_t framesPresented = 0;
 
-    // Screenshot of the next presented frame (UI included), as RGBA8; written as PNG if a path is
-    // set. The pixels stay in lastCapture for tests.
+    // Screenshot of the next presented frame (UI included), as RGBA8, kept in lastCapture for
+    // tests; written as PNG to what was asked for that frame (each request is served once).
     bool captureNext = false;
-    std::string capturePath;
+    std::string capturePath;           // a path (tests); a failed write throws
+    OutputFile* captureFile = nullptr; // --screenshot, opened before the run; a failed write throws
+    bool captureNumbered = false;      // F12: a failed write is shown in the overlay, not thrown
     bool capturingThisFrame = false;
     Buffer captureBuffer;
     std::vector<uint8_t> lastCapture;
     VkExtent2D lastCaptureExtent{};
+    // F12 writes estuary-screenshot-NNN.png here (empty: the working folder), the lowest NNN not
+    // taken from screenshotCount on; it never replaces a file. What it wrote, in order:
+    std::filesystem::path screenshotFolder;
     uint32_t screenshotCount = 0;
+    std::vector<std::filesystem::path> numberedScreenshots;
 };
 
 // Throws unsupported() (exit 3) without a display. Validation follows options.validate.
@@ -73,6 +81,9 @@ uint32_t closeWindowApp(std::unique_ptr<WindowApp>& app);
 
 // The next presented frame is captured; `path` empty: pixels kept in lastCapture only.
 void requestScreenshot(WindowApp& app, const std::string& path);
+void requestScreenshot(WindowApp& app, OutputFile& file);
+// What F12 does: the next presented frame goes to the next free numbered file.
+void requestNumberedScreenshot(WindowApp& app);
 
 // Input handlers, in GLFW's units and constants (GLFW_PRESS, GLFW_MOUSE_BUTTON_LEFT, GLFW_KEY_*).
 void onCursorPos(WindowApp& app, double x, double y);

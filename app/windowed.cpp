@@ -1,6 +1,6 @@
 #include "windowed.h"
+#include "stop_signal.h"
 #include "vk_check.h"
-#include "window_app.h"
 
 #include <volk.h>
 #include <GLFW/glfw3.h>
@@ -21,34 +21,44 @@ void printSummary(WindowApp& app, double wallSeconds) {
                     cpu.p99);
 }
 
-void runLoop(WindowApp& app, const Options& o) {
+} // namespace
+
+void runWindowLoop(WindowApp& app, const Options& o, OutputFile* screenshot) {
     const auto start = std::chrono::steady_clock::now();
-    while (true) {
+    while (stopSignal() == 0) {
         // --frames N with --screenshot: the last frame is the one captured.
-        if (o.frames && !o.screenshot.empty() && app.framesPresented + 1 == o.frames)
-            requestScreenshot(app, o.screenshot);
+        if (o.frames && screenshot && app.framesPresented + 1 == o.frames)
+            requestScreenshot(app, *screenshot);
         if (stepWindowApp(app) == StepResult::Closed) break;
         if (o.frames && app.framesPresented >= o.frames) break;
     }
-    // Closed before the frame limit (Esc, window closed): draw one more frame for --screenshot.
-    if (!o.screenshot.empty() && app.lastCapture.empty() && !app.iconified) {
+    if (const int signal = stopSignal())
+        std::printf("estuary: stopped by %s\n", stopSignalName(signal));
+    // Closed before the frame limit (Esc, window closed, a stop signal): one more frame for
+    // --screenshot. F12 screenshots are other files and do not count.
+    if (screenshot && !screenshot->written() && !app.iconified) {
         app.closeRequested = false;
         glfwSetWindowShouldClose(app.window.handle, GLFW_FALSE);
-        requestScreenshot(app, o.screenshot);
-        for (int attempt = 0; attempt < 4 && app.lastCapture.empty(); ++attempt)
+        requestScreenshot(app, *screenshot);
+        for (int attempt = 0; attempt < 4 && !screenshot->written(); ++attempt)
             if (stepWindowApp(app) == StepResult::Closed) break;
     }
+    if (screenshot && !screenshot->written())
+        std::fprintf(stderr, "estuary: --screenshot %s was not written: %s\n",
+                     screenshot->path().c_str(),
+                     app.iconified ? "the window is minimized" : "no frame could be captured");
     finishFrames(app.session);
     printSummary(app,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
-} // namespace
-
-int runWindowed(const Options& options) {
+int runWindowed(const Options& options, std::optional<OutputFile>& screenshot) {
     std::unique_ptr<WindowApp> app = openWindowApp(options);
+    // Minimized, the loop sleeps in the window system; waking up now and then lets it notice a
+    // stop signal (GLFW resumes its wait after one).
+    app->minimizedWaitSeconds = 0.25;
     try {
-        runLoop(*app, options);
+        runWindowLoop(*app, options, screenshot ? &*screenshot : nullptr);
     } catch (...) {
         closeWindowApp(app);
         throw;

@@ -143,6 +143,7 @@ SimDefinition grayScottSimulation() {
     def.visual = {0, Shading::Colormap, 0.0f, 0.5f, "v"};
     def.stepsPerFrame = 8;
     def.bytesPerCellStep = kBytesPerCellStep;
+    def.stateBytesPerCell = 4 * sizeof(float); // u and v, twice (ping-pong)
     def.cudaTolerance = 0.0f; // same stencil.h arithmetic, no FMA contraction on either side
     def.outputs = grayScottOutputs;
     def.createCpu = [](const GridSize& grid) -> std::unique_ptr<CpuSimulation> {

@@ -139,6 +139,8 @@ struct SimDefinition {
     int stepsPerFrame = 1; // default of --steps-per-frame
     // DRAM bytes per cell per step, the benchmark's roofline denominator.
     double bytesPerCellStep = 0;
+    // Bytes of simulation state per cell (CUDA or host memory), for the memory check before a run.
+    double stateBytesPerCell = 0;
     // Largest |CUDA - CPU| allowed in any output texel after many steps; 0: bit-identical.
     float cudaTolerance = 0;
     OutputLayout (*outputs)(const GridSize& grid) = nullptr;

@@ -215,6 +215,7 @@ SimDefinition waveSimulation() {
     def.stepsPerFrame = 2;
     // u and previous read once, the new field written once: 3 floats per cell per step.
     def.bytesPerCellStep = 12.0;
+    def.stateBytesPerCell = 2 * sizeof(float); // the height now and one step before
     def.cudaTolerance = 0.0f; // the same additions and multiplications on both sides
     def.outputs = waveOutputs;
     def.createCpu = [](const GridSize& grid) -> std::unique_ptr<CpuSimulation> {

@@ -26,15 +26,9 @@ struct BufferRingDesc {
 };
 
 // Owns its buffers and imports: move-only.
-struct BufferRing {
+struct BufferRing : MoveOnly {
     std::vector<ExportedBuffer> buffers; // Vulkan side, one per slot
     std::vector<CudaBuffer> cuda;        // CUDA side: the mapped device pointers
-
-    BufferRing() = default;
-    BufferRing(BufferRing&&) = default;
-    BufferRing& operator=(BufferRing&&) = default;
-    BufferRing(const BufferRing&) = delete;
-    BufferRing& operator=(const BufferRing&) = delete;
 };
 
 // One slot per slot of `timelines`. Allocates, exports and maps every slot and hands them to CUDA

@@ -41,4 +41,11 @@ CudaDeviceList listCudaDevices() {
     return list;
 }
 
+std::optional<uint64_t> cudaFreeMemory(int ordinal) {
+    size_t free = 0, total = 0;
+    if (cudaSetDevice(ordinal) != cudaSuccess || cudaMemGetInfo(&free, &total) != cudaSuccess)
+        return std::nullopt;
+    return uint64_t(free);
+}
+
 } // namespace estuary::interop

@@ -4,6 +4,8 @@
 
 #include "device_match.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,5 +17,8 @@ struct CudaDeviceList {
 };
 
 CudaDeviceList listCudaDevices();
+
+// Free memory of CUDA device `ordinal` (cudaMemGetInfo), or nothing when it cannot be asked.
+std::optional<uint64_t> cudaFreeMemory(int ordinal);
 
 } // namespace estuary::interop

@@ -16,7 +16,7 @@
 
 namespace estuary::interop {
 
-struct CudaImage {
+struct CudaImage : MoveOnly {
     cudaExternalMemory_t memory = nullptr;
     cudaMipmappedArray_t mipmapped = nullptr;
     std::vector<cudaArray_t> levels;           // owned by `mipmapped`
@@ -29,7 +29,7 @@ CudaImage importImage(const Device& device, const ExportedImage& image,
                       bool surfaceLoadStore = true);
 void destroyCudaImage(CudaImage& image);
 
-struct CudaBuffer {
+struct CudaBuffer : MoveOnly {
     cudaExternalMemory_t memory = nullptr;
     void* pointer = nullptr;
     size_t size = 0;
@@ -40,7 +40,7 @@ void destroyCudaBuffer(CudaBuffer& buffer);
 
 // A Vulkan timeline semaphore, exported and imported into CUDA. Each semaphore has exactly one
 // signaller (either Vulkan or CUDA), so two signallers never race on a value.
-struct SharedTimeline {
+struct SharedTimeline : MoveOnly {
     VkSemaphore semaphore = VK_NULL_HANDLE;
     cudaExternalSemaphore_t cuda = nullptr;
 };

@@ -17,7 +17,7 @@ struct ExportedImageDesc {
     const char* name = "exported image";
 };
 
-struct ExportedImage {
+struct ExportedImage : MoveOnly {
     Image image;
     VkImageUsageFlags usage = 0;
     VkImageViewType viewType = VK_IMAGE_VIEW_TYPE_2D;
@@ -37,7 +37,7 @@ ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsa
 ExportedImage createExportedImage(const Device& device, const ExportedImageDesc& desc);
 void destroyExportedImage(const Device& device, ExportedImage& image);
 
-struct ExportedBuffer {
+struct ExportedBuffer : MoveOnly {
     Buffer buffer;
     VkDeviceSize allocationSize = 0;
     bool dedicated = false;

@@ -1,7 +1,10 @@
 #include "frame_timelines.h"
 #include "errors.h"
+#include "vk_check.h"
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 namespace estuary::interop {
 
@@ -53,6 +56,65 @@ VkSemaphoreSubmitInfo drawSignalInfo(const FrameTimelines& t, uint64_t frame) {
     // Signalled after everything in the submission, the release barriers included.
     signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
     return signal;
+}
+
+bool cudaStreamSettled(cudaStream_t stream, uint64_t timeoutNs) {
+    const auto start = std::chrono::steady_clock::now();
+    while (true) {
+        // cudaStreamQuery does not block; anything but "not ready" means nothing more will run.
+        if (cudaStreamQuery(stream) != cudaErrorNotReady) return true;
+        const auto waited = std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now() - start);
+        if (uint64_t(waited.count()) >= timeoutNs) return false;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+}
+
+namespace {
+
+// Past every value either side may still wait for: a frame's waits reach at most nextFrame + 1.
+uint64_t pastEveryWait(uint64_t nextFrame, uint32_t slots) {
+    return nextFrame + slots + 1;
+}
+
+// Signals `timeline` to `value` from a fresh stream, one that no stuck work queues behind. False
+// when CUDA cannot (its context is broken by a sticky error) or the signal does not complete
+// within `timeoutNs`.
+bool signalFromRescueStream(const SharedTimeline& timeline, uint64_t value, uint64_t timeoutNs) {
+    cudaStream_t rescue = nullptr;
+    if (cudaStreamCreateWithFlags(&rescue, cudaStreamNonBlocking) != cudaSuccess) return false;
+    cudaExternalSemaphoreSignalParams params{};
+    params.params.fence.value = value;
+    const bool queued =
+        cudaSignalExternalSemaphoresAsync(&timeline.cuda, &params, 1, rescue) == cudaSuccess;
+    const bool done = queued && cudaStreamSettled(rescue, timeoutNs) &&
+                      cudaStreamQuery(rescue) == cudaSuccess; // its only work is that signal
+    (void)cudaStreamDestroy(rescue);
+    return done;
+}
+
+} // namespace
+
+bool releaseCudaWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs) {
+    return signalFromRescueStream(t.released, pastEveryWait(nextFrame, t.slots), timeoutNs);
+}
+
+bool releaseVulkanWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs) {
+    // From CUDA, not vkSignalSemaphore: `written` is CUDA's to signal, and a host signal while
+    // Vulkan waits on it trips the validation layer (VUID-VkSemaphoreSignalInfo-value-03259; the
+    // layer cannot see CUDA's side). The value is past anything CUDA wrote: nextFrame at most.
+    return signalFromRescueStream(t.written, pastEveryWait(nextFrame, t.slots), timeoutNs);
+}
+
+std::string describeTimelines(const Device& device, const FrameTimelines& t) {
+    uint64_t written = 0, released = 0;
+    (void)vkGetSemaphoreCounterValue(device.handle, t.written.semaphore, &written);
+    (void)vkGetSemaphoreCounterValue(device.handle, t.released.semaphore, &released);
+    const auto frame = [](uint64_t value) {
+        return value == 0 ? std::string("no frame yet") : "frame " + std::to_string(value - 1);
+    };
+    return "CUDA has written up to " + frame(written) + ", Vulkan has released up to " +
+           frame(released);
 }
 
 } // namespace estuary::interop

@@ -20,21 +20,16 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace estuary::interop {
 
 // Owns its two semaphores: move-only.
-struct FrameTimelines {
+struct FrameTimelines : MoveOnly {
     SharedTimeline written;  // signalled by CUDA only
     SharedTimeline released; // signalled by Vulkan only
     uint32_t slots = 0;
     std::optional<uint64_t> firstFrame; // set by the first cudaBeginFrame
-
-    FrameTimelines() = default;
-    FrameTimelines(FrameTimelines&&) = default;
-    FrameTimelines& operator=(FrameTimelines&&) = default;
-    FrameTimelines(const FrameTimelines&) = delete;
-    FrameTimelines& operator=(const FrameTimelines&) = delete;
 };
 
 // Throws unsupported() when the device cannot export timeline semaphores as opaque fds.
@@ -58,5 +53,23 @@ void cudaEndFrame(const FrameTimelines& t, uint64_t frame, cudaStream_t stream);
 VkSemaphoreSubmitInfo drawWaitInfo(const FrameTimelines& t, uint64_t frame,
                                    VkPipelineStageFlags2 waitStage);
 VkSemaphoreSubmitInfo drawSignalInfo(const FrameTimelines& t, uint64_t frame);
+
+// ---- teardown, also after a failure: bounded, and never leaving one API waiting on the other ----
+
+// Polls `stream` for up to `timeoutNs`; true once its work is done or has failed (a failed
+// stream runs nothing more), false while it is still busy.
+bool cudaStreamSettled(cudaStream_t stream, uint64_t timeoutNs);
+// Unblocks CUDA work waiting for Vulkan: `released` is signalled past every frame up to
+// `nextFrame` from a new stream, one the stuck work does not queue behind. Only when Vulkan will
+// signal no more (its queue drained, or its device was lost). False when CUDA could not do it
+// within `timeoutNs` (its context is broken).
+bool releaseCudaWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs);
+// Unblocks Vulkan work waiting for CUDA: `written` is signalled past every frame up to
+// `nextFrame`, also from a new CUDA stream. Only when CUDA's own stream will signal no more (it
+// settled or stopped). False when CUDA cannot (a sticky error broke its context): Vulkan's waits
+// then stay, and the caller leaves the objects to the driver.
+bool releaseVulkanWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs);
+// "CUDA wrote up to frame 46, Vulkan released up to frame 45" — for messages about a hang.
+std::string describeTimelines(const Device& device, const FrameTimelines& t);
 
 } // namespace estuary::interop

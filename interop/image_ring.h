@@ -28,15 +28,9 @@ struct ImageRingDesc {
 };
 
 // Owns its images and imports: move-only.
-struct ImageRing {
+struct ImageRing : MoveOnly {
     std::vector<ExportedImage> images; // Vulkan side, one per slot
     std::vector<CudaImage> cuda;       // CUDA side: mipmapped array, level arrays, surfaces
-
-    ImageRing() = default;
-    ImageRing(ImageRing&&) = default;
-    ImageRing& operator=(ImageRing&&) = default;
-    ImageRing(const ImageRing&) = delete;
-    ImageRing& operator=(const ImageRing&) = delete;
 };
 
 // One slot per slot of `timelines` (the ring and the protocol must agree, so the ring takes the

@@ -13,10 +13,16 @@ OffscreenTarget createOffscreenTarget(const Device& device, VkExtent2D extent, V
     target.image = createImage2D(
         device, extent, format, 1,
         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "offscreen target");
-    target.readback = createBuffer(
-        device, VkDeviceSize(extent.width) * extent.height * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-        "offscreen readback");
+    try {
+        target.readback =
+            createBuffer(device, VkDeviceSize(extent.width) * extent.height * 4,
+                         VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                         "offscreen readback");
+    } catch (...) {
+        destroyImage(device, target.image);
+        throw;
+    }
     return target;
 }
 

@@ -9,7 +9,7 @@
 
 namespace estuary {
 
-struct OffscreenTarget {
+struct OffscreenTarget : MoveOnly {
     Image image;     // COLOR_ATTACHMENT | TRANSFER_SRC
     Buffer readback; // host-visible, coherent, width * height * 4 bytes
 };

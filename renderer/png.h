@@ -1,12 +1,18 @@
-// Writing RGBA8 pixels as a PNG file (screenshots, golden images). Creates missing parent folders;
-// throws estuary::Error (Runtime) naming the path and the system's reason on failure.
+// RGBA8 pixels as PNG (screenshots, golden images): encoded in memory, then written atomically
+// (output_file.h), so a failed or interrupted write never leaves a truncated image behind.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 
 namespace estuary {
 
+// The PNG file's bytes. Throws estuary::Error (Runtime) if encoding fails.
+std::string encodePng(uint32_t width, uint32_t height, const uint8_t* rgba);
+
+// encodePng + writeFileAtomically: creates missing parent folders; throws estuary::Error (Runtime)
+// naming the path and the system's reason on failure.
 void writePng(const std::filesystem::path& path, uint32_t width, uint32_t height,
               const uint8_t* rgba);
 

@@ -33,19 +33,29 @@ void requireFormatSupport(const Device& device, VkFormat fieldFormat, VkFormat t
 
 VkShaderModule loadShaderModule(const Device& device, const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) throw runtimeError("cannot open shader " + path.string());
+    if (!in)
+        throw runtimeError("cannot open shader " + path.string() +
+                           " (shaders/ must sit beside the executable, or in the data folder "
+                           "given to the renderer)");
     const auto size = static_cast<size_t>(in.tellg());
-    if (size == 0 || size % 4 != 0)
-        throw runtimeError("shader " + path.string() + " is not SPIR-V (size " +
-                           std::to_string(size) + ")");
     std::vector<uint32_t> code(size / 4);
     in.seekg(0);
-    in.read(reinterpret_cast<char*>(code.data()), std::streamsize(size));
+    in.read(reinterpret_cast<char*>(code.data()), std::streamsize(code.size() * 4));
+    // SPIR-V is a whole number of 32-bit words starting with its magic number; anything else
+    // (truncated, another file) would reach the driver as an opaque failure.
+    constexpr uint32_t kSpirvMagic = 0x07230203;
+    if (!in || size == 0 || size % 4 != 0 || code[0] != kSpirvMagic)
+        throw runtimeError("shader " + path.string() + " is not SPIR-V (" + std::to_string(size) +
+                           " bytes; SPIR-V is whole 32-bit words starting with 0x07230203): "
+                           "rebuild the project to regenerate it");
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     info.codeSize = size;
     info.pCode = code.data();
     VkShaderModule module = VK_NULL_HANDLE;
-    VK_CHECK(vkCreateShaderModule(device.handle, &info, nullptr, &module));
+    if (const VkResult r = vkCreateShaderModule(device.handle, &info, nullptr, &module);
+        r != VK_SUCCESS)
+        throwVkFailure(r, ("vkCreateShaderModule(" + path.string() + ")").c_str(), __FILE__,
+                       __LINE__);
     nameObject(device, VK_OBJECT_TYPE_SHADER_MODULE, module, path.filename().string());
     return module;
 }
@@ -86,7 +96,12 @@ Image createColormapImage(const Device& device, VkCommandPool pool,
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {extent.width, extent.height, 1};
-    uploadForSampling(device, pool, image.handle, texels, {&region, 1});
+    try {
+        uploadForSampling(device, pool, image.handle, texels, {&region, 1});
+    } catch (...) {
+        destroyImage(device, image);
+        throw;
+    }
     return image;
 }
 
@@ -220,7 +235,12 @@ void createPipeline(const Device& device, Renderer& renderer, const RendererDesc
                                                       nullptr, &renderer.pipeline);
     vkDestroyShaderModule(device.handle, frag, nullptr);
     vkDestroyShaderModule(device.handle, vert, nullptr);
-    VK_CHECK(result);
+    if (result != VK_SUCCESS)
+        throwVkFailure(result,
+                       ("vkCreateGraphicsPipelines (shaders/fullscreen.vert.spv, shaders/" +
+                        desc.fragmentShader + ".spv)")
+                           .c_str(),
+                       __FILE__, __LINE__);
     nameObject(device, VK_OBJECT_TYPE_PIPELINE, renderer.pipeline, "field pipeline");
 }
 

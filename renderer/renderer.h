@@ -41,7 +41,7 @@ struct RendererDesc {
     uint32_t slotCount = 1;
 };
 
-struct Renderer {
+struct Renderer : MoveOnly {
     VkFormat targetFormat = VK_FORMAT_UNDEFINED;
     VkFormat fieldFormat = VK_FORMAT_UNDEFINED;
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;

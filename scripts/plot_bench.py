@@ -181,7 +181,9 @@ def figure_title(reports):
                                                         c.get("steps_per_frame"))
                      for c in (r.get("configuration", {}) for r in reports))
     dates = distinct(r.get("environment", {}).get("date") for r in reports)
-    return f"estuary bench - {gpus} - {grids} - {dates}"
+    # schema_version 3: a run stopped by a signal holds fewer frames than configured.
+    stopped = " - interrupted" if any(r.get("interrupted") for r in reports) else ""
+    return f"estuary bench - {gpus} - {grids} - {dates}{stopped}"
 
 
 def ratio_lines(reports):

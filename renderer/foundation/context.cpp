@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -48,6 +49,15 @@ bool hasInstanceExtension(const char* name) {
     return std::any_of(exts.begin(), exts.end(), [&](const VkExtensionProperties& e) {
         return std::strcmp(e.extensionName, name) == 0;
     });
+}
+
+// The loader variables that pick drivers, when set: they often explain a missing driver.
+std::string driverEnvironment() {
+    std::string set;
+    for (const char* name : {"VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_ADD_DRIVER_FILES"})
+        if (const char* value = std::getenv(name))
+            set += std::string(set.empty() ? "" : ", ") + name + "=" + value;
+    return set.empty() ? std::string() : " (the loader was pointed at drivers by " + set + ")";
 }
 
 std::string versionString(uint32_t v) {
@@ -111,12 +121,22 @@ Instance createInstance(const InstanceDesc& desc) {
     VkResult result = vkCreateInstance(&info, nullptr, &instance.handle);
     if (result != VK_SUCCESS) {
         delete instance.validation;
+        if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
+            throw unsupported("no Vulkan driver could be loaded (vkCreateInstance returned "
+                              "VK_ERROR_INCOMPATIBLE_DRIVER): install NVIDIA's driver, or "
+                              "mesa-vulkan-drivers for lavapipe where there is no GPU" +
+                              driverEnvironment());
         throwVkFailure(result, "vkCreateInstance", __FILE__, __LINE__);
     }
     volkLoadInstanceOnly(instance.handle);
-    if (desc.validation)
-        VK_CHECK(vkCreateDebugUtilsMessengerEXT(instance.handle, &messengerInfo, nullptr,
-                                                &instance.messenger));
+    if (desc.validation) {
+        result = vkCreateDebugUtilsMessengerEXT(instance.handle, &messengerInfo, nullptr,
+                                                &instance.messenger);
+        if (result != VK_SUCCESS) { // the instance and the log must not leak
+            destroyInstance(instance);
+            throwVkFailure(result, "vkCreateDebugUtilsMessengerEXT", __FILE__, __LINE__);
+        }
+    }
     return instance;
 }
 
@@ -134,7 +154,13 @@ uint32_t validationMessageCount(const Instance& instance) {
 
 std::vector<PhysicalDeviceInfo> listPhysicalDevices(VkInstance instance) {
     uint32_t count = 0;
-    VK_CHECK(vkEnumeratePhysicalDevices(instance, &count, nullptr));
+    const VkResult listed = vkEnumeratePhysicalDevices(instance, &count, nullptr);
+    if (listed == VK_ERROR_INITIALIZATION_FAILED)
+        throw unsupported("a Vulkan driver is installed but offers no usable device "
+                          "(vkEnumeratePhysicalDevices returned VK_ERROR_INITIALIZATION_FAILED): "
+                          "its hardware is absent or its kernel driver is not loaded" +
+                          driverEnvironment());
+    VK_CHECK(listed);
     std::vector<VkPhysicalDevice> handles(count);
     VK_CHECK(vkEnumeratePhysicalDevices(instance, &count, handles.data()));
 

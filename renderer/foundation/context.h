@@ -15,6 +15,17 @@
 
 namespace estuary {
 
+// Base of the structs that own GPU objects (Instance, Device, Buffer, Image, ...): they may be
+// moved (into a vector, out of a create function) but never copied, so no two copies can both be
+// destroyed. A move copies the handles: the moved-from struct is dropped, not destroyed.
+struct MoveOnly {
+    MoveOnly() = default;
+    MoveOnly(const MoveOnly&) = delete;
+    MoveOnly& operator=(const MoveOnly&) = delete;
+    MoveOnly(MoveOnly&&) = default;
+    MoveOnly& operator=(MoveOnly&&) = default;
+};
+
 // Counts validation-layer messages of warning or error severity. Tests and `--validate` treat any
 // count above zero as failure. The first messages are kept for the report.
 struct ValidationLog {
@@ -29,7 +40,7 @@ struct InstanceDesc {
     std::vector<const char*> extensions; // e.g. what GLFW needs for surfaces
 };
 
-struct Instance {
+struct Instance : MoveOnly {
     VkInstance handle = VK_NULL_HANDLE;
     VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
     bool debugUtils = false;
@@ -62,7 +73,7 @@ struct DeviceDesc {
     VkSurfaceKHR presentSurface = VK_NULL_HANDLE; // when set, the queue must also present to it
 };
 
-struct Device {
+struct Device : MoveOnly {
     VkPhysicalDevice physical = VK_NULL_HANDLE;
     VkDevice handle = VK_NULL_HANDLE;
     uint32_t queueFamily = 0;

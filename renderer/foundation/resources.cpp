@@ -2,6 +2,8 @@
 #include "vk_check.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -208,18 +210,49 @@ VkSemaphore createTimelineSemaphore(const Device& device, bool exportable, const
     return semaphore;
 }
 
-void waitTimeline(const Device& device, VkSemaphore semaphore, uint64_t value, const char* what,
-                  uint64_t timeoutNs) {
+std::optional<uint64_t> gpuWaitTimeoutOverrideNs() {
+    static const std::optional<uint64_t> timeout = []() -> std::optional<uint64_t> {
+        const char* text = std::getenv("ESTUARY_WAIT_TIMEOUT_S");
+        if (!text || !*text) return std::nullopt;
+        char* end = nullptr;
+        const double seconds = std::strtod(text, &end);
+        if (*end != '\0' || !(seconds >= 0.0) || seconds > 1e9) {
+            std::fprintf(stderr,
+                         "estuary: ESTUARY_WAIT_TIMEOUT_S=%s is not a number of seconds (0 waits "
+                         "forever); ignoring it\n",
+                         text);
+            return std::nullopt;
+        }
+        return seconds == 0.0 ? UINT64_MAX : uint64_t(seconds * 1e9);
+    }();
+    return timeout;
+}
+
+uint64_t gpuWaitTimeoutNs() {
+    return gpuWaitTimeoutOverrideNs().value_or(20'000'000'000ull);
+}
+
+bool waitTimelineFor(const Device& device, VkSemaphore semaphore, uint64_t value,
+                     uint64_t timeoutNs) {
     VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
     info.semaphoreCount = 1;
     info.pSemaphores = &semaphore;
     info.pValues = &value;
     const VkResult r = vkWaitSemaphores(device.handle, &info, timeoutNs);
-    if (r == VK_TIMEOUT)
-        throw runtimeError(std::string("timed out waiting for ") + what + " to reach " +
-                           std::to_string(value) + " (now " +
-                           std::to_string(timelineValue(device, semaphore)) + ")");
+    if (r == VK_TIMEOUT) return false;
     VK_CHECK(r);
+    return true;
+}
+
+void waitTimeline(const Device& device, VkSemaphore semaphore, uint64_t value, const char* what,
+                  uint64_t timeoutNs) {
+    if (waitTimelineFor(device, semaphore, value, timeoutNs)) return;
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%.1f", double(timeoutNs) / 1e9);
+    throw runtimeError(std::string("timed out after ") + seconds + " s waiting for " + what +
+                       " to reach " + std::to_string(value) + " (it is at " +
+                       std::to_string(timelineValue(device, semaphore)) +
+                       "); set ESTUARY_WAIT_TIMEOUT_S for slower runs");
 }
 
 uint64_t timelineValue(const Device& device, VkSemaphore semaphore) {
@@ -309,9 +342,14 @@ void uploadForSampling(const Device& device, VkCommandPool pool, VkImage image,
                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                      "upload staging");
     std::memcpy(staging.mapped, bytes.data(), bytes.size());
-    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-        recordUploadForSampling(cmd, staging.handle, image, regions);
-    });
+    try {
+        submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+            recordUploadForSampling(cmd, staging.handle, image, regions);
+        });
+    } catch (...) {
+        destroyBuffer(device, staging);
+        throw;
+    }
     destroyBuffer(device, staging);
 }
 
@@ -328,19 +366,24 @@ std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, c
         createBuffer(device, total, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                      "readback staging");
-    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-        // Make every earlier write to the image on this queue visible to the copy.
-        ImageTransition t;
-        t.oldLayout = layout;
-        t.newLayout = layout;
-        t.srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-        t.srcAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
-        t.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-        t.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
-        recordImageBarrier(cmd, image.handle, t);
-        vkCmdCopyImageToBuffer(cmd, image.handle, layout, staging.handle,
-                               static_cast<uint32_t>(regions.size()), regions.data());
-    });
+    try {
+        submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+            // Make every earlier write to the image on this queue visible to the copy.
+            ImageTransition t;
+            t.oldLayout = layout;
+            t.newLayout = layout;
+            t.srcStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+            t.srcAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
+            t.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+            t.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+            recordImageBarrier(cmd, image.handle, t);
+            vkCmdCopyImageToBuffer(cmd, image.handle, layout, staging.handle,
+                                   static_cast<uint32_t>(regions.size()), regions.data());
+        });
+    } catch (...) {
+        destroyBuffer(device, staging);
+        throw;
+    }
     std::vector<uint8_t> packed;
     for (uint32_t level = 0; level < image.mipLevels; ++level) {
         const VkExtent2D e = mipExtent(image.extent, level);

@@ -6,6 +6,7 @@
 #include "context.h"
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -25,7 +26,7 @@ std::vector<VkBufferImageCopy> mipChainRegions(VkExtent2D extent, uint32_t level
                                                VkDeviceSize texelBytes, VkDeviceSize alignment,
                                                VkDeviceSize& totalBytes);
 
-struct Buffer {
+struct Buffer : MoveOnly {
     VkBuffer handle = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VkDeviceSize size = 0;
@@ -36,7 +37,7 @@ Buffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags 
                     VkMemoryPropertyFlags memoryFlags, const char* name);
 void destroyBuffer(const Device& device, Buffer& buffer);
 
-struct Image {
+struct Image : MoveOnly {
     VkImage handle = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VkImageView view = VK_NULL_HANDLE;
@@ -80,9 +81,21 @@ void submitAndWait(const Device& device, VkCommandPool pool,
 
 // A timeline semaphore starting at 0; `exportable` adds opaque-fd export for CUDA.
 VkSemaphore createTimelineSemaphore(const Device& device, bool exportable, const char* name);
-// Host wait until the timeline reaches `value`. Throws estuary::Error naming `what` on timeout.
+// How long a host wait for the GPU may last before it counts as a hang: ESTUARY_WAIT_TIMEOUT_S
+// (seconds; 0 waits forever) where set, otherwise 20 s. Frame loops stretch the default for slow
+// frames (see app/frame.cpp), so slow drivers, valgrind and huge sizes are not taken for hangs.
+uint64_t gpuWaitTimeoutNs();
+// ESTUARY_WAIT_TIMEOUT_S in nanoseconds (UINT64_MAX for 0), when set to a valid value.
+std::optional<uint64_t> gpuWaitTimeoutOverrideNs();
+
+// Host wait until the timeline reaches `value`, at most `timeoutNs`. False on timeout; other
+// failures throw (VK_ERROR_DEVICE_LOST says so).
+bool waitTimelineFor(const Device& device, VkSemaphore semaphore, uint64_t value,
+                     uint64_t timeoutNs);
+// The same, throwing a runtime error on timeout that names `what`, the value awaited, the value
+// reached and the time waited.
 void waitTimeline(const Device& device, VkSemaphore semaphore, uint64_t value, const char* what,
-                  uint64_t timeoutNs = 20'000'000'000ull);
+                  uint64_t timeoutNs = gpuWaitTimeoutNs());
 uint64_t timelineValue(const Device& device, VkSemaphore semaphore);
 
 VkCommandPool createCommandPool(const Device& device, VkCommandPoolCreateFlags flags,

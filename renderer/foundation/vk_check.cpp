@@ -53,6 +53,10 @@ void throwVkFailure(VkResult result, const char* expr, const char* file, int lin
         result == VK_ERROR_EXTENSION_NOT_PRESENT || result == VK_ERROR_FEATURE_NOT_PRESENT ||
         result == VK_ERROR_FORMAT_NOT_SUPPORTED || result == VK_ERROR_INCOMPATIBLE_DRIVER ||
         result == VK_ERROR_LAYER_NOT_PRESENT;
+    if (result == VK_ERROR_DEVICE_LOST)
+        throw runtimeError("the Vulkan device was lost (a GPU fault, a hang or a driver reset; "
+                           "with the CUDA backend, often a CUDA fault first): " +
+                           msg.str());
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY)
         throw unsupported("out of GPU memory: " + msg.str() + "; " + kOutOfGpuMemoryHint);
     throw Error(environment ? ExitCode::Unsupported : ExitCode::Runtime, msg.str());

@@ -32,51 +32,46 @@ TEST(AppOptions, DefaultsAreUsable) {
     EXPECT_FALSE(out.options.validate);
 }
 
-// Every option that takes part in a run, each set away from its default; options that end the
-// program at once (--help, --version, --list-sims) have their own tests.
-const std::vector<const char*> kEveryRunOption = {"--sim",
-                                                  "wave",
-                                                  "--param",
-                                                  "speed=0.25",
-                                                  "--param",
-                                                  "sources=3",
-                                                  "--headless",
-                                                  "--frames",
-                                                  "12",
-                                                  "--size",
-                                                  "300x200",
-                                                  "--resolution",
-                                                  "64x48",
-                                                  "--steps-per-frame",
-                                                  "3",
-                                                  "--backend",
-                                                  "cpu",
-                                                  "--device",
-                                                  "1",
-                                                  "--colormap",
-                                                  "magma",
-                                                  "--screenshot",
-                                                  "x.png",
-                                                  "--validate",
-                                                  "--frames-in-flight",
-                                                  "4",
-                                                  "--seed",
-                                                  "9",
-                                                  "--present-mode",
-                                                  "mailbox",
-                                                  "--no-ui",
-                                                  "--bench",
-                                                  "--mode",
-                                                  "host-copy",
-                                                  "--warmup",
-                                                  "7",
-                                                  "--report",
-                                                  "r.json",
-                                                  "--csv",
-                                                  "c.csv"};
+// Every option that takes part in a run, each set away from its default, over two command lines:
+// the window's and the benchmark's (an option the chosen mode ignores is refused, so no single line
+// holds them all). Options that end the program at once (--help, --version, --list-sims) have their
+// own tests.
+const std::vector<const char*> kEveryWindowOption = {"--sim",
+                                                     "wave",
+                                                     "--param",
+                                                     "speed=0.25",
+                                                     "--param",
+                                                     "sources=3",
+                                                     "--frames",
+                                                     "12",
+                                                     "--size",
+                                                     "300x200",
+                                                     "--resolution",
+                                                     "64x48",
+                                                     "--steps-per-frame",
+                                                     "3",
+                                                     "--backend",
+                                                     "cpu",
+                                                     "--device",
+                                                     "1",
+                                                     "--colormap",
+                                                     "magma",
+                                                     "--screenshot",
+                                                     "x.png",
+                                                     "--validate",
+                                                     "--frames-in-flight",
+                                                     "4",
+                                                     "--seed",
+                                                     "9",
+                                                     "--present-mode",
+                                                     "mailbox",
+                                                     "--no-ui"};
+const std::vector<const char*> kEveryBenchOption = {
+    "--bench", "--headless", "--sim",     "wave",     "--frames", "12",    "--warmup",
+    "7",       "--mode",     "host-copy", "--report", "r.json",   "--csv", "c.csv"};
 
-TEST(AppOptions, EveryOptionIsParsed) {
-    const auto out = parse(kEveryRunOption);
+TEST(AppOptions, EveryWindowOptionIsParsed) {
+    const auto out = parse(kEveryWindowOption);
     ASSERT_FALSE(out.exitNow) << out.message;
     const Options& o = out.options;
     EXPECT_EQ(o.simulation, "wave");
@@ -85,7 +80,7 @@ TEST(AppOptions, EveryOptionIsParsed) {
     EXPECT_EQ(o.params[0].value, 0.25f);
     EXPECT_EQ(o.params[1].name, "sources");
     EXPECT_EQ(o.params[1].value, 3.0f);
-    EXPECT_TRUE(o.headless);
+    EXPECT_FALSE(o.headless);
     EXPECT_EQ(o.frames, 12u);
     EXPECT_EQ(o.grid.width, 300u);
     EXPECT_EQ(o.grid.height, 200u);
@@ -101,7 +96,18 @@ TEST(AppOptions, EveryOptionIsParsed) {
     EXPECT_EQ(o.seed, 9u);
     EXPECT_EQ(o.presentMode, PresentMode::Mailbox);
     EXPECT_TRUE(o.noUi);
+    EXPECT_FALSE(o.bench);
+}
+
+TEST(AppOptions, EveryBenchOptionIsParsed) {
+    const auto out = parse(kEveryBenchOption);
+    ASSERT_FALSE(out.exitNow) << out.message;
+    const Options& o = out.options;
     EXPECT_TRUE(o.bench);
+    EXPECT_TRUE(o.headless);
+    EXPECT_EQ(o.simulation, "wave");
+    EXPECT_EQ(o.frames, 12u);
+    EXPECT_EQ(o.framesInFlight, kBenchFramesInFlight);
     EXPECT_EQ(o.benchModes, std::vector<BenchMode>{BenchMode::HostCopy});
     EXPECT_EQ(o.warmup, 7u);
     EXPECT_EQ(o.reportPath, "r.json");
@@ -109,8 +115,8 @@ TEST(AppOptions, EveryOptionIsParsed) {
 }
 
 TEST(AppOptions, EveryOptionInTheHelpIsCoveredByTheTestsHere) {
-    // So a new option cannot be added without being added to kEveryRunOption (or to the list of
-    // options that exit at once, tested on their own below).
+    // So a new option cannot be added without being added to one of the command lines above (or
+    // to the list of options that exit at once, tested on their own below).
     const std::string help = parse({"--help"}).message;
     std::vector<std::string> inHelp;
     for (size_t at = help.find("--"); at != std::string::npos; at = help.find("--", at + 2)) {
@@ -121,12 +127,14 @@ TEST(AppOptions, EveryOptionInTheHelpIsCoveredByTheTestsHere) {
         inHelp.push_back(help.substr(at, end - at));
     }
     ASSERT_GT(inHelp.size(), 20u) << help;
+    const auto in = [](const std::vector<const char*>& line, const std::string& option) {
+        return std::find(line.begin(), line.end(), option) != line.end();
+    };
     for (const std::string& option : inHelp) {
         const bool exitsAtOnce =
             option == "--help" || option == "--version" || option == "--list-sims";
-        const bool covered = std::find(kEveryRunOption.begin(), kEveryRunOption.end(), option) !=
-                             kEveryRunOption.end();
-        EXPECT_TRUE(exitsAtOnce || covered) << option << " is not in kEveryRunOption";
+        EXPECT_TRUE(exitsAtOnce || in(kEveryWindowOption, option) || in(kEveryBenchOption, option))
+            << option << " is in neither kEveryWindowOption nor kEveryBenchOption";
     }
 }
 
@@ -218,12 +226,143 @@ TEST(AppOptions, BadValuesExitWith2NamingOptionValueAndAllowed) {
     }
 }
 
+TEST(AppOptions, IntegersAreDecimalDigitsOnly) {
+    // CLI11 alone reads 010 as octal 8, 0x10 as 16 and 0b11 as 3; here digits are decimal.
+    const auto leadingZero = parse({"--frames", "010", "--seed", "007"});
+    ASSERT_FALSE(leadingZero.exitNow) << leadingZero.message;
+    EXPECT_EQ(leadingZero.options.frames, 10u);
+    EXPECT_EQ(leadingZero.options.seed, 7u);
+    const BadUsage cases[] = {
+        {{"--frames", "0x10"}, {"--frames", "0x10", "decimal", "1..100000000"}},
+        {{"--frames", "0b11"}, {"--frames", "0b11", "decimal"}},
+        {{"--frames", "+5"}, {"--frames", "+5", "decimal"}},
+        {{"--frames", "1e3"}, {"--frames", "1e3", "decimal"}},
+        {{"--frames", " 5"}, {"--frames", "' 5'", "decimal"}},
+        {{"--frames-in-flight", "0x2"}, {"--frames-in-flight", "0x2", "1..8"}},
+        {{"--device", "0o1"}, {"--device", "0o1", "0..255"}},
+        {{"--steps-per-frame", "1.5"}, {"--steps-per-frame", "1.5", "0..10000"}},
+        {{"--seed", "0x10"}, {"--seed", "0x10", "decimal"}},
+        {{"--bench", "--warmup", "0x10"}, {"--warmup", "0x10", "0..1000000"}},
+    };
+    for (const auto& c : cases) {
+        const auto out = parse(c.args);
+        SCOPED_TRACE(c.args[1]);
+        ASSERT_TRUE(out.exitNow);
+        EXPECT_EQ(*out.exitNow, 2);
+        for (const char* m : c.mentions)
+            EXPECT_NE(out.message.find(m), std::string::npos)
+                << "message lacks '" << m << "': " << out.message;
+    }
+}
+
+TEST(AppOptions, SeedsOutsideUint64AreRefusedNotClamped) {
+    const auto largest = parse({"--seed", "18446744073709551615"});
+    ASSERT_FALSE(largest.exitNow) << largest.message;
+    EXPECT_EQ(largest.options.seed, UINT64_MAX);
+    for (const char* bad : {"18446744073709551616", "99999999999999999999999", "-1"}) {
+        const auto out = parse({"--seed", bad});
+        ASSERT_TRUE(out.exitNow) << bad << " gave seed " << out.options.seed;
+        EXPECT_EQ(*out.exitNow, 2);
+        EXPECT_NE(out.message.find("--seed"), std::string::npos) << out.message;
+        EXPECT_NE(out.message.find(bad), std::string::npos) << out.message;
+    }
+}
+
+TEST(AppOptions, PathOptionsRefuseValuesThatLookLikeOptionsAndEmptyValues) {
+    const BadUsage cases[] = {
+        {{"--headless", "--screenshot", "--no-ui"}, {"--screenshot", "'--no-ui'", "./--no-ui"}},
+        {{"--screenshot", "-x.png"}, {"--screenshot", "'-x.png'", "option"}},
+        {{"--bench", "--report", "--csv"}, {"--report", "'--csv'"}},
+        {{"--bench", "--csv", "-v"}, {"--csv", "'-v'"}},
+        {{"--headless", "--screenshot", ""}, {"--screenshot", "empty"}},
+        {{"--bench", "--report", ""}, {"--report", "empty"}},
+        {{"--sim", ""}, {"--sim", "empty"}},
+        {{"--colormap", ""}, {"--colormap", "''"}}, // the colormap's own check comes first
+    };
+    for (const auto& c : cases) {
+        const auto out = parse(c.args);
+        SCOPED_TRACE(std::string(c.args[0]) + " " + c.args[1]);
+        ASSERT_TRUE(out.exitNow) << "screenshot '" << out.options.screenshot << "'";
+        EXPECT_EQ(*out.exitNow, 2);
+        for (const char* m : c.mentions)
+            EXPECT_NE(out.message.find(m), std::string::npos)
+                << "message lacks '" << m << "': " << out.message;
+    }
+    // "-" alone is the standard output, and ./-name a file whose name starts with '-'.
+    const auto stdoutReport = parse({"--bench", "--report", "-", "--csv", "./-frames.csv"});
+    ASSERT_FALSE(stdoutReport.exitNow) << stdoutReport.message;
+    EXPECT_EQ(stdoutReport.options.reportPath, "-");
+    EXPECT_EQ(stdoutReport.options.csvPath, "./-frames.csv");
+}
+
+TEST(AppOptions, OptionsTheModeIgnoresAreRefusedNamingOptionAndMode) {
+    const BadUsage cases[] = {
+        {{"--bench", "--screenshot", "x.png"}, {"--screenshot", "--bench"}},
+        {{"--bench", "--colormap", "magma"}, {"--colormap", "--bench"}},
+        {{"--bench", "--present-mode", "mailbox"}, {"--present-mode", "--bench"}},
+        {{"--bench", "--no-ui"}, {"--no-ui", "--bench"}},
+        {{"--headless", "--present-mode", "fifo"}, {"--present-mode", "--headless"}},
+        {{"--headless", "--no-ui"}, {"--no-ui", "--headless"}},
+        {{"--headless", "--report", "r.json"}, {"--report", "--bench"}},
+        {{"--mode", "all"}, {"--mode", "--bench"}},
+        {{"--warmup", "3"}, {"--warmup", "--bench"}},
+        {{"--csv", "c.csv"}, {"--csv", "--bench"}},
+    };
+    for (const auto& c : cases) {
+        const auto out = parse(c.args);
+        SCOPED_TRACE(std::string(c.args[0]) + " " + c.args[1]);
+        ASSERT_TRUE(out.exitNow);
+        EXPECT_EQ(*out.exitNow, 2);
+        for (const char* m : c.mentions)
+            EXPECT_NE(out.message.find(m), std::string::npos)
+                << "message lacks '" << m << "': " << out.message;
+    }
+    // What each mode does use stays allowed.
+    EXPECT_FALSE(parse({"--headless", "--screenshot", "x.png", "--colormap", "magma"}).exitNow);
+    EXPECT_FALSE(
+        parse({"--present-mode", "immediate", "--no-ui", "--screenshot", "x.png"}).exitNow);
+    EXPECT_FALSE(parse({"--bench", "--headless", "--resolution", "64x64"}).exitNow);
+}
+
+TEST(AppOptions, TheSameFileForReportAndCsvExits2) {
+    for (const auto& [report, csv] :
+         std::vector<std::pair<const char*, const char*>>{{"out.json", "out.json"},
+                                                          {"out.json", "./out.json"},
+                                                          {"a/../out", "out"},
+                                                          {"-", "/dev/stdout"},
+                                                          {"/dev/fd/1", "-"}}) {
+        const auto out = parse({"--bench", "--report", report, "--csv", csv});
+        SCOPED_TRACE(std::string(report) + " vs " + csv);
+        ASSERT_TRUE(out.exitNow);
+        EXPECT_EQ(*out.exitNow, 2);
+        EXPECT_NE(out.message.find("same file"), std::string::npos) << out.message;
+        EXPECT_NE(out.message.find(report), std::string::npos) << out.message;
+    }
+    EXPECT_FALSE(parse({"--bench", "--report", "-", "--csv", "/dev/stderr"}).exitNow);
+}
+
+TEST(AppOptions, BenchFramesAboveTheCapExit2NamingTheCapAndWhy) {
+    // Every measured frame is kept: the cap bounds the memory (the 100M frames once
+    // reserved 4.8 GB before the first frame and died of std::bad_alloc).
+    const auto out =
+        parse({"--bench", "--frames", "100000000", "--warmup", "1000000", "--size", "8x8"});
+    ASSERT_TRUE(out.exitNow);
+    EXPECT_EQ(*out.exitNow, 2);
+    for (const char* m : {"--frames", "100000000", "1000000", "percentiles"})
+        EXPECT_NE(out.message.find(m), std::string::npos) << m << ": " << out.message;
+    const auto atCap = parse({"--bench", "--frames", "1000000", "--warmup", "1000000"});
+    EXPECT_FALSE(atCap.exitNow) << atCap.message;
+    // Without --bench nothing is kept per frame: the headless limit stays.
+    EXPECT_FALSE(parse({"--headless", "--frames", "100000000"}).exitNow);
+}
+
 TEST(AppOptions, HelpAndVersionExitWith0) {
     const auto help = parse({"--help"});
     ASSERT_TRUE(help.exitNow);
     EXPECT_EQ(*help.exitNow, 0);
     EXPECT_NE(help.message.find("--backend"), std::string::npos);
     EXPECT_NE(help.message.find("Exit codes"), std::string::npos);
+    EXPECT_NE(help.message.find("130/143"), std::string::npos) << help.message;
     const auto version = parse({"--version"});
     ASSERT_TRUE(version.exitNow);
     EXPECT_EQ(*version.exitNow, 0);

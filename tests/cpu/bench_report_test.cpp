@@ -1,7 +1,8 @@
 // The benchmark report writers: the JSON is strict JSON (checked by a parser in this file) with
-// every documented key, ordered percentiles, null for unmeasured values and escaped strings; the
-// CSV has one row per frame; writeTextFile names the path on failure; and the committed sample in
-// tests/data (used by the plot test) is exactly what the writers produce today.
+// every documented key, ordered percentiles, null for unmeasured values and escaped strings; an
+// interrupted run says so; the CSV has one row per frame (also when written in pieces);
+// writeTextFile names the path on failure; and the committed sample in tests/data (used by the
+// plot test) is exactly what the writers produce today.
 #include "bench_report.h"
 #include "bench_stats.h"
 #include "errors.h"
@@ -330,7 +331,10 @@ std::string readFile(const std::filesystem::path& path) {
 
 TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
     const Json root = parseJson(toJson(sampleReport()));
-    EXPECT_EQ(root["schema_version"].number, 2);
+    EXPECT_EQ(root["schema_version"].number, 3);
+    EXPECT_EQ(root.object.at(1).first, "interrupted");
+    EXPECT_EQ(root["interrupted"].type, Json::Type::Bool);
+    EXPECT_FALSE(root["interrupted"].boolean);
     for (const char* key :
          {"gpu_name", "gpu_uuid", "driver_version", "vulkan_api_version", "vulkan_driver",
           "cuda_runtime_version", "cuda_driver_version", "backend", "git_revision", "build_type",
@@ -368,6 +372,24 @@ TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
     EXPECT_EQ(root["targets"]["pipelined_frame_over_gpu_busy"].type, Json::Type::Number);
     for (const char* key : {"pipelined", "serialized", "host_copy"})
         EXPECT_EQ(root["targets"]["p99_over_p50"][key].type, Json::Type::Number) << key;
+}
+
+TEST(BenchReportJson, AnInterruptedRunSaysSoAndKeepsTheFramesItMeasured) {
+    BenchReport report = sampleReport();
+    report.interrupted = true;
+    report.modes[0].frames.resize(37);
+    report.modes[0].note = "interrupted by SIGINT after 37 of 200 measured frames";
+    report.modes[1] = {.mode = "serialized", .note = "not run: the benchmark was stopped"};
+    report.modes[2] = {.mode = "host-copy", .note = "not run: the benchmark was stopped"};
+    const Json root = parseJson(toJson(report));
+    EXPECT_TRUE(root["interrupted"].boolean);
+    EXPECT_EQ(root["configuration"]["frames"].number, 200);
+    EXPECT_EQ(root["modes"].array.at(0)["frames_measured"].number, 37);
+    EXPECT_EQ(root["modes"].array.at(0)["note"].string, report.modes[0].note);
+    EXPECT_EQ(root["modes"].array.at(1)["frames_measured"].number, 0);
+    EXPECT_TRUE(root["modes"].array.at(2)["frame_time_ms"]["p50"].isNull());
+    EXPECT_NE(formatSummaryTable(report).find("interrupted"), std::string::npos);
+    EXPECT_EQ(formatSummaryTable(sampleReport()).find("interrupted"), std::string::npos);
 }
 
 TEST(BenchReportJson, FrameTimePercentilesAreOrderedAndMatchSummarize) {
@@ -504,6 +526,22 @@ TEST(BenchReportCsv, HasHeaderAndOneRowPerFrameWithEmptyFieldsForNaN) {
     EXPECT_TRUE(fields[5].empty()) << hostCopy;
     for (size_t i : {0u, 1u, 2u, 3u, 4u, 6u, 7u})
         EXPECT_FALSE(fields[i].empty()) << hostCopy;
+}
+
+TEST(BenchReportCsv, WrittenInPiecesOfAbout64KiBThatAddUpToTheWholeCsv) {
+    BenchReport report = sampleReport();
+    for (int i = 0; i < 12; ++i) // ~18 KB per mode
+        report.modes.push_back(report.modes[size_t(i % 3)]);
+    std::vector<size_t> sizes;
+    std::string joined;
+    writeCsv(report, [&](std::string_view piece) {
+        sizes.push_back(piece.size());
+        joined += piece;
+    });
+    EXPECT_EQ(joined, toCsv(report));
+    ASSERT_GT(sizes.size(), 3u) << "written in one piece";
+    for (size_t size : sizes)
+        EXPECT_LT(size, 64u * 1024u + 256u);
 }
 
 TEST(BenchReportCsv, QuotesAModeNameHoldingACommaOrQuote) {

@@ -4,13 +4,16 @@
 #include "simulations.h"
 #include "test_support.h"
 #include "window_app.h"
+#include "windowed.h"
 
 #include <volk.h>
 #include <GLFW/glfw3.h>
 
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <sstream>
 
 namespace estuary {
 namespace {
@@ -82,9 +85,21 @@ class WindowTest : public ::testing::Test {
         steps(1);
     }
 
+    void pressKey(int glfwKey) {
+        onKey(*app, glfwKey, 0, GLFW_PRESS, 0);
+        onKey(*app, glfwKey, 0, GLFW_RELEASE, 0);
+    }
+
     Options options;
     std::unique_ptr<WindowApp> app;
 };
+
+std::string readFile(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
 
 TEST_F(WindowTest, RunsResizesMinimizesAndScreenshotsWithoutValidationMessages) {
     options.resolution = {512, 384};
@@ -289,6 +304,64 @@ TEST_F(WindowTest, SimulationSelectorSwitchesToWaveWhosePanelAndBrushFollowIt) {
     onMouseButton(*app, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
     onMouseButton(*app, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
     EXPECT_NEAR(probeAt(at) - before, 1.0f, 0.05f) << "the click did not drop water";
+}
+
+TEST_F(WindowTest, F12WritesANewNumberedFileEachTimeAndNeverReplacesOne) {
+    const auto dir = test::scratchDir("window-f12");
+    std::ofstream(dir / "estuary-screenshot-000.png") << "someone else's file";
+    open();
+    app->screenshotFolder = dir;
+    steps(2);
+    for (size_t n = 1; n <= 2; ++n) {
+        pressKey(GLFW_KEY_F12);
+        ASSERT_TRUE(stepUntil([&] { return app->numberedScreenshots.size() == n; }));
+    }
+    EXPECT_EQ(app->numberedScreenshots[0], dir / "estuary-screenshot-001.png");
+    EXPECT_EQ(app->numberedScreenshots[1], dir / "estuary-screenshot-002.png");
+    EXPECT_EQ(readFile(dir / "estuary-screenshot-000.png"), "someone else's file");
+    for (const auto& path : app->numberedScreenshots)
+        EXPECT_EQ(test::loadPng(path).width, int(options.resolution.width)) << path;
+    EXPECT_FALSE(app->ui.noticeIsError);
+    EXPECT_NE(app->ui.notice.find("estuary-screenshot-002.png"), std::string::npos)
+        << app->ui.notice;
+}
+
+TEST_F(WindowTest, AFailedF12IsShownInTheOverlayAndTheSessionGoesOn) {
+    const auto dir = test::scratchDir("window-f12-fail");
+    std::ofstream(dir / "file") << "a regular file where the folder should be";
+    open();
+    app->screenshotFolder = dir / "file";
+    steps(2);
+    pressKey(GLFW_KEY_F12);
+    ASSERT_TRUE(stepUntil([&] { return !app->ui.notice.empty(); }));
+    EXPECT_TRUE(app->ui.noticeIsError);
+    EXPECT_NE(app->ui.notice.find("screenshot failed"), std::string::npos) << app->ui.notice;
+    EXPECT_NE(app->ui.notice.find((dir / "file").string()), std::string::npos) << app->ui.notice;
+    EXPECT_TRUE(app->numberedScreenshots.empty());
+    // The overlay draws it for a while, and frames go on.
+    const uint64_t presented = app->framesPresented;
+    const float shownFor = app->ui.noticeSeconds;
+    steps(5);
+    EXPECT_EQ(app->framesPresented, presented + 5);
+    EXPECT_GT(app->ui.noticeSeconds, 0.0f);
+    EXPECT_LT(app->ui.noticeSeconds, shownFor) << "the notice is not being drawn";
+}
+
+TEST_F(WindowTest, TheScreenshotOptionIsStillWrittenOnExitAfterAnF12) {
+    const auto dir = test::scratchDir("window-f12-exit");
+    options.screenshot = (dir / "exit.png").string();
+    open();
+    app->screenshotFolder = dir;
+    steps(2);
+    pressKey(GLFW_KEY_F12);
+    ASSERT_TRUE(stepUntil([&] { return app->numberedScreenshots.size() == 1; }));
+    // Esc before --frames would have been reached: the loop draws one more frame for the option.
+    OutputFile exitShot = OutputFile::open(options.screenshot);
+    pressKey(GLFW_KEY_ESCAPE);
+    runWindowLoop(*app, options, &exitShot);
+    EXPECT_TRUE(exitShot.written());
+    EXPECT_EQ(test::loadPng(dir / "exit.png").width, int(options.resolution.width));
+    EXPECT_EQ(app->numberedScreenshots.size(), 1u);
 }
 
 } // namespace

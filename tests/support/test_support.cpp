@@ -9,10 +9,15 @@
 #include <stb_image.h>
 
 #include <array>
+#include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <cstdio>
+#include <optional>
+#include <poll.h>
 #include <set>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,8 +106,12 @@ size_t countDistinctColors(const Rgba8Image& image, size_t cap) {
 }
 
 ProcessResult runEstuary(const std::string& args) {
+    return runProgram(estuaryBinary(), args);
+}
+
+ProcessResult runProgram(const std::filesystem::path& program, const std::string& args) {
     ProcessResult result;
-    const std::string command = "'" + estuaryBinary().string() + "' " + args + " 2>&1";
+    const std::string command = "'" + program.string() + "' " + args + " 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) throw runtimeError("popen failed for: " + command);
     std::array<char, 4096> buffer{};
@@ -112,6 +121,93 @@ ProcessResult runEstuary(const std::string& args) {
     const int status = pclose(pipe);
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return result;
+}
+
+ControlledRun runEstuaryControlled(const std::vector<std::string>& args,
+                                   const RunControl& control) {
+    // Everything the child needs is built before fork: between fork and exec only
+    // async-signal-safe calls.
+    const std::string binary = estuaryBinary().string();
+    std::vector<std::string> argStrings{binary};
+    argStrings.insert(argStrings.end(), args.begin(), args.end());
+    std::vector<std::string> envStrings;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        bool replaced = false;
+        for (const auto& [name, value] : control.env)
+            replaced = replaced || entry.rfind(name + "=", 0) == 0;
+        if (!replaced) envStrings.push_back(entry);
+    }
+    for (const auto& [name, value] : control.env)
+        envStrings.push_back(name + "=" + value);
+    std::vector<char*> argv, envp;
+    for (std::string& a : argStrings)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (std::string& e : envStrings)
+        envp.push_back(e.data());
+    envp.push_back(nullptr);
+
+    int outPipe[2], errPipe[2];
+    if (pipe2(outPipe, O_CLOEXEC) != 0 || pipe2(errPipe, O_CLOEXEC) != 0)
+        throw runtimeError("pipe2 failed");
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    const pid_t pid = fork();
+    if (pid < 0) throw runtimeError("fork failed");
+    if (pid == 0) {
+        dup2(outPipe[1], STDOUT_FILENO);
+        dup2(errPipe[1], STDERR_FILENO);
+        execve(argv[0], argv.data(), envp.data());
+        _exit(127);
+    }
+    close(outPipe[1]);
+    close(errPipe[1]);
+
+    ControlledRun run;
+    std::optional<Clock::time_point> seen, signalledAt;
+    if (control.signalWhen.empty()) seen = start;
+    pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
+    std::string* texts[2] = {&run.out, &run.err};
+    int open = 2;
+    while (open > 0) {
+        const auto now = Clock::now();
+        if (!run.timedOut && now - start > control.timeout) {
+            kill(pid, SIGKILL);
+            run.timedOut = true;
+        }
+        if (!seen && (run.out.find(control.signalWhen) != std::string::npos ||
+                      run.err.find(control.signalWhen) != std::string::npos))
+            seen = now;
+        if (control.signal && seen && !signalledAt && now - *seen >= control.signalDelay) {
+            kill(pid, control.signal);
+            signalledAt = now;
+            run.signalled = true;
+        }
+        if (poll(fds, 2, 10) < 0 && errno != EINTR) break;
+        for (int i = 0; i < 2; ++i) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            char buffer[4096];
+            const ssize_t n = read(fds[i].fd, buffer, sizeof(buffer));
+            if (n > 0) {
+                texts[i]->append(buffer, size_t(n));
+            } else if (n == 0 || errno != EINTR) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                --open;
+            }
+        }
+    }
+    int status = 0;
+    rusage usage{};
+    wait4(pid, &status, 0, &usage);
+    const auto end = Clock::now();
+    run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    run.seconds = std::chrono::duration<double>(end - start).count();
+    if (signalledAt)
+        run.secondsAfterSignal = std::chrono::duration<double>(end - *signalledAt).count();
+    run.maxRssKiB = usage.ru_maxrss;
+    return run;
 }
 
 std::string python() {
@@ -131,9 +227,10 @@ def need(ok, what):
     if not ok: problems.append(what)
 def number(v): return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 def close(a, b): return number(a) and number(b) and abs(a - b) <= 1e-6 * max(1.0, abs(b))
-for key in ("schema_version", "environment", "configuration", "modes", "ratios", "targets"):
+for key in ("schema_version", "interrupted", "environment", "configuration", "modes", "ratios", "targets"):
     need(key in r, "missing " + key)
-need(r.get("schema_version") == 2, "schema_version %s" % r.get("schema_version"))
+need(r.get("schema_version") == 3, "schema_version %s" % r.get("schema_version"))
+need(r.get("interrupted") is False, "interrupted %r for a run that ran every frame" % r.get("interrupted"))
 env = r["environment"]
 always = ("gpu_name", "gpu_uuid", "driver_version", "vulkan_api_version", "vulkan_driver",
           "backend", "git_revision", "build_type", "host_name", "date")

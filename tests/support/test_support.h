@@ -10,7 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <chrono>
 #include <filesystem>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -59,6 +61,30 @@ struct ProcessResult {
 };
 // Runs estuary with the given arguments (a shell-quoted string), capturing its output.
 ProcessResult runEstuary(const std::string& args);
+// The same for another executable (e.g. a copy of estuary with altered data beside it).
+ProcessResult runProgram(const std::filesystem::path& program, const std::string& args);
+
+// How runEstuaryControlled runs estuary: extra environment, a signal sent once the output shows
+// the run got somewhere, and a time limit after which it is killed.
+struct RunControl {
+    std::vector<std::pair<std::string, std::string>> env; // set (or replaced) in the child only
+    int signal = 0;         // sent once `signalWhen` appears in stdout or stderr (0: none)
+    std::string signalWhen; // empty: at once
+    std::chrono::milliseconds signalDelay{0};   // after signalWhen appeared
+    std::chrono::milliseconds timeout{120'000}; // then SIGKILL
+};
+struct ControlledRun {
+    int exitCode = -1;              // 128 + N when ended by signal N
+    std::string out, err;           // stdout and stderr, apart
+    bool timedOut = false;          // killed at the time limit
+    bool signalled = false;         // control.signal was sent
+    double secondsAfterSignal = -1; // from the signal to the exit
+    double seconds = 0;             // from start to exit
+    long maxRssKiB = 0;             // the child's peak resident memory
+};
+// Runs estuary (no shell: each argument as given) with stdout and stderr captured apart.
+ControlledRun runEstuaryControlled(const std::vector<std::string>& args,
+                                   const RunControl& control = {});
 
 // The Python interpreter that has Debian's matplotlib (/usr/bin/python3 where it exists).
 std::string python();

@@ -12,12 +12,38 @@
 
 namespace estuary {
 
+// Errors after which the CUDA context is unusable: every later call returns them too. They come
+// from a kernel that faulted (or the device), often reported by an unrelated later call.
+inline bool isStickyCudaError(cudaError_t err) {
+    switch (err) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorContextIsDestroyed:
+        return true;
+    default:
+        return false;
+    }
+}
+
 inline Error cudaFailure(cudaError_t err, const char* expr, const char* file, int line) {
     std::string what = std::string("CUDA call failed: ") + expr + " returned " +
                        cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ") at " + file +
                        ":" + std::to_string(line);
     if (err == cudaErrorMemoryAllocation)
         return unsupported("out of GPU memory: " + what + "; " + kOutOfGpuMemoryHint);
+    if (isStickyCudaError(err))
+        return runtimeError(
+            "CUDA faulted and its context is unusable (a sticky error, usually from "
+            "a kernel that faulted earlier than this call): " +
+            what);
     return runtimeError(what);
 }
 

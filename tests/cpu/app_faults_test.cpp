@@ -1,0 +1,208 @@
+// The fault matrix, CPU/lavapipe side: each fault ends the run with its documented exit code and
+// a message naming the cause, in bounded time, freeing what was made (no validation message).
+// Faults come from ESTUARY_FAULT (app/fault_injection.h), the environment (missing or unusable
+// Vulkan driver, a corrupt shader) or a request that cannot fit in memory.
+#include "errors.h"
+#include "fault_injection.h"
+#include "memory_budget.h"
+#include "simulations.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace estuary {
+namespace {
+
+struct TimedRun {
+    test::ProcessResult result;
+    double seconds = 0;
+};
+
+using Environment = std::vector<std::pair<const char*, std::string>>;
+
+// Runs estuary with `environment` set for the child only.
+TimedRun runWith(const Environment& environment, const std::string& args) {
+    std::vector<std::optional<std::string>> saved;
+    for (const auto& [variable, value] : environment) {
+        const char* old = std::getenv(variable);
+        saved.push_back(old ? std::optional<std::string>(old) : std::nullopt);
+        setenv(variable, value.c_str(), 1);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    TimedRun run{test::runEstuary(args)};
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (size_t i = 0; i < environment.size(); ++i)
+        if (saved[i])
+            setenv(environment[i].first, saved[i]->c_str(), 1);
+        else
+            unsetenv(environment[i].first);
+    return run;
+}
+
+TimedRun runWith(const char* variable, const std::string& value, const std::string& args) {
+    return runWith(Environment{{variable, value}}, args);
+}
+
+const std::string kHeadless = "--headless --backend cpu --validate --frames 60 --size 64x64 "
+                              "--resolution 64x64 --frames-in-flight 3 ";
+
+std::string shotIn(const char* name) {
+    return "--screenshot '" + (test::scratchDir(name) / "shot.png").string() + "'";
+}
+
+void expectCleanFailure(const TimedRun& run, int exitCode, const std::vector<std::string>& says) {
+    EXPECT_EQ(run.result.exitCode, exitCode) << run.result.output;
+    for (const std::string& text : says)
+        EXPECT_NE(run.result.output.find(text), std::string::npos)
+            << "the message lacks '" << text << "': " << run.result.output;
+    EXPECT_EQ(run.result.output.find("[vulkan error]"), std::string::npos)
+        << "the failure left objects behind or misused Vulkan: " << run.result.output;
+    EXPECT_LT(run.seconds, 10.0) << "not a bounded failure";
+}
+
+TEST(FaultPlan, ParsesEveryFaultAndRefusesAnythingElseNamingIt) {
+    const FaultPlan plan =
+        parseFaultPlan("cuda-fault@12,cuda-stall@3,alloc-fail,device-lost@0,vulkan-stall@7");
+    EXPECT_EQ(plan.cudaFault, 12u);
+    EXPECT_EQ(plan.vulkanStall, 7u);
+    EXPECT_EQ(plan.cudaStall, 3u);
+    EXPECT_EQ(plan.deviceLost, 0u);
+    EXPECT_TRUE(plan.allocFail);
+    EXPECT_FALSE(parseFaultPlan("").allocFail);
+    for (const char* bad : {"cuda-fault", "cuda-fault@", "cuda-fault@x", "device-lost@-1",
+                            "alloc-fail@3", "explode", "cuda-fault@1,,"}) {
+        try {
+            parseFaultPlan(bad);
+            ADD_FAILURE() << "accepted " << bad;
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), ExitCode::Usage) << bad;
+            EXPECT_NE(std::string(e.what()).find("known: cuda-fault@N"), std::string::npos)
+                << e.what();
+        }
+    }
+}
+
+TEST(AppFaults, AMalformedFaultSwitchIsExit2BeforeAnyWork) {
+    const TimedRun run = runWith("ESTUARY_FAULT", "explode", kHeadless + shotIn("fault-bad"));
+    EXPECT_EQ(run.result.exitCode, 2) << run.result.output;
+    EXPECT_NE(run.result.output.find("'explode' is not a fault"), std::string::npos);
+}
+
+TEST(AppFaults, ADeviceLostMidRunIsExit1SayingSoAndFreesEverything) {
+    const TimedRun run =
+        runWith("ESTUARY_FAULT", "device-lost@25", kHeadless + shotIn("fault-lost"));
+    expectCleanFailure(run, 1, {"Vulkan device was lost", "VK_ERROR_DEVICE_LOST"});
+}
+
+TEST(AppFaults, AStalledQueueEndsInBoundedTimeNamingTheFrameAndLeavingNoFile) {
+    // Frame 20's draw waits for a semaphore nothing signals. On a GPU the frame wait times out
+    // (its message names the frame); lavapipe blocks inside vkGetQueryPoolResults, which waits for
+    // the whole queue, and the watchdog ends the process naming the frame. Either way: exit 1, in
+    // the wait timeout plus the watchdog's slack, with no screenshot and no temporary file left.
+    const auto dir = test::scratchDir("fault-vkstall");
+    const TimedRun run =
+        runWith({{"ESTUARY_FAULT", "vulkan-stall@20"}, {"ESTUARY_WAIT_TIMEOUT_S", "1"}},
+                kHeadless + "--screenshot '" + (dir / "shot.png").string() + "'");
+    EXPECT_EQ(run.result.exitCode, 1) << run.result.output;
+    EXPECT_LT(run.seconds, 10.0) << "not a bounded failure";
+    const bool waitTimedOut =
+        run.result.output.find("timed out after 1.0 s waiting for the GPU to finish frame 2") !=
+        std::string::npos;
+    const bool watchdog =
+        run.result.output.find("has not returned, the GPU may be hung") != std::string::npos &&
+        run.result.output.find("frame 2") != std::string::npos;
+    EXPECT_TRUE(waitTimedOut || watchdog) << run.result.output;
+    EXPECT_TRUE(std::filesystem::is_empty(dir))
+        << "left " << std::filesystem::directory_iterator(dir)->path();
+}
+
+TEST(AppFaults, AFailedAllocationIsExit3OutOfMemoryAndFreesEverything) {
+    const TimedRun run = runWith("ESTUARY_FAULT", "alloc-fail", kHeadless + shotIn("fault-alloc"));
+    expectCleanFailure(run, 3, {"out of GPU memory", "--size"});
+}
+
+TEST(AppFaults, ARunThatCannotFitIsExit3AtOnceNamingNeedAndBudget) {
+    // 16384^2 of Gray-Scott through the CPU backend: ~2.7 GiB of images and as much staging,
+    // more than lavapipe's heap (or a GPU's, for the window of this test: the check is generic).
+    const auto start = std::chrono::steady_clock::now();
+    const auto run = test::runEstuary("--headless --backend cpu --frames 2 --size 16384x16384 " +
+                                      shotIn("fault-fit"));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(run.exitCode, 3) << run.output;
+    for (const char* text : {"16384x16384", "does not fit", "GiB needed", "free"})
+        EXPECT_NE(run.output.find(text), std::string::npos) << text << ": " << run.output;
+    EXPECT_LT(seconds, 3.0) << "refused only after allocating";
+}
+
+TEST(MemoryBudget, EstimatesEveryOutputLevelSlotAndStatePerBackend) {
+    const sim::SimDefinition& grayScott = *findSimulation("gray-scott");
+    const sim::OutputLayout layout = grayScott.outputs({4, 4, 1});
+    // One R32F image 4x4 with its chain: (16 + 4 + 1) texels x 4 bytes = 84 bytes.
+    EXPECT_EQ(imageBytes(layout.images[0]), 84u);
+    const MemoryNeed cpu = estimateMemory(grayScott, layout, 16, 3, BackendKind::Cpu);
+    EXPECT_EQ(cpu.deviceImages, 3u * 84u);
+    EXPECT_EQ(cpu.hostVisible, 3u * 84u); // staging per slot
+    EXPECT_EQ(cpu.hostMemory, 16u * 16u); // u, v, twice: 16 bytes a cell
+    EXPECT_EQ(cpu.cudaMemory, 0u);
+    const MemoryNeed cuda = estimateMemory(grayScott, layout, 16, 3, BackendKind::Cuda);
+    EXPECT_EQ(cuda.cudaMemory, 16u * 16u + 3u * 84u);
+    EXPECT_EQ(cuda.hostVisible, 0u);
+    MemoryBudget budget;
+    budget.deviceLocal = budget.hostVisible = budget.cuda = budget.host = 1u << 20;
+    EXPECT_NO_THROW(checkMemoryBudget(cuda, budget, "small"));
+    budget.cuda = 400;
+    try {
+        checkMemoryBudget(cuda, budget, "gray-scott on a 4x4 grid");
+        FAIL() << "a need above the CUDA budget passed";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::Unsupported);
+        EXPECT_NE(std::string(e.what()).find("CUDA device memory"), std::string::npos) << e.what();
+    }
+}
+
+TEST(AppFaults, NoVulkanDriverAtAllIsExit3SayingWhatToInstall) {
+    const TimedRun run =
+        runWith("VK_ICD_FILENAMES", "/nonexistent/icd.json", kHeadless + shotIn("fault-nodrv"));
+    EXPECT_EQ(run.result.exitCode, 3) << run.result.output;
+    for (const char* text : {"no Vulkan driver could be loaded", "mesa-vulkan-drivers",
+                             "VK_ICD_FILENAMES=/nonexistent/icd.json"})
+        EXPECT_NE(run.result.output.find(text), std::string::npos) << text;
+}
+
+TEST(AppFaults, ADriverWithoutAUsableDeviceIsExit3) {
+    // Mesa's Intel driver is installed with mesa-vulkan-drivers; there is no Intel GPU here.
+    const char* intel = "/usr/share/vulkan/icd.d/intel_icd.x86_64.json";
+    if (!std::filesystem::exists(intel)) GTEST_SKIP() << intel << " is not installed";
+    const TimedRun run = runWith("VK_ICD_FILENAMES", intel, kHeadless + shotIn("fault-nodev"));
+    if (run.result.exitCode == 0) GTEST_SKIP() << "this machine has an Intel GPU";
+    EXPECT_EQ(run.result.exitCode, 3) << run.result.output;
+    EXPECT_NE(run.result.output.find("no usable device"), std::string::npos) << run.result.output;
+}
+
+TEST(AppFaults, ACorruptShaderNamesTheFileAndWhatIsWrong) {
+    // A copy of the executable with its data beside it, one shader overwritten.
+    const auto dir = test::scratchDir("fault-shader");
+    namespace fs = std::filesystem;
+    fs::copy_file(test::estuaryBinary(), dir / "estuary");
+    fs::copy(test::binDir() / "shaders", dir / "shaders", fs::copy_options::recursive);
+    fs::copy(test::binDir() / "assets", dir / "assets", fs::copy_options::recursive);
+    std::ofstream(dir / "shaders" / "field.frag.spv", std::ios::binary | std::ios::trunc)
+        << "this is not a shader";
+    const auto run = test::runProgram(dir / "estuary", kHeadless + shotIn("fault-shader-out"));
+    EXPECT_EQ(run.exitCode, 1) << run.output;
+    EXPECT_NE(run.output.find((dir / "shaders" / "field.frag.spv").string()), std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("is not SPIR-V"), std::string::npos) << run.output;
+}
+
+} // namespace
+} // namespace estuary

@@ -1,0 +1,246 @@
+// The atomic writer of output files (output_file.h), in-process: a failed write — an injected full
+// disk, a producer that throws — keeps the previous file and leaves no temporary behind; links are
+// followed, never replaced; writeNewFile never replaces; FIFOs and devices are written directly and
+// a FIFO nobody reads fails at once; sameTarget sees through spellings and links.
+#include "errors.h"
+#include "output_file.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+namespace estuary {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string readFile(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::vector<std::string> listFolder(const fs::path& dir) {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir))
+        names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// ESTUARY_FAULT_WRITE for the scope of one test.
+class FaultWrite {
+  public:
+    explicit FaultWrite(const std::string& spec) { setenv("ESTUARY_FAULT_WRITE", spec.c_str(), 1); }
+    ~FaultWrite() { unsetenv("ESTUARY_FAULT_WRITE"); }
+};
+
+std::string errorOf(const std::function<void()>& write) {
+    try {
+        write();
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ExitCode::Runtime);
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(OutputFile, WriteReplacesTheWholeFileAndLeavesNoTemporary) {
+    const auto dir = test::scratchDir("output-replace");
+    writeFileAtomically(dir / "report.json", "a much longer previous content\n");
+    writeFileAtomically(dir / "report.json", "{}\n");
+    EXPECT_EQ(readFile(dir / "report.json"), "{}\n");
+    EXPECT_EQ(listFolder(dir), std::vector<std::string>{"report.json"});
+}
+
+TEST(OutputFile, AFailedWriteKeepsThePreviousFileAndRemovesItsTemporary) {
+    const auto dir = test::scratchDir("output-fault");
+    const auto path = dir / "shot.png";
+    writeFileAtomically(path, "previous picture");
+    for (const char* spec : {"shot.png", "shot.png:5"}) {
+        const FaultWrite fault(spec);
+        const std::string what =
+            errorOf([&] { writeFileAtomically(path, std::string(100'000, 'x')); });
+        EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+        EXPECT_NE(what.find(std::strerror(ENOSPC)), std::string::npos) << what;
+        EXPECT_EQ(readFile(path), "previous picture") << spec;
+        EXPECT_EQ(listFolder(dir), std::vector<std::string>{"shot.png"}) << spec;
+    }
+    // The fault names one file: others are written.
+    const FaultWrite fault("other.png");
+    writeFileAtomically(path, "new picture");
+    EXPECT_EQ(readFile(path), "new picture");
+}
+
+TEST(OutputFile, AProducerThatThrowsAbandonsTheWrite) {
+    const auto dir = test::scratchDir("output-producer");
+    const auto path = dir / "frames.csv";
+    writeFileAtomically(path, "previous\n");
+    EXPECT_THROW(writeFileAtomically(path,
+                                     [](const WriteChunk& put) {
+                                         put("half of the rows\n");
+                                         throw std::runtime_error("interrupted");
+                                     }),
+                 std::runtime_error);
+    EXPECT_EQ(readFile(path), "previous\n");
+    EXPECT_EQ(listFolder(dir), std::vector<std::string>{"frames.csv"});
+    writeFileAtomically(path, [](const WriteChunk& put) {
+        put("a,");
+        put("b\n");
+    });
+    EXPECT_EQ(readFile(path), "a,b\n");
+}
+
+TEST(OutputFile, ASymbolicLinkIsKeptAndItsTargetReplaced) {
+    const auto dir = test::scratchDir("output-link");
+    fs::create_directories(dir / "real");
+    writeFileAtomically(dir / "real" / "report.json", "old");
+    fs::create_symlink(dir / "real" / "report.json", dir / "link.json");
+    writeFileAtomically(dir / "link.json", "new");
+    EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
+    EXPECT_EQ(readFile(dir / "real" / "report.json"), "new");
+}
+
+TEST(OutputFile, ExistingPermissionsAreKept) {
+    const auto dir = test::scratchDir("output-mode");
+    const auto path = dir / "report.json";
+    writeFileAtomically(path, "old");
+    fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    writeFileAtomically(path, "new");
+    EXPECT_EQ(fs::status(path).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+}
+
+TEST(OutputFile, WriteNewFileNeverReplacesAnExistingFile) {
+    const auto dir = test::scratchDir("output-new");
+    const auto path = dir / "estuary-screenshot-000.png";
+    EXPECT_TRUE(writeNewFile(path, "first"));
+    EXPECT_FALSE(writeNewFile(path, "second"));
+    EXPECT_EQ(readFile(path), "first");
+    EXPECT_EQ(listFolder(dir), std::vector<std::string>{"estuary-screenshot-000.png"});
+}
+
+TEST(OutputFile, FoldersCannotBeTargetsAndAFileCannotBeAFolder) {
+    const auto dir = test::scratchDir("output-bad");
+    writeFileAtomically(dir / "file", "x");
+    const std::string folder = errorOf([&] { writeFileAtomically(dir, "x"); });
+    EXPECT_NE(folder.find(std::strerror(EISDIR)), std::string::npos) << folder;
+    const auto underFile = dir / "file" / "report.json";
+    const std::string notDir = errorOf([&] { writeFileAtomically(underFile, "x"); });
+    EXPECT_NE(notDir.find(underFile.string()), std::string::npos) << notDir;
+    EXPECT_NE(notDir.find(std::strerror(ENOTDIR)), std::string::npos) << notDir;
+    // open() says the same before any work.
+    EXPECT_THROW(OutputFile::open(dir), Error);
+    EXPECT_THROW(OutputFile::open(underFile), Error);
+    EXPECT_THROW(OutputFile::open(""), Error);
+}
+
+TEST(OutputFile, OpenRefusesASocket) {
+    const auto dir = test::scratchDir("output-socket");
+    const auto path = dir / "socket";
+    const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+    ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    const std::string what = errorOf([&] { OutputFile::open(path); });
+    close(fd);
+    EXPECT_NE(what.find("socket"), std::string::npos) << what;
+}
+
+TEST(OutputFile, OpenChecksTheFolderCreatesItAndLeavesNothingElse) {
+    const auto dir = test::scratchDir("output-open");
+    OutputFile file = OutputFile::open(dir / "new" / "folder" / "report.json");
+    EXPECT_TRUE(fs::is_directory(dir / "new" / "folder"));
+    EXPECT_TRUE(fs::is_empty(dir / "new" / "folder")) << "the probe file was left behind";
+    EXPECT_FALSE(file.written());
+    file.write("{}");
+    EXPECT_TRUE(file.written());
+    EXPECT_EQ(readFile(dir / "new" / "folder" / "report.json"), "{}");
+}
+
+TEST(OutputFile, AFifoWithoutAReaderFailsAtOnce) {
+    const auto dir = test::scratchDir("output-fifo-alone");
+    const auto fifo = dir / "fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string open = errorOf([&] { OutputFile::open(fifo); });
+    const std::string write = errorOf([&] { writeFileAtomically(fifo, "x"); });
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+    EXPECT_NE(open.find("no process is reading"), std::string::npos) << open;
+    EXPECT_NE(write.find("no process is reading"), std::string::npos) << write;
+    EXPECT_EQ(fs::status(fifo).type(), fs::file_type::fifo) << "the FIFO was replaced";
+}
+
+TEST(OutputFile, AFifoWithAReaderGetsTheBytesAndItsEnd) {
+    const auto dir = test::scratchDir("output-fifo");
+    const auto fifo = dir / "fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    ASSERT_GE(reader, 0);
+    {
+        OutputFile file = OutputFile::open(fifo);
+        file.write("through the pipe");
+        EXPECT_THROW(file.write("again"), Error) << "a FIFO takes one write";
+    }
+    char buffer[64] = {};
+    const ssize_t n = read(reader, buffer, sizeof(buffer));
+    EXPECT_EQ(std::string(buffer, size_t(std::max<ssize_t>(n, 0))), "through the pipe");
+    EXPECT_EQ(read(reader, buffer, sizeof(buffer)), 0) << "the writer's end was not closed";
+    close(reader);
+}
+
+TEST(OutputFile, CharacterDevicesAreWrittenDirectly) {
+    writeFileAtomically("/dev/null", "nothing");
+    EXPECT_EQ(fs::status("/dev/null").type(), fs::file_type::character);
+    const std::string full = errorOf([] { writeFileAtomically("/dev/full", "x"); });
+    EXPECT_NE(full.find("/dev/full"), std::string::npos) << full;
+    EXPECT_NE(full.find(std::strerror(ENOSPC)), std::string::npos) << full;
+}
+
+TEST(OutputFile, DescriptorPathsAreRecognizedBySpelling) {
+    EXPECT_EQ(descriptorNamedBy("-"), 1);
+    EXPECT_EQ(descriptorNamedBy("/dev/stdout"), 1);
+    EXPECT_EQ(descriptorNamedBy("/dev/fd/1"), 1);
+    EXPECT_EQ(descriptorNamedBy("/proc/self/fd/1"), 1);
+    EXPECT_EQ(descriptorNamedBy("/dev/stderr"), 2);
+    EXPECT_EQ(descriptorNamedBy("/dev/fd/7"), 7);
+    for (const char* other : {"stdout", "./-", "/dev/fd/", "/dev/fd/1x", "/dev/null", "--"})
+        EXPECT_FALSE(descriptorNamedBy(other)) << other;
+    // A descriptor that is not open is refused when opened, not when written.
+    EXPECT_THROW(OutputFile::open("/dev/fd/987"), Error);
+}
+
+TEST(OutputFile, SameTargetSeesThroughSpellingsAndLinks) {
+    const auto dir = test::scratchDir("output-same");
+    writeFileAtomically(dir / "a.json", "x");
+    fs::create_symlink(dir / "a.json", dir / "link.json");
+    fs::create_hard_link(dir / "a.json", dir / "hard.json");
+    const OutputFile a = OutputFile::open(dir / "a.json");
+    EXPECT_TRUE(a.sameTarget(OutputFile::open(dir / "." / "a.json")));
+    EXPECT_TRUE(a.sameTarget(OutputFile::open(dir / "link.json")));
+    EXPECT_TRUE(a.sameTarget(OutputFile::open(dir / "hard.json")));
+    EXPECT_FALSE(a.sameTarget(OutputFile::open(dir / "b.json")));
+    const OutputFile fresh = OutputFile::open(dir / "new.csv"); // not there yet
+    EXPECT_TRUE(fresh.sameTarget(OutputFile::open(dir / "sub" / ".." / "new.csv")));
+    EXPECT_TRUE(OutputFile::open("-").sameTarget(OutputFile::open("/dev/stdout")));
+    EXPECT_TRUE(OutputFile::open("-").isStandardOutput());
+}
+
+} // namespace
+} // namespace estuary
