@@ -188,6 +188,36 @@ TEST(AppFaults, ADriverWithoutAUsableDeviceIsExit3) {
     EXPECT_NE(run.result.output.find("no usable device"), std::string::npos) << run.result.output;
 }
 
+TEST(AppFaults, AMissingValidationLayerIsExit3NamingThePackage) {
+    // VK_LAYER_PATH replaces the loader's search paths for explicit layers.
+    const TimedRun run =
+        runWith("VK_LAYER_PATH", "/nonexistent", kHeadless + shotIn("fault-layer"));
+    EXPECT_EQ(run.result.exitCode, 3) << run.result.output;
+    for (const char* text :
+         {"VK_LAYER_KHRONOS_validation is not installed", "vulkan-validationlayers"})
+        EXPECT_NE(run.result.output.find(text), std::string::npos) << text;
+}
+
+TEST(AppFaults, ACorruptOrMissingColormapNamesTheFileAndLine) {
+    namespace fs = std::filesystem;
+    const auto dir = test::scratchDir("fault-colormap");
+    fs::copy_file(test::estuaryBinary(), dir / "estuary");
+    fs::copy(test::binDir() / "shaders", dir / "shaders", fs::copy_options::recursive);
+    fs::copy(test::binDir() / "assets", dir / "assets", fs::copy_options::recursive);
+    const fs::path viridis = dir / "assets" / "colormaps" / "viridis.txt";
+    std::ofstream(viridis, std::ios::trunc) << "0.1 0.2\n";
+    auto run = test::runProgram(dir / "estuary", kHeadless + shotIn("fault-colormap-out"));
+    EXPECT_EQ(run.exitCode, 1) << run.output;
+    EXPECT_NE(run.output.find(viridis.string() + ":1: expected \"r g b\""), std::string::npos)
+        << run.output;
+    EXPECT_EQ(run.output.find("[vulkan error]"), std::string::npos) << run.output;
+    fs::remove(viridis);
+    run = test::runProgram(dir / "estuary", kHeadless + shotIn("fault-colormap-out"));
+    EXPECT_EQ(run.exitCode, 1) << run.output;
+    EXPECT_NE(run.output.find("cannot open colormap file " + viridis.string()), std::string::npos)
+        << run.output;
+}
+
 TEST(AppFaults, ACorruptShaderNamesTheFileAndWhatIsWrong) {
     // A copy of the executable with its data beside it, one shader overwritten.
     const auto dir = test::scratchDir("fault-shader");
