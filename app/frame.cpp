@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 
 namespace estuary {
 namespace {
@@ -61,10 +60,8 @@ void waitForFrame(Session& session, uint64_t frame, const char* why) {
         session.backend->throwIfFailed();
         if (timeout - waited <= kSliceNs) break;
     }
-    char seconds[32];
-    std::snprintf(seconds, sizeof(seconds), "%.1f s", double(timeout) / 1e9);
     const std::string state = session.backend->waitState();
-    throw runtimeError(std::string("timed out after ") + seconds +
+    throw runtimeError("timed out after " + formatSeconds(timeout) +
                        " waiting for the GPU to finish frame " + std::to_string(frame) + " (" +
                        why + ")" + (state.empty() ? "" : "; " + state) +
                        "; ESTUARY_WAIT_TIMEOUT_S sets the limit for slower runs");

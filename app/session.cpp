@@ -183,6 +183,7 @@ void drainFrames(Session& session) {
 // failed or stopped signals no more, so the other side's waits on it are released; if both wait
 // for each other (a hang), the simulation's waits are released first. Every wait is bounded.
 bool settleGpuWork(Session& session) {
+    if (session.gpuStuck) return false;
     const uint64_t timeout = frameWaitTimeoutNs(session);
     const auto vulkanDone = [&](uint64_t within) {
         if (session.nextFrame == 0 || !session.frameTimeline) return true;
@@ -216,6 +217,7 @@ bool settleGpuWork(Session& session) {
             vulkan = vulkanDone(timeout / 4);
     }
     if (vulkan && simulation) return true;
+    session.gpuStuck = true;
     std::fprintf(stderr,
                  "estuary: the GPU did not settle at teardown (%s); leaving its objects to the "
                  "driver, which frees them when the process exits\n",

@@ -64,6 +64,9 @@ struct Session {
     // run made beside the session (offscreen targets, readback buffers), newest first.
     std::vector<std::function<void(const Device&)>> releaseAtClose;
     VkSemaphore stallSemaphore = VK_NULL_HANDLE; // ESTUARY_FAULT=vulkan-stall: never signalled
+    // settleGpuWork found the GPU stuck: a later call (the window's, then closeSession's) does not
+    // wait all over again.
+    bool gpuStuck = false;
 };
 
 // How long a host wait for a frame may last before it counts as a hang: ESTUARY_WAIT_TIMEOUT_S

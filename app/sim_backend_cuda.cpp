@@ -16,7 +16,6 @@
 #include "vk_check.h"
 
 #include <array>
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -24,12 +23,6 @@ namespace estuary {
 namespace {
 
 using namespace interop;
-
-std::string seconds(uint64_t ns) {
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.1f s", double(ns) / 1e9);
-    return text;
-}
 
 // The slot's outputs as the simulation sees them, built once: spans into the rings' surfaces.
 struct SlotTargets {
@@ -201,10 +194,7 @@ class CudaBackend final : public SimBackend {
     }
     void reset(uint64_t seed) override { sim_->reset(seed, stream_); }
     void finish(uint64_t timeoutNs) override {
-        if (!cudaStreamSettled(stream_, timeoutNs))
-            throw runtimeError("timed out after " + seconds(timeoutNs) +
-                               " waiting for the CUDA stream to finish; " + waitState());
-        CUDA_CHECK(cudaStreamQuery(stream_)); // a failed stream reports its error here
+        finishCudaStream(stream_, timeoutNs, "the CUDA stream to finish; " + waitState());
     }
 
     bool simulationSettled(uint64_t timeoutNs) override {
@@ -220,9 +210,7 @@ class CudaBackend final : public SimBackend {
     }
 
     void throwIfFailed() const override {
-        const cudaError_t stream = cudaStreamQuery(stream_);
-        if (stream != cudaSuccess && stream != cudaErrorNotReady)
-            throw cudaFailure(stream, "the simulation's CUDA stream", __FILE__, __LINE__);
+        throwIfCudaStreamFailed(stream_, "the simulation's CUDA stream");
     }
 
     std::string waitState() const override {

@@ -16,19 +16,14 @@
 namespace estuary {
 namespace {
 
-class HostCopyBackend final : public SimBackend {
+class HostCopyBackend final : public StagedBackend {
   public:
     HostCopyBackend(const Device& device, const BackendConfig& config, int cudaDevice)
-        : device_(device), layout_(checkedOutputs(config)),
-          outputs_(createStagedOutputs(device, layout_, config.slots)),
-          display_(config.simulation->visual.image), stampFrames_(config.stampFrameIndex),
-          simMs_(config.slots, kNotMeasured) {
-        if (!config.simulation->createCuda) {
-            destroyStagedOutputs(device, outputs_);
+        : StagedBackend(device, config) {
+        if (!config.simulation->createCuda)
             throw unsupported(config.simulation->name +
                               " has no CUDA implementation in this build");
-        }
-        try { // a throwing constructor runs no destructor: release what was made so far
+        try { // a throwing constructor runs no destructor of its own: release what CUDA made
             if (faultPlan().allocFail)
                 throw cudaFailure(cudaErrorMemoryAllocation,
                                   "cudaMalloc (ESTUARY_FAULT=alloc-fail)", __FILE__, __LINE__);
@@ -62,7 +57,8 @@ class HostCopyBackend final : public SimBackend {
 
     ~HostCopyBackend() override { release(); }
 
-    // Safe on a partly constructed backend: every step skips what does not exist.
+    // Safe on a partly constructed backend: every step skips what does not exist. The staged
+    // outputs are StagedBackend's.
     void release() {
         if (stream_) (void)interop::cudaStreamSettled(stream_, gpuWaitTimeoutNs());
         sim_.reset();
@@ -79,21 +75,12 @@ class HostCopyBackend final : public SimBackend {
         pinned_ = nullptr;
         start_ = end_ = nullptr;
         stream_ = nullptr;
-        destroyStagedOutputs(device_, outputs_);
     }
 
     const char* name() const override { return "host-copy"; }
-    uint32_t slotCount() const override { return uint32_t(outputs_.slots.size()); }
-    const Image& outputImage(uint32_t slot, uint32_t index) const override {
-        return outputs_.images[index].images[slot];
-    }
-    uint32_t displayIndex() const override { return display_; }
-    const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
-        return outputs_.buffers[index][slot];
-    }
 
     void simulate(uint64_t frame, const sim::ParamValues& params, int steps) override {
-        const uint32_t slot = uint32_t(frame % slotCount());
+        const uint32_t slot = slotOf(frame);
         CUDA_CHECK(cudaEventRecord(start_, stream_));
         sim_->step(params, steps, stream_);
         sim_->writeOutputs({targets_.images, targets_.buffers}, stream_);
@@ -130,37 +117,12 @@ class HostCopyBackend final : public SimBackend {
             std::memcpy(outputs_.buffers[b][slot].mapped, pinned, layout_.buffers[b].bytes);
             pinned += layout_.buffers[b].bytes;
         }
-        if (stampFrames_) stagedTexel(outputs_, display_, slot, 0, 0)[0] = float(frame);
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, start_, end_));
         simMs_[slot] = double(ms);
-        if (probe_.active())
-            probe_.value = probeValueOf(
-                stagedTexel(outputs_, display_, slot, uint32_t(probe_.x), uint32_t(probe_.y)),
-                layout_.images[display_].format);
+        publishSlot(frame, slot);
     }
 
-    void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
-        recordStagedUpload(cmd, outputs_, uint32_t(frame % slotCount()));
-    }
-    void recordAfterDraw(VkCommandBuffer, uint64_t) override {}
-    std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t) const override { return std::nullopt; }
-    std::optional<VkSemaphoreSubmitInfo> drawSignal(uint64_t) const override {
-        return std::nullopt;
-    }
-
-    SlotTimes finishedFrameTimes(uint64_t frame) override {
-        SlotTimes t;
-        t.simMs = simMs_[frame % simMs_.size()];
-        // No GPU queue waits on the other API here: the host's wait for the copy shows once, in the
-        // Vulkan queue's idle gap that the frame loop measures.
-        return t;
-    }
-
-    void requestProbe(int x, int y) override {
-        probe_.request(x, y, layout_.images[display_].width, layout_.images[display_].height);
-    }
-    std::optional<ProbeValue> probeValue() const override { return probe_.value; }
     void brush(const sim::Brush& brush, const sim::ParamValues& params) override {
         sim_->brush(brush, params, stream_);
     }
@@ -172,18 +134,9 @@ class HostCopyBackend final : public SimBackend {
 
   private:
     void waitForStream(uint64_t timeoutNs) {
-        if (!interop::cudaStreamSettled(stream_, timeoutNs))
-            throw runtimeError("timed out after " + std::to_string(timeoutNs / 1'000'000'000) +
-                               " s waiting for the CUDA stream of the host-copy backend");
-        CUDA_CHECK(cudaStreamQuery(stream_)); // a failed stream reports its error here
+        interop::finishCudaStream(stream_, timeoutNs, "the CUDA stream of the host-copy backend");
     }
 
-    const Device& device_;
-    sim::OutputLayout layout_;
-    StagedOutputs outputs_;
-    uint32_t display_ = 0;
-    bool stampFrames_ = false;
-    std::vector<double> simMs_;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<sim::CudaSimulation> sim_;
     std::vector<sim::DeviceImage> privateImages_;
@@ -194,7 +147,6 @@ class HostCopyBackend final : public SimBackend {
     } targets_;
     void* pinned_ = nullptr;
     cudaEvent_t start_ = nullptr, end_ = nullptr;
-    CellProbe probe_;
 };
 
 } // namespace

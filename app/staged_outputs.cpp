@@ -104,4 +104,18 @@ float* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, 
            (size_t(y) * staged.output.width + x) * channels;
 }
 
+StagedBackend::StagedBackend(const Device& device, const BackendConfig& config)
+    : device_(device), layout_(checkedOutputs(config)),
+      outputs_(createStagedOutputs(device, layout_, config.slots)),
+      display_(config.simulation->visual.image), stampFrames_(config.stampFrameIndex),
+      simMs_(config.slots, kNotMeasured) {}
+
+void StagedBackend::publishSlot(uint64_t frame, uint32_t slot) {
+    if (stampFrames_) stagedTexel(outputs_, display_, slot, 0, 0)[0] = float(frame);
+    if (probe_.active())
+        probe_.value = probeValueOf(
+            stagedTexel(outputs_, display_, slot, uint32_t(probe_.x), uint32_t(probe_.y)),
+            layout_.images[display_].format);
+}
+
 } // namespace estuary

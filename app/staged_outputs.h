@@ -6,6 +6,7 @@
 #pragma once
 
 #include "resources.h"
+#include "sim_backend.h"
 #include "simulation.h"
 
 #include <vector>
@@ -45,5 +46,59 @@ void recordStagedUpload(VkCommandBuffer cmd, const StagedOutputs& outputs, uint3
 // The texel at (x, y) of level 0 of `image` in `slot`'s staging memory (channelCount floats).
 float* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, uint32_t x,
                    uint32_t y);
+
+// What the backends whose outputs reach Vulkan through staging memory (CPU, host-copy) share: the
+// outputs, made by the constructor and freed by the destructor (also when a derived constructor
+// throws), no semaphore between the APIs, the upload recorded before each draw, the simulation
+// time per slot and the probed cell. A derived backend fills the slot's staging memory in
+// simulate(), records its time in simMs_ and calls publishSlot().
+class StagedBackend : public SimBackend {
+  public:
+    ~StagedBackend() override { destroyStagedOutputs(device_, outputs_); }
+
+    uint32_t slotCount() const override { return uint32_t(outputs_.slots.size()); }
+    const Image& outputImage(uint32_t slot, uint32_t index) const override {
+        return outputs_.images[index].images[slot];
+    }
+    uint32_t displayIndex() const override { return display_; }
+    const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
+        return outputs_.buffers[index][slot];
+    }
+    void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
+        recordStagedUpload(cmd, outputs_, slotOf(frame));
+    }
+    void recordAfterDraw(VkCommandBuffer, uint64_t) override {}
+    std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t) const override { return std::nullopt; }
+    std::optional<VkSemaphoreSubmitInfo> drawSignal(uint64_t) const override {
+        return std::nullopt;
+    }
+    // Known once simulate() returned. No GPU queue waits on the other API here: a host wait (the
+    // host-copy backend's) shows in the Vulkan queue's idle gap that the frame loop measures.
+    SlotTimes finishedFrameTimes(uint64_t frame) override {
+        SlotTimes t;
+        t.simMs = simMs_[frame % simMs_.size()];
+        return t;
+    }
+    void requestProbe(int x, int y) override {
+        probe_.request(x, y, layout_.images[display_].width, layout_.images[display_].height);
+    }
+    std::optional<ProbeValue> probeValue() const override { return probe_.value; }
+
+  protected:
+    StagedBackend(const Device& device, const BackendConfig& config);
+
+    uint32_t slotOf(uint64_t frame) const { return uint32_t(frame % slotCount()); }
+    // Once the slot's staging memory holds `frame`: its stamp (stampFrameIndex) and the probed
+    // cell's value.
+    void publishSlot(uint64_t frame, uint32_t slot);
+
+    const Device& device_;
+    sim::OutputLayout layout_;
+    StagedOutputs outputs_;
+    uint32_t display_ = 0;
+    bool stampFrames_ = false;
+    std::vector<double> simMs_; // per slot
+    CellProbe probe_;
+};
 
 } // namespace estuary

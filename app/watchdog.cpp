@@ -69,9 +69,8 @@ void watch() {
         const int64_t now = nowNs();
         const int64_t deadline = gDeadline.load();
         if (now > deadline) {
-            char seconds[32];
-            std::snprintf(seconds, sizeof(seconds), "%.1f s", double(gLimit.load()) / 1e9);
-            endProcess(int(ExitCode::Runtime), currentWork() + " took more than " + seconds);
+            endProcess(int(ExitCode::Runtime),
+                       currentWork() + " took more than " + formatSeconds(gLimit.load()));
         }
         if (const int signal = stopSignal()) {
             if (!stopSeenAt) stopSeenAt = now;
@@ -81,10 +80,9 @@ void watch() {
             const uint64_t grace = saturatingAdd(
                 timeout == UINT64_MAX ? kStopGraceWithoutTimeoutNs : timeout, watchdogSlackNs());
             if (uint64_t(now - stopSeenAt) > grace) {
-                char seconds[32];
-                std::snprintf(seconds, sizeof(seconds), "%.1f s", double(now - stopSeenAt) / 1e9);
                 endProcess(stoppedExitCode(signal), std::string(stopSignalName(signal)) +
-                                                        " not honoured after " + seconds +
+                                                        " not honoured after " +
+                                                        formatSeconds(uint64_t(now - stopSeenAt)) +
                                                         ", still " + currentWork());
             }
         }

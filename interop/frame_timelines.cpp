@@ -1,4 +1,5 @@
 #include "frame_timelines.h"
+#include "cuda_check.h"
 #include "errors.h"
 #include "vk_check.h"
 
@@ -68,6 +69,19 @@ bool cudaStreamSettled(cudaStream_t stream, uint64_t timeoutNs) {
         if (uint64_t(waited.count()) >= timeoutNs) return false;
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
+}
+
+void throwIfCudaStreamFailed(cudaStream_t stream, const char* what) {
+    const cudaError_t state = cudaStreamQuery(stream);
+    if (state != cudaSuccess && state != cudaErrorNotReady)
+        throw cudaFailure(state, what, __FILE__, __LINE__);
+}
+
+void finishCudaStream(cudaStream_t stream, uint64_t timeoutNs, std::string_view what) {
+    if (!cudaStreamSettled(stream, timeoutNs))
+        throw runtimeError("timed out after " + formatSeconds(timeoutNs) + " waiting for " +
+                           std::string(what));
+    throwIfCudaStreamFailed(stream, "the CUDA stream");
 }
 
 namespace {

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace estuary::interop {
 
@@ -59,6 +60,12 @@ VkSemaphoreSubmitInfo drawSignalInfo(const FrameTimelines& t, uint64_t frame);
 // Polls `stream` for up to `timeoutNs`; true once its work is done or has failed (a failed
 // stream runs nothing more), false while it is still busy.
 bool cudaStreamSettled(cudaStream_t stream, uint64_t timeoutNs);
+// The stream's own CUDA error when it has failed (a sticky one reported as such); nothing while
+// it is busy or done. `what` names the stream in the message.
+void throwIfCudaStreamFailed(cudaStream_t stream, const char* what);
+// Waits up to `timeoutNs` for the stream's work: a runtime error "timed out after ... waiting for
+// `what`" when it is still busy, its CUDA error when it failed.
+void finishCudaStream(cudaStream_t stream, uint64_t timeoutNs, std::string_view what);
 // Unblocks CUDA work waiting for Vulkan: `released` is signalled past every frame up to
 // `nextFrame` from a new stream, one the stuck work does not queue behind. Only when Vulkan will
 // signal no more (its queue drained, or its device was lost). False when CUDA could not do it

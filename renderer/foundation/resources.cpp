@@ -244,12 +244,16 @@ bool waitTimelineFor(const Device& device, VkSemaphore semaphore, uint64_t value
     return true;
 }
 
+std::string formatSeconds(uint64_t ns) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f s", double(ns) / 1e9);
+    return text;
+}
+
 void waitTimeline(const Device& device, VkSemaphore semaphore, uint64_t value, const char* what,
                   uint64_t timeoutNs) {
     if (waitTimelineFor(device, semaphore, value, timeoutNs)) return;
-    char seconds[32];
-    std::snprintf(seconds, sizeof(seconds), "%.1f", double(timeoutNs) / 1e9);
-    throw runtimeError(std::string("timed out after ") + seconds + " s waiting for " + what +
+    throw runtimeError("timed out after " + formatSeconds(timeoutNs) + " waiting for " + what +
                        " to reach " + std::to_string(value) + " (it is at " +
                        std::to_string(timelineValue(device, semaphore)) +
                        "); set ESTUARY_WAIT_TIMEOUT_S for slower runs");

@@ -87,6 +87,8 @@ VkSemaphore createTimelineSemaphore(const Device& device, bool exportable, const
 uint64_t gpuWaitTimeoutNs();
 // ESTUARY_WAIT_TIMEOUT_S in nanoseconds (UINT64_MAX for 0), when set to a valid value.
 std::optional<uint64_t> gpuWaitTimeoutOverrideNs();
+// "2.0 s": a wait's bound or length in messages.
+std::string formatSeconds(uint64_t ns);
 
 // Host wait until the timeline reaches `value`, at most `timeoutNs`. False on timeout; other
 // failures throw (VK_ERROR_DEVICE_LOST says so).
