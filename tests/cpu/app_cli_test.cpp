@@ -380,15 +380,11 @@ TEST(AppRun, BadOptionExitsWith2AndSaysWhy) {
 
 TEST(AppRun, WindowWithoutDisplaySuggestsHeadlessAndExits3) {
     // Hide any display (Xvfb under ctest) from the child for this one run.
-    std::vector<std::pair<const char*, std::string>> saved;
-    for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY"})
-        if (const char* value = std::getenv(name)) {
-            saved.emplace_back(name, value);
-            unsetenv(name);
-        }
-    const auto r = runEstuary("--frames 1 --backend cpu");
-    for (const auto& [name, value] : saved)
-        setenv(name, value.c_str(), 1);
+    const auto r = [] {
+        const test::ScopedEnv noDisplay(
+            {{"DISPLAY", std::nullopt}, {"WAYLAND_DISPLAY", std::nullopt}});
+        return runEstuary("--frames 1 --backend cpu");
+    }();
     EXPECT_EQ(r.exitCode, 3) << r.output;
     EXPECT_NE(r.output.find("--headless"), std::string::npos) << r.output;
 }

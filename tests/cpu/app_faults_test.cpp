@@ -14,8 +14,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <optional>
-#include <utility>
 #include <vector>
 
 namespace estuary {
@@ -26,29 +24,17 @@ struct TimedRun {
     double seconds = 0;
 };
 
-using Environment = std::vector<std::pair<const char*, std::string>>;
-
-// Runs estuary with `environment` set for the child only.
-TimedRun runWith(const Environment& environment, const std::string& args) {
-    std::vector<std::optional<std::string>> saved;
-    for (const auto& [variable, value] : environment) {
-        const char* old = std::getenv(variable);
-        saved.push_back(old ? std::optional<std::string>(old) : std::nullopt);
-        setenv(variable, value.c_str(), 1);
-    }
+// Runs estuary with `environment` set for this run only.
+TimedRun runWith(const test::ScopedEnv::Settings& environment, const std::string& args) {
+    const test::ScopedEnv scoped(environment);
     const auto start = std::chrono::steady_clock::now();
     TimedRun run{test::runEstuary(args)};
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (size_t i = 0; i < environment.size(); ++i)
-        if (saved[i])
-            setenv(environment[i].first, saved[i]->c_str(), 1);
-        else
-            unsetenv(environment[i].first);
     return run;
 }
 
 TimedRun runWith(const char* variable, const std::string& value, const std::string& args) {
-    return runWith(Environment{{variable, value}}, args);
+    return runWith({{variable, value}}, args);
 }
 
 const std::string kHeadless = "--headless --backend cpu --validate --frames 60 --size 64x64 "

@@ -43,10 +43,8 @@ std::vector<std::string> listFolder(const fs::path& dir) {
 }
 
 // ESTUARY_FAULT_WRITE for the scope of one test.
-class FaultWrite {
-  public:
-    explicit FaultWrite(const std::string& spec) { setenv("ESTUARY_FAULT_WRITE", spec.c_str(), 1); }
-    ~FaultWrite() { unsetenv("ESTUARY_FAULT_WRITE"); }
+struct FaultWrite : test::ScopedEnv {
+    explicit FaultWrite(const std::string& spec) : ScopedEnv({{"ESTUARY_FAULT_WRITE", spec}}) {}
 };
 
 std::string errorOf(const std::function<void()>& write) {

@@ -31,6 +31,30 @@ std::filesystem::path estuaryBinary() {
     return binDir() / "estuary";
 }
 
+namespace {
+
+void applyEnv(const ScopedEnv::Settings& settings) {
+    for (const auto& [name, value] : settings)
+        if (value)
+            setenv(name.c_str(), value->c_str(), 1);
+        else
+            unsetenv(name.c_str());
+}
+
+} // namespace
+
+ScopedEnv::ScopedEnv(const Settings& settings) {
+    for (const auto& [name, value] : settings) {
+        const char* old = std::getenv(name.c_str());
+        saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+    }
+    applyEnv(settings);
+}
+
+ScopedEnv::~ScopedEnv() {
+    applyEnv(saved_);
+}
+
 std::filesystem::path scratchDir(const std::string& name) {
     auto dir = std::filesystem::temp_directory_path() /
                ("estuary-test-" + std::to_string(getpid())) / name;

@@ -12,6 +12,7 @@
 #include <array>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <utility>
 #include <string>
 #include <vector>
@@ -23,6 +24,20 @@ std::filesystem::path binDir();
 std::filesystem::path estuaryBinary();
 // A fresh, empty folder for this test's output files.
 std::filesystem::path scratchDir(const std::string& name);
+
+// Sets (a value) or removes (nullopt) environment variables of this process while alive, for the
+// code under test and the children it starts, then puts back what was there.
+class ScopedEnv {
+  public:
+    using Settings = std::vector<std::pair<std::string, std::optional<std::string>>>;
+    explicit ScopedEnv(const Settings& settings);
+    ~ScopedEnv();
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+  private:
+    Settings saved_;
+};
 
 // Instance with validation, a device on `physical` (default: the best Vulkan 1.3 device), a command
 // pool. TearDown waits for the device and fails the test if the layer reported anything.
