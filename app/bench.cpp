@@ -12,6 +12,7 @@
 #include "bench_report.h"
 #include "vk_check.h"
 #include "frame.h"
+#include "memory_budget.h"
 #include "offscreen.h"
 #include "session.h"
 #include "simulations.h"
@@ -166,6 +167,22 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
         if (report.env.gpuName.empty()) report.env = describeEnvironment(s);
         runFrames(s, o, mode, result);
         result.bytesPerCellStep = s.simulation->bytesPerCellStep;
+        result.bytesPerParticleStep = s.simulation->bytesPerParticleStep;
+        result.particles = s.particles;
+        const sim::PointsVisual& points = s.simulation->points;
+        result.particlesPerFrame = sim::activeParticles(
+            s.particles, points.shareParam >= 0 ? s.params[size_t(points.shareParam)] : 1.0f);
+        const sim::OutputLayout layout = s.simulation->outputs(
+            {o.grid.width, o.grid.height, 1, s.particles});
+        for (const sim::ImageOutput& image : layout.images)
+            result.outputBytesPerFrame += double(imageBytes(image));
+        for (const sim::BufferOutput& buffer : layout.buffers)
+            result.outputBytesPerFrame += double(buffer.bytes);
+        // CUDA with interop: nothing; host-copy: download and upload; the CPU backend: upload.
+        if (s.choice.kind != Backend::Cuda)
+            result.hostBytesPerFrame = result.outputBytesPerFrame;
+        else if (s.hostCopy)
+            result.hostBytesPerFrame = 2.0 * result.outputBytesPerFrame;
     });
     if (code != 0)
         throw runtimeError(std::string("benchmark mode ") + result.mode +
@@ -204,6 +221,7 @@ int runBench(const Options& options, RunOutputs& outputs) {
     report.config.warmup = options.warmup;
     report.config.frames = options.frames;
     report.config.seed = options.seed;
+
     for (BenchMode mode : options.benchModes)
         report.config.modes +=
             (report.config.modes.empty() ? "" : ",") + std::string(benchModeName(mode));
@@ -221,6 +239,8 @@ int runBench(const Options& options, RunOutputs& outputs) {
             continue;
         }
         report.modes.push_back(runMode(options, mode, report));
+        // The default count depends on the backend, which the session chose.
+        report.config.particles = std::max(report.config.particles, report.modes.back().particles);
     }
     report.interrupted = stopSignal() != 0;
 

@@ -257,6 +257,7 @@ void writeConfiguration(JsonWriter& w, const BenchConfig& config) {
     w.key("simulation").string(config.simulation);
     w.key("width").integer(config.width);
     w.key("height").integer(config.height);
+    w.key("particles").integer(config.particles);
     w.key("steps_per_frame").integer(config.stepsPerFrame);
     w.key("frames_in_flight").integer(config.framesInFlight);
     w.key("warmup").integer(config.warmup);
@@ -271,14 +272,22 @@ void writeThroughput(JsonWriter& w, const BenchReport& report, const ModeResult&
     const double cellSteps = double(report.config.width) * double(report.config.height) *
                              double(report.config.stepsPerFrame);
     const double bytes = knownOrNaN(mode.bytesPerCellStep);
-    const double achievedGBps =
-        bytes * cellSteps / (field(stats.sim, &Summary::p50) / 1000.0) / 1e9;
+    const double particleSteps =
+        double(mode.particlesPerFrame) * double(report.config.stepsPerFrame);
+    const double achievedGBps = (bytes * cellSteps + mode.bytesPerParticleStep * particleSteps) /
+                                (field(stats.sim, &Summary::p50) / 1000.0) / 1e9;
     w.beginObject();
     w.key("cell_updates_per_s").number(cellSteps * double(mode.frames.size()) / mode.wallSeconds);
     w.key("sim_achieved_GBps").number(achievedGBps);
     w.key("sim_percent_of_peak_bandwidth")
         .number(100.0 * achievedGBps / knownOrNaN(report.env.peakBandwidthGBs));
     w.key("bytes_per_cell_step").number(bytes);
+    w.key("particles_per_frame").integer(mode.particlesPerFrame);
+    w.key("particle_steps_per_s")
+        .number(particleSteps * double(mode.frames.size()) / mode.wallSeconds);
+    w.key("bytes_per_particle_step").number(mode.bytesPerParticleStep);
+    w.key("output_bytes_per_frame").number(mode.outputBytesPerFrame);
+    w.key("host_bytes_per_frame").number(mode.hostBytesPerFrame);
     w.endObject();
 }
 
@@ -386,7 +395,7 @@ std::string toJson(const BenchReport& report) {
     const std::vector<Named> modes = distinctModes(report);
     JsonWriter w;
     w.beginObject();
-    w.key("schema_version").integer(3);
+    w.key("schema_version").integer(4);
     w.key("interrupted").boolean(report.interrupted);
     w.key("environment");
     writeEnvironment(w, report.env);

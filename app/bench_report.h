@@ -2,7 +2,7 @@
 // its three outputs: JSON (summaries computed here from the samples), a per-frame CSV, and a
 // terminal table. No GPU types; scripts/plot_bench.py draws the PNG from the JSON and CSV.
 //
-// JSON schema (schema_version 3; keys always present and in this order, unknowable values null):
+// JSON schema (schema_version 4; keys always present and in this order, unknowable values null):
 //   interrupted   true when a stop signal ended the run early: the modes hold the frames measured
 //                 until then (frames_measured < configuration.frames; a note says which signal),
 //                 modes not reached have no frames
@@ -10,8 +10,8 @@
 //                  cuda_runtime_version, cuda_driver_version, backend, git_revision, build_type,
 //                  host_name, date, sm_count, memory_clock_mhz, memory_bus_width_bits,
 //                  peak_bandwidth_GBps}
-//   configuration {simulation, width, height, steps_per_frame, frames_in_flight, warmup,
-//                  frames, modes, seed}
+//   configuration {simulation, width, height, particles, steps_per_frame, frames_in_flight,
+//                  warmup, frames, modes, seed}
 //   modes [ {mode, frames_measured, wall_seconds, note,
 //            frame_time_ms {mean, stddev, cov, min, p50, p90, p95, p99, p99_9, max},
 //            fps_mean, one_percent_low_fps, one_percent_low_definition,
@@ -19,7 +19,13 @@
 //            gpu_segments_ms {simulation, render, interop_wait: {p50, p95, p99}},
 //            gpu_busy_ms_per_frame {mean, p50},
 //            throughput {cell_updates_per_s, sim_achieved_GBps, sim_percent_of_peak_bandwidth,
-//                        bytes_per_cell_step}} ]
+//                        bytes_per_cell_step, particles_per_frame, particle_steps_per_s,
+//                        bytes_per_particle_step, output_bytes_per_frame,
+//                        host_bytes_per_frame}} ]
+//   (sim_achieved_GBps counts cells and particles; output_bytes_per_frame: every output image
+//    level and buffer the simulation hands to the renderer per frame; host_bytes_per_frame: what
+//    crosses between host memory and the GPU per frame: 0 with interop, download + upload of the
+//    outputs in host-copy, the upload on the CPU backend)
 //   ratios  {"<a>_vs_<b>_fps": fps_mean(a) / fps_mean(b)} for every pair a before b in `modes`
 //   targets {pipelined_frame_over_gpu_busy, p99_over_p50 {"<mode>": ...}}
 // Statistics follow bench_stats.h (nearest-rank percentiles, sample stddev, NaN = not measured).
@@ -57,6 +63,7 @@ double ddrPeakBandwidthGBs(double memoryClockMHz, int memoryBusWidthBits);
 struct BenchConfig {
     std::string simulation; // --sim
     uint32_t width = 0, height = 0, stepsPerFrame = 0, framesInFlight = 0, warmup = 0, frames = 0;
+    uint32_t particles = 0; // --particles (0 for simulations without them)
     std::string modes; // as given on the command line, e.g. "pipelined,serialized,host-copy"
     uint64_t seed = 0;
 };
@@ -77,7 +84,12 @@ struct ModeResult {
     std::vector<FrameSample> frames;
     double wallSeconds = 0;      // wall time of all `frames`, for throughput
     double bytesPerCellStep = 0; // simulation DRAM bytes per cell per step
-    std::string note;            // free text, e.g. why a mode was skipped
+    double bytesPerParticleStep = 0;
+    uint32_t particles = 0;         // in the buffers
+    uint32_t particlesPerFrame = 0; // particles moved each step (the active share)
+    double outputBytesPerFrame = 0; // every level of every output image, every output buffer
+    double hostBytesPerFrame = 0;   // through host memory: 0 with interop
+    std::string note;               // free text, e.g. why a mode was skipped
 };
 
 struct BenchReport {

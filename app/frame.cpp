@@ -118,6 +118,7 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     backend.recordBeforeDraw(cmd, frame);
     if (target.inspectOutputs) target.inspectOutputs(cmd, backend, slot, false);
     target.begin(cmd);
+    updatePointView(session);
     recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view);
     if (target.overlay) target.overlay(cmd);
     target.end(cmd);

@@ -18,13 +18,15 @@ uint64_t imageBytes(const sim::ImageOutput& image) {
 }
 
 MemoryNeed estimateMemory(const sim::SimDefinition& def, const sim::OutputLayout& layout,
-                          uint64_t cells, uint32_t slots, BackendKind backend) {
+                          uint64_t cells, uint32_t slots, BackendKind backend,
+                          uint64_t particles) {
     uint64_t images = 0, buffers = 0;
     for (const sim::ImageOutput& image : layout.images)
         images += imageBytes(image);
     for (const sim::BufferOutput& buffer : layout.buffers)
         buffers += buffer.bytes;
-    const uint64_t state = uint64_t(def.stateBytesPerCell * double(cells));
+    const uint64_t state = uint64_t(def.stateBytesPerCell * double(cells) +
+                                    def.stateBytesPerParticle * double(particles));
     MemoryNeed need;
     need.deviceImages = images * slots;
     switch (backend) {

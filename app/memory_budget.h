@@ -26,8 +26,11 @@ struct MemoryNeed {
 // Bytes of all levels of one image output.
 uint64_t imageBytes(const sim::ImageOutput& image);
 
+// The run's need: its outputs per slot and its state (per cell, and per particle for simulations
+// that carry them).
 MemoryNeed estimateMemory(const sim::SimDefinition& def, const sim::OutputLayout& layout,
-                          uint64_t cells, uint32_t slots, BackendKind backend);
+                          uint64_t cells, uint32_t slots, BackendKind backend,
+                          uint64_t particles = 0);
 
 // What is free, as far as it can be known: per Vulkan heap (VK_EXT_memory_budget where the device
 // has it, the heap's size otherwise), the CUDA device's free memory (cuda and host-copy) and the

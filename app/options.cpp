@@ -151,6 +151,13 @@ std::optional<std::string> parseParam(const sim::SimDefinition& def, const std::
     return std::nullopt;
 }
 
+std::string particleSimulationNames() {
+    std::string names;
+    for (const sim::SimDefinition& def : simulations())
+        if (def.particles.max > 0) names += (names.empty() ? "" : ", ") + def.name;
+    return names.empty() ? "none" : names;
+}
+
 ParseOutcome& usage(ParseOutcome& out, const std::string& problem) {
     out.exitNow = 2;
     out.message = "estuary: " + problem + "\nRun 'estuary --help' for usage.";
@@ -227,6 +234,14 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     app.add_option("--param", params,
                    "Set a simulation parameter, NAME=VALUE (repeatable; the window shows them)")
         ->allow_extra_args(false); // one NAME=VALUE per --param; repeated ones accumulate
+    std::string particles;
+    app.add_option("--view", o.view,
+                   "What the picture shows, one of the simulation's views (--list-sims names "
+                   "them; default: its first)");
+    app.add_option("--particles", particles,
+                   "Particles, for simulations that carry them (default: theirs, smaller on "
+                   "the CPU backend; 0: none)")
+        ->transform(wholeNumber(0, UINT32_MAX));
     app.add_flag("--headless", o.headless, "Render offscreen, no window; writes a screenshot");
     app.add_option("--frames", o.frames,
                    "Frames to run (default: 300 headless, until closed; --bench: 5000, at most " +
@@ -305,6 +320,21 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         ParamSetting setting;
         if (const auto problem = parseParam(def, text, setting)) return usage(out, *problem);
         o.params.push_back(setting);
+    }
+    if (!o.view.empty() && sim::findView(def, o.view) < 0)
+        return usage(out, "--view " + o.view + " is not a view of " + def.name +
+                              " (allowed: " + sim::viewNames(def) + ")");
+    if (!particles.empty()) {
+        if (def.particles.max == 0)
+            return usage(out, "--particles: " + def.name +
+                                  " carries no particles (simulations with particles: " +
+                                  particleSimulationNames() + ")");
+        const uint64_t count = std::stoull(particles); // decimal digits in range: checked above
+        if (count > def.particles.max)
+            return usage(out, "--particles " + particles + " for " + def.name +
+                                  ": allowed is a whole number in 0.." +
+                                  std::to_string(def.particles.max));
+        o.particles = int64_t(count);
     }
     o.grid = *parseExtent(grid, 1, kMaxGridSide);
     o.resolution = *parseExtent(resolution, 1, kMaxResolutionSide);

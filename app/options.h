@@ -38,6 +38,8 @@ struct ParamSetting {
 struct Options {
     std::string simulation;           // a name from simulations.h; empty: the first listed there
     std::vector<ParamSetting> params; // --param NAME=VALUE, checked against the simulation
+    std::string view;                 // --view NAME of the simulation's views; empty: its first
+    int64_t particles = -1; // --particles, for simulations that carry them; -1: their default
     bool headless = false;
     uint32_t frames = 0; // 0: 300 headless, until the window closes otherwise
     Extent grid{512, 512};

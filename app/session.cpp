@@ -12,8 +12,10 @@
 #include "device_match.h"
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <stdexcept>
 
 namespace estuary {
 
@@ -84,19 +86,36 @@ void checkRunFitsInMemory(const Session& session, const BackendConfig& config) {
 #endif
     const sim::OutputLayout layout = checkedOutputs(config);
     const uint64_t cells = uint64_t(config.grid.width) * config.grid.height;
-    const MemoryNeed need = estimateMemory(*config.simulation, layout, cells, config.slots, kind);
+    const MemoryNeed need =
+        estimateMemory(*config.simulation, layout, cells, config.slots, kind, config.particles);
     checkMemoryBudget(need, queryMemoryBudget(session.device, cudaFree),
                       config.simulation->name + " on a " + std::to_string(config.grid.width) + "x" +
-                          std::to_string(config.grid.height) + " grid with " +
-                          std::to_string(config.slots) + " frame(s) in flight");
+                          std::to_string(config.grid.height) + " grid" +
+                          (config.particles ? " with " + std::to_string(config.particles) +
+                                                  " particles"
+                                            : std::string()) +
+                          " and " + std::to_string(config.slots) + " frame(s) in flight");
+}
+
+// The options' count for the simulation they named, else its default for the backend.
+uint32_t particleCount(const Session& session) {
+    const sim::SimDefinition& def = *session.simulation;
+    if (def.particles.max == 0) return 0;
+    if (def.name == session.options.simulation && session.options.particles >= 0)
+        return uint32_t(session.options.particles);
+    return session.choice.kind == Backend::Cuda ? def.particles.cudaDefault
+                                                : def.particles.cpuDefault;
 }
 
 std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
+    session.particles = particleCount(session);
     BackendConfig config;
     config.simulation = session.simulation;
     config.grid = grid;
     config.slots = session.options.framesInFlight;
     config.seed = session.options.seed;
+    config.particles = session.particles;
+    config.displayImage = currentView(session).image;
     config.stampFrameIndex = session.stampFrames;
     checkRunFitsInMemory(session, config);
 #ifdef ESTUARY_HAVE_CUDA
@@ -119,23 +138,39 @@ FieldShading fieldShading(sim::Shading shading) {
     }
 }
 
-// The backend and the renderer drawing its display image: made together, since the image's format
-// and shading come from the simulation.
-void openBackendAndRenderer(Session& session, Extent grid) {
-    session.backend = makeBackend(session, grid);
+// The renderer for the current view of the backend's outputs: the view's image, its format and
+// shading, and the particles where the simulation has them.
+void openRenderer(Session& session) {
     const sim::SimDefinition& def = *session.simulation;
+    const sim::Visual& shown = currentView(session);
+    session.backend->setDisplayIndex(shown.image);
     RendererDesc desc;
     desc.targetFormat = session.targetFormat;
     desc.fieldFormat = session.backend->displayImage(0).format;
-    desc.shading = fieldShading(def.visual.shading);
-    desc.fragmentShader = def.visual.fragmentShader;
+    desc.shading = fieldShading(shown.shading);
+    desc.fragmentShader = shown.fragmentShader;
     desc.dataDir = session.dataDir;
     desc.slotCount = session.backend->slotCount();
+    desc.points = def.points.buffer >= 0 && session.particles > 0;
     session.renderer = createRenderer(session.device, session.pool, desc);
     for (uint32_t slot = 0; slot < session.backend->slotCount(); ++slot) {
         const Image& field = session.backend->displayImage(slot);
         setFieldImage(session.device, session.renderer, slot, field.view, field.extent);
+        if (desc.points) {
+            const Buffer& points = session.backend->outputBuffer(slot, uint32_t(def.points.buffer));
+            setPointBuffer(session.device, session.renderer, slot, points.handle, points.size);
+        }
     }
+    session.view.valueMin = shown.valueMin;
+    session.view.valueMax = shown.valueMax;
+    session.view.pointSpeedMax = def.points.speedMax;
+}
+
+// The backend and the renderer drawing its outputs: made together, since the images' formats come
+// from the simulation.
+void openBackendAndRenderer(Session& session, Extent grid) {
+    session.backend = makeBackend(session, grid);
+    openRenderer(session);
 }
 
 // One command buffer and two timestamp queries (the draw's start and end) per entry of the
@@ -254,13 +289,45 @@ void switchSimulation(Session& session, const sim::SimDefinition& def) {
         session.options.stepsPerFrame >= 0 && def.name == session.options.simulation
             ? session.options.stepsPerFrame
             : def.stepsPerFrame;
-    session.view.valueMin = def.visual.valueMin;
-    session.view.valueMax = def.visual.valueMax;
+    session.viewIndex = 0;
+    if (def.name == session.options.simulation && !session.options.view.empty())
+        session.viewIndex = uint32_t(std::max(0, sim::findView(def, session.options.view)));
+    session.view.valueMin = currentView(session).valueMin;
+    session.view.valueMax = currentView(session).valueMax;
     if (!session.backend) return; // not opened yet: openDevice builds them
     drainFrames(session);
     destroyRenderer(session.device, session.renderer);
     session.backend.reset();
     openBackendAndRenderer(session, session.options.grid);
+}
+
+const sim::Visual& currentView(const Session& session) {
+    return session.simulation->views.at(session.viewIndex);
+}
+
+void switchView(Session& session, uint32_t index) {
+    if (index >= session.simulation->views.size())
+        throw std::invalid_argument("switchView: view " + std::to_string(index) + " of " +
+                                    std::to_string(session.simulation->views.size()));
+    session.viewIndex = index;
+    session.view.valueMin = currentView(session).valueMin;
+    session.view.valueMax = currentView(session).valueMax;
+    if (!session.backend) return;
+    drainFrames(session); // the renderer's descriptors may be in use by frames in flight
+    destroyRenderer(session.device, session.renderer);
+    openRenderer(session);
+}
+
+void updatePointView(Session& session) {
+    const sim::PointsVisual& points = session.simulation->points;
+    const auto param = [&](int index, float otherwise) {
+        return index >= 0 ? session.params[size_t(index)] : otherwise;
+    };
+    session.view.pointCount =
+        session.showParticles && points.buffer >= 0
+            ? sim::activeParticles(session.particles, param(points.shareParam, 1.0f))
+            : 0;
+    session.view.pointSize = param(points.sizeParam, 1.0f);
 }
 
 void openInstance(Session& session, const Options& options,

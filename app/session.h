@@ -36,6 +36,9 @@ struct Session {
     const sim::SimDefinition* simulation = nullptr;
     sim::ParamValues params;
     int stepsPerFrame = 0;
+    uint32_t viewIndex = 0;     // into simulation->views: what the picture shows
+    bool showParticles = true;  // draw the simulation's particles (where it has them) over the view
+    uint32_t particles = 0;     // the backend's particle count (0 for simulations without them)
     // Set before openDevice: the benchmark's no-interop mode, and frame stamps for tests.
     bool hostCopy = false;
     bool stampFrames = false;
@@ -86,6 +89,13 @@ void recreateBackend(Session& session, Extent grid, uint32_t framesInFlight);
 // is the simulation the options named), its steps per frame and value range. Before openDevice
 // this only sets the choice; afterwards it waits for the GPU and rebuilds backend and renderer.
 void switchSimulation(Session& session, const sim::SimDefinition& def);
+// Shows view `index` of the simulation. Before openDevice this only sets the choice; afterwards it
+// waits for the GPU and rebuilds the renderer (the backend and its state stay).
+void switchView(Session& session, uint32_t index);
+const sim::Visual& currentView(const Session& session);
+// The view parameters that change with the simulation's parameters every frame: the number of
+// particles drawn and their size.
+void updatePointView(Session& session);
 
 // Hands `object` (an offscreen target, a readback buffer: what a run makes beside the session)
 // to the session, which destroys it with `destroy` at close, once the GPU has settled: never while

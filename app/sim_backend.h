@@ -11,6 +11,7 @@
 #pragma once
 
 #include "frame_timing.h"
+#include "half_float.h"
 #include "options.h"
 #include "resources.h"
 #include "simulation.h"
@@ -25,10 +26,13 @@ namespace estuary {
 struct BackendConfig {
     const sim::SimDefinition* simulation = nullptr;
     Extent grid;
+    uint32_t particles = 0; // for simulations that carry particles (SimDefinition::particles)
     uint32_t slots = 2;
     uint64_t seed = 1;
-    // Tests of pipelining: channel 0 of texel (0, 0) of the displayed image's level 0 holds the
-    // frame index instead of the field, so a reader can tell which frame's output it sees.
+    uint32_t displayImage = 0; // the output image the current view shows
+    // Tests of pipelining: channel 0 of texel (0, 0) of the displayed image's level 0, and the
+    // last 4 bytes of each output buffer (as a float), hold the frame index instead of the
+    // simulation's values, so a reader can tell which frame's outputs it sees.
     bool stampFrameIndex = false;
 };
 
@@ -37,13 +41,28 @@ struct ProbeValue {
     std::array<float, 4> channels{};
     uint32_t count = 0;
 };
-// The probe value of a texel of `format` read from `texel` (channelCount floats).
-inline ProbeValue probeValueOf(const float* texel, sim::TexelFormat format) {
+// The probe value of a texel of `format` read from `texel` (channelCount floats, or halves).
+inline ProbeValue probeValueOf(const void* texel, sim::TexelFormat format) {
     ProbeValue value;
     value.count = sim::channelCount(format);
     for (uint32_t c = 0; c < value.count; ++c)
-        value.channels[c] = texel[c];
+        value.channels[c] = format == sim::TexelFormat::RGBA16Float
+                                ? sim::halfToFloat(static_cast<const uint16_t*>(texel)[c])
+                                : static_cast<const float*>(texel)[c];
     return value;
+}
+// A frame stamp: `value` in channel 0 of a texel of `format` at `texel`, the other channels 0.
+inline void writeStampTexel(void* texel, sim::TexelFormat format, float value) {
+    if (format == sim::TexelFormat::RGBA16Float) {
+        auto* halves = static_cast<uint16_t*>(texel);
+        halves[0] = sim::floatToHalf(value); // frame indices up to 2048 are exact halves
+        halves[1] = halves[2] = halves[3] = 0;
+        return;
+    }
+    auto* floats = static_cast<float*>(texel);
+    floats[0] = value;
+    for (uint32_t c = 1; c < sim::channelCount(format); ++c)
+        floats[c] = 0.0f;
 }
 
 // The cell the UI asked about and the latest texel read there: the state behind
@@ -78,9 +97,11 @@ class SimBackend {
     // SHADER_READ_ONLY_OPTIMAL and every buffer readable by shaders.
     virtual const Image& outputImage(uint32_t slot, uint32_t index) const = 0;
     virtual const Buffer& outputBuffer(uint32_t slot, uint32_t index) const = 0;
-    // The output image the renderer draws (SimDefinition::visual.image) of `slot`.
+    // The output image the renderer draws (the current view's image) of `slot`.
     const Image& displayImage(uint32_t slot) const { return outputImage(slot, displayIndex()); }
     virtual uint32_t displayIndex() const = 0;
+    // Another view shows output image `index`: the probe reads it from now on.
+    virtual void setDisplayIndex(uint32_t index) = 0;
 
     // Advances the simulation by `steps` and produces frame `frame`'s outputs in slot
     // frame % slotCount(). The caller has already waited (frames-in-flight limit) until the slot's

@@ -15,7 +15,13 @@ sim::OutputLayout checkedOutputs(const BackendConfig& config) {
     const sim::SimDefinition& def = *config.simulation;
     if (config.grid.width == 0 || config.grid.height == 0)
         throw usageError(def.name + " needs a grid of at least 1x1");
-    sim::OutputLayout layout = def.outputs({config.grid.width, config.grid.height, 1});
+    if (config.particles > 0 && def.particles.max == 0)
+        throw usageError("--particles: " + def.name + " carries no particles");
+    if (config.particles > def.particles.max)
+        throw usageError("--particles " + std::to_string(config.particles) + " is more than " +
+                         def.name + " takes (at most " + std::to_string(def.particles.max) + ")");
+    sim::OutputLayout layout =
+        def.outputs({config.grid.width, config.grid.height, 1, config.particles});
     for (const sim::ImageOutput& image : layout.images)
         if (image.depth != 1)
             throw unsupported(def.name + " writes a 3D image ('" + image.name +
@@ -29,7 +35,8 @@ class CpuBackend final : public StagedBackend {
   public:
     CpuBackend(const Device& device, const BackendConfig& config)
         : StagedBackend(device, config),
-          sim_(config.simulation->createCpu({config.grid.width, config.grid.height, 1})) {
+          sim_(config.simulation->createCpu(
+              {config.grid.width, config.grid.height, 1, config.particles})) {
         if (faultPlan().allocFail)
             throwVkFailure(VK_ERROR_OUT_OF_DEVICE_MEMORY,
                            "vkAllocateMemory (ESTUARY_FAULT=alloc-fail)", __FILE__, __LINE__);

@@ -36,7 +36,7 @@ class CudaBackend final : public SimBackend {
     CudaBackend(const Device& device, VkCommandPool pool, const BackendConfig& config,
                 int cudaDevice)
         : device_(device), layout_(checkedOutputs(config)),
-          display_(config.simulation->visual.image), stampFrames_(config.stampFrameIndex) {
+          display_(config.displayImage), stampFrames_(config.stampFrameIndex) {
         if (!config.simulation->createCuda)
             throw unsupported(config.simulation->name +
                               " has no CUDA implementation in this build");
@@ -44,7 +44,8 @@ class CudaBackend final : public SimBackend {
         try {
             CUDA_CHECK(cudaSetDevice(cudaDevice));
             CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-            sim_ = config.simulation->createCuda({config.grid.width, config.grid.height, 1});
+            sim_ = config.simulation->createCuda(
+                {config.grid.width, config.grid.height, 1, config.particles});
             sim_->reset(config.seed, stream_);
             createOutputs(pool, config);
             if (faultPlan().allocFail)
@@ -56,7 +57,7 @@ class CudaBackend final : public SimBackend {
             for (auto& e : events_)
                 for (cudaEvent_t* ev : {&e.start, &e.beforeWait, &e.afterWait, &e.end})
                     CUDA_CHECK(cudaEventCreate(ev));
-            const size_t pinnedBytes = 2 * ring_ * kTexelFloats * sizeof(float);
+            const size_t pinnedBytes = kPinnedPerEntry * ring_ * kTexelFloats * sizeof(float);
             CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&pinned_), pinnedBytes));
             std::memset(pinned_, 0, pinnedBytes); // a stamp's other channels are written as 0
         } catch (...) {
@@ -98,6 +99,10 @@ class CudaBackend final : public SimBackend {
         return images_[index].images[slot].image;
     }
     uint32_t displayIndex() const override { return display_; }
+    void setDisplayIndex(uint32_t index) override {
+        display_ = index;
+        probe_ = {};
+    }
     const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
         return buffers_[index].buffers[slot].buffer;
     }
@@ -121,14 +126,22 @@ class CudaBackend final : public SimBackend {
         sim_->writeOutputs(slotTargets_[slot].targets(), stream_);
         const CudaImage& shown = cudaSlot(images_[display_], frame);
         const size_t texel = sim::texelBytes(layout_.images[display_].format);
-        float* stamp = pinned_ + 2 * entry * kTexelFloats;
+        float* stamp = pinned_ + kPinnedPerEntry * entry * kTexelFloats;
         float* probe = stamp + kTexelFloats;
+        float* bufferStamp = probe + kTexelFloats;
         if (stampFrames_) {
             // This entry's previous copy (frame - ring) finished before that frame was drawn, and
             // the host waited for that, so rewriting the pinned source now is safe.
-            stamp[0] = float(frame);
+            writeStampTexel(stamp, layout_.images[display_].format, float(frame));
             CUDA_CHECK(cudaMemcpy2DToArrayAsync(shown.levels[0], 0, 0, stamp, texel, texel, 1,
                                                 cudaMemcpyHostToDevice, stream_));
+            // The buffers' stamp: the frame index as a float in their last 4 bytes.
+            bufferStamp[0] = float(frame);
+            for (size_t b = 0; b < buffers_.size(); ++b)
+                CUDA_CHECK(cudaMemcpyAsync(
+                    static_cast<uint8_t*>(slotTargets_[slot].buffers[b]) +
+                        layout_.buffers[b].bytes - sizeof(float),
+                    bufferStamp, sizeof(float), cudaMemcpyHostToDevice, stream_));
         }
         if (probe_.active())
             CUDA_CHECK(cudaMemcpy2DFromArrayAsync(probe, texel, shown.levels[0],
@@ -154,7 +167,7 @@ class CudaBackend final : public SimBackend {
         t.simMs = double(step) + double(write);
         t.waitMs = double(wait);
         if (probeValid_[entry])
-            probe_.value = probeValueOf(pinned_ + (2 * entry + 1) * kTexelFloats,
+            probe_.value = probeValueOf(pinned_ + (kPinnedPerEntry * entry + 1) * kTexelFloats,
                                         layout_.images[display_].format);
         return t;
     }
@@ -231,6 +244,8 @@ class CudaBackend final : public SimBackend {
     static constexpr VkPipelineStageFlags2 kWaitStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
     static constexpr uint32_t kMaxRing = 16;
     static constexpr size_t kTexelFloats = 4; // the largest texel: RGBA32 float
+    // Pinned texels per ring entry: the image stamp, the probe, the buffers' stamp.
+    static constexpr size_t kPinnedPerEntry = 3;
 
     void createOutputs(VkCommandPool pool, const BackendConfig& config) {
         timelines_ = createFrameTimelines(device_, config.slots, config.simulation->name.c_str());
@@ -273,7 +288,7 @@ class CudaBackend final : public SimBackend {
     };
     std::vector<SlotEvents> events_;
     uint32_t ring_ = 1;
-    float* pinned_ = nullptr; // per ring entry: a stamp texel, then a probe texel
+    float* pinned_ = nullptr; // per ring entry: kPinnedPerEntry texels
     std::array<bool, kMaxRing> probeValid_{};
     CellProbe probe_;
 };

@@ -29,7 +29,8 @@ class HostCopyBackend final : public StagedBackend {
                                   "cudaMalloc (ESTUARY_FAULT=alloc-fail)", __FILE__, __LINE__);
             CUDA_CHECK(cudaSetDevice(cudaDevice));
             CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-            sim_ = config.simulation->createCuda({config.grid.width, config.grid.height, 1});
+            sim_ = config.simulation->createCuda(
+                {config.grid.width, config.grid.height, 1, config.particles});
             sim_->reset(config.seed, stream_);
             for (const sim::ImageOutput& output : layout_.images)
                 privateImages_.push_back(sim::createDeviceImage(output));

@@ -6,7 +6,8 @@
 // --list-sims' and the window selector's; the first is the default.
 #define ESTUARY_SIMULATIONS(X)                                                                     \
     X(grayScottSimulation)                                                                         \
-    X(waveSimulation)
+    X(waveSimulation)                                                                              \
+    X(fluidSimulation)
 
 namespace estuary {
 
@@ -44,7 +45,9 @@ std::string listSimulations() {
         width = std::max(width, def.name.size());
     std::string out;
     for (const sim::SimDefinition& def : simulations())
-        out += def.name + std::string(width + 2 - def.name.size(), ' ') + def.description + "\n";
+        out += def.name + std::string(width + 2 - def.name.size(), ' ') + def.description +
+               " (views: " + sim::viewNames(def) + (def.particles.max ? "; particles" : "") +
+               ")\n";
     return out;
 }
 
@@ -56,6 +59,8 @@ VkFormat vulkanFormat(sim::TexelFormat format) {
         return VK_FORMAT_R32G32_SFLOAT;
     case sim::TexelFormat::RGBA32Float:
         return VK_FORMAT_R32G32B32A32_SFLOAT;
+    case sim::TexelFormat::RGBA16Float:
+        return VK_FORMAT_R16G16B16A16_SFLOAT;
     }
     return VK_FORMAT_UNDEFINED;
 }

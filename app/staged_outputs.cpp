@@ -1,6 +1,7 @@
 #include "staged_outputs.h"
 #include "simulations.h"
 
+#include <cstring>
 #include <string>
 
 namespace estuary {
@@ -96,22 +97,30 @@ void recordStagedUpload(VkCommandBuffer cmd, const StagedOutputs& outputs, uint3
                                 image.regions);
 }
 
-float* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, uint32_t x,
-                   uint32_t y) {
+void* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, uint32_t x,
+                  uint32_t y) {
     const StagedImage& staged = outputs.images[image];
-    const size_t channels = sim::channelCount(staged.output.format);
-    return static_cast<float*>(outputs.slots[slot].levelPointers[image][0]) +
-           (size_t(y) * staged.output.width + x) * channels;
+    return static_cast<uint8_t*>(outputs.slots[slot].levelPointers[image][0]) +
+           (size_t(y) * staged.output.width + x) * sim::texelBytes(staged.output.format);
 }
 
 StagedBackend::StagedBackend(const Device& device, const BackendConfig& config)
     : device_(device), layout_(checkedOutputs(config)),
       outputs_(createStagedOutputs(device, layout_, config.slots)),
-      display_(config.simulation->visual.image), stampFrames_(config.stampFrameIndex),
+      display_(config.displayImage), stampFrames_(config.stampFrameIndex),
       simMs_(config.slots, kNotMeasured) {}
 
 void StagedBackend::publishSlot(uint64_t frame, uint32_t slot) {
-    if (stampFrames_) stagedTexel(outputs_, display_, slot, 0, 0)[0] = float(frame);
+    if (stampFrames_) {
+        writeStampTexel(stagedTexel(outputs_, display_, slot, 0, 0),
+                        layout_.images[display_].format, float(frame));
+        for (size_t b = 0; b < layout_.buffers.size(); ++b) {
+            const float stamp = float(frame);
+            std::memcpy(static_cast<uint8_t*>(outputs_.slots[slot].buffers[b]) +
+                            layout_.buffers[b].bytes - sizeof(float),
+                        &stamp, sizeof(stamp));
+        }
+    }
     if (probe_.active())
         probe_.value = probeValueOf(
             stagedTexel(outputs_, display_, slot, uint32_t(probe_.x), uint32_t(probe_.y)),

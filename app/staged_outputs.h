@@ -43,8 +43,8 @@ void destroyStagedOutputs(const Device& device, StagedOutputs& outputs);
 // Copies the slot's staging buffers into its images and leaves them SHADER_READ_ONLY for the
 // shaders. Host writes to the (coherent) staging memory before vkQueueSubmit are visible to it.
 void recordStagedUpload(VkCommandBuffer cmd, const StagedOutputs& outputs, uint32_t slot);
-// The texel at (x, y) of level 0 of `image` in `slot`'s staging memory (channelCount floats).
-float* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, uint32_t x,
+// The texel at (x, y) of level 0 of `image` in `slot`'s staging memory.
+void* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, uint32_t x,
                    uint32_t y);
 
 // What the backends whose outputs reach Vulkan through staging memory (CPU, host-copy) share: the
@@ -61,6 +61,10 @@ class StagedBackend : public SimBackend {
         return outputs_.images[index].images[slot];
     }
     uint32_t displayIndex() const override { return display_; }
+    void setDisplayIndex(uint32_t index) override {
+        display_ = index;
+        probe_ = {};
+    }
     const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
         return outputs_.buffers[index][slot];
     }

@@ -165,6 +165,19 @@ void drawViewPanel(Session& session, UiState& ui, ImGuiCond place) {
         return;
     }
     ViewParams& view = session.view;
+    const sim::SimDefinition& def = *session.simulation;
+    if (def.views.size() > 1 &&
+        ImGui::BeginCombo("view", def.views[session.viewIndex].name.c_str())) {
+        for (size_t i = 0; i < def.views.size(); ++i)
+            if (ImGui::Selectable(def.views[i].name.c_str(), i == session.viewIndex))
+                ui.requests.view = int(i);
+        ImGui::EndCombo();
+    }
+    if (def.points.buffer >= 0 && session.particles > 0) {
+        ImGui::Checkbox("particles (P)", &session.showParticles);
+        ImGui::SameLine();
+        ImGui::TextDisabled("%u drawn of %u", view.pointCount, session.particles);
+    }
     if (ImGui::BeginCombo("colormap", kColormapNames[view.colormap])) {
         for (uint32_t i = 0; i < kColormapCount; ++i)
             if (ImGui::Selectable(kColormapNames[i], i == view.colormap)) view.colormap = i;
@@ -182,7 +195,7 @@ void drawViewPanel(Session& session, UiState& ui, ImGuiCond place) {
     ImGui::TextDisabled("wheel: zoom; middle/ctrl+drag: pan");
     const CursorInfo& c = ui.cursor;
     if (c.overField) {
-        const char* label = session.simulation->visual.valueLabel.c_str();
+        const char* label = currentView(session).valueLabel.c_str();
         if (!c.value) {
             ImGui::Text("cell %d, %d  %s = (pending)", c.cellX, c.cellY, label);
         } else {

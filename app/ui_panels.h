@@ -44,6 +44,7 @@ struct UiRequests {
     bool quit = false;
     int preset = -1;     // index into the simulation's presets
     int simulation = -1; // index into simulations()
+    int view = -1;       // index into the simulation's views
     std::optional<Extent> grid;
 };
 

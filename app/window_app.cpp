@@ -264,6 +264,9 @@ void applyUiRequests(WindowApp& app) {
     } else if (r.reset) {
         s.backend->reset(s.options.seed);
     }
+    if (r.view >= 0 && size_t(r.view) < s.simulation->views.size() &&
+        uint32_t(r.view) != s.viewIndex)
+        switchView(s, uint32_t(r.view));
     if (r.toggleUi) app.ui.visible = !app.ui.visible;
     if (r.screenshot) requestNumberedScreenshot(app);
     if (r.quit) app.closeRequested = true;
@@ -289,14 +292,18 @@ void paintStroke(WindowApp& app, Vec2 from, Vec2 to) {
     const float length = std::hypot(b.x - a.x, b.y - a.y);
     const int dabs = std::clamp(int(std::ceil(length / (0.5f * radius))), 1, 256);
     const bool secondary = app.pointer.drag == PointerState::Drag::Erase;
+    // Each dab carries the stroke's motion since the previous one (simulations that push).
+    const float stepX = (b.x - a.x) / float(dabs), stepY = (b.y - a.y) / float(dabs);
     for (int i = 1; i <= dabs; ++i) {
         const float t = float(i) / float(dabs);
         const Vec2 cell{a.x + t * (b.x - a.x), a.y + t * (b.y - a.y)};
         int cx = 0, cy = 0;
         const Vec2 pixel{from.x + t * (to.x - from.x), from.y + t * (to.y - from.y)};
         if (!cellUnder(pixel, app.swapchain.extent, field, app.session.view, cx, cy)) continue;
-        app.session.backend->brush(sim::Brush{cell.x, cell.y, radius, secondary},
-                                   app.session.params);
+        sim::Brush dab{cell.x, cell.y, radius, secondary};
+        dab.dx = stepX;
+        dab.dy = stepY;
+        app.session.backend->brush(dab, app.session.params);
     }
 }
 
@@ -547,6 +554,12 @@ void onKey(WindowApp& app, int key, int scancode, int action, int mods) {
         break;
     case GLFW_KEY_H:
         r.toggleUi = true;
+        break;
+    case GLFW_KEY_P:
+        app.session.showParticles = !app.session.showParticles;
+        break;
+    case GLFW_KEY_V: // the next view
+        r.view = int((app.session.viewIndex + 1) % app.session.simulation->views.size());
         break;
     case GLFW_KEY_ESCAPE:
         r.quit = true;

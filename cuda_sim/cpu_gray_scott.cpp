@@ -140,7 +140,7 @@ SimDefinition grayScottSimulation() {
     };
     def.brush = {"paint v", "erase"};
     // v of the patterns stays below about 0.5: use the colormap's whole range for it.
-    def.visual = {0, Shading::Colormap, 0.0f, 0.5f, "v"};
+    def.views = {{0, Shading::Colormap, 0.0f, 0.5f, "v", "field.frag", "v"}};
     def.stepsPerFrame = 8;
     def.bytesPerCellStep = kBytesPerCellStep;
     def.stateBytesPerCell = 4 * sizeof(float); // u and v, twice (ping-pong)

@@ -4,6 +4,7 @@
 #ifdef __CUDACC__
 #include "cuda_check.h"
 #include "cuda_simulation.h"
+#include "half_float.h"
 #include "mip_chain.h"
 
 #include <stdexcept>
@@ -14,12 +15,23 @@ namespace {
 
 template <int Channels> struct Texel { float c[Channels]; };
 
-template <int Channels>
-__device__ Texel<Channels> readTexel(cudaSurfaceObject_t surface, int x, int y) {
-    Texel<Channels> t;
-    if constexpr (Channels == 1) {
+// Channels 1, 2, 4: that many floats per texel; kHalf4: four halves (RGBA16 float), averaged as
+// floats like the CPU's chain.
+constexpr int kHalf4 = -4;
+template <int Format> constexpr int kChannels = Format == kHalf4 ? 4 : Format;
+
+template <int Format>
+__device__ Texel<kChannels<Format>> readTexel(cudaSurfaceObject_t surface, int x, int y) {
+    Texel<kChannels<Format>> t;
+    if constexpr (Format == kHalf4) {
+        const ushort4 v = surf2Dread<ushort4>(surface, x * int(sizeof(ushort4)), y);
+        t.c[0] = halfToFloat(v.x);
+        t.c[1] = halfToFloat(v.y);
+        t.c[2] = halfToFloat(v.z);
+        t.c[3] = halfToFloat(v.w);
+    } else if constexpr (Format == 1) {
         surf2Dread(&t.c[0], surface, x * int(sizeof(float)), y);
-    } else if constexpr (Channels == 2) {
+    } else if constexpr (Format == 2) {
         const float2 v = surf2Dread<float2>(surface, x * int(sizeof(float2)), y);
         t.c[0] = v.x;
         t.c[1] = v.y;
@@ -33,35 +45,41 @@ __device__ Texel<Channels> readTexel(cudaSurfaceObject_t surface, int x, int y) 
     return t;
 }
 
-template <int Channels>
-__device__ void writeTexel(const Texel<Channels>& t, cudaSurfaceObject_t surface, int x, int y) {
-    if constexpr (Channels == 1)
+template <int Format>
+__device__ void writeTexel(const Texel<kChannels<Format>>& t, cudaSurfaceObject_t surface, int x,
+                           int y) {
+    if constexpr (Format == kHalf4)
+        surf2Dwrite(make_ushort4(floatToHalf(t.c[0]), floatToHalf(t.c[1]), floatToHalf(t.c[2]),
+                                 floatToHalf(t.c[3])),
+                    surface, x * int(sizeof(ushort4)), y);
+    else if constexpr (Format == 1)
         surf2Dwrite(t.c[0], surface, x * int(sizeof(float)), y);
-    else if constexpr (Channels == 2)
+    else if constexpr (Format == 2)
         surf2Dwrite(make_float2(t.c[0], t.c[1]), surface, x * int(sizeof(float2)), y);
     else
         surf2Dwrite(make_float4(t.c[0], t.c[1], t.c[2], t.c[3]), surface, x * int(sizeof(float4)),
                     y);
 }
 
-template <int Channels>
+template <int Format>
 __global__ void downsampleKernel(cudaSurfaceObject_t src, int srcW, int srcH,
                                  cudaSurfaceObject_t dst, int dstW, int dstH) {
+    constexpr int Channels = kChannels<Format>;
     const int x = int(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = int(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= dstW || y >= dstH) return;
     const DownsampleBlock b = downsampleBlock(srcW, srcH, x, y);
-    const Texel<Channels> tl = readTexel<Channels>(src, b.x0, b.y0);
-    const Texel<Channels> tr = readTexel<Channels>(src, b.x1, b.y0);
-    const Texel<Channels> bl = readTexel<Channels>(src, b.x0, b.y1);
-    const Texel<Channels> br = readTexel<Channels>(src, b.x1, b.y1);
+    const Texel<Channels> tl = readTexel<Format>(src, b.x0, b.y0);
+    const Texel<Channels> tr = readTexel<Format>(src, b.x1, b.y0);
+    const Texel<Channels> bl = readTexel<Format>(src, b.x0, b.y1);
+    const Texel<Channels> br = readTexel<Format>(src, b.x1, b.y1);
     Texel<Channels> out;
     for (int c = 0; c < Channels; ++c)
         out.c[c] = mean4(tl.c[c], tr.c[c], bl.c[c], br.c[c]);
-    writeTexel(out, dst, x, y);
+    writeTexel<Format>(out, dst, x, y);
 }
 
-template <int Channels>
+template <int Format>
 void launchChain(const ImageOutput& image, const DeviceImageTarget& target, cudaStream_t stream) {
     const dim3 block(32, 8);
     const int w = int(image.width), h = int(image.height);
@@ -70,7 +88,7 @@ void launchChain(const ImageOutput& image, const DeviceImageTarget& target, cuda
         const int dstW = mipLevelSize(w, int(level)), dstH = mipLevelSize(h, int(level));
         const dim3 grid(unsigned(dstW + 31) / 32, unsigned(dstH + 7) / 8);
         // Stream order makes level - 1's writes visible to this launch's surface reads.
-        downsampleKernel<Channels><<<grid, block, 0, stream>>>(target.levels[level - 1], srcW, srcH,
+        downsampleKernel<Format><<<grid, block, 0, stream>>>(target.levels[level - 1], srcW, srcH,
                                                                target.levels[level], dstW, dstH);
         CUDA_CHECK(cudaGetLastError());
     }
@@ -90,6 +108,8 @@ void writeMipChain(const ImageOutput& image, const DeviceImageTarget& target, cu
         return launchChain<2>(image, target, stream);
     case TexelFormat::RGBA32Float:
         return launchChain<4>(image, target, stream);
+    case TexelFormat::RGBA16Float:
+        return launchChain<kHalf4>(image, target, stream);
     }
 }
 

@@ -1,5 +1,6 @@
 // Built with -ffp-contract=off (cuda_sim/CMakeLists.txt): writeMipChain must round like the GPU's.
 #include "simulation.h"
+#include "half_float.h"
 #include "mip_chain.h"
 
 #include <cmath>
@@ -15,13 +16,15 @@ uint32_t channelCount(TexelFormat format) {
     case TexelFormat::RG32Float:
         return 2;
     case TexelFormat::RGBA32Float:
+    case TexelFormat::RGBA16Float:
         return 4;
     }
     return 0;
 }
 
 size_t texelBytes(TexelFormat format) {
-    return channelCount(format) * sizeof(float);
+    return channelCount(format) *
+           (format == TexelFormat::RGBA16Float ? sizeof(uint16_t) : sizeof(float));
 }
 
 const char* texelFormatName(TexelFormat format) {
@@ -32,6 +35,8 @@ const char* texelFormatName(TexelFormat format) {
         return "RG32 float";
     case TexelFormat::RGBA32Float:
         return "RGBA32 float";
+    case TexelFormat::RGBA16Float:
+        return "RGBA16 float";
     }
     return "unknown";
 }
@@ -80,6 +85,19 @@ std::string checkParamValue(const ParamSpec& spec, float value) {
     return {};
 }
 
+int findView(const SimDefinition& def, std::string_view name) {
+    for (size_t i = 0; i < def.views.size(); ++i)
+        if (def.views[i].name == name) return int(i);
+    return -1;
+}
+
+std::string viewNames(const SimDefinition& def) {
+    std::string names;
+    for (const Visual& view : def.views)
+        names += (names.empty() ? "" : ", ") + view.name;
+    return names;
+}
+
 std::string paramNames(const SimDefinition& def) {
     std::string names;
     for (const ParamSpec& spec : def.params)
@@ -120,15 +138,62 @@ std::string checkDefinition(const SimDefinition& def) {
     for (const Preset& preset : def.presets)
         if (const std::string bad = applyPreset(def, preset, scratch); !bad.empty()) add(bad);
     if (def.stepsPerFrame < 0) add("stepsPerFrame must be >= 0");
-    if (def.visual.fragmentShader.empty()) add("visual.fragmentShader names no shader");
+    if (def.views.empty()) add(def.name + ": no views");
+    for (size_t i = 0; i < def.views.size(); ++i) {
+        const Visual& view = def.views[i];
+        if (view.fragmentShader.empty()) add("view " + view.name + " names no fragment shader");
+        if (view.name.empty() || view.name.find_first_of(" \t=,") != std::string::npos)
+            add("view '" + view.name + "' must be a non-empty word");
+        if (findView(def, view.name) != int(i)) add("view " + view.name + " appears twice");
+    }
+    const auto isParam = [&](int index) { return index >= 0 && size_t(index) < def.params.size(); };
+    const bool particles = def.particles.max > 0;
+    if (particles && (def.particles.cpuDefault > def.particles.max ||
+                      def.particles.cudaDefault > def.particles.max))
+        add("default particle counts exceed particles.max");
+    if (particles != (def.points.buffer >= 0))
+        add("particles and points.buffer must come together");
+    if ((def.points.sizeParam != -1 && !isParam(def.points.sizeParam)) ||
+        (def.points.shareParam != -1 && !isParam(def.points.shareParam)))
+        add("points names a parameter that is not in the table");
     if (!def.outputs || !def.createCpu) add(def.name + ": outputs and createCpu are required");
     if (def.outputs) {
-        const OutputLayout layout = def.outputs({16, 16, 1});
-        if (def.visual.image >= layout.images.size())
-            add("visual.image " + std::to_string(def.visual.image) + " is not an output image");
+        const OutputLayout layout = def.outputs({16, 16, 1, particles ? 64u : 0u});
+        for (const Visual& view : def.views)
+            if (view.image >= layout.images.size())
+                add("view " + view.name + " shows image " + std::to_string(view.image) +
+                    ", which is not an output image");
+        if (particles && (size_t(def.points.buffer) >= layout.buffers.size() ||
+                          layout.buffers[size_t(def.points.buffer)].bytes !=
+                              64 * sizeof(ParticleVertex)))
+            add("points.buffer must be an output buffer of one ParticleVertex per particle");
     }
     return problems;
 }
+
+namespace {
+
+// Halves are averaged as floats and the mean rounded back, the same as the GPU's chain.
+void writeHalfMipChain(const ImageOutput& image, const HostImageTarget& target) {
+    const int w = int(image.width), h = int(image.height);
+    for (size_t level = 1; level < target.levels.size(); ++level) {
+        const auto* src = static_cast<const uint16_t*>(target.levels[level - 1]);
+        auto* dst = static_cast<uint16_t*>(target.levels[level]);
+        const int srcW = mipLevelSize(w, int(level) - 1), srcH = mipLevelSize(h, int(level) - 1);
+        const int dstW = mipLevelSize(w, int(level)), dstH = mipLevelSize(h, int(level));
+        for (int y = 0; y < dstH; ++y)
+            for (int x = 0; x < dstW; ++x)
+                for (int c = 0; c < 4; ++c) {
+                    const auto read = [&](int sx, int sy) {
+                        return halfToFloat(src[(size_t(sy) * size_t(srcW) + size_t(sx)) * 4 + c]);
+                    };
+                    dst[(size_t(y) * size_t(dstW) + size_t(x)) * 4 + size_t(c)] =
+                        floatToHalf(downsampleTexel(read, srcW, srcH, x, y));
+                }
+    }
+}
+
+} // namespace
 
 void writeMipChain(const ImageOutput& image, const HostImageTarget& target) {
     if (target.levels.empty() || target.levels.size() > levelCount(image))
@@ -137,6 +202,7 @@ void writeMipChain(const ImageOutput& image, const HostImageTarget& target) {
                                     std::to_string(target.levels.size()) + " pointers");
     const int channels = int(channelCount(image.format));
     const int w = int(image.width), h = int(image.height);
+    if (image.format == TexelFormat::RGBA16Float) return writeHalfMipChain(image, target);
     for (size_t level = 1; level < target.levels.size(); ++level) {
         const auto* src = static_cast<const float*>(target.levels[level - 1]);
         auto* dst = static_cast<float*>(target.levels[level]);

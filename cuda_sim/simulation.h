@@ -22,8 +22,9 @@ namespace estuary::sim {
 
 // ---- outputs ------------------------------------------------------------------------------------
 
-// Texel formats a simulation may write (the app maps them to Vulkan formats).
-enum class TexelFormat { R32Float, RG32Float, RGBA32Float };
+// Texel formats a simulation may write (the app maps them to Vulkan formats). RGBA16Float texels
+// are four IEEE binary16 values (half_float.h converts, identically on host and device).
+enum class TexelFormat { R32Float, RG32Float, RGBA32Float, RGBA16Float };
 uint32_t channelCount(TexelFormat format);
 size_t texelBytes(TexelFormat format);
 const char* texelFormatName(TexelFormat format);
@@ -37,7 +38,8 @@ struct ImageOutput {
     uint32_t levels = 0; // 0: the full chain down to 1x1
 };
 
-// One buffer written every frame (particles, meshes, ...).
+// One buffer written every frame (particles, meshes, ...). A buffer of particles the renderer draws
+// (SimDefinition::points) holds one ParticleVertex per particle.
 struct BufferOutput {
     std::string name;
     size_t bytes = 0;
@@ -86,18 +88,22 @@ struct Preset {
 
 // A stroke of the mouse in cell coordinates (x right, y down; cell (i, j) sits at (i, j)).
 // `secondary` is the right button; what either does is the simulation's (BrushHelp says).
+// (dx, dy): how far the stroke moved since its previous dab, in cells (0 for the first dab), for
+// simulations that push things along the stroke.
 struct Brush {
     float x = 0, y = 0;
     float radius = 8;
     bool secondary = false;
+    float dx = 0, dy = 0;
 };
 struct BrushHelp {
     std::string primary, secondary; // e.g. "paint v", "erase"; empty primary: no brush
 };
 
-// How the renderer shows image `image`: channel 0 or the length of (channel 0, channel 1) through
-// a colormap over [valueMin, valueMax], or channels 0..2 as colour; drawn by a fragment shader of
-// shaders/ (field.frag, field_relief.frag for a lit relief, or the simulation's own).
+// One way the renderer shows the simulation (a view): image `image` through a colormap over
+// [valueMin, valueMax] (channel 0, or the length of (channel 0, channel 1)), or channels 0..2 as
+// colour; drawn by a fragment shader of shaders/ (field.frag, field_relief.frag for a lit relief,
+// or the simulation's own, e.g. fluid_vorticity.frag, which derives the curl of a velocity image).
 enum class Shading { Colormap, ColormapMagnitude, Rgb };
 struct Visual {
     uint32_t image = 0;
@@ -105,13 +111,39 @@ struct Visual {
     float valueMin = 0, valueMax = 1;
     std::string valueLabel = "value";          // what the cursor probe shows, e.g. "v", "height"
     std::string fragmentShader = "field.frag"; // source name in shaders/
+    std::string name = "field";                // --view NAME and the window's view selector
+};
+
+// Particles the renderer draws as points over any view: output buffer `buffer` holds one
+// ParticleVertex per particle; the first activeParticles(count, share) of them are drawn, coloured
+// by speed through the colormap over [0, speedMax], `sizeParam` pixels wide.
+struct ParticleVertex {
+    float x, y;   // cell coordinates: [0, width) x [0, height)
+    float vx, vy; // cells per step
+};
+struct PointsVisual {
+    int buffer = -1;     // -1: the simulation draws no particles
+    float speedMax = 1;  // cells per step at the colormap's last entry
+    int sizeParam = -1;  // index of the point size (pixels) in the parameter table; -1: 1 pixel
+    int shareParam = -1; // index of the share of particles moved and drawn (0..1); -1: all
 };
 
 // ---- the simulation objects ---------------------------------------------------------------------
 
+// The size of a run: the grid, and how many particles for simulations that carry them
+// (SimDefinition::particles; 0 for the others).
 struct GridSize {
     uint32_t width = 0, height = 0, depth = 1;
+    uint32_t particles = 0;
 };
+
+// How many of `count` particles are moved and drawn under the share parameter (0..1). The same
+// host arithmetic everywhere, so the simulation and the draw agree on the number.
+inline uint32_t activeParticles(uint32_t count, float share) {
+    if (!(share > 0.0f)) return 0;
+    if (share >= 1.0f) return count;
+    return uint32_t(double(count) * double(share));
+}
 
 class CpuSimulation {
   public:
@@ -135,12 +167,22 @@ struct SimDefinition {
     std::vector<ParamSpec> params;
     std::vector<Preset> presets;
     BrushHelp brush;
-    Visual visual;
+    // Its views; the first is the default. Each names the output image it shows.
+    std::vector<Visual> views;
+    PointsVisual points;
+    // Particles: --particles' default per backend (0: the simulation carries none, and
+    // --particles is refused), and the most it accepts.
+    struct Particles {
+        uint32_t cpuDefault = 0, cudaDefault = 0, max = 0;
+    } particles;
     int stepsPerFrame = 1; // default of --steps-per-frame
     // DRAM bytes per cell per step, the benchmark's roofline denominator.
     double bytesPerCellStep = 0;
     // Bytes of simulation state per cell (CUDA or host memory), for the memory check before a run.
     double stateBytesPerCell = 0;
+    // The same per particle: DRAM bytes moved per particle per step, and state bytes per particle.
+    double bytesPerParticleStep = 0;
+    double stateBytesPerParticle = 0;
     // Largest |CUDA - CPU| allowed in any output texel after many steps; 0: bit-identical.
     float cudaTolerance = 0;
     OutputLayout (*outputs)(const GridSize& grid) = nullptr;
@@ -158,6 +200,10 @@ int findParam(const SimDefinition& def, std::string_view name);
 std::string paramRange(const ParamSpec& spec);
 // Empty when `value` is allowed for `spec`, else "NAME=VALUE is outside MIN..MAX" and the like.
 std::string checkParamValue(const ParamSpec& spec, float value);
+// Index of the view named `name` in def.views, or -1.
+int findView(const SimDefinition& def, std::string_view name);
+// "dye, speed, vorticity" — for messages.
+std::string viewNames(const SimDefinition& def);
 // "F, k, Du, Dv" — for messages.
 std::string paramNames(const SimDefinition& def);
 // Sets every value the preset names. Returns the problems (unknown names, values out of range);

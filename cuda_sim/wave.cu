@@ -211,7 +211,8 @@ SimDefinition waveSimulation() {
     };
     def.brush = {"drop water", "calm"};
     // 98% of heights lie in [-0.4, 0.4] (measured); drawn as a lit relief, so crests show as such.
-    def.visual = {0, Shading::Colormap, -0.4f, 0.4f, "height", "field_relief.frag"};
+    def.views = {{0, Shading::Colormap, -0.4f, 0.4f, "height", "field_relief.frag", "relief"},
+                 {0, Shading::Colormap, -0.4f, 0.4f, "height", "field.frag", "height"}};
     def.stepsPerFrame = 2;
     // u and previous read once, the new field written once: 3 floats per cell per step.
     def.bytesPerCellStep = 12.0;

@@ -3,6 +3,7 @@
 #include "vk_check.h"
 #include "shared_layout.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -106,25 +107,32 @@ Image createColormapImage(const Device& device, VkCommandPool pool,
 }
 
 void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCount) {
-    VkDescriptorSetLayoutBinding bindings[2]{};
+    VkDescriptorSetLayoutBinding bindings[3]{};
     bindings[0].binding = ESTUARY_BINDING_FIELD;
     bindings[0].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
     bindings[0].descriptorCount = 1;
     bindings[0].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
     bindings[1] = bindings[0];
     bindings[1].binding = ESTUARY_BINDING_COLORMAP;
+    bindings[1].stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    bindings[2].binding = ESTUARY_BINDING_POINTS; // written only for renderers with points
+    bindings[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[2].descriptorCount = 1;
+    bindings[2].stageFlags = VK_SHADER_STAGE_VERTEX_BIT;
     VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    layoutInfo.bindingCount = 2;
+    layoutInfo.bindingCount = 3;
     layoutInfo.pBindings = bindings;
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &renderer.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, renderer.setLayout,
                "field set layout");
 
-    const VkDescriptorPoolSize poolSize{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2 * slotCount};
+    const VkDescriptorPoolSize poolSizes[2] = {
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2 * slotCount},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, slotCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = slotCount;
-    poolInfo.poolSizeCount = 1;
-    poolInfo.pPoolSizes = &poolSize;
+    poolInfo.poolSizeCount = 2;
+    poolInfo.pPoolSizes = poolSizes;
     VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &renderer.descriptorPool));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_POOL, renderer.descriptorPool, "field sets");
 
@@ -152,9 +160,11 @@ void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCo
     }
 }
 
-void createPipeline(const Device& device, Renderer& renderer, const RendererDesc& desc) {
-    const std::filesystem::path& dataDir = desc.dataDir;
-    const VkPushConstantRange push{VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(FieldPushConstants)};
+void createPipelineLayout(const Device& device, Renderer& renderer) {
+    // One push range for both pipelines (the blocks have the same size, shared_layout.h), so the
+    // descriptor set stays bound across the switch from field to points.
+    const VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                                   sizeof(FieldPushConstants)};
     VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     layoutInfo.setLayoutCount = 1;
     layoutInfo.pSetLayouts = &renderer.setLayout;
@@ -162,12 +172,24 @@ void createPipeline(const Device& device, Renderer& renderer, const RendererDesc
     layoutInfo.pPushConstantRanges = &push;
     VK_CHECK(vkCreatePipelineLayout(device.handle, &layoutInfo, nullptr, &renderer.pipelineLayout));
     nameObject(device, VK_OBJECT_TYPE_PIPELINE_LAYOUT, renderer.pipelineLayout, "field layout");
+}
 
+// What differs between the field's and the particles' pipelines.
+struct PipelineShape {
+    std::string vertexShader, fragmentShader; // source names in shaders/
+    VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    bool additive = false; // ONE + ONE blending instead of replacing
+    const VkSpecializationInfo* fragmentSpecialization = nullptr;
+    const char* name = "";
+};
+
+VkPipeline createPipeline(const Device& device, const Renderer& renderer,
+                          const std::filesystem::path& dataDir, const PipelineShape& shape) {
     const VkShaderModule vert =
-        loadShaderModule(device, dataDir / "shaders" / "fullscreen.vert.spv");
+        loadShaderModule(device, dataDir / "shaders" / (shape.vertexShader + ".spv"));
     VkShaderModule frag = VK_NULL_HANDLE;
     try {
-        frag = loadShaderModule(device, dataDir / "shaders" / (desc.fragmentShader + ".spv"));
+        frag = loadShaderModule(device, dataDir / "shaders" / (shape.fragmentShader + ".spv"));
     } catch (...) {
         vkDestroyShaderModule(device.handle, vert, nullptr);
         throw;
@@ -177,19 +199,16 @@ void createPipeline(const Device& device, Renderer& renderer, const RendererDesc
     stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
     stages[0].module = vert;
     stages[0].pName = "main";
-    const uint32_t shading = uint32_t(desc.shading);
-    const VkSpecializationMapEntry shadingEntry{ESTUARY_SPEC_SHADING, 0, sizeof(shading)};
-    const VkSpecializationInfo specialization{1, &shadingEntry, sizeof(shading), &shading};
     stages[1] = stages[0];
     stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[1].module = frag;
-    stages[1].pSpecializationInfo = &specialization;
+    stages[1].pSpecializationInfo = shape.fragmentSpecialization;
 
     VkPipelineVertexInputStateCreateInfo vertexInput{
         VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
     VkPipelineInputAssemblyStateCreateInfo inputAssembly{
         VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
-    inputAssembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    inputAssembly.topology = shape.topology;
     VkPipelineViewportStateCreateInfo viewport{
         VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
     viewport.viewportCount = 1;
@@ -207,6 +226,15 @@ void createPipeline(const Device& device, Renderer& renderer, const RendererDesc
     VkPipelineColorBlendAttachmentState blendAttachment{};
     blendAttachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
                                      VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+    if (shape.additive) {
+        blendAttachment.blendEnable = VK_TRUE;
+        blendAttachment.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
+        blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE;
+        blendAttachment.colorBlendOp = VK_BLEND_OP_ADD;
+        blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
+        blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+        blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD;
+    }
     VkPipelineColorBlendStateCreateInfo blend{
         VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
     blend.attachmentCount = 1;
@@ -231,17 +259,40 @@ void createPipeline(const Device& device, Renderer& renderer, const RendererDesc
     info.pColorBlendState = &blend;
     info.pDynamicState = &dynamic;
     info.layout = renderer.pipelineLayout;
-    const VkResult result = vkCreateGraphicsPipelines(device.handle, VK_NULL_HANDLE, 1, &info,
-                                                      nullptr, &renderer.pipeline);
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    const VkResult result =
+        vkCreateGraphicsPipelines(device.handle, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
     vkDestroyShaderModule(device.handle, frag, nullptr);
     vkDestroyShaderModule(device.handle, vert, nullptr);
     if (result != VK_SUCCESS)
         throwVkFailure(result,
-                       ("vkCreateGraphicsPipelines (shaders/fullscreen.vert.spv, shaders/" +
-                        desc.fragmentShader + ".spv)")
+                       ("vkCreateGraphicsPipelines (shaders/" + shape.vertexShader +
+                        ".spv, shaders/" + shape.fragmentShader + ".spv)")
                            .c_str(),
                        __FILE__, __LINE__);
-    nameObject(device, VK_OBJECT_TYPE_PIPELINE, renderer.pipeline, "field pipeline");
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE, pipeline, shape.name);
+    return pipeline;
+}
+
+void createPipelines(const Device& device, Renderer& renderer, const RendererDesc& desc) {
+    createPipelineLayout(device, renderer);
+    const uint32_t shading = uint32_t(desc.shading);
+    const VkSpecializationMapEntry shadingEntry{ESTUARY_SPEC_SHADING, 0, sizeof(shading)};
+    const VkSpecializationInfo specialization{1, &shadingEntry, sizeof(shading), &shading};
+    PipelineShape field;
+    field.vertexShader = "fullscreen.vert";
+    field.fragmentShader = desc.fragmentShader;
+    field.fragmentSpecialization = &specialization;
+    field.name = "field pipeline";
+    renderer.pipeline = createPipeline(device, renderer, desc.dataDir, field);
+    if (!desc.points) return;
+    PipelineShape points;
+    points.vertexShader = "points.vert";
+    points.fragmentShader = "points.frag";
+    points.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
+    points.additive = true;
+    points.name = "points pipeline";
+    renderer.pointsPipeline = createPipeline(device, renderer, desc.dataDir, points);
 }
 
 } // namespace
@@ -254,12 +305,15 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
     renderer.fieldFormat = desc.fieldFormat;
     renderer.colormapCount = kColormapCount;
     renderer.fieldExtents.assign(desc.slotCount, VkExtent2D{0, 0});
+    renderer.pointBytes.assign(desc.slotCount, 0);
+    renderer.maxPointSize =
+        device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
     try {
         renderer.fieldSampler = createLinearSampler(device, VK_LOD_CLAMP_NONE, "field trilinear");
         renderer.colormapSampler = createLinearSampler(device, 0.0f, "colormap linear");
         renderer.colormaps = createColormapImage(device, pool, desc.dataDir);
         createDescriptors(device, renderer, desc.slotCount);
-        createPipeline(device, renderer, desc);
+        createPipelines(device, renderer, desc);
     } catch (...) {
         destroyRenderer(device, renderer);
         throw;
@@ -268,6 +322,7 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
 }
 
 void destroyRenderer(const Device& device, Renderer& renderer) {
+    vkDestroyPipeline(device.handle, renderer.pointsPipeline, nullptr);
     vkDestroyPipeline(device.handle, renderer.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, renderer.pipelineLayout, nullptr);
     vkDestroyDescriptorPool(device.handle, renderer.descriptorPool, nullptr); // frees the sets
@@ -297,6 +352,72 @@ void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkIm
     renderer.fieldExtents[slot] = fieldExtent;
 }
 
+void setPointBuffer(const Device& device, Renderer& renderer, uint32_t slot, VkBuffer buffer,
+                    VkDeviceSize bytes) {
+    if (!renderer.pointsPipeline)
+        throw runtimeError("setPointBuffer: this renderer was made without points");
+    if (slot >= renderer.slotSets.size())
+        throw runtimeError("setPointBuffer: slot " + std::to_string(slot) + " out of " +
+                           std::to_string(renderer.slotSets.size()));
+    const VkDescriptorBufferInfo info{buffer, 0, bytes};
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = renderer.slotSets[slot];
+    write.dstBinding = ESTUARY_BINDING_POINTS;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    write.pBufferInfo = &info;
+    vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+    renderer.pointBytes[slot] = bytes;
+}
+
+namespace {
+
+// Additive intensity of one particle: dense clouds would saturate to white, so the brightness of
+// one point falls as the points' total area outgrows the target; never so low that an 8-bit target
+// rounds a lone particle away.
+float pointIntensity(VkExtent2D target, uint32_t count, float size) {
+    const double area = double(count) * double(size) * double(size);
+    const double fill = double(target.width) * double(target.height) / std::max(area, 1.0);
+    return float(std::clamp(2.0 * fill, 0.15, 1.0));
+}
+
+// Before anything is recorded: a draw must not read past the slot's particle buffer.
+void checkPoints(const Renderer& renderer, uint32_t slot, const ViewParams& view) {
+    constexpr VkDeviceSize kParticleBytes = 4 * sizeof(float);
+    if (view.pointCount == 0) return;
+    if (!renderer.pointsPipeline)
+        throw runtimeError("recordDraw: points asked of a renderer made without them");
+    if (VkDeviceSize(view.pointCount) * kParticleBytes > renderer.pointBytes[slot])
+        throw runtimeError("recordDraw: " + std::to_string(view.pointCount) +
+                           " points do not fit slot " + std::to_string(slot) + "'s buffer of " +
+                           std::to_string(renderer.pointBytes[slot]) + " bytes");
+}
+
+void recordPoints(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot,
+                  VkExtent2D targetExtent, const ViewParams& view) {
+    const VkExtent2D field = renderer.fieldExtents[slot];
+    PointPushConstants pc{};
+    pc.targetWidth = float(targetExtent.width);
+    pc.targetHeight = float(targetExtent.height);
+    pc.fieldWidth = float(field.width);
+    pc.fieldHeight = float(field.height);
+    pc.panX = view.panX;
+    pc.panY = view.panY;
+    pc.zoom = view.zoom;
+    pc.pointSize = std::clamp(view.pointSize, 1.0f, renderer.maxPointSize);
+    pc.speedMax = view.pointSpeedMax > 0.0f ? view.pointSpeedMax : 1.0f;
+    pc.colormapIndex = float(view.colormap);
+    pc.colormapCount = float(renderer.colormapCount);
+    pc.intensity = pointIntensity(targetExtent, view.pointCount, pc.pointSize);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pointsPipeline);
+    vkCmdPushConstants(cmd, renderer.pipelineLayout,
+                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
+                       &pc);
+    vkCmdDraw(cmd, view.pointCount, 1, 0, 0);
+}
+
+} // namespace
+
 void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                 VkExtent2D targetExtent, const ViewParams& view) {
     if (slot >= renderer.slotSets.size() || renderer.fieldExtents[slot].width == 0)
@@ -304,6 +425,7 @@ void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, Vk
     if (view.colormap >= renderer.colormapCount)
         throw runtimeError("recordDraw: colormap " + std::to_string(view.colormap) + " out of " +
                            std::to_string(renderer.colormapCount));
+    checkPoints(renderer, slot, view);
 
     VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     color.imageView = target;
@@ -341,9 +463,11 @@ void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, Vk
     pc.valueMax = view.valueMax;
     pc.colormapIndex = float(view.colormap);
     pc.colormapCount = float(renderer.colormapCount);
-    vkCmdPushConstants(cmd, renderer.pipelineLayout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
+    vkCmdPushConstants(cmd, renderer.pipelineLayout,
+                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
                        &pc);
     vkCmdDraw(cmd, 3, 1, 0, 0);
+    if (view.pointCount > 0) recordPoints(renderer, cmd, slot, targetExtent, view);
     vkCmdEndRendering(cmd);
 }
 

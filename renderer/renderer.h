@@ -1,9 +1,11 @@
 // Draws a field image (any float format the device filters linearly, with a mip chain, in
 // SHADER_READ_ONLY_OPTIMAL) into a colour target with dynamic rendering: channel 0 or the length of
-// channels 0-1 through a colormap, or channels 0-2 as colour. The app owns the field images (one
-// per slot, i.e. per frame in flight) and the targets; the renderer owns its pipeline,
-// descriptors, samplers and the colormap image. Knows nothing of CUDA or of simulations. Per-frame
-// calls allocate nothing and never wait.
+// channels 0-1 through a colormap, or channels 0-2 as colour; and, optionally, particles over it:
+// points pulled from a storage buffer of vec4 (x, y, vx, vy) in field cells, coloured by speed and
+// blended additively. The app owns the field images and particle buffers (one per slot, i.e. per
+// frame in flight) and the targets; the renderer owns its pipelines, descriptors, samplers and the
+// colormap image. Knows nothing of CUDA or of simulations. Per-frame calls allocate nothing and
+// never wait.
 #pragma once
 
 #include "resources.h"
@@ -21,6 +23,11 @@ struct ViewParams {
     float mipBias = 0.0f;           // added to the level the hardware picks
     uint32_t colormap = 0;          // index into kColormapNames
     float valueMin = 0.0f, valueMax = 1.0f; // mapped to the colormap's first and last entries
+    // Particles (renderers made with points): how many of the slot's buffer to draw (0: none), their
+    // size in pixels (clamped to what the device draws) and the speed at the colormap's end.
+    uint32_t pointCount = 0;
+    float pointSize = 1.0f;
+    float pointSpeedMax = 1.0f;
 };
 
 // How texels become colours; the fragment shader's specialization constant (shared_layout.h).
@@ -39,6 +46,7 @@ struct RendererDesc {
     std::string fragmentShader = "field.frag";
     std::filesystem::path dataDir; // holds shaders/ and assets/
     uint32_t slotCount = 1;
+    bool points = false; // also draw particles (points.vert/.frag) from setPointBuffer's buffers
 };
 
 struct Renderer : MoveOnly {
@@ -47,6 +55,9 @@ struct Renderer : MoveOnly {
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipeline pointsPipeline = VK_NULL_HANDLE; // RendererDesc::points only
+    std::vector<VkDeviceSize> pointBytes;       // per slot; 0 until setPointBuffer
+    float maxPointSize = 1.0f;                  // the device's largest point (largePoints)
     VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
     std::vector<VkDescriptorSet> slotSets;   // one per slot
     std::vector<VkExtent2D> fieldExtents;    // per slot; {0,0} until setFieldImage
@@ -68,9 +79,16 @@ void destroyRenderer(const Device& device, Renderer& renderer);
 void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkImageView view,
                    VkExtent2D fieldExtent);
 
+// Points the slot's particle descriptor at `buffer` (`bytes` long: bytes / 16 particles). Only
+// while no submitted work using the slot is still in flight; renderers made with points only.
+void setPointBuffer(const Device& device, Renderer& renderer, uint32_t slot, VkBuffer buffer,
+                    VkDeviceSize bytes);
+
 // Records a dynamic-rendering pass that clears `target` to the background colour and draws the
-// slot's field letterboxed into it. `target` must be in COLOR_ATTACHMENT_OPTIMAL (caller's barrier)
-// and the slot's field in SHADER_READ_ONLY_OPTIMAL. Sets viewport and scissor.
+// slot's field letterboxed into it, then view.pointCount of the slot's particles over it. `target`
+// must be in COLOR_ATTACHMENT_OPTIMAL (caller's barrier), the slot's field in
+// SHADER_READ_ONLY_OPTIMAL and its particle buffer readable by vertex shaders. Sets viewport and
+// scissor.
 void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                 VkExtent2D targetExtent, const ViewParams& view);
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The benchmark runs behind docs/PERFORMANCE.md, from a bundle folder on the GPU machine: every mode
-# at 1024², 2048² and 4096², then pipelined at 1024² for each frames-in-flight depth. Reports (JSON,
-# CSV) and a log go to $OUT (default ./bench-results).
+# The benchmark runs behind docs/PERFORMANCE.md, from a bundle folder on the GPU machine. Reports
+# (JSON, CSV) and a log go to $OUT (default ./bench-results).
+#   run-gpu-bench.sh [gray-scott]  every mode at 1024², 2048² and 4096², then pipelined at 1024² for
+#                                  each frames-in-flight depth
+#   run-gpu-bench.sh fluid         every mode at 512²/1M, 1024²/4M and 2048²/16M particles, then
+#                                  pipelined at each grid without particles and with 16M, so the
+#                                  particles' own cost is the difference
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/bench-results}
@@ -11,6 +15,27 @@ if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && [ -z "${VK_DRI
     export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 status=0
+if [ "${1:-gray-scott}" = fluid ]; then
+    {
+        for run in 512:1048576 1024:4194304 2048:16777216; do
+            size=${run%%:*} particles=${run##*:}
+            echo "== fluid bench ${size}x${size}, $particles particles, all modes"
+            ./estuary --bench --sim fluid --backend cuda --mode all --size "${size}x${size}" \
+                --particles "$particles" --frames "${BENCH_FRAMES:-1000}" --warmup 100 \
+                --report "$out/fluid-$size-$particles.json" --csv "$out/fluid-$size-$particles.csv" ||
+                status=1
+        done
+        for size in 512 1024 2048; do
+            for particles in 0 16777216; do
+                echo "== fluid pipelined ${size}x${size}, $particles particles"
+                ./estuary --bench --sim fluid --backend cuda --mode pipelined --size "${size}x${size}" \
+                    --particles "$particles" --frames 1000 --warmup 100 \
+                    --report "$out/fluid-pipelined-$size-$particles.json" >/dev/null || status=1
+            done
+        done
+    } 2>&1 | tee "$out/bench-fluid.log"
+    exit $status
+fi
 {
     for size in 1024 2048 4096; do
         frames=5000

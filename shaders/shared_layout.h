@@ -1,5 +1,6 @@
-// The one definition of what C++ and GLSL must agree on for drawing a field: descriptor bindings,
-// the shading modes, the push-constant block, the colormap table size and the letterbox colour.
+// The one definition of what C++ and GLSL must agree on for drawing a field and its particles:
+// descriptor bindings, the shading modes, the push-constant blocks, the colormap table size and the
+// letterbox colour.
 // Included by the shaders (GL_GOOGLE_include_directive) and by renderer/. Push constants are scalar
 // floats only, so the std430 layout and the C++ layout are the same without any padding rules.
 #ifndef ESTUARY_SHARED_LAYOUT_H
@@ -7,6 +8,9 @@
 
 #define ESTUARY_BINDING_FIELD 0
 #define ESTUARY_BINDING_COLORMAP 1
+// The slot's particles: a storage buffer of vec4 (x, y, vx, vy) in cells and cells per step
+// (sim::ParticleVertex), read by points.vert through gl_VertexIndex (vertex pulling).
+#define ESTUARY_BINDING_POINTS 2
 
 // field.frag's specialization constant 0: how a texel becomes a colour.
 #define ESTUARY_SPEC_SHADING 0
@@ -35,12 +39,33 @@
     float colormapIndex;                                                                           \
     float colormapCount;
 
+// The particles' draw: the same view mapping, then the point size in pixels, the speed at the
+// colormap's last entry and the additive intensity of one particle.
+#define ESTUARY_POINT_PUSH_CONSTANTS                                                               \
+    float targetWidth;                                                                             \
+    float targetHeight;                                                                            \
+    float fieldWidth;                                                                              \
+    float fieldHeight;                                                                             \
+    float panX;                                                                                    \
+    float panY;                                                                                    \
+    float zoom;                                                                                    \
+    float pointSize;                                                                               \
+    float speedMax;                                                                                \
+    float colormapIndex;                                                                           \
+    float colormapCount;                                                                           \
+    float intensity;
+
 #ifdef __cplusplus
 namespace estuary {
 struct FieldPushConstants {
     ESTUARY_FIELD_PUSH_CONSTANTS
 };
-static_assert(sizeof(FieldPushConstants) == 12 * sizeof(float),
+struct PointPushConstants {
+    ESTUARY_POINT_PUSH_CONSTANTS
+};
+// Both pipelines share one layout with one push range, so both blocks have the same size.
+static_assert(sizeof(FieldPushConstants) == 12 * sizeof(float) &&
+                  sizeof(PointPushConstants) == sizeof(FieldPushConstants),
               "push constants must stay tightly packed scalars (std430 == C++)");
 } // namespace estuary
 #endif

@@ -319,6 +319,8 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
     enable13.dynamicRendering = VK_TRUE;
     enable13.synchronization2 = VK_TRUE;
     VkPhysicalDeviceFeatures2 enable{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &enable13};
+    enable.features.largePoints = supported.features.largePoints;
+    device.largePoints = supported.features.largePoints == VK_TRUE;
 
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};

@@ -82,6 +82,7 @@ struct Device : MoveOnly {
     VkPhysicalDeviceMemoryProperties memory{};
     uint32_t timestampValidBits = 0;
     bool debugUtils = false;
+    bool largePoints = false; // points wider than a pixel (enabled where the device has them)
 };
 
 // Requires Vulkan 1.3 with dynamicRendering, synchronization2 and timelineSemaphore; a missing

@@ -67,8 +67,9 @@ const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "mailbox",
                                                      "--no-ui"};
 const std::vector<const char*> kEveryBenchOption = {
-    "--bench", "--headless", "--sim",     "wave",     "--frames", "12",    "--warmup",
-    "7",       "--mode",     "host-copy", "--report", "r.json",   "--csv", "c.csv"};
+    "--bench",  "--headless", "--sim",     "fluid",    "--particles", "4096",  "--view",
+    "speed",    "--frames",   "12",        "--warmup", "7",           "--mode", "host-copy",
+    "--report", "r.json",     "--csv",     "c.csv"};
 
 TEST(AppOptions, EveryWindowOptionIsParsed) {
     const auto out = parse(kEveryWindowOption);
@@ -105,7 +106,9 @@ TEST(AppOptions, EveryBenchOptionIsParsed) {
     const Options& o = out.options;
     EXPECT_TRUE(o.bench);
     EXPECT_TRUE(o.headless);
-    EXPECT_EQ(o.simulation, "wave");
+    EXPECT_EQ(o.simulation, "fluid");
+    EXPECT_EQ(o.particles, 4096);
+    EXPECT_EQ(o.view, "speed");
     EXPECT_EQ(o.frames, 12u);
     EXPECT_EQ(o.framesInFlight, kBenchFramesInFlight);
     EXPECT_EQ(o.benchModes, std::vector<BenchMode>{BenchMode::HostCopy});
@@ -183,6 +186,72 @@ TEST(AppOptions, ParamsAreCheckedAgainstTheChosenSimulationsTable) {
     const auto twice = parse({"--param", "k=0.05", "--param", "k=0.06"});
     ASSERT_FALSE(twice.exitNow) << twice.message;
     EXPECT_EQ(twice.options.params.back().value, 0.06f);
+}
+
+TEST(AppOptions, ParticlesAndViewsAreCheckedAgainstTheChosenSimulation) {
+    // --particles belongs to simulations that carry particles; its range is theirs.
+    const auto none = parse({"--sim", "wave", "--particles", "1000"});
+    ASSERT_TRUE(none.exitNow);
+    EXPECT_EQ(*none.exitNow, 2);
+    for (const char* m : {"--particles", "wave", "carries no particles", "fluid"})
+        EXPECT_NE(none.message.find(m), std::string::npos) << m << ": " << none.message;
+    const auto fluid = estuary::findSimulation("fluid");
+    ASSERT_NE(fluid, nullptr);
+    const std::string tooMany = std::to_string(uint64_t(fluid->particles.max) + 1);
+    const auto over = parse({"--sim", "fluid", "--particles", tooMany.c_str()});
+    ASSERT_TRUE(over.exitNow);
+    EXPECT_EQ(*over.exitNow, 2);
+    EXPECT_NE(over.message.find("0.." + std::to_string(fluid->particles.max)), std::string::npos)
+        << over.message;
+    const auto negative = parse({"--sim", "fluid", "--particles", "-5"});
+    ASSERT_TRUE(negative.exitNow);
+    EXPECT_EQ(*negative.exitNow, 2);
+    const auto zero = parse({"--sim", "fluid", "--particles", "0"});
+    ASSERT_FALSE(zero.exitNow) << zero.message;
+    EXPECT_EQ(zero.options.particles, 0);
+    EXPECT_EQ(parse({"--sim", "fluid"}).options.particles, -1) << "-1: the backend's default";
+    // --view names one of the simulation's views.
+    const auto view = parse({"--sim", "fluid", "--view", "vorticity"});
+    ASSERT_FALSE(view.exitNow) << view.message;
+    EXPECT_EQ(view.options.view, "vorticity");
+    const auto badView = parse({"--sim", "gray-scott", "--view", "vorticity"});
+    ASSERT_TRUE(badView.exitNow);
+    EXPECT_EQ(*badView.exitNow, 2);
+    for (const char* m : {"--view", "vorticity", "gray-scott", "allowed: v"})
+        EXPECT_NE(badView.message.find(m), std::string::npos) << m << ": " << badView.message;
+}
+
+TEST(AppOptions, FluidParametersRoundTripThroughTheCommandLine) {
+    const auto fluid = estuary::findSimulation("fluid");
+    ASSERT_NE(fluid, nullptr);
+    // Every parameter at its maximum, by name, lands in the options as given.
+    std::vector<std::string> args = {"--sim", "fluid"};
+    for (const sim::ParamSpec& spec : fluid->params) {
+        std::ostringstream value;
+        value << spec.max;
+        args.push_back("--param");
+        args.push_back(spec.name + "=" + value.str());
+    }
+    std::vector<const char*> argv;
+    for (const std::string& a : args)
+        argv.push_back(a.c_str());
+    const auto out = parse(argv);
+    ASSERT_FALSE(out.exitNow) << out.message;
+    ASSERT_EQ(out.options.params.size(), fluid->params.size());
+    for (size_t i = 0; i < fluid->params.size(); ++i) {
+        EXPECT_EQ(out.options.params[i].name, fluid->params[i].name);
+        EXPECT_EQ(out.options.params[i].value, fluid->params[i].max) << fluid->params[i].name;
+    }
+    // Each preset's values are in range, so each can be given back on the command line.
+    for (const sim::Preset& preset : fluid->presets)
+        for (const auto& [name, value] : preset.values) {
+            std::ostringstream text;
+            text << name << "=" << value;
+            const std::string setting = text.str();
+            const auto again = parse({"--sim", "fluid", "--param", setting.c_str()});
+            ASSERT_FALSE(again.exitNow) << preset.name << ": " << again.message;
+            EXPECT_EQ(again.options.params.back().value, value) << preset.name << " " << name;
+        }
 }
 
 TEST(AppOptions, ExtentParserAcceptsOnlyWxHInRange) {

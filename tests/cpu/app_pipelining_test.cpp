@@ -1,6 +1,7 @@
 // Pipelining correctness with the CPU backend (lavapipe where there is no GPU): with N frames in
 // flight over a ring of N output slots, every draw samples exactly the frame it belongs to, before
-// and after drawing, for every registered simulation.
+// and after drawing, for every registered simulation: its displayed image and, for simulations
+// with particles, the particle buffer the draw pulls its points from.
 #include "counter_simulation.h"
 #include "simulations.h"
 #include "test_support.h"
@@ -28,6 +29,10 @@ TEST(AppPipelining, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCpu) {
                 EXPECT_EQ(run.seenBefore[f], float(f)) << "before the draw of frame " << f;
                 EXPECT_EQ(run.seenAfter[f], float(f)) << "after the draw of frame " << f;
             }
+            if (def.particles.cpuDefault > 0) {
+                ASSERT_EQ(run.bufferTailBefore.size(), 40u) << "the particle buffer was not read";
+            }
+            EXPECT_EQ(run.wrongFrames(), 0u) << "draws that saw another frame's image or buffer";
         }
 }
 

@@ -288,7 +288,13 @@ BenchReport sampleReport() {
                             {"host-copy", 4.80, kNotMeasured, 41}};
     SampleNoise noise;
     for (const Shape& shape : shapes) {
-        ModeResult mode{.mode = shape.mode, .bytesPerCellStep = 16};
+        // Gray-Scott's v: one R32 image with its full chain, 2048² (about 4/3 of level 0).
+        const double outputBytes = 22369620.0;
+        ModeResult mode{.mode = shape.mode,
+                        .bytesPerCellStep = 16,
+                        .outputBytesPerFrame = outputBytes,
+                        .hostBytesPerFrame =
+                            std::string(shape.mode) == "host-copy" ? 2 * outputBytes : 0.0};
         for (int i = 0; i < 200; ++i) {
             FrameSample f;
             f.simMs = 2.60 + 0.05 * noise.bell();
@@ -331,7 +337,7 @@ std::string readFile(const std::filesystem::path& path) {
 
 TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
     const Json root = parseJson(toJson(sampleReport()));
-    EXPECT_EQ(root["schema_version"].number, 3);
+    EXPECT_EQ(root["schema_version"].number, 4);
     EXPECT_EQ(root.object.at(1).first, "interrupted");
     EXPECT_EQ(root["interrupted"].type, Json::Type::Bool);
     EXPECT_FALSE(root["interrupted"].boolean);

@@ -306,6 +306,72 @@ TEST_F(WindowTest, SimulationSelectorSwitchesToWaveWhosePanelAndBrushFollowIt) {
     EXPECT_NEAR(probeAt(at) - before, 1.0f, 0.05f) << "the click did not drop water";
 }
 
+TEST_F(WindowTest, FluidStrokePoursDyeViewsSwitchAndParticlesToggleWithoutValidationMessages) {
+    options.simulation = "fluid";
+    open();
+    steps(2);
+    const sim::SimDefinition& def = *app->session.simulation;
+    ASSERT_EQ(def.name, "fluid");
+    ASSERT_GT(app->session.particles, 0u);
+    EXPECT_GT(app->session.view.pointCount, 0u) << "the particles are drawn by default";
+
+    // A preset through its button, as a user clicks it: the parameters become the preset's.
+    const size_t calm = def.presets.size() - 1;
+    sim::ParamValues want = app->session.params;
+    ASSERT_EQ(sim::applyPreset(def, def.presets[calm], want), "");
+    ASSERT_EQ(app->ui.presetButtonCentre.size(), def.presets.size());
+    click(app->ui.presetButtonCentre[calm]);
+    steps(1);
+    EXPECT_EQ(app->session.params, want) << "preset " << def.presets[calm].name;
+
+    pressKey(GLFW_KEY_SPACE); // paused: only the brush changes the fluid
+    steps(2);
+    ASSERT_TRUE(app->ui.paused);
+    const Vec2 from{420.0f, 520.0f}, to{740.0f, 520.0f}, middle{580.0f, 520.0f}; // clear of the panels
+    onCursorPos(*app, middle.x, middle.y);
+    steps(1);
+    const auto dyeBefore = app->session.backend->probeValue();
+    ASSERT_TRUE(dyeBefore.has_value());
+    ASSERT_EQ(dyeBefore->count, 4u) << "the default view shows the RGBA dye";
+    const auto shotBefore = capture();
+    onCursorPos(*app, from.x, from.y);
+    steps(1);
+    onMouseButton(*app, GLFW_MOUSE_BUTTON_LEFT, GLFW_PRESS, 0);
+    for (int i = 1; i <= 10; ++i)
+        onCursorPos(*app, from.x + float(i) / 10.0f * (to.x - from.x), from.y);
+    onMouseButton(*app, GLFW_MOUSE_BUTTON_LEFT, GLFW_RELEASE, 0);
+    onCursorPos(*app, middle.x, middle.y);
+    steps(2);
+    const auto dyeAfter = app->session.backend->probeValue();
+    ASSERT_TRUE(dyeAfter.has_value());
+    float poured = 0.0f;
+    for (uint32_t c = 0; c < 3; ++c)
+        poured += std::fabs(dyeAfter->channels[c] - dyeBefore->channels[c]);
+    EXPECT_GT(poured, 0.05f) << "the stroke poured no dye under the cursor";
+
+    // V shows the next view (speed: the stroke pushed the fluid, so it shows); P hides the
+    // particles.
+    const auto path = test::scratchDir("window-fluid") / "fluid.png";
+    const auto withDye = capture(path.string());
+    EXPECT_GT(test::compareRgba8(shotBefore, withDye, 0).failingFraction, 0.01);
+    pressKey(GLFW_KEY_V);
+    steps(2);
+    EXPECT_EQ(app->session.viewIndex, 1u);
+    EXPECT_EQ(fieldExtent(*app).width, options.grid.width);
+    const auto speed = app->session.backend->probeValue();
+    ASSERT_TRUE(speed.has_value());
+    EXPECT_EQ(speed->count, 2u) << "the speed view probes the two-channel velocity";
+    EXPECT_GT(std::hypot(speed->channels[0], speed->channels[1]), 0.0f) << "the stroke pushed";
+    const auto withSpeed = capture();
+    EXPECT_GT(test::compareRgba8(withDye, withSpeed, 0).failingFraction, 0.1);
+    pressKey(GLFW_KEY_P);
+    steps(1);
+    EXPECT_EQ(app->session.view.pointCount, 0u);
+    const auto withoutParticles = capture();
+    EXPECT_GT(test::compareRgba8(withSpeed, withoutParticles, 0).failingFraction, 0.001)
+        << "hiding the particles changed nothing";
+}
+
 TEST_F(WindowTest, F12WritesANewNumberedFileEachTimeAndNeverReplacesOne) {
     const auto dir = test::scratchDir("window-f12");
     std::ofstream(dir / "estuary-screenshot-000.png") << "someone else's file";

@@ -92,7 +92,9 @@ TEST_F(AppGpuRun, HeadlessCudaRunValidatesAndMatchesTheCpuBackendScreenshotForEv
         const auto dir = scratchDir("app-gpu-" + def.name);
         const std::string common = "--sim " + def.name +
                                    " --headless --validate --frames 300 --size 256x256 "
-                                   "--resolution 256x256 --seed 3 ";
+                                   "--resolution 256x256 --seed 3 " +
+                                   // The backends' default counts differ: give both the same.
+                                   (def.particles.max ? "--particles 20000 " : "");
         const auto cudaRun = runEstuary(common + "--backend cuda --screenshot '" +
                                         (dir / "cuda.png").string() + "'");
         std::printf("%s\n", cudaRun.output.c_str());

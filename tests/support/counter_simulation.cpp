@@ -50,7 +50,7 @@ sim::SimDefinition counterSimulation() {
     sim::SimDefinition def;
     def.name = "counter";
     def.description = "test only: every output counts the steps taken";
-    def.visual = {0, sim::Shading::Colormap, 0.0f, 1000.0f, "steps"};
+    def.views = {{0, sim::Shading::Colormap, 0.0f, 1000.0f, "steps", "field.frag", "count"}};
     def.stepsPerFrame = 1;
     def.bytesPerCellStep = 1.0;
     def.outputs = counterOutputs;

@@ -1,4 +1,5 @@
 #include "test_support.h"
+#include "half_float.h"
 #include "counter_simulation.h"
 #include "vk_check.h"
 #include "frame.h"
@@ -253,7 +254,7 @@ def number(v): return isinstance(v, (int, float)) and not isinstance(v, bool) an
 def close(a, b): return number(a) and number(b) and abs(a - b) <= 1e-6 * max(1.0, abs(b))
 for key in ("schema_version", "interrupted", "environment", "configuration", "modes", "ratios", "targets"):
     need(key in r, "missing " + key)
-need(r.get("schema_version") == 3, "schema_version %s" % r.get("schema_version"))
+need(r.get("schema_version") == 4, "schema_version %s" % r.get("schema_version"))
 need(r.get("interrupted") is False, "interrupted %r for a run that ran every frame" % r.get("interrupted"))
 env = r["environment"]
 always = ("gpu_name", "gpu_uuid", "driver_version", "vulkan_api_version", "vulkan_driver",
@@ -273,8 +274,8 @@ for key in cuda_only_numbers:
     ok = (number(env.get(key)) and env[key] > 0) if cuda else env.get(key, 0) is None
     need(key in env and ok, "environment.%s %r for backend %s" % (key, env.get(key), env.get("backend")))
 conf = r["configuration"]
-for key in ("simulation", "width", "height", "steps_per_frame", "frames_in_flight", "warmup",
-            "frames", "modes", "seed"):
+for key in ("simulation", "width", "height", "particles", "steps_per_frame", "frames_in_flight",
+            "warmup", "frames", "modes", "seed"):
     need(key in conf, "configuration lacks " + key)
 need(conf.get("frames") == frames, "configuration.frames %s" % conf.get("frames"))
 names = [m["mode"] for m in r["modes"]]
@@ -295,8 +296,16 @@ for m in r["modes"]:
     for seg in ("simulation", "render", "interop_wait"):
         need(seg in m["gpu_segments_ms"], m["mode"] + " lacks segment " + seg)
     need(m["frames_measured"] == frames, m["mode"] + " measured %s frames" % m["frames_measured"])
-    need(number(m["throughput"]["cell_updates_per_s"]) and m["throughput"]["cell_updates_per_s"] > 0,
-         m["mode"] + " throughput")
+    t = m["throughput"]
+    need(number(t["cell_updates_per_s"]) and t["cell_updates_per_s"] > 0, m["mode"] + " throughput")
+    for key in ("particles_per_frame", "particle_steps_per_s", "bytes_per_particle_step",
+                "output_bytes_per_frame", "host_bytes_per_frame"):
+        need(number(t.get(key)) and t[key] >= 0, m["mode"] + " throughput." + key)
+    need(t["output_bytes_per_frame"] > 0, m["mode"] + " output_bytes_per_frame")
+    need(t["particles_per_frame"] <= conf.get("particles", 0), m["mode"] + " particles_per_frame")
+    through_host = (0 if m["mode"] != "host-copy" else 2) if cuda else 1
+    need(close(t["host_bytes_per_frame"], through_host * t["output_bytes_per_frame"]),
+         m["mode"] + " host_bytes_per_frame %r" % t["host_bytes_per_frame"])
     need(number(m["fps_mean"]) and m["fps_mean"] > 0, m["mode"] + " fps_mean")
     fps[m["mode"].replace("-", "_")] = m["fps_mean"]
 keys = list(fps)
@@ -356,8 +365,12 @@ uint32_t StampedRun::wrongOutputs(uint64_t stepsPerFrame) const {
 
 uint32_t StampedRun::wrongFrames() const {
     uint32_t wrong = 0;
-    for (size_t f = 0; f < seenBefore.size(); ++f)
-        wrong += seenBefore[f] != float(f) || seenAfter[f] != float(f);
+    for (size_t f = 0; f < seenBefore.size(); ++f) {
+        bool bad = seenBefore[f] != float(f) || seenAfter[f] != float(f);
+        if (f < bufferTailBefore.size())
+            bad = bad || bufferTailBefore[f][3] != float(f) || bufferTailAfter[f][3] != float(f);
+        wrong += bad;
+    }
     return wrong;
 }
 
@@ -395,8 +408,9 @@ void recordTexelCopy(VkCommandBuffer cmd, const Image& image, uint32_t level, ui
     recordImageBarrier(cmd, image.handle, back);
 }
 
-void recordBufferCopy(VkCommandBuffer cmd, VkBuffer source, VkDeviceSize bytes, VkBuffer buffer,
-                      VkDeviceSize offset) {
+// Records a copy of `bytes` at `from` of `source` to `offset` of `buffer`.
+void recordBufferCopy(VkCommandBuffer cmd, VkBuffer source, VkDeviceSize from, VkDeviceSize bytes,
+                      VkBuffer buffer, VkDeviceSize offset) {
     VkBufferMemoryBarrier2 toCopy{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2};
     toCopy.srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
     toCopy.srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT;
@@ -409,8 +423,20 @@ void recordBufferCopy(VkCommandBuffer cmd, VkBuffer source, VkDeviceSize bytes, 
     dep.bufferMemoryBarrierCount = 1;
     dep.pBufferMemoryBarriers = &toCopy;
     vkCmdPipelineBarrier2(cmd, &dep);
-    const VkBufferCopy copy{0, offset, bytes};
+    const VkBufferCopy copy{from, offset, bytes};
     vkCmdCopyBuffer(cmd, source, buffer, 1, &copy);
+}
+
+// Channel 0 of a stamped texel of `format`, as a float.
+float stampValue(const uint8_t* texel, VkFormat format) {
+    if (format == VK_FORMAT_R16G16B16A16_SFLOAT) {
+        uint16_t half = 0;
+        std::memcpy(&half, texel, sizeof(half));
+        return sim::halfToFloat(half);
+    }
+    float value = 0;
+    std::memcpy(&value, texel, sizeof(value));
+    return value;
 }
 
 template <typename T> std::array<T, 4> read4(const uint8_t* bytes) {
@@ -436,12 +462,12 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames,
         if (o.stepsPerFrame >= 0) session.stepsPerFrame = o.stepsPerFrame;
     }
     // Per frame, 16-byte slots: stamp before, stamp after, display texel, display last level,
-    // second image texel and last level, buffer words.
-    constexpr VkDeviceSize kSlot = 16, kSlots = 7;
+    // second image texel and last level, buffer words, buffer tail before and after.
+    constexpr VkDeviceSize kSlot = 16, kSlots = 9;
     try {
         openDevice(session, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
         const sim::OutputLayout layout = session.simulation->outputs(
-            {session.options.grid.width, session.options.grid.height, 1});
+            {session.options.grid.width, session.options.grid.height, 1, session.particles});
         const bool second = layout.images.size() > 1, words = !layout.buffers.empty();
         Buffer seen =
             createBuffer(session.device, frames * kSlots * kSlot, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -460,6 +486,11 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames,
             const VkDeviceSize base = frame * kSlots * kSlot;
             const Image& shown = b.displayImage(slot);
             recordTexelCopy(cmd, shown, 0, 0, 0, seen.handle, base + (afterDraw ? 1 : 0) * kSlot);
+            if (words) {
+                const Buffer& buffer = b.outputBuffer(slot, 0);
+                recordBufferCopy(cmd, buffer.handle, buffer.size - kSlot, kSlot, seen.handle,
+                                 base + (afterDraw ? 8 : 7) * kSlot);
+            }
             if (afterDraw) return;
             recordTexelCopy(cmd, shown, 0, 1, 1, seen.handle, base + 2 * kSlot);
             recordTexelCopy(cmd, shown, shown.mipLevels - 1, 0, 0, seen.handle, base + 3 * kSlot);
@@ -470,7 +501,7 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames,
                                 base + 5 * kSlot);
             }
             if (words)
-                recordBufferCopy(cmd, b.outputBuffer(slot, 0).handle, kSlot, seen.handle,
+                recordBufferCopy(cmd, b.outputBuffer(slot, 0).handle, 0, kSlot, seen.handle,
                                  base + 6 * kSlot);
         };
         for (frame = 0; frame < frames; ++frame)
@@ -478,17 +509,22 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames,
         finishFrames(session);
         vkDeviceWaitIdle(session.device.handle);
         const auto* bytes = static_cast<const uint8_t*>(seen.mapped);
+        const VkFormat shownFormat = session.backend->displayImage(0).format;
         for (uint32_t f = 0; f < frames; ++f) {
             const uint8_t* at = bytes + f * kSlots * kSlot;
-            run.seenBefore.push_back(read4<float>(at)[0]);
-            run.seenAfter.push_back(read4<float>(at + kSlot)[0]);
+            run.seenBefore.push_back(stampValue(at, shownFormat));
+            run.seenAfter.push_back(stampValue(at + kSlot, shownFormat));
             run.displayTexel.push_back(read4<float>(at + 2 * kSlot));
             run.displayLastLevel.push_back(read4<float>(at + 3 * kSlot));
             if (second) {
                 run.secondTexel.push_back(read4<float>(at + 4 * kSlot));
                 run.secondLastLevel.push_back(read4<float>(at + 5 * kSlot));
             }
-            if (words) run.bufferWords.push_back(read4<uint32_t>(at + 6 * kSlot));
+            if (words) {
+                run.bufferWords.push_back(read4<uint32_t>(at + 6 * kSlot));
+                run.bufferTailBefore.push_back(read4<float>(at + 7 * kSlot));
+                run.bufferTailAfter.push_back(read4<float>(at + 8 * kSlot));
+            }
         }
         destroyOffscreenTarget(session.device, offscreen);
         destroyBuffer(session.device, seen);

@@ -118,8 +118,12 @@ struct StampedRun {
     std::vector<std::array<float, 4>> displayTexel, displayLastLevel;
     std::vector<std::array<float, 4>> secondTexel, secondLastLevel;
     std::vector<std::array<uint32_t, 4>> bufferWords;
+    // Per frame, for simulations with buffers: the last 16 bytes of buffer 0 as floats, read before
+    // the draw and after it; the last holds the buffer's frame stamp.
+    std::vector<std::array<float, 4>> bufferTailBefore, bufferTailAfter;
     uint32_t validationMessages = 0;
-    // Frames where either stamp reading is not the frame's own index.
+    // Frames where any stamp reading (the displayed image's, before and after the draw, and buffer
+    // 0's, where there is one) is not the frame's own index.
     uint32_t wrongFrames() const;
     // For the counter simulation (counter_simulation.h): frames where any output read is not what
     // that simulation writes after (frame + 1) * stepsPerFrame steps.
