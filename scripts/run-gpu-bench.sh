@@ -4,8 +4,9 @@
 #   run-gpu-bench.sh [gray-scott]  every mode at 1024², 2048² and 4096², then pipelined at 1024² for
 #                                  each frames-in-flight depth
 #   run-gpu-bench.sh fluid         every mode at 512²/1M, 1024²/4M and 2048²/16M particles, then
-#                                  pipelined at each grid without particles and with 16M, so the
-#                                  particles' own cost is the difference
+#                                  serialized (the simulation alone on the GPU) at each grid without
+#                                  particles and with 16M: the particles' own cost is the difference
+#   (BENCH_PHASE=table or =particles runs one half of the fluid set)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/bench-results}
@@ -17,6 +18,7 @@ fi
 status=0
 if [ "${1:-gray-scott}" = fluid ]; then
     {
+        [ "${BENCH_PHASE:-all}" = particles ] ||
         for run in 512:1048576 1024:4194304 2048:16777216; do
             size=${run%%:*} particles=${run##*:}
             echo "== fluid bench ${size}x${size}, $particles particles, all modes"
@@ -25,12 +27,14 @@ if [ "${1:-gray-scott}" = fluid ]; then
                 --report "$out/fluid-$size-$particles.json" --csv "$out/fluid-$size-$particles.csv" ||
                 status=1
         done
+        [ "${BENCH_PHASE:-all}" = table ] ||
         for size in 512 1024 2048; do
             for particles in 0 16777216; do
-                echo "== fluid pipelined ${size}x${size}, $particles particles"
-                ./estuary --bench --sim fluid --backend cuda --mode pipelined --size "${size}x${size}" \
-                    --particles "$particles" --frames 1000 --warmup 100 \
-                    --report "$out/fluid-pipelined-$size-$particles.json" >/dev/null || status=1
+                echo "== fluid serialized ${size}x${size}, $particles particles"
+                ./estuary --bench --sim fluid --backend cuda --mode serialized --size "${size}x${size}" \
+                    --particles "$particles" --frames 300 --warmup 50 \
+                    --report "$out/fluid-serialized-$size-$particles.json" 2>/dev/null |
+                    grep -E '^serialized' || status=1
             done
         done
     } 2>&1 | tee "$out/bench-fluid.log"
