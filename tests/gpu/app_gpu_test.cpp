@@ -128,7 +128,13 @@ TEST_F(AppGpuRun, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCuda) {
             o.grid = {256, 256};
             o.stepsPerFrame = 4;
             o.framesInFlight = inFlight;
+            // The protocol is the same for any count; a moderate one keeps this fast under the
+            // sanitizers, whose shadow state grows with every buffer.
+            if (def.particles.max > 0) o.particles = 65536;
             const auto run = runStampedFrames(o, 300);
+            if (def.particles.max > 0) {
+                ASSERT_EQ(run.bufferTailBefore.size(), 300u) << "the particle buffer was not read";
+            }
             EXPECT_EQ(run.validationMessages, 0u);
             ASSERT_EQ(run.seenBefore.size(), 300u);
             EXPECT_EQ(run.wrongFrames(), 0u)
