@@ -172,8 +172,8 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
         const sim::PointsVisual& points = s.simulation->points;
         result.particlesPerFrame = sim::activeParticles(
             s.particles, points.shareParam >= 0 ? s.params[size_t(points.shareParam)] : 1.0f);
-        const sim::OutputLayout layout = s.simulation->outputs(
-            {o.grid.width, o.grid.height, 1, s.particles});
+        const sim::OutputLayout layout =
+            s.simulation->outputs({o.grid.width, o.grid.height, 1, s.particles});
         for (const sim::ImageOutput& image : layout.images)
             result.outputBytesPerFrame += double(imageBytes(image));
         for (const sim::BufferOutput& buffer : layout.buffers)

@@ -18,8 +18,7 @@ uint64_t imageBytes(const sim::ImageOutput& image) {
 }
 
 MemoryNeed estimateMemory(const sim::SimDefinition& def, const sim::OutputLayout& layout,
-                          uint64_t cells, uint32_t slots, BackendKind backend,
-                          uint64_t particles) {
+                          uint64_t cells, uint32_t slots, BackendKind backend, uint64_t particles) {
     uint64_t images = 0, buffers = 0;
     for (const sim::ImageOutput& image : layout.images)
         images += imageBytes(image);

@@ -91,9 +91,9 @@ void checkRunFitsInMemory(const Session& session, const BackendConfig& config) {
     checkMemoryBudget(need, queryMemoryBudget(session.device, cudaFree),
                       config.simulation->name + " on a " + std::to_string(config.grid.width) + "x" +
                           std::to_string(config.grid.height) + " grid" +
-                          (config.particles ? " with " + std::to_string(config.particles) +
-                                                  " particles"
-                                            : std::string()) +
+                          (config.particles
+                               ? " with " + std::to_string(config.particles) + " particles"
+                               : std::string()) +
                           " and " + std::to_string(config.slots) + " frame(s) in flight");
 }
 

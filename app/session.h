@@ -36,9 +36,9 @@ struct Session {
     const sim::SimDefinition* simulation = nullptr;
     sim::ParamValues params;
     int stepsPerFrame = 0;
-    uint32_t viewIndex = 0;     // into simulation->views: what the picture shows
-    bool showParticles = true;  // draw the simulation's particles (where it has them) over the view
-    uint32_t particles = 0;     // the backend's particle count (0 for simulations without them)
+    uint32_t viewIndex = 0;    // into simulation->views: what the picture shows
+    bool showParticles = true; // draw the simulation's particles (where it has them) over the view
+    uint32_t particles = 0;    // the backend's particle count (0 for simulations without them)
     // Set before openDevice: the benchmark's no-interop mode, and frame stamps for tests.
     bool hostCopy = false;
     bool stampFrames = false;

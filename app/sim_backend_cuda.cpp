@@ -35,8 +35,8 @@ class CudaBackend final : public SimBackend {
   public:
     CudaBackend(const Device& device, VkCommandPool pool, const BackendConfig& config,
                 int cudaDevice)
-        : device_(device), layout_(checkedOutputs(config)),
-          display_(config.displayImage), stampFrames_(config.stampFrameIndex) {
+        : device_(device), layout_(checkedOutputs(config)), display_(config.displayImage),
+          stampFrames_(config.stampFrameIndex) {
         if (!config.simulation->createCuda)
             throw unsupported(config.simulation->name +
                               " has no CUDA implementation in this build");
@@ -138,10 +138,10 @@ class CudaBackend final : public SimBackend {
             // The buffers' stamp: the frame index as a float in their last 4 bytes.
             bufferStamp[0] = float(frame);
             for (size_t b = 0; b < buffers_.size(); ++b)
-                CUDA_CHECK(cudaMemcpyAsync(
-                    static_cast<uint8_t*>(slotTargets_[slot].buffers[b]) +
-                        layout_.buffers[b].bytes - sizeof(float),
-                    bufferStamp, sizeof(float), cudaMemcpyHostToDevice, stream_));
+                CUDA_CHECK(cudaMemcpyAsync(static_cast<uint8_t*>(slotTargets_[slot].buffers[b]) +
+                                               layout_.buffers[b].bytes - sizeof(float),
+                                           bufferStamp, sizeof(float), cudaMemcpyHostToDevice,
+                                           stream_));
         }
         if (probe_.active())
             CUDA_CHECK(cudaMemcpy2DFromArrayAsync(probe, texel, shown.levels[0],

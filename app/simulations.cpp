@@ -46,8 +46,7 @@ std::string listSimulations() {
     std::string out;
     for (const sim::SimDefinition& def : simulations())
         out += def.name + std::string(width + 2 - def.name.size(), ' ') + def.description +
-               " (views: " + sim::viewNames(def) + (def.particles.max ? "; particles" : "") +
-               ")\n";
+               " (views: " + sim::viewNames(def) + (def.particles.max ? "; particles" : "") + ")\n";
     return out;
 }
 

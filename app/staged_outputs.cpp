@@ -106,9 +106,8 @@ void* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, u
 
 StagedBackend::StagedBackend(const Device& device, const BackendConfig& config)
     : device_(device), layout_(checkedOutputs(config)),
-      outputs_(createStagedOutputs(device, layout_, config.slots)),
-      display_(config.displayImage), stampFrames_(config.stampFrameIndex),
-      simMs_(config.slots, kNotMeasured) {}
+      outputs_(createStagedOutputs(device, layout_, config.slots)), display_(config.displayImage),
+      stampFrames_(config.stampFrameIndex), simMs_(config.slots, kNotMeasured) {}
 
 void StagedBackend::publishSlot(uint64_t frame, uint32_t slot) {
     if (stampFrames_) {

@@ -45,7 +45,7 @@ void destroyStagedOutputs(const Device& device, StagedOutputs& outputs);
 void recordStagedUpload(VkCommandBuffer cmd, const StagedOutputs& outputs, uint32_t slot);
 // The texel at (x, y) of level 0 of `image` in `slot`'s staging memory.
 void* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, uint32_t x,
-                   uint32_t y);
+                  uint32_t y);
 
 // What the backends whose outputs reach Vulkan through staging memory (CPU, host-copy) share: the
 // outputs, made by the constructor and freed by the destructor (also when a derived constructor

@@ -9,8 +9,8 @@ namespace estuary::sim {
 DeviceImage createDeviceImage(const ImageOutput& image) {
     const int c = int(channelCount(image.format));
     const int bits = int(texelBytes(image.format)) * 8 / c; // 32, or 16 for halves
-    const cudaChannelFormatDesc format{bits, c > 1 ? bits : 0, c > 2 ? bits : 0,
-                                       c > 3 ? bits : 0, cudaChannelFormatKindFloat};
+    const cudaChannelFormatDesc format{bits, c > 1 ? bits : 0, c > 2 ? bits : 0, c > 3 ? bits : 0,
+                                       cudaChannelFormatKindFloat};
     const cudaExtent extent{image.width, image.height, 0};
     DeviceImage out;
     try {

@@ -89,7 +89,7 @@ void launchChain(const ImageOutput& image, const DeviceImageTarget& target, cuda
         const dim3 grid(unsigned(dstW + 31) / 32, unsigned(dstH + 7) / 8);
         // Stream order makes level - 1's writes visible to this launch's surface reads.
         downsampleKernel<Format><<<grid, block, 0, stream>>>(target.levels[level - 1], srcW, srcH,
-                                                               target.levels[level], dstW, dstH);
+                                                             target.levels[level], dstW, dstH);
         CUDA_CHECK(cudaGetLastError());
     }
 }

@@ -163,9 +163,9 @@ std::string checkDefinition(const SimDefinition& def) {
             if (view.image >= layout.images.size())
                 add("view " + view.name + " shows image " + std::to_string(view.image) +
                     ", which is not an output image");
-        if (particles && (size_t(def.points.buffer) >= layout.buffers.size() ||
-                          layout.buffers[size_t(def.points.buffer)].bytes !=
-                              64 * sizeof(ParticleVertex)))
+        if (particles &&
+            (size_t(def.points.buffer) >= layout.buffers.size() ||
+             layout.buffers[size_t(def.points.buffer)].bytes != 64 * sizeof(ParticleVertex)))
             add("points.buffer must be an output buffer of one ParticleVertex per particle");
     }
     return problems;

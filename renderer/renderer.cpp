@@ -306,8 +306,7 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
     renderer.colormapCount = kColormapCount;
     renderer.fieldExtents.assign(desc.slotCount, VkExtent2D{0, 0});
     renderer.pointBytes.assign(desc.slotCount, 0);
-    renderer.maxPointSize =
-        device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
+    renderer.maxPointSize = device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
     try {
         renderer.fieldSampler = createLinearSampler(device, VK_LOD_CLAMP_NONE, "field trilinear");
         renderer.colormapSampler = createLinearSampler(device, 0.0f, "colormap linear");

@@ -23,8 +23,8 @@ struct ViewParams {
     float mipBias = 0.0f;           // added to the level the hardware picks
     uint32_t colormap = 0;          // index into kColormapNames
     float valueMin = 0.0f, valueMax = 1.0f; // mapped to the colormap's first and last entries
-    // Particles (renderers made with points): how many of the slot's buffer to draw (0: none), their
-    // size in pixels (clamped to what the device draws) and the speed at the colormap's end.
+    // Particles (renderers made with points): how many of the slot's buffer to draw (0: none),
+    // their size in pixels (clamped to what the device draws) and the speed at the colormap's end.
     uint32_t pointCount = 0;
     float pointSize = 1.0f;
     float pointSpeedMax = 1.0f;

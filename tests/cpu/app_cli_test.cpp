@@ -67,9 +67,9 @@ const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "mailbox",
                                                      "--no-ui"};
 const std::vector<const char*> kEveryBenchOption = {
-    "--bench",  "--headless", "--sim",     "fluid",    "--particles", "4096",  "--view",
-    "speed",    "--frames",   "12",        "--warmup", "7",           "--mode", "host-copy",
-    "--report", "r.json",     "--csv",     "c.csv"};
+    "--bench", "--headless", "--sim",    "fluid",  "--particles", "4096",
+    "--view",  "speed",      "--frames", "12",     "--warmup",    "7",
+    "--mode",  "host-copy",  "--report", "r.json", "--csv",       "c.csv"};
 
 TEST(AppOptions, EveryWindowOptionIsParsed) {
     const auto out = parse(kEveryWindowOption);

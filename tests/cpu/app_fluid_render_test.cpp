@@ -46,14 +46,14 @@ TEST(AppFluidRender, DyeWithParticlesMatchesTheGoldenImageWithoutValidationMessa
 TEST(AppFluidRender, ParticlesAddLightWhereTheyAreAndNothingElseChanges) {
     const auto dir = test::scratchDir("fluid-particles");
     const auto with = dir / "with.png", without = dir / "without.png";
-    ASSERT_EQ(runEstuary(std::string(kFluidRun) + "--particles 3000 --screenshot '" +
-                         with.string() + "'")
-                  .exitCode,
-              0);
-    ASSERT_EQ(runEstuary(std::string(kFluidRun) + "--particles 0 --screenshot '" +
-                         without.string() + "'")
-                  .exitCode,
-              0);
+    ASSERT_EQ(
+        runEstuary(std::string(kFluidRun) + "--particles 3000 --screenshot '" + with.string() + "'")
+            .exitCode,
+        0);
+    ASSERT_EQ(
+        runEstuary(std::string(kFluidRun) + "--particles 0 --screenshot '" + without.string() + "'")
+            .exitCode,
+        0);
     const test::Rgba8Image a = test::loadPng(with), b = test::loadPng(without);
     ASSERT_EQ(a.pixels.size(), b.pixels.size());
     size_t lit = 0, darker = 0;

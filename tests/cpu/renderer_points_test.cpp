@@ -48,11 +48,10 @@ class RendererPoints : public test::VulkanTest {
         std::memcpy(upload.data(), zeros.data(), bytes);
         uploadForSampling(device, pool, field.handle, upload, regions);
         setFieldImage(device, renderer, 0, field.view, kField);
-        particles = createBuffer(device, kMaxParticles * sizeof(Particle),
-                                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                 "test particles");
+        particles = createBuffer(
+            device, kMaxParticles * sizeof(Particle), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+            "test particles");
         setPointBuffer(device, renderer, 0, particles.handle, particles.size);
         viridis = loadColormapFile(test::binDir() / "assets" / "colormaps" / "viridis.txt");
     }

@@ -327,7 +327,8 @@ TEST_F(WindowTest, FluidStrokePoursDyeViewsSwitchAndParticlesToggleWithoutValida
     pressKey(GLFW_KEY_SPACE); // paused: only the brush changes the fluid
     steps(2);
     ASSERT_TRUE(app->ui.paused);
-    const Vec2 from{420.0f, 520.0f}, to{740.0f, 520.0f}, middle{580.0f, 520.0f}; // clear of the panels
+    const Vec2 from{420.0f, 520.0f}, to{740.0f, 520.0f},
+        middle{580.0f, 520.0f}; // clear of the panels
     onCursorPos(*app, middle.x, middle.y);
     steps(1);
     const auto dyeBefore = app->session.backend->probeValue();
