@@ -380,6 +380,18 @@ float pointIntensity(VkExtent2D target, uint32_t count, float size) {
     return float(std::clamp(2.0 * fill, 0.15, 1.0));
 }
 
+// The fields of ESTUARY_VIEW_PUSH_CONSTANTS, which both push blocks start with.
+template <class Push>
+void setViewMapping(Push& pc, VkExtent2D target, VkExtent2D field, const ViewParams& view) {
+    pc.targetWidth = float(target.width);
+    pc.targetHeight = float(target.height);
+    pc.fieldWidth = float(field.width);
+    pc.fieldHeight = float(field.height);
+    pc.panX = view.panX;
+    pc.panY = view.panY;
+    pc.zoom = view.zoom;
+}
+
 // Before anything is recorded: a draw must not read past the slot's particle buffer.
 void checkPoints(const Renderer& renderer, uint32_t slot, const ViewParams& view) {
     constexpr VkDeviceSize kParticleBytes = 4 * sizeof(float);
@@ -394,15 +406,8 @@ void checkPoints(const Renderer& renderer, uint32_t slot, const ViewParams& view
 
 void recordPoints(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot,
                   VkExtent2D targetExtent, const ViewParams& view) {
-    const VkExtent2D field = renderer.fieldExtents[slot];
     PointPushConstants pc{};
-    pc.targetWidth = float(targetExtent.width);
-    pc.targetHeight = float(targetExtent.height);
-    pc.fieldWidth = float(field.width);
-    pc.fieldHeight = float(field.height);
-    pc.panX = view.panX;
-    pc.panY = view.panY;
-    pc.zoom = view.zoom;
+    setViewMapping(pc, targetExtent, renderer.fieldExtents[slot], view);
     pc.pointSize = std::clamp(view.pointSize, 1.0f, renderer.maxPointSize);
     pc.speedMax = view.pointSpeedMax > 0.0f ? view.pointSpeedMax : 1.0f;
     pc.colormapIndex = float(view.colormap);
@@ -448,15 +453,8 @@ void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, Vk
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pipelineLayout, 0, 1,
                             &renderer.slotSets[slot], 0, nullptr);
 
-    const VkExtent2D field = renderer.fieldExtents[slot];
     FieldPushConstants pc{};
-    pc.targetWidth = float(targetExtent.width);
-    pc.targetHeight = float(targetExtent.height);
-    pc.fieldWidth = float(field.width);
-    pc.fieldHeight = float(field.height);
-    pc.panX = view.panX;
-    pc.panY = view.panY;
-    pc.zoom = view.zoom;
+    setViewMapping(pc, targetExtent, renderer.fieldExtents[slot], view);
     pc.mipBias = view.mipBias;
     pc.valueMin = view.valueMin;
     pc.valueMax = view.valueMax;

@@ -23,16 +23,21 @@
 
 #define ESTUARY_BACKGROUND_COLOR 0.08f, 0.08f, 0.10f
 
-// Sizes in pixels (target) and texels (field); pan in field-normalised units; colormapIndex is the
-// row of the colormap image, passed as a float because it only feeds a texture coordinate.
-#define ESTUARY_FIELD_PUSH_CONSTANTS                                                               \
+// The letterboxed view mapping both draws share, first in both blocks: sizes in pixels (target)
+// and texels (field), pan in field-normalised units.
+#define ESTUARY_VIEW_PUSH_CONSTANTS                                                                \
     float targetWidth;                                                                             \
     float targetHeight;                                                                            \
     float fieldWidth;                                                                              \
     float fieldHeight;                                                                             \
     float panX;                                                                                    \
     float panY;                                                                                    \
-    float zoom;                                                                                    \
+    float zoom;
+
+// colormapIndex is the row of the colormap image, passed as a float because it only feeds a
+// texture coordinate.
+#define ESTUARY_FIELD_PUSH_CONSTANTS                                                               \
+    ESTUARY_VIEW_PUSH_CONSTANTS                                                                    \
     float mipBias;                                                                                 \
     float valueMin;                                                                                \
     float valueMax;                                                                                \
@@ -42,13 +47,7 @@
 // The particles' draw: the same view mapping, then the point size in pixels, the speed at the
 // colormap's last entry and the additive intensity of one particle.
 #define ESTUARY_POINT_PUSH_CONSTANTS                                                               \
-    float targetWidth;                                                                             \
-    float targetHeight;                                                                            \
-    float fieldWidth;                                                                              \
-    float fieldHeight;                                                                             \
-    float panX;                                                                                    \
-    float panY;                                                                                    \
-    float zoom;                                                                                    \
+    ESTUARY_VIEW_PUSH_CONSTANTS                                                                    \
     float pointSize;                                                                               \
     float speedMax;                                                                                \
     float colormapIndex;                                                                           \
