@@ -12,6 +12,7 @@
 #include "bench_report.h"
 #include "vk_check.h"
 #include "frame.h"
+#include "gl_field.h"
 #include "memory_budget.h"
 #include "offscreen.h"
 #include "session.h"
@@ -106,13 +107,22 @@ FrameSample sampleOf(const FrameTiming& t) {
 void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result) {
     const uint64_t total = uint64_t(o.warmup) + o.frames;
     const VkExtent2D extent{o.resolution.width, o.resolution.height};
-    OffscreenTarget& offscreen =
-        keepUntilClose(s, createOffscreenTarget(s.device, extent), destroyOffscreenTarget);
     FrameTarget target;
-    target.view = offscreen.image.view;
     target.extent = extent;
-    target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
-    target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
+    if (s.gl) {
+        target.glFramebuffer =
+            keepUntilClose(s, createGlTarget(extent),
+                           +[](const Device&, GlTarget& t) { destroyGlTarget(t); })
+                .framebuffer;
+    } else {
+        OffscreenTarget& offscreen =
+            keepUntilClose(s, createOffscreenTarget(s.device, extent), destroyOffscreenTarget);
+        target.view = offscreen.image.view;
+        target.begin = [&offscreen](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
+        target.end = [&offscreen](VkCommandBuffer cmd) {
+            recordEndTarget(cmd, offscreen, false);
+        };
+    }
 
     result.frames.reserve(o.frames);
     // A frame's times are complete once the session collected its GPU times (its slot came round

@@ -1,4 +1,5 @@
 #include "frame.h"
+#include "gl_frames.h"
 #include "fault_injection.h"
 #include "vk_check.h"
 #include "watchdog.h"
@@ -76,12 +77,7 @@ uint64_t frameWaitTimeoutNs(const Session& session) {
     return std::max(gpuWaitTimeoutNs(), stretched);
 }
 
-void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
-    const WatchdogScope watch("frame", frame, frameWaitTimeoutNs(session));
-    SimBackend& backend = *session.backend;
-    const uint32_t slot = uint32_t(frame % backend.slotCount()); // field image
-    const uint32_t ring = backend.hostRingSize();
-    const uint32_t entry = uint32_t(frame % ring); // command buffer, timestamps
+void beginFrameTiming(Session& session, uint64_t frame) {
     const auto start = std::chrono::steady_clock::now();
     if (FrameTiming* previous = frame > 0 ? session.history.find(frame - 1) : nullptr)
         previous->cpuMs =
@@ -93,6 +89,24 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
                                                  .count()));
     session.lastFrameStart = start;
     session.history.push(FrameTiming{frame});
+}
+
+void endFrameTiming(Session& session, uint64_t last) {
+    if (FrameTiming* t = session.history.find(last))
+        t->cpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                             session.lastFrameStart)
+                       .count();
+}
+
+void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
+    if (session.gl)
+        return drawFrameGl(session, frame, target.glFramebuffer, target.extent, target.inspectGl);
+    const WatchdogScope watch("frame", frame, frameWaitTimeoutNs(session));
+    SimBackend& backend = *session.backend;
+    const uint32_t slot = uint32_t(frame % backend.slotCount()); // field image
+    const uint32_t ring = backend.hostRingSize();
+    const uint32_t entry = uint32_t(frame % ring); // command buffer, timestamps
+    beginFrameTiming(session, frame);
 
     // 1. The only host wait: the frame that last used this command buffer (and, for the CPU
     //    backend, this staging buffer) must be drawn. Image reuse is guarded on the GPU.
@@ -169,11 +183,13 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
 }
 
 void waitFrameDrawn(Session& session, uint64_t frame) {
+    if (session.gl) return waitFrameDrawnGl(session, frame);
     const WatchdogScope watch("waiting for frame", frame, frameWaitTimeoutNs(session));
     waitForFrame(session, frame, "a frame to be drawn");
 }
 
 void finishFrames(Session& session) {
+    if (session.gl) return finishFramesGl(session);
     if (session.nextFrame == 0) return;
     const uint64_t last = session.nextFrame - 1;
     const WatchdogScope watch("finishing frame", last, frameWaitTimeoutNs(session));
@@ -182,10 +198,7 @@ void finishFrames(Session& session) {
     const uint64_t first = last + 1 >= ring ? last + 1 - ring : 0;
     for (uint64_t f = first; f <= last; ++f)
         collectFinishedTimes(session, f, uint32_t(f % ring));
-    if (FrameTiming* t = session.history.find(last))
-        t->cpuMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                             session.lastFrameStart)
-                       .count();
+    endFrameTiming(session, last);
 }
 
 } // namespace estuary

@@ -1,6 +1,8 @@
 // The frame: wait (frames-in-flight limit) → simulate (GPU signals) → record draw → submit (GPU
 // waits for the simulation, signals the render timeline). One function for headless and windowed
 // runs; a FrameTarget says where the picture goes and what extra semaphores the submission carries.
+// A session with the OpenGL consumer draws its frames through gl_frames.h instead (the same steps
+// with GL's hand-off); these three functions pass such frames on.
 #pragma once
 
 #include "session.h"
@@ -24,9 +26,18 @@ struct FrameTarget {
         inspectOutputs;
     VkSemaphore waitBinary = VK_NULL_HANDLE;   // e.g. swapchain image acquired
     VkSemaphore signalBinary = VK_NULL_HANDLE; // e.g. ready to present
+    // The OpenGL consumer's target: a framebuffer object (0: the window's), of `extent`, and the
+    // tests' twin of inspectOutputs (the texture of the slot's displayed image).
+    uint32_t glFramebuffer = 0;
+    std::function<void(uint32_t texture, uint32_t slot, bool afterDraw)> inspectGl;
 };
 
 void drawFrame(Session& session, uint64_t frame, const FrameTarget& target);
+
+// The host's side of a frame's times, shared by both consumers: the interval since the previous
+// frame began, and the frame's entry in the history (begin); the last frame's interval (end).
+void beginFrameTiming(Session& session, uint64_t frame);
+void endFrameTiming(Session& session, uint64_t last);
 
 // Blocks until frame `frame` (and every earlier one) has been drawn.
 void waitFrameDrawn(Session& session, uint64_t frame);

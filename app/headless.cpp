@@ -1,5 +1,6 @@
 #include "headless.h"
 #include "frame.h"
+#include "gl_field.h"
 #include "offscreen.h"
 #include "png.h"
 #include "stop_signal.h"
@@ -55,16 +56,23 @@ void runHeadless(Session& session, OutputFile& screenshot) {
     const Options& o = session.options;
     const uint64_t frames = o.frames ? o.frames : 300;
     const VkExtent2D extent{o.resolution.width, o.resolution.height};
-    OffscreenTarget& offscreen = keepUntilClose(
-        session, createOffscreenTarget(session.device, extent), destroyOffscreenTarget);
-
     // Decided before each frame is recorded: only the last one is copied for the screenshot.
     bool last = false;
     FrameTarget target;
-    target.view = offscreen.image.view;
     target.extent = extent;
-    target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
-    target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, last); };
+    OffscreenTarget* offscreen = nullptr;
+    GlTarget* glTarget = nullptr;
+    if (session.gl) {
+        glTarget = &keepUntilClose(session, createGlTarget(extent),
+                                   +[](const Device&, GlTarget& t) { destroyGlTarget(t); });
+        target.glFramebuffer = glTarget->framebuffer;
+    } else {
+        offscreen = &keepUntilClose(session, createOffscreenTarget(session.device, extent),
+                                    destroyOffscreenTarget);
+        target.view = offscreen->image.view;
+        target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, *offscreen); };
+        target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, *offscreen, last); };
+    }
 
     FrameTimes times;
     using Clock = std::chrono::steady_clock;
@@ -88,7 +96,7 @@ void runHeadless(Session& session, OutputFile& screenshot) {
 
     const auto pixels = [&] {
         const WatchdogScope watch("reading back frame", drawn - 1, gpuWaitTimeoutNs());
-        return readbackPixels(offscreen);
+        return glTarget ? readGlPixels(*glTarget) : readbackPixels(*offscreen);
     }();
     screenshot.write(encodePng(extent.width, extent.height, pixels.data()));
     std::printf("estuary: wrote %s (%ux%u)\n", screenshot.path().c_str(), extent.width,

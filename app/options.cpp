@@ -22,6 +22,23 @@ const char* backendName(Backend backend) {
     }
 }
 
+const char* consumerName(Consumer consumer) {
+    return consumer == Consumer::OpenGL ? "opengl" : "vulkan";
+}
+
+const char* glHandoffName(GlHandoff handoff) {
+    switch (handoff) {
+    case GlHandoff::Timeline:
+        return "timeline";
+    case GlHandoff::Binary:
+        return "binary";
+    case GlHandoff::Host:
+        return "host";
+    default:
+        return "auto";
+    }
+}
+
 std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint32_t maxSide) {
     const size_t x = text.find('x');
     if (x == std::string_view::npos) return std::nullopt;
@@ -180,6 +197,9 @@ std::optional<std::string> emptyValue(const CLI::App& app) {
 // may not name the same file (as spelled here; run_outputs.h also compares what they point to).
 std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
     const auto given = [&](const char* name) { return app.get_option(name)->count() > 0; };
+    if (o.consumer != Consumer::OpenGL && given("--gl-handoff"))
+        return std::string("--gl-handoff is an option of the OpenGL consumer: add --consumer "
+                           "opengl");
     if (o.bench) {
         for (const char* name : {"--screenshot", "--colormap", "--present-mode", "--no-ui"})
             if (given(name))
@@ -255,6 +275,15 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         ->transform(wholeNumber(0, 10000));
     app.add_option("--backend", backend, "Simulation backend: auto, cuda or cpu")
         ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+    std::string consumer = "vulkan", glHandoff = "auto";
+    app.add_option("--consumer", consumer,
+                   "Who draws the images: vulkan (the renderer) or opengl (OpenGL imports the "
+                   "same Vulkan-exported images and semaphores)")
+        ->check(CLI::IsMember({"vulkan", "opengl"}));
+    app.add_option("--gl-handoff", glHandoff,
+                   "How frames pass to the OpenGL consumer: auto, timeline, binary (GPU-side "
+                   "semaphores) or host (host waits)")
+        ->check(CLI::IsMember({"auto", "timeline", "binary", "host"}));
     app.add_option("--device", o.device, "CUDA device ordinal (NVIDIA devices only)")
         ->transform(wholeNumber(0, 255));
     app.add_option("--colormap", o.colormap, "Colormap: " + colormapList())
@@ -339,6 +368,11 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     o.grid = *parseExtent(grid, 1, kMaxGridSide);
     o.resolution = *parseExtent(resolution, 1, kMaxResolutionSide);
     o.backend = backend == "cuda" ? Backend::Cuda : backend == "cpu" ? Backend::Cpu : Backend::Auto;
+    o.consumer = consumer == "opengl" ? Consumer::OpenGL : Consumer::Vulkan;
+    o.glHandoff = glHandoff == "timeline" ? GlHandoff::Timeline
+                  : glHandoff == "binary" ? GlHandoff::Binary
+                  : glHandoff == "host"   ? GlHandoff::Host
+                                          : GlHandoff::Auto;
     o.presentMode = presentMode == "mailbox"     ? PresentMode::Mailbox
                     : presentMode == "immediate" ? PresentMode::Immediate
                                                  : PresentMode::Fifo;

@@ -16,6 +16,16 @@ namespace estuary {
 enum class Backend { Auto, Cuda, Cpu };
 const char* backendName(Backend backend);
 
+// Who draws the simulation's images: the Vulkan renderer, or the OpenGL consumer importing the
+// same Vulkan-exported images and semaphores (renderer/opengl).
+enum class Consumer { Vulkan, OpenGL };
+const char* consumerName(Consumer consumer);
+// How frames pass to the OpenGL consumer: GPU-side through timeline semaphores
+// (GL_NV_timeline_semaphore) or a binary pair per slot (GL_EXT_semaphore_fd), or through host
+// waits where OpenGL has no semaphores (auto: the best the context has).
+enum class GlHandoff { Auto, Timeline, Binary, Host };
+const char* glHandoffName(GlHandoff handoff);
+
 enum class PresentMode { Fifo, Mailbox, Immediate };
 const char* presentModeName(PresentMode mode);
 
@@ -46,6 +56,8 @@ struct Options {
     Extent resolution{768, 768};
     int stepsPerFrame = -1; // -1: the simulation's default
     Backend backend = Backend::Auto;
+    Consumer consumer = Consumer::Vulkan;
+    GlHandoff glHandoff = GlHandoff::Auto;
     int device = -1; // CUDA device ordinal; -1 picks the first that Vulkan also sees
     std::string colormap = "viridis";
     std::string screenshot; // headless default: estuary.png

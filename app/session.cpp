@@ -1,4 +1,5 @@
 #include "session.h"
+#include "gl_frames.h"
 #include "colormap.h"
 #include "fault_injection.h"
 #include "frame.h"
@@ -117,6 +118,8 @@ std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
     config.particles = session.particles;
     config.displayImage = currentView(session).image;
     config.stampFrameIndex = session.stampFrames;
+    config.exportOutputs = session.options.consumer == Consumer::OpenGL;
+    config.binaryHandoff = session.gl && session.glHandoff == GlHandoff::Binary;
     checkRunFitsInMemory(session, config);
 #ifdef ESTUARY_HAVE_CUDA
     if (session.choice.kind == Backend::Cuda && session.hostCopy)
@@ -126,6 +129,8 @@ std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
 #endif
     return createCpuBackend(session.device, config);
 }
+
+} // namespace
 
 FieldShading fieldShading(sim::Shading shading) {
     switch (shading) {
@@ -138,9 +143,12 @@ FieldShading fieldShading(sim::Shading shading) {
     }
 }
 
+namespace {
+
 // The renderer for the current view of the backend's outputs: the view's image, its format and
 // shading, and the particles where the simulation has them.
 void openRenderer(Session& session) {
+    if (session.gl) return openGlRenderer(session);
     const sim::SimDefinition& def = *session.simulation;
     const sim::Visual& shown = currentView(session);
     session.backend->setDisplayIndex(shown.image);
@@ -164,6 +172,12 @@ void openRenderer(Session& session) {
     session.view.valueMin = shown.valueMin;
     session.view.valueMax = shown.valueMax;
     session.view.pointSpeedMax = def.points.speedMax;
+}
+
+// Whichever renderer draws: the Vulkan one, or the OpenGL consumer's imports and program.
+void closeRenderer(Session& session) {
+    destroyRenderer(session.device, session.renderer);
+    closeGlRenderer(session);
 }
 
 // The backend and the renderer drawing its outputs: made together, since the images' formats come
@@ -221,6 +235,7 @@ bool settleGpuWork(Session& session) {
     if (session.gpuStuck) return false;
     const uint64_t timeout = frameWaitTimeoutNs(session);
     const auto vulkanDone = [&](uint64_t within) {
+        if (session.gl) return glFramesDrawn(session, within); // it draws: its frames to finish
         if (session.nextFrame == 0 || !session.frameTimeline) return true;
         try {
             return waitTimelineFor(session.device, session.frameTimeline, session.nextFrame,
@@ -268,7 +283,7 @@ void recreateBackend(Session& session, Extent grid) {
 
 void recreateBackend(Session& session, Extent grid, uint32_t framesInFlight) {
     drainFrames(session);
-    destroyRenderer(session.device, session.renderer);
+    closeRenderer(session);
     session.backend.reset(); // its images and semaphores go before the new ones are made
     session.options.grid = grid;
     session.options.framesInFlight = framesInFlight;
@@ -314,7 +329,7 @@ void switchView(Session& session, uint32_t index) {
     session.view.valueMax = currentView(session).valueMax;
     if (!session.backend) return;
     drainFrames(session); // the renderer's descriptors may be in use by frames in flight
-    destroyRenderer(session.device, session.renderer);
+    closeRenderer(session);
     openRenderer(session);
 }
 
@@ -364,10 +379,16 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
     if (session.choice.kind == Backend::Cuda) desc.extensions = interop::requiredDeviceExtensions();
 #endif
     if (surface) desc.extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+    const bool opengl = o.consumer == Consumer::OpenGL;
+    if (opengl && std::find_if(desc.extensions.begin(), desc.extensions.end(), [](const char* e) {
+                      return std::strcmp(e, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME) == 0;
+                  }) == desc.extensions.end())
+        desc.extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
     session.device = createDevice(session.instance, desc);
     session.pool = createCommandPool(
         session.device, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, "frame commands");
     session.targetFormat = targetFormat;
+    if (opengl) openGlConsumer(session, session.glWindowProc != nullptr, session.glWindowProc);
     openBackendAndRenderer(session, o.grid);
 
     session.frameTimeline = createTimelineSemaphore(session.device, false, "frame timeline");
@@ -404,6 +425,8 @@ uint32_t closeSession(Session& session) {
         if (session.stallSemaphore)
             vkDestroySemaphore(session.device.handle, session.stallSemaphore, nullptr);
         destroyRenderer(session.device, session.renderer);
+        session.glMessages = glDebugMessages(session);
+        closeGlConsumer(session); // its imports before the Vulkan objects they import
         if (session.frameTimeline)
             vkDestroySemaphore(session.device.handle, session.frameTimeline, nullptr);
         if (session.timestamps)
@@ -432,7 +455,9 @@ int runSession(Session& session, const std::function<void(Session&)>& body) {
     const uint32_t messages = closeSession(session);
     if (!session.options.validate) return 0;
     std::printf("estuary: validation layer reported %u message(s)\n", messages);
-    return messages > 0 ? int(ExitCode::Runtime) : 0;
+    if (session.options.consumer == Consumer::OpenGL)
+        std::printf("estuary: OpenGL debug output reported %u error(s)\n", session.glMessages);
+    return messages + session.glMessages > 0 ? int(ExitCode::Runtime) : 0;
 }
 
 } // namespace estuary

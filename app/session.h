@@ -17,6 +17,8 @@
 
 namespace estuary {
 
+struct GlFrames; // gl_frames.h: the OpenGL consumer
+
 struct BackendChoice {
     Backend kind = Backend::Cpu;
     PhysicalDeviceInfo physical;
@@ -56,6 +58,13 @@ struct Session {
     // buffer.
     VkSemaphore frameTimeline = VK_NULL_HANDLE;
     ViewParams view;
+    // The OpenGL consumer (--consumer opengl), which draws instead of `renderer`; null otherwise.
+    std::shared_ptr<GlFrames> gl;
+    GlHandoff glHandoff = GlHandoff::Host; // as resolved by openGlConsumer
+    // Set before openDevice by a window with an OpenGL context: loads GL entry points from it.
+    // Null: the OpenGL consumer makes its own headless context.
+    void (*(*glWindowProc)(const char*))() = nullptr;
+    uint32_t glMessages = 0; // OpenGL debug-output errors, counted at close
     FrameHistory history;
     VkQueryPool timestamps = VK_NULL_HANDLE; // two per host-ring entry: the draw's start and end
     uint64_t nextFrame = 0;                  // frame index drawFrame will draw next
@@ -93,6 +102,8 @@ void switchSimulation(Session& session, const sim::SimDefinition& def);
 // waits for the GPU and rebuilds the renderer (the backend and its state stay).
 void switchView(Session& session, uint32_t index);
 const sim::Visual& currentView(const Session& session);
+// How the renderers shade a simulation's view.
+FieldShading fieldShading(sim::Shading shading);
 // The view parameters that change with the simulation's parameters every frame: the number of
 // particles drawn and their size.
 void updatePointView(Session& session);

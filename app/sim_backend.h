@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace estuary {
 
@@ -34,6 +35,32 @@ struct BackendConfig {
     // last 4 bytes of each output buffer (as a float), hold the frame index instead of the
     // simulation's values, so a reader can tell which frame's outputs it sees.
     bool stampFrameIndex = false;
+    // For a consumer outside Vulkan (the OpenGL consumer): backends that fill their images from the
+    // host make them exportable too (exportOutputs), and the CUDA backend adds a binary semaphore
+    // pair per slot (binaryHandoff) for consumers without timeline semaphores.
+    bool exportOutputs = false;
+    bool binaryHandoff = false;
+};
+
+// An output image as a consumer outside Vulkan imports it: its exported memory and shape.
+struct SharedImage {
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VkDeviceSize allocationSize = 0;
+    bool dedicated = false;
+    VkFormat format = VK_FORMAT_UNDEFINED;
+    VkExtent2D extent{};
+    uint32_t levels = 1;
+};
+
+// The semaphores a consumer outside Vulkan waits on and signals instead of drawWait/drawSignal,
+// all exportable: interop's FrameTimelines (written: wait for f + 1; released: signal f + 1) and,
+// with BackendConfig::binaryHandoff, one binary pair per slot (the producer signals
+// writtenBinary[slot] once frame's outputs are written and waits releasedBinary[slot] before
+// writing the slot again).
+struct SharedHandoff {
+    VkSemaphore written = VK_NULL_HANDLE;
+    VkSemaphore released = VK_NULL_HANDLE;
+    std::vector<VkSemaphore> writtenBinary, releasedBinary;
 };
 
 // Up to four channels of one texel of the displayed image.
@@ -115,6 +142,16 @@ class SimBackend {
     // (the CUDA backend: FrameTimelines' written and released).
     virtual std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t frame) const = 0;
     virtual std::optional<VkSemaphoreSubmitInfo> drawSignal(uint64_t frame) const = 0;
+
+    // For a consumer outside Vulkan: output image `index` of `slot` as exported memory (nothing
+    // where the outputs are not exported), and the hand-off semaphores (nothing where the outputs
+    // are produced on the host: the consumer then reads a slot once its upload, recorded by
+    // recordBeforeDraw, has finished).
+    virtual std::optional<SharedImage> sharedImage(uint32_t slot, uint32_t index) const {
+        (void)slot, (void)index;
+        return std::nullopt;
+    }
+    virtual std::optional<SharedHandoff> sharedHandoff() const { return std::nullopt; }
 
     // GPU/host timings of `frame`, once it has been drawn (call after the frames-in-flight wait,
     // before simulate() of frame + hostRingSize()). simMs: simulation and output write; waitMs:

@@ -202,6 +202,22 @@ class CudaBackend final : public SimBackend {
         return drawSignalInfo(timelines_, frame);
     }
 
+    std::optional<SharedImage> sharedImage(uint32_t slot, uint32_t index) const override {
+        const ExportedImage& image = images_[index].images[slot];
+        return SharedImage{image.image.memory, image.allocationSize, image.dedicated,
+                           image.image.format, image.image.extent, image.image.mipLevels};
+    }
+    std::optional<SharedHandoff> sharedHandoff() const override {
+        SharedHandoff h;
+        h.written = timelines_.written.semaphore;
+        h.released = timelines_.released.semaphore;
+        for (const SharedBinary& b : timelines_.writtenBinary)
+            h.writtenBinary.push_back(b.semaphore);
+        for (const SharedBinary& b : timelines_.releasedBinary)
+            h.releasedBinary.push_back(b.semaphore);
+        return h;
+    }
+
     void brush(const sim::Brush& brush, const sim::ParamValues& params) override {
         sim_->brush(brush, params, stream_);
     }
@@ -248,7 +264,8 @@ class CudaBackend final : public SimBackend {
     static constexpr size_t kPinnedPerEntry = 3;
 
     void createOutputs(VkCommandPool pool, const BackendConfig& config) {
-        timelines_ = createFrameTimelines(device_, config.slots, config.simulation->name.c_str());
+        timelines_ = createFrameTimelines(device_, config.slots, config.simulation->name.c_str(),
+                                          config.binaryHandoff);
         for (const sim::ImageOutput& output : layout_.images) {
             ImageRingDesc desc;
             desc.format = vulkanFormat(output.format);

@@ -1,4 +1,5 @@
 #include "staged_outputs.h"
+#include "exported.h"
 #include "simulations.h"
 
 #include <cstring>
@@ -16,7 +17,7 @@ void destroyStagedImage(const Device& device, StagedImage& image) {
 }
 
 StagedImage createStagedImage(const Device& device, const sim::ImageOutput& output,
-                              uint32_t slots) {
+                              uint32_t slots, bool exported) {
     StagedImage staged;
     staged.output = output;
     const VkExtent2D extent{output.width, output.height};
@@ -26,11 +27,24 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
     try { // the slots made so far are released if a later one fails
         for (uint32_t slot = 0; slot < slots; ++slot) {
             const std::string name = output.name + ", slot " + std::to_string(slot);
-            staged.images.push_back(
-                createImage2D(device, extent, vulkanFormat(output.format), levels,
-                              VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-                                  VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                              name.c_str()));
+            const VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT |
+                                            VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                                            VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+            if (exported) {
+                interop::ExportedImageDesc desc;
+                desc.format = vulkanFormat(output.format);
+                desc.extent = extent;
+                desc.mipLevels = levels;
+                desc.usage = usage;
+                desc.name = name.c_str();
+                interop::ExportedImage image = interop::createExportedImage(device, desc);
+                staged.shared.push_back({image.image.memory, image.allocationSize,
+                                         image.dedicated, desc.format, extent, levels});
+                staged.images.push_back(std::move(image.image));
+            } else {
+                staged.images.push_back(createImage2D(device, extent, vulkanFormat(output.format),
+                                                      levels, usage, name.c_str()));
+            }
             staged.staging.push_back(createBuffer(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
@@ -46,11 +60,11 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
 } // namespace
 
 StagedOutputs createStagedOutputs(const Device& device, const sim::OutputLayout& layout,
-                                  uint32_t slots) {
+                                  uint32_t slots, bool exported) {
     StagedOutputs out;
     try { // what was made so far is released if a later allocation fails
         for (const sim::ImageOutput& image : layout.images)
-            out.images.push_back(createStagedImage(device, image, slots));
+            out.images.push_back(createStagedImage(device, image, slots, exported));
         for (const sim::BufferOutput& buffer : layout.buffers) {
             out.buffers.emplace_back();
             for (uint32_t slot = 0; slot < slots; ++slot)
@@ -106,7 +120,7 @@ void* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, u
 
 StagedBackend::StagedBackend(const Device& device, const BackendConfig& config)
     : device_(device), layout_(checkedOutputs(config)),
-      outputs_(createStagedOutputs(device, layout_, config.slots)), display_(config.displayImage),
+      outputs_(createStagedOutputs(device, layout_, config.slots, config.exportOutputs)), display_(config.displayImage),
       stampFrames_(config.stampFrameIndex), simMs_(config.slots, kNotMeasured) {}
 
 void StagedBackend::publishSlot(uint64_t frame, uint32_t slot) {

@@ -18,6 +18,7 @@ struct StagedImage : MoveOnly {
     std::vector<VkBufferImageCopy> regions; // one per level, into the staging buffer
     std::vector<Image> images;              // one per slot
     std::vector<Buffer> staging;            // one per slot
+    std::vector<SharedImage> shared;        // per slot, when the images are exported
 };
 
 // Where a slot's host writes go, as the simulation's HostTargets (built once, no per-frame
@@ -37,8 +38,10 @@ struct StagedOutputs : MoveOnly {
     std::vector<StagedSlotTargets> slots;
 };
 
+// `exported`: the images' memory is exportable as opaque fds (for the OpenGL consumer), which needs
+// VK_KHR_external_memory_fd on the device.
 StagedOutputs createStagedOutputs(const Device& device, const sim::OutputLayout& layout,
-                                  uint32_t slots);
+                                  uint32_t slots, bool exported = false);
 void destroyStagedOutputs(const Device& device, StagedOutputs& outputs);
 // Copies the slot's staging buffers into its images and leaves them SHADER_READ_ONLY for the
 // shaders. Host writes to the (coherent) staging memory before vkQueueSubmit are visible to it.
@@ -75,6 +78,11 @@ class StagedBackend : public SimBackend {
     std::optional<VkSemaphoreSubmitInfo> drawWait(uint64_t) const override { return std::nullopt; }
     std::optional<VkSemaphoreSubmitInfo> drawSignal(uint64_t) const override {
         return std::nullopt;
+    }
+    std::optional<SharedImage> sharedImage(uint32_t slot, uint32_t index) const override {
+        const StagedImage& image = outputs_.images[index];
+        if (image.shared.empty()) return std::nullopt;
+        return image.shared[slot];
     }
     // Known once simulate() returned. No GPU queue waits on the other API here: a host wait (the
     // host-copy backend's) shows in the Vulkan queue's idle gap that the frame loop measures.

@@ -3,7 +3,9 @@
 #include "format_tables.h"
 #include "vk_check.h"
 
+#include <tuple>
 #include <unistd.h>
+#include <utility>
 
 namespace estuary::interop {
 namespace {
@@ -103,40 +105,80 @@ void destroyCudaBuffer(CudaBuffer& buffer) {
     buffer = CudaBuffer{};
 }
 
-SharedTimeline createSharedTimeline(const Device& device, const char* name) {
+namespace {
+
+// Checks that `type` semaphores export as opaque fds, creates one and imports it into CUDA as
+// `cudaType`. Returns the pair; nothing is leaked on failure.
+std::pair<VkSemaphore, cudaExternalSemaphore_t>
+createSharedSemaphore(const Device& device, VkSemaphoreType type,
+                      cudaExternalSemaphoreHandleType cudaType, const char* name) {
     VkPhysicalDeviceExternalSemaphoreInfo query{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO};
     VkSemaphoreTypeCreateInfo typeInfo{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-    typeInfo.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    typeInfo.semaphoreType = type;
     query.pNext = &typeInfo;
     query.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkExternalSemaphoreProperties props{VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
     vkGetPhysicalDeviceExternalSemaphoreProperties(device.physical, &query, &props);
+    const char* kind = type == VK_SEMAPHORE_TYPE_TIMELINE ? "timeline" : "binary";
     if (!(props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT))
-        throw unsupported(std::string(device.properties.deviceName) +
-                          " cannot export a timeline semaphore as an opaque fd");
+        throw unsupported(std::string(device.properties.deviceName) + " cannot export a " + kind +
+                          " semaphore as an opaque fd");
 
-    SharedTimeline out;
-    out.semaphore = createTimelineSemaphore(device, true, name);
-    VkSemaphoreGetFdInfoKHR fdInfo{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
-    fdInfo.semaphore = out.semaphore;
-    fdInfo.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    const VkSemaphore semaphore = type == VK_SEMAPHORE_TYPE_TIMELINE
+                                      ? createTimelineSemaphore(device, true, name)
+                                      : createExportableBinarySemaphore(device, name);
     int fd = -1;
-    if (const VkResult r = vkGetSemaphoreFdKHR(device.handle, &fdInfo, &fd); r != VK_SUCCESS) {
-        vkDestroySemaphore(device.handle, out.semaphore, nullptr);
-        throwVkFailure(r, "vkGetSemaphoreFdKHR", __FILE__, __LINE__);
+    try {
+        fd = exportSemaphoreFd(device, semaphore);
+    } catch (...) {
+        vkDestroySemaphore(device.handle, semaphore, nullptr);
+        throw;
     }
-
     cudaExternalSemaphoreHandleDesc desc{};
-    desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
+    desc.type = cudaType;
     desc.handle.fd = fd;
-    const cudaError_t err = cudaImportExternalSemaphore(&out.cuda, &desc);
+    cudaExternalSemaphore_t cuda = nullptr;
+    const cudaError_t err = cudaImportExternalSemaphore(&cuda, &desc);
     if (err != cudaSuccess) {
         close(fd);
-        vkDestroySemaphore(device.handle, out.semaphore, nullptr);
+        vkDestroySemaphore(device.handle, semaphore, nullptr);
         throw cudaFailure(err, "cudaImportExternalSemaphore", __FILE__, __LINE__);
     }
+    return {semaphore, cuda};
+}
+
+} // namespace
+
+SharedTimeline createSharedTimeline(const Device& device, const char* name) {
+    SharedTimeline out;
+    std::tie(out.semaphore, out.cuda) =
+        createSharedSemaphore(device, VK_SEMAPHORE_TYPE_TIMELINE,
+                              cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd, name);
     return out;
+}
+
+SharedBinary createSharedBinary(const Device& device, const char* name) {
+    SharedBinary out;
+    std::tie(out.semaphore, out.cuda) = createSharedSemaphore(
+        device, VK_SEMAPHORE_TYPE_BINARY, cudaExternalSemaphoreHandleTypeOpaqueFd, name);
+    return out;
+}
+
+void destroySharedBinary(const Device& device, SharedBinary& binary) {
+    if (binary.cuda) (void)cudaDestroyExternalSemaphore(binary.cuda);
+    if (binary.semaphore) vkDestroySemaphore(device.handle, binary.semaphore, nullptr);
+    binary = SharedBinary{};
+}
+
+void cudaWaitBinary(const SharedBinary& binary, cudaStream_t stream) {
+    cudaExternalSemaphoreWaitParams params{};
+    CUDA_CHECK(cudaWaitExternalSemaphoresAsync(&binary.cuda, &params, 1, stream));
+}
+
+void cudaSignalBinary(const SharedBinary& binary, cudaStream_t stream) {
+    cudaExternalSemaphoreSignalParams params{};
+    CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&binary.cuda, &params, 1, stream));
 }
 
 void destroySharedTimeline(const Device& device, SharedTimeline& timeline) {

@@ -48,6 +48,19 @@ struct SharedTimeline : MoveOnly {
 SharedTimeline createSharedTimeline(const Device& device, const char* name);
 void destroySharedTimeline(const Device& device, SharedTimeline& timeline);
 
+// A Vulkan binary semaphore, exported and imported into CUDA: for consumers that have no timeline
+// semaphores (OpenGL without GL_NV_timeline_semaphore). One wait per signal, the wait enqueued
+// after its signal.
+struct SharedBinary : MoveOnly {
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    cudaExternalSemaphore_t cuda = nullptr;
+};
+
+SharedBinary createSharedBinary(const Device& device, const char* name);
+void destroySharedBinary(const Device& device, SharedBinary& binary);
+void cudaWaitBinary(const SharedBinary& binary, cudaStream_t stream);
+void cudaSignalBinary(const SharedBinary& binary, cudaStream_t stream);
+
 // Enqueue on `stream`: CUDA waits until the value is ≥ `value` / sets the value to `value`.
 void cudaWaitTimeline(const SharedTimeline& timeline, uint64_t value, cudaStream_t stream);
 void cudaSignalTimeline(const SharedTimeline& timeline, uint64_t value, cudaStream_t stream);

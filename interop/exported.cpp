@@ -196,6 +196,25 @@ int exportMemoryFd(const Device& device, VkDeviceMemory memory) {
     return fd;
 }
 
+int exportSemaphoreFd(const Device& device, VkSemaphore semaphore) {
+    VkSemaphoreGetFdInfoKHR info{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
+    info.semaphore = semaphore;
+    info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    int fd = -1;
+    VK_CHECK(vkGetSemaphoreFdKHR(device.handle, &info, &fd));
+    return fd;
+}
+
+VkSemaphore createExportableBinarySemaphore(const Device& device, const char* name) {
+    VkExportSemaphoreCreateInfo exportInfo{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
+    exportInfo.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &exportInfo};
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateSemaphore(device.handle, &info, nullptr, &semaphore));
+    setDebugName(device, VK_OBJECT_TYPE_SEMAPHORE, reinterpret_cast<uint64_t>(semaphore), name);
+    return semaphore;
+}
+
 void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device, const ExportedImage& image,
                              VkImageLayout oldLayout, VkPipelineStageFlags2 srcStage,
                              VkAccessFlags2 srcAccess) {

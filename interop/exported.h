@@ -47,8 +47,14 @@ ExportedBuffer createExportedBuffer(const Device& device, VkDeviceSize size,
                                     VkBufferUsageFlags usage, const char* name);
 void destroyExportedBuffer(const Device& device, ExportedBuffer& buffer);
 
-// A new fd for the memory; the caller owns it until a successful CUDA import takes it over.
+// A new fd for the memory; the caller owns it until a successful import (CUDA's, OpenGL's) takes
+// it over. Each importer needs its own fd.
 int exportMemoryFd(const Device& device, VkDeviceMemory memory);
+// The same for a semaphore made exportable as an opaque fd (createTimelineSemaphore(.., true, ..),
+// createExportableBinarySemaphore).
+int exportSemaphoreFd(const Device& device, VkSemaphore semaphore);
+// A binary semaphore exportable as an opaque fd.
+VkSemaphore createExportableBinarySemaphore(const Device& device, const char* name);
 
 // Queue-family ownership transfer around CUDA's access: Vulkan releases the image (in GENERAL
 // layout) or buffer to VK_QUEUE_FAMILY_EXTERNAL before CUDA touches it and acquires it back before

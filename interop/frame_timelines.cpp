@@ -9,22 +9,34 @@
 
 namespace estuary::interop {
 
-FrameTimelines createFrameTimelines(const Device& device, uint32_t slots, const char* name) {
+FrameTimelines createFrameTimelines(const Device& device, uint32_t slots, const char* name,
+                                    bool binaryHandoff) {
     if (slots == 0) throw runtimeError("createFrameTimelines: slots must be at least 1");
     FrameTimelines t;
     t.slots = slots;
     const std::string base = name;
-    t.written = createSharedTimeline(device, (base + ": written (CUDA signals)").c_str());
-    try {
+    try { // what was made so far is released if a later one fails
+        t.written = createSharedTimeline(device, (base + ": written (CUDA signals)").c_str());
         t.released = createSharedTimeline(device, (base + ": released (Vulkan signals)").c_str());
+        for (uint32_t slot = 0; binaryHandoff && slot < slots; ++slot) {
+            const std::string s = ", slot " + std::to_string(slot);
+            t.writtenBinary.push_back(
+                createSharedBinary(device, (base + ": written (binary)" + s).c_str()));
+            t.releasedBinary.push_back(
+                createSharedBinary(device, (base + ": released (binary)" + s).c_str()));
+        }
     } catch (...) {
-        destroySharedTimeline(device, t.written);
+        destroyFrameTimelines(device, t);
         throw;
     }
     return t;
 }
 
 void destroyFrameTimelines(const Device& device, FrameTimelines& t) {
+    for (SharedBinary& b : t.releasedBinary)
+        destroySharedBinary(device, b);
+    for (SharedBinary& b : t.writtenBinary)
+        destroySharedBinary(device, b);
     destroySharedTimeline(device, t.released);
     destroySharedTimeline(device, t.written);
     t = FrameTimelines{};
@@ -34,11 +46,16 @@ void cudaBeginFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
     if (!t.firstFrame) t.firstFrame = frame;
     // The timelines start at 0 whatever the first frame's number; frames before first + slots
     // have no earlier user of their slot, and waiting for one would deadlock.
-    if (frame >= *t.firstFrame + t.slots) cudaWaitTimeline(t.released, frame + 1 - t.slots, stream);
+    if (frame < *t.firstFrame + t.slots) return;
+    if (!t.releasedBinary.empty())
+        cudaWaitBinary(t.releasedBinary[slotOf(t, frame)], stream);
+    else
+        cudaWaitTimeline(t.released, frame + 1 - t.slots, stream);
 }
 
 void cudaEndFrame(const FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
     cudaSignalTimeline(t.written, frame + 1, stream);
+    if (!t.writtenBinary.empty()) cudaSignalBinary(t.writtenBinary[slotOf(t, frame)], stream);
 }
 
 VkSemaphoreSubmitInfo drawWaitInfo(const FrameTimelines& t, uint64_t frame,
@@ -91,16 +108,17 @@ uint64_t pastEveryWait(uint64_t nextFrame, uint32_t slots) {
     return nextFrame + slots + 1;
 }
 
-// Signals `timeline` to `value` from a fresh stream, one that no stuck work queues behind. False
+// Signals `semaphore` (to `value`, a timeline) from a fresh stream, one that no stuck work queues behind. False
 // when CUDA cannot (its context is broken by a sticky error) or the signal does not complete
 // within `timeoutNs`.
-bool signalFromRescueStream(const SharedTimeline& timeline, uint64_t value, uint64_t timeoutNs) {
+bool signalFromRescueStream(cudaExternalSemaphore_t semaphore, uint64_t value,
+                            uint64_t timeoutNs) {
     cudaStream_t rescue = nullptr;
     if (cudaStreamCreateWithFlags(&rescue, cudaStreamNonBlocking) != cudaSuccess) return false;
     cudaExternalSemaphoreSignalParams params{};
     params.params.fence.value = value;
     const bool queued =
-        cudaSignalExternalSemaphoresAsync(&timeline.cuda, &params, 1, rescue) == cudaSuccess;
+        cudaSignalExternalSemaphoresAsync(&semaphore, &params, 1, rescue) == cudaSuccess;
     const bool done = queued && cudaStreamSettled(rescue, timeoutNs) &&
                       cudaStreamQuery(rescue) == cudaSuccess; // its only work is that signal
     (void)cudaStreamDestroy(rescue);
@@ -110,14 +128,20 @@ bool signalFromRescueStream(const SharedTimeline& timeline, uint64_t value, uint
 } // namespace
 
 bool releaseCudaWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs) {
-    return signalFromRescueStream(t.released, pastEveryWait(nextFrame, t.slots), timeoutNs);
+    // The binary hand-off: a wait on a slot's semaphore passes with one more signal; the slots
+    // nobody waits on are only destroyed after this.
+    for (const SharedBinary& b : t.releasedBinary)
+        if (!signalFromRescueStream(b.cuda, 0, timeoutNs)) return false;
+    return signalFromRescueStream(t.released.cuda, pastEveryWait(nextFrame, t.slots), timeoutNs);
 }
 
 bool releaseVulkanWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs) {
     // From CUDA, not vkSignalSemaphore: `written` is CUDA's to signal, and a host signal while
     // Vulkan waits on it trips the validation layer (VUID-VkSemaphoreSignalInfo-value-03259; the
     // layer cannot see CUDA's side). The value is past anything CUDA wrote: nextFrame at most.
-    return signalFromRescueStream(t.written, pastEveryWait(nextFrame, t.slots), timeoutNs);
+    for (const SharedBinary& b : t.writtenBinary)
+        if (!signalFromRescueStream(b.cuda, 0, timeoutNs)) return false;
+    return signalFromRescueStream(t.written.cuda, pastEveryWait(nextFrame, t.slots), timeoutNs);
 }
 
 std::string describeTimelines(const Device& device, const FrameTimelines& t) {

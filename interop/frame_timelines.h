@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace estuary::interop {
 
@@ -31,10 +32,16 @@ struct FrameTimelines : MoveOnly {
     SharedTimeline released; // signalled by Vulkan only
     uint32_t slots = 0;
     std::optional<uint64_t> firstFrame; // set by the first cudaBeginFrame
+    // The binary hand-off, for a consumer without timeline semaphores (empty otherwise): per slot,
+    // CUDA signals writtenBinary once the frame is written (besides `written`) and, instead of
+    // waiting on `released`, waits releasedBinary, which that consumer signals once it is done.
+    std::vector<SharedBinary> writtenBinary, releasedBinary;
 };
 
-// Throws unsupported() when the device cannot export timeline semaphores as opaque fds.
-FrameTimelines createFrameTimelines(const Device& device, uint32_t slots, const char* name);
+// Throws unsupported() when the device cannot export timeline (or, with binaryHandoff, binary)
+// semaphores as opaque fds.
+FrameTimelines createFrameTimelines(const Device& device, uint32_t slots, const char* name,
+                                    bool binaryHandoff = false);
 void destroyFrameTimelines(const Device& device, FrameTimelines& timelines);
 
 // The slot frame `frame` uses.

@@ -2,6 +2,9 @@
 // push constants of shared_layout.h, the letterboxed view mapping, the scalar a texel stands for
 // under the shading mode, and the colormap lookup. A simulation's own shader includes this and
 // changes only how the colour is made (see field_relief.frag).
+// The same sources serve both consumers: glslc compiles them for Vulkan (VULKAN is defined), and
+// the OpenGL consumer compiles them at run time (renderer/opengl/gl_field.cpp), defining
+// ESTUARY_GL_SHADING; only the declarations below differ.
 #extension GL_GOOGLE_include_directive : require
 
 #include "shared_layout.h"
@@ -9,9 +12,16 @@
 layout(binding = ESTUARY_BINDING_FIELD) uniform sampler2D field;
 layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
 
+#ifdef VULKAN
 layout(push_constant) uniform Push { ESTUARY_FIELD_PUSH_CONSTANTS } pc;
-
 layout(constant_id = ESTUARY_SPEC_SHADING) const int shading = ESTUARY_SHADING_COLORMAP;
+#else
+// Scalar floats only, so std140 packs them exactly as the C++ struct (FieldPushConstants).
+layout(std140, binding = 0) uniform Push { ESTUARY_FIELD_PUSH_CONSTANTS } pc;
+const int shading = ESTUARY_GL_SHADING;
+// Vulkan's framebuffer origin: row 0 at the top, so the picture is the same in both APIs.
+layout(origin_upper_left) in vec4 gl_FragCoord;
+#endif
 
 layout(location = 0) out vec4 outColor;
 

@@ -180,6 +180,7 @@ std::vector<PhysicalDeviceInfo> listPhysicalDevices(VkInstance instance) {
         vkGetPhysicalDeviceProperties2(handle, &props);
         info.properties = props.properties;
         std::memcpy(info.uuid.data(), ids.deviceUUID, VK_UUID_SIZE);
+        std::memcpy(info.driverUuid.data(), ids.driverUUID, VK_UUID_SIZE);
         for (const auto& group : groups)
             for (uint32_t i = 0; i < group.physicalDeviceCount; ++i)
                 if (group.physicalDevices[i] == handle)

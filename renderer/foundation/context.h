@@ -54,7 +54,8 @@ uint32_t validationMessageCount(const Instance& instance);
 struct PhysicalDeviceInfo {
     VkPhysicalDevice handle = VK_NULL_HANDLE;
     VkPhysicalDeviceProperties properties{};
-    std::array<uint8_t, VK_UUID_SIZE> uuid{};
+    std::array<uint8_t, VK_UUID_SIZE> uuid{};       // deviceUUID
+    std::array<uint8_t, VK_UUID_SIZE> driverUuid{}; // who may share memory with it (OpenGL)
     uint32_t deviceGroupSize = 1;
 };
 
