@@ -175,6 +175,9 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
             result.note = "CPU backend: its field always reaches Vulkan through host memory, so "
                           "host-copy runs the same path as pipelined";
         if (report.env.gpuName.empty()) report.env = describeEnvironment(s);
+        result.handoff = s.gl ? glHandoffName(s.glHandoff)
+                         : s.choice.kind == Backend::Cuda && !s.hostCopy ? "timeline"
+                                                                          : "staging";
         runFrames(s, o, mode, result);
         result.bytesPerCellStep = s.simulation->bytesPerCellStep;
         result.bytesPerParticleStep = s.simulation->bytesPerParticleStep;
@@ -231,14 +234,16 @@ int runBench(const Options& options, RunOutputs& outputs) {
     report.config.warmup = options.warmup;
     report.config.frames = options.frames;
     report.config.seed = options.seed;
+    report.config.consumer = consumerName(options.consumer);
 
     for (BenchMode mode : options.benchModes)
         report.config.modes +=
             (report.config.modes.empty() ? "" : ",") + std::string(benchModeName(mode));
-    std::printf("estuary bench: %s %ux%u, %u steps/frame, %u warm-up + %u frames, %u in flight\n",
+    std::printf("estuary bench: %s %ux%u, %u steps/frame, %u warm-up + %u frames, %u in flight, "
+                "drawn by %s\n",
                 def.name.c_str(), options.grid.width, options.grid.height,
                 report.config.stepsPerFrame, options.warmup, options.frames,
-                options.framesInFlight);
+                options.framesInFlight, consumerName(options.consumer));
     std::fflush(stdout);
     for (BenchMode mode : options.benchModes) {
         if (const int signal = stopSignal()) {

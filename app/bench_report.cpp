@@ -264,6 +264,7 @@ void writeConfiguration(JsonWriter& w, const BenchConfig& config) {
     w.key("frames").integer(config.frames);
     w.key("modes").string(config.modes);
     w.key("seed").integer(config.seed);
+    w.key("consumer").string(config.consumer);
     w.endObject();
 }
 
@@ -295,12 +296,14 @@ void writeMode(JsonWriter& w, const BenchReport& report, const ModeResult& mode,
                const ModeStats& stats) {
     w.beginObject();
     w.key("mode").string(mode.mode);
+    w.key("handoff").string(mode.handoff);
     w.key("frames_measured").integer(stats.frame ? stats.frame->count : 0);
     w.key("wall_seconds").number(mode.wallSeconds);
     w.key("note").string(mode.note);
     w.key("frame_time_definition")
-        .string("interval between the GPU finishing consecutive frames (Vulkan timestamps at "
-                "the end of each draw); the host interval where timestamps are unavailable");
+        .string("interval between the GPU finishing consecutive frames (timestamps at the end "
+                "of each draw, Vulkan's or the OpenGL consumer's); the host interval where "
+                "timestamps are unavailable");
     w.key("frame_time_ms");
     writeSummary(w, stats.frame, kFrameTimeFields);
     w.key("cpu_frame_time_ms");
@@ -395,7 +398,7 @@ std::string toJson(const BenchReport& report) {
     const std::vector<Named> modes = distinctModes(report);
     JsonWriter w;
     w.beginObject();
-    w.key("schema_version").integer(4);
+    w.key("schema_version").integer(5);
     w.key("interrupted").boolean(report.interrupted);
     w.key("environment");
     writeEnvironment(w, report.env);

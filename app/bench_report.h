@@ -2,7 +2,7 @@
 // its three outputs: JSON (summaries computed here from the samples), a per-frame CSV, and a
 // terminal table. No GPU types; scripts/plot_bench.py draws the PNG from the JSON and CSV.
 //
-// JSON schema (schema_version 4; keys always present and in this order, unknowable values null):
+// JSON schema (schema_version 5; keys always present and in this order, unknowable values null):
 //   interrupted   true when a stop signal ended the run early: the modes hold the frames measured
 //                 until then (frames_measured < configuration.frames; a note says which signal),
 //                 modes not reached have no frames
@@ -11,8 +11,8 @@
 //                  host_name, date, sm_count, memory_clock_mhz, memory_bus_width_bits,
 //                  peak_bandwidth_GBps}
 //   configuration {simulation, width, height, particles, steps_per_frame, frames_in_flight,
-//                  warmup, frames, modes, seed}
-//   modes [ {mode, frames_measured, wall_seconds, note,
+//                  warmup, frames, modes, seed, consumer}
+//   modes [ {mode, handoff, frames_measured, wall_seconds, note,
 //            frame_time_ms {mean, stddev, cov, min, p50, p90, p95, p99, p99_9, max},
 //            fps_mean, one_percent_low_fps, one_percent_low_definition,
 //            hitches {count, threshold_ms, definition},
@@ -26,6 +26,9 @@
 //    level and buffer the simulation hands to the renderer per frame; host_bytes_per_frame: what
 //    crosses between host memory and the GPU per frame: 0 with interop, download + upload of the
 //    outputs in host-copy, the upload on the CPU backend)
+//   (consumer: "vulkan" or "opengl", who draws; handoff: how a frame passes from the simulation to
+//    it: "timeline" (GPU-side timeline semaphores), "binary" (a binary pair per slot, OpenGL),
+//    "host" (OpenGL, host waits) or "staging" (Vulkan uploads host-written outputs itself))
 //   ratios  {"<a>_vs_<b>_fps": fps_mean(a) / fps_mean(b)} for every pair a before b in `modes`
 //   targets {pipelined_frame_over_gpu_busy, p99_over_p50 {"<mode>": ...}}
 // Statistics follow bench_stats.h (nearest-rank percentiles, sample stddev, NaN = not measured).
@@ -66,6 +69,7 @@ struct BenchConfig {
     uint32_t particles = 0; // --particles (0 for simulations without them)
     std::string modes;      // as given on the command line, e.g. "pipelined,serialized,host-copy"
     uint64_t seed = 0;
+    std::string consumer = "vulkan"; // --consumer
 };
 
 struct FrameSample {
@@ -81,6 +85,7 @@ struct FrameSample {
 
 struct ModeResult {
     std::string mode; // "pipelined" | "serialized" | "host-copy"
+    std::string handoff; // "timeline" | "binary" | "host" | "staging" (see the schema)
     std::vector<FrameSample> frames;
     double wallSeconds = 0;      // wall time of all `frames`, for throughput
     double bytesPerCellStep = 0; // simulation DRAM bytes per cell per step

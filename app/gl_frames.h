@@ -33,9 +33,9 @@ void closeGlConsumer(Session& session);
 // frame.h's three, for the OpenGL consumer. `framebuffer`: the GL framebuffer drawn into (0: the
 // window's); `inspect` (tests): called after the hand-off in (afterDraw false) and after the
 // draw, before the hand-off out, with the texture of the slot's displayed image.
-void drawFrameGl(Session& session, uint64_t frame, uint32_t framebuffer, VkExtent2D extent,
-                 const std::function<void(uint32_t texture, uint32_t slot, bool afterDraw)>&
-                     inspect);
+void drawFrameGl(
+    Session& session, uint64_t frame, uint32_t framebuffer, VkExtent2D extent,
+    const std::function<void(uint32_t texture, uint32_t slot, bool afterDraw)>& inspect);
 void waitFrameDrawnGl(Session& session, uint64_t frame);
 void finishFramesGl(Session& session);
 // Whether every frame drawn so far has finished on the GPU, waiting up to `timeoutNs`.

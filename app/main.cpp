@@ -2,6 +2,7 @@
 // benchmark, headless, or the desktop window — and map every failure to a documented exit code.
 #include "bench.h"
 #include "errors.h"
+#include "gl_window.h"
 #include "headless.h"
 #include "options.h"
 #include "run_outputs.h"
@@ -19,7 +20,9 @@ namespace {
 int runMode(const estuary::Options& options, estuary::RunOutputs& outputs) {
     using namespace estuary;
     if (options.bench) return runBench(options, outputs);
-    if (!options.headless) return runWindowed(options, outputs.screenshot);
+    if (!options.headless)
+        return options.consumer == Consumer::OpenGL ? runGlWindowed(options, outputs.screenshot)
+                                                    : runWindowed(options, outputs.screenshot);
     Session session;
     openInstance(session, options, {});
     return runSession(session, [&](Session& s) {

@@ -7,6 +7,9 @@
 #                                  serialized (the simulation alone on the GPU) at each grid without
 #                                  particles and with 16M: the particles' own cost is the difference
 #   (BENCH_PHASE=table or =particles runs one half of the fluid set)
+#   run-gpu-bench.sh opengl        the consumers side by side at 1024² and 2048² (gray-scott, 8 in
+#                                  flight): Vulkan, then OpenGL with the timeline, binary and host
+#                                  hand-offs, pipelined and serialized each
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/bench-results}
@@ -38,6 +41,25 @@ if [ "${1:-gray-scott}" = fluid ]; then
             done
         done
     } 2>&1 | tee "$out/bench-fluid.log"
+    exit $status
+fi
+if [ "${1:-gray-scott}" = opengl ]; then
+    {
+        for size in 1024 2048; do
+            for consumer in vulkan:- opengl:timeline opengl:binary opengl:host; do
+                name=${consumer%%:*} handoff=${consumer##*:}
+                flags="--consumer $name"
+                [ "$handoff" = - ] || flags="$flags --gl-handoff $handoff"
+                for mode in pipelined serialized; do
+                    tag="$name-${handoff/-/vulkan}-$mode-$size"
+                    echo "== $tag"
+                    ./estuary --bench --backend cuda $flags --mode "$mode" --size "${size}x${size}" \
+                        --frames "${BENCH_FRAMES:-3000}" --warmup 200 --report "$out/consumer-$tag.json" \
+                        2>/dev/null | grep -E '^(pipelined|serialized) ' || status=1
+                done
+            done
+        done
+    } 2>&1 | tee "$out/bench-opengl.log"
     exit $status
 fi
 {

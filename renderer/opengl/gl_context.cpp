@@ -34,8 +34,7 @@ std::string glString(GLenum name) {
 // performance hints and notifications (NVIDIA sends many) do not.
 void GLAPIENTRY onGlDebugMessage(GLenum, GLenum type, GLuint, GLenum severity, GLsizei,
                                  const GLchar* message, const void* user) {
-    const bool failure = type == GL_DEBUG_TYPE_ERROR ||
-                         type == GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR ||
+    const bool failure = type == GL_DEBUG_TYPE_ERROR || type == GL_DEBUG_TYPE_UNDEFINED_BEHAVIOR ||
                          severity == GL_DEBUG_SEVERITY_HIGH;
     if (!failure) return;
     auto* log = const_cast<GlDebugLog*>(static_cast<const GlDebugLog*>(user));
@@ -54,18 +53,30 @@ void enableDebugOutput(GlContext& context) {
 
 const char* eglErrorName(EGLint error) {
     switch (error) {
-    case EGL_SUCCESS: return "EGL_SUCCESS";
-    case EGL_NOT_INITIALIZED: return "EGL_NOT_INITIALIZED";
-    case EGL_BAD_ACCESS: return "EGL_BAD_ACCESS";
-    case EGL_BAD_ALLOC: return "EGL_BAD_ALLOC";
-    case EGL_BAD_ATTRIBUTE: return "EGL_BAD_ATTRIBUTE";
-    case EGL_BAD_CONFIG: return "EGL_BAD_CONFIG";
-    case EGL_BAD_CONTEXT: return "EGL_BAD_CONTEXT";
-    case EGL_BAD_DISPLAY: return "EGL_BAD_DISPLAY";
-    case EGL_BAD_MATCH: return "EGL_BAD_MATCH";
-    case EGL_BAD_PARAMETER: return "EGL_BAD_PARAMETER";
-    case EGL_BAD_SURFACE: return "EGL_BAD_SURFACE";
-    default: return "EGL error";
+    case EGL_SUCCESS:
+        return "EGL_SUCCESS";
+    case EGL_NOT_INITIALIZED:
+        return "EGL_NOT_INITIALIZED";
+    case EGL_BAD_ACCESS:
+        return "EGL_BAD_ACCESS";
+    case EGL_BAD_ALLOC:
+        return "EGL_BAD_ALLOC";
+    case EGL_BAD_ATTRIBUTE:
+        return "EGL_BAD_ATTRIBUTE";
+    case EGL_BAD_CONFIG:
+        return "EGL_BAD_CONFIG";
+    case EGL_BAD_CONTEXT:
+        return "EGL_BAD_CONTEXT";
+    case EGL_BAD_DISPLAY:
+        return "EGL_BAD_DISPLAY";
+    case EGL_BAD_MATCH:
+        return "EGL_BAD_MATCH";
+    case EGL_BAD_PARAMETER:
+        return "EGL_BAD_PARAMETER";
+    case EGL_BAD_SURFACE:
+        return "EGL_BAD_SURFACE";
+    default:
+        return "EGL error";
     }
 }
 
@@ -86,8 +97,8 @@ std::vector<Candidate> candidateDisplays() {
         EGLint count = 0;
         if (eglQueryDevicesEXT(16, devices, &count))
             for (EGLint i = 0; i < count; ++i)
-                if (EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i],
-                                                            nullptr))
+                if (EGLDisplay d =
+                        eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr))
                     out.push_back({d, "EGL device " + std::to_string(i)});
     }
     if (exts.find("EGL_MESA_platform_surfaceless") != std::string_view::npos)
@@ -110,9 +121,17 @@ bool makeContext(EGLDisplay display, bool debug, GlContext& out, std::string& wh
         eglTerminate(display);
         return false;
     }
-    const EGLint configAttribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                                    EGL_OPENGL_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8,
-                                    EGL_BLUE_SIZE, 8, EGL_NONE};
+    const EGLint configAttribs[] = {EGL_SURFACE_TYPE,
+                                    EGL_PBUFFER_BIT,
+                                    EGL_RENDERABLE_TYPE,
+                                    EGL_OPENGL_BIT,
+                                    EGL_RED_SIZE,
+                                    8,
+                                    EGL_GREEN_SIZE,
+                                    8,
+                                    EGL_BLUE_SIZE,
+                                    8,
+                                    EGL_NONE};
     EGLConfig config = nullptr;
     EGLint configs = 0;
     if (!eglChooseConfig(display, configAttribs, &config, 1, &configs) || configs == 0) {
@@ -120,11 +139,14 @@ bool makeContext(EGLDisplay display, bool debug, GlContext& out, std::string& wh
         eglTerminate(display);
         return false;
     }
-    const EGLint contextAttribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4,
-                                     EGL_CONTEXT_MINOR_VERSION, 5,
+    const EGLint contextAttribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                     4,
+                                     EGL_CONTEXT_MINOR_VERSION,
+                                     5,
                                      EGL_CONTEXT_OPENGL_PROFILE_MASK,
                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-                                     EGL_CONTEXT_OPENGL_DEBUG, debug ? EGL_TRUE : EGL_FALSE,
+                                     EGL_CONTEXT_OPENGL_DEBUG,
+                                     debug ? EGL_TRUE : EGL_FALSE,
                                      EGL_NONE};
     EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, contextAttribs);
     if (context == EGL_NO_CONTEXT) {
@@ -186,7 +208,8 @@ GlInfo queryGlInfo(GlGetProc getProc) {
             glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, GLuint(i), info.deviceUuids[i].data());
     }
     if (info.timelineSemaphore) {
-        info.createSemaphoresNV = reinterpret_cast<CreateSemaphoresNV>(getProc("glCreateSemaphoresNV"));
+        info.createSemaphoresNV =
+            reinterpret_cast<CreateSemaphoresNV>(getProc("glCreateSemaphoresNV"));
         info.semaphoreParameterivNV =
             reinterpret_cast<SemaphoreParameterivNV>(getProc("glSemaphoreParameterivNV"));
         info.timelineSemaphore = info.createSemaphoresNV && info.semaphoreParameterivNV;

@@ -24,8 +24,8 @@ using GlGetProc = GlProc (*)(const char* name);
 // What the current context is and can do; filled by queryGlInfo.
 struct GlInfo {
     std::string vendor, renderer, version, platform; // platform: "EGL device", "GLX", ...
-    bool memoryObjectFd = false; // GL_EXT_memory_object + GL_EXT_memory_object_fd
-    bool semaphoreFd = false;    // GL_EXT_semaphore + GL_EXT_semaphore_fd
+    bool memoryObjectFd = false;    // GL_EXT_memory_object + GL_EXT_memory_object_fd
+    bool semaphoreFd = false;       // GL_EXT_semaphore + GL_EXT_semaphore_fd
     bool timelineSemaphore = false; // GL_NV_timeline_semaphore
     GlUuid driverUuid{};
     std::vector<GlUuid> deviceUuids;

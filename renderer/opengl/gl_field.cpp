@@ -39,8 +39,7 @@ void expandInto(const std::filesystem::path& file, std::set<std::string>& seen, 
             if (open == std::string_view::npos || close <= open)
                 throw runtimeError(file.string() + ": malformed #include: " + line);
             const std::string name(text.substr(open + 1, close - open - 1));
-            if (seen.insert(name).second)
-                expandInto(file.parent_path() / name, seen, out, nullptr);
+            if (seen.insert(name).second) expandInto(file.parent_path() / name, seen, out, nullptr);
             out += '\n';
             continue;
         }
@@ -136,8 +135,9 @@ GlFieldRenderer createGlFieldRenderer(const GlFieldDesc& desc) {
                                               std::to_string(uint32_t(desc.shading))};
     GlFieldRenderer r;
     try {
-        const uint32_t vertex = compileShader(
-            GL_VERTEX_SHADER, expandGlslSource(dir / "fullscreen.vert", defines), "fullscreen.vert");
+        const uint32_t vertex =
+            compileShader(GL_VERTEX_SHADER, expandGlslSource(dir / "fullscreen.vert", defines),
+                          "fullscreen.vert");
         uint32_t fragment = 0;
         try {
             fragment = compileShader(GL_FRAGMENT_SHADER,
@@ -231,16 +231,22 @@ void destroyGlTarget(GlTarget& t) {
 }
 
 std::vector<uint8_t> readGlPixels(const GlTarget& t) {
-    const size_t row = size_t(t.extent.width) * 4;
-    std::vector<uint8_t> bottomUp(row * t.extent.height);
+    return readGlFramebuffer(t.framebuffer, t.extent);
+}
+
+std::vector<uint8_t> readGlFramebuffer(uint32_t framebuffer, VkExtent2D extent) {
+    const size_t row = size_t(extent.width) * 4;
+    std::vector<uint8_t> bottomUp(row * extent.height);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
+    if (framebuffer == 0) glReadBuffer(GL_BACK);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glGetTextureImage(t.texture, 0, GL_RGBA, GL_UNSIGNED_BYTE, GLsizei(bottomUp.size()),
-                      bottomUp.data());
-    throwIfGlError("reading back the OpenGL target");
+    glReadnPixels(0, 0, GLsizei(extent.width), GLsizei(extent.height), GL_RGBA, GL_UNSIGNED_BYTE,
+                  GLsizei(bottomUp.size()), bottomUp.data());
+    throwIfGlError("reading back the OpenGL picture");
     // GL's row 0 is the bottom one; the shaders draw with Vulkan's origin (row 0 at the top).
     std::vector<uint8_t> pixels(bottomUp.size());
-    for (uint32_t y = 0; y < t.extent.height; ++y)
-        std::copy_n(bottomUp.data() + size_t(t.extent.height - 1 - y) * row, row,
+    for (uint32_t y = 0; y < extent.height; ++y)
+        std::copy_n(bottomUp.data() + size_t(extent.height - 1 - y) * row, row,
                     pixels.data() + size_t(y) * row);
     return pixels;
 }

@@ -6,7 +6,7 @@
 // has no GL twin yet). Per-frame calls allocate nothing and never wait.
 #pragma once
 
-#include "context.h" // MoveOnly, VkExtent2D
+#include "context.h"  // MoveOnly, VkExtent2D
 #include "renderer.h" // ViewParams, FieldShading
 
 #include <filesystem>
@@ -30,10 +30,10 @@ struct GlFieldDesc {
 
 struct GlFieldRenderer : MoveOnly {
     uint32_t program = 0;
-    uint32_t vertexArray = 0;   // empty: the triangle comes from gl_VertexID
-    uint32_t uniforms = 0;      // FieldPushConstants as a std140 uniform buffer
-    uint32_t colormaps = 0;     // kColormapSize x kColormapCount RGBA8, one map per row
-    uint32_t fieldSampler = 0;  // trilinear, clamp to edge, as the Vulkan renderer's
+    uint32_t vertexArray = 0;  // empty: the triangle comes from gl_VertexID
+    uint32_t uniforms = 0;     // FieldPushConstants as a std140 uniform buffer
+    uint32_t colormaps = 0;    // kColormapSize x kColormapCount RGBA8, one map per row
+    uint32_t fieldSampler = 0; // trilinear, clamp to edge, as the Vulkan renderer's
     uint32_t colormapSampler = 0;
     uint32_t colormapCount = 0;
 };
@@ -58,5 +58,7 @@ GlTarget createGlTarget(VkExtent2D extent);
 void destroyGlTarget(GlTarget& target);
 // The target's pixels, RGBA8, rows top to bottom as the Vulkan readback has them. Waits for GL.
 std::vector<uint8_t> readGlPixels(const GlTarget& target);
+// The same for any framebuffer (0: a window's back buffer, before it is swapped).
+std::vector<uint8_t> readGlFramebuffer(uint32_t framebuffer, VkExtent2D extent);
 
 } // namespace estuary

@@ -17,12 +17,18 @@ constexpr GLenum kTimelineSemaphoreValueNV = 0x9595;
 
 const char* glErrorName(GLenum error) {
     switch (error) {
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    default: return "GL error";
+    case GL_INVALID_ENUM:
+        return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE:
+        return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION:
+        return "GL_INVALID_OPERATION";
+    case GL_OUT_OF_MEMORY:
+        return "GL_OUT_OF_MEMORY";
+    case GL_INVALID_FRAMEBUFFER_OPERATION:
+        return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    default:
+        return "GL error";
     }
 }
 
@@ -53,12 +59,18 @@ void throwIfGlError(const char* what) {
 
 uint32_t glInternalFormat(VkFormat format) {
     switch (format) {
-    case VK_FORMAT_R32_SFLOAT: return GL_R32F;
-    case VK_FORMAT_R32G32_SFLOAT: return GL_RG32F;
-    case VK_FORMAT_R32G32B32A32_SFLOAT: return GL_RGBA32F;
-    case VK_FORMAT_R16G16B16A16_SFLOAT: return GL_RGBA16F;
-    case VK_FORMAT_R8G8B8A8_UNORM: return GL_RGBA8;
-    default: return 0;
+    case VK_FORMAT_R32_SFLOAT:
+        return GL_R32F;
+    case VK_FORMAT_R32G32_SFLOAT:
+        return GL_RG32F;
+    case VK_FORMAT_R32G32B32A32_SFLOAT:
+        return GL_RGBA32F;
+    case VK_FORMAT_R16G16B16A16_SFLOAT:
+        return GL_RGBA16F;
+    case VK_FORMAT_R8G8B8A8_UNORM:
+        return GL_RGBA8;
+    default:
+        return 0;
     }
 }
 
@@ -77,24 +89,25 @@ GlImage importGlImage(int fd, const GlImportedImageDesc& desc) {
     const GLint dedicated = desc.dedicated ? GL_TRUE : GL_FALSE;
     glMemoryObjectParameterivEXT(image.memory, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated);
     glImportMemoryFdEXT(image.memory, desc.allocationSize, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
-    if (const GLenum error = glGetError(); error != GL_NO_ERROR || !glIsMemoryObjectEXT(image.memory)) {
+    if (const GLenum error = glGetError();
+        error != GL_NO_ERROR || !glIsMemoryObjectEXT(image.memory)) {
         close(fd); // not taken: still ours
         glDeleteMemoryObjectsEXT(1, &image.memory);
         throw runtimeError("glImportMemoryFdEXT (" + desc.name + ", " +
-                           std::to_string(desc.allocationSize) + " bytes) failed: " +
-                           glErrorName(error));
+                           std::to_string(desc.allocationSize) +
+                           " bytes) failed: " + glErrorName(error));
     }
     glCreateTextures(GL_TEXTURE_2D, 1, &image.texture);
     glTextureParameteri(image.texture, GL_TEXTURE_TILING_EXT, GL_OPTIMAL_TILING_EXT);
     glTextureStorageMem2DEXT(image.texture, GLsizei(desc.levels), internalFormat,
-                             GLsizei(desc.extent.width), GLsizei(desc.extent.height),
-                             image.memory, 0);
+                             GLsizei(desc.extent.width), GLsizei(desc.extent.height), image.memory,
+                             0);
     if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
         destroyGlImage(image);
         throw runtimeError("glTextureStorageMem2DEXT (" + desc.name + ", " +
                            std::to_string(desc.extent.width) + "x" +
-                           std::to_string(desc.extent.height) + ", " +
-                           std::to_string(desc.levels) + " levels) failed: " + glErrorName(error));
+                           std::to_string(desc.extent.height) + ", " + std::to_string(desc.levels) +
+                           " levels) failed: " + glErrorName(error));
     }
     glObjectLabel(GL_TEXTURE, image.texture, -1, desc.name.c_str());
     return image;
@@ -109,7 +122,7 @@ void destroyGlImage(GlImage& image) {
 
 GlSemaphore importGlSemaphore(const GlContext& context, int fd, bool timeline, const char* name) {
     const GlInfo& info = context.info;
-    const char* missing = !info.semaphoreFd                   ? "GL_EXT_semaphore_fd"
+    const char* missing = !info.semaphoreFd                     ? "GL_EXT_semaphore_fd"
                           : timeline && !info.timelineSemaphore ? "GL_NV_timeline_semaphore"
                                                                 : nullptr;
     if (missing) {
@@ -129,8 +142,8 @@ GlSemaphore importGlSemaphore(const GlContext& context, int fd, bool timeline, c
     if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
         close(fd);
         glDeleteSemaphoresEXT(1, &semaphore.handle);
-        throw runtimeError(std::string("glImportSemaphoreFdEXT (") + name + ") failed: " +
-                           glErrorName(error));
+        throw runtimeError(std::string("glImportSemaphoreFdEXT (") + name +
+                           ") failed: " + glErrorName(error));
     }
     return semaphore;
 }

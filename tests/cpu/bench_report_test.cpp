@@ -291,6 +291,7 @@ BenchReport sampleReport() {
         // Gray-Scott's v: one R32 image with its full chain, 2048² (about 4/3 of level 0).
         const double outputBytes = 22369620.0;
         ModeResult mode{.mode = shape.mode,
+                        .handoff = std::string(shape.mode) == "host-copy" ? "staging" : "timeline",
                         .bytesPerCellStep = 16,
                         .outputBytesPerFrame = outputBytes,
                         .hostBytesPerFrame =
@@ -337,7 +338,7 @@ std::string readFile(const std::filesystem::path& path) {
 
 TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
     const Json root = parseJson(toJson(sampleReport()));
-    EXPECT_EQ(root["schema_version"].number, 4);
+    EXPECT_EQ(root["schema_version"].number, 5);
     EXPECT_EQ(root.object.at(1).first, "interrupted");
     EXPECT_EQ(root["interrupted"].type, Json::Type::Bool);
     EXPECT_FALSE(root["interrupted"].boolean);

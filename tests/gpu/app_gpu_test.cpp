@@ -164,6 +164,65 @@ TEST_F(AppGpuRun, EveryOutputImageAndBufferOfAFrameReachesItsOwnDrawCudaAndHostC
         }
 }
 
+// The OpenGL consumer (#12) on the GPU: NVIDIA's OpenGL through EGL imports the ring that Vulkan
+// exported and CUDA writes, and draws what the Vulkan renderer draws, with each hand-off.
+TEST_F(AppGpuRun, OpenGlDrawsCudaFramesLikeTheVulkanRendererWithEveryHandoff) {
+    for (const sim::SimDefinition& def : simulations()) {
+        SCOPED_TRACE(def.name);
+        const auto dir = scratchDir("app-gpu-opengl-" + def.name);
+        // The OpenGL consumer draws the field, not the particles: compare fields.
+        const std::string common = "--sim " + def.name +
+                                   " --headless --backend cuda --validate --frames 200 "
+                                   "--size 256x256 --resolution 320x240 --seed 3 " +
+                                   (def.particles.max ? "--particles 0 " : "");
+        const auto vk = runEstuary(common + "--screenshot '" + (dir / "vk.png").string() + "'");
+        ASSERT_EQ(vk.exitCode, 0) << vk.output;
+        const Rgba8Image expected = loadPng(dir / "vk.png");
+        for (const char* handoff : {"timeline", "binary", "host"}) {
+            SCOPED_TRACE(handoff);
+            const auto shot = dir / (std::string("gl-") + handoff + ".png");
+            const auto gl = runEstuary(common + "--consumer opengl --gl-handoff " + handoff +
+                                       " --screenshot '" + shot.string() + "'");
+            std::printf("%s\n", gl.output.c_str());
+            ASSERT_EQ(gl.exitCode, 0) << gl.output;
+            EXPECT_NE(gl.output.find(std::string("hand-off ") + handoff), std::string::npos);
+            EXPECT_NE(gl.output.find("validation layer reported 0 message"), std::string::npos);
+            EXPECT_NE(gl.output.find("OpenGL debug output reported 0 error"), std::string::npos);
+            const Rgba8Image got = loadPng(shot);
+            ASSERT_EQ(got.pixels.size(), expected.pixels.size());
+            EXPECT_GT(countDistinctColors(got), 16u) << "the OpenGL picture is (nearly) flat";
+            // The same frame data through two APIs' samplers: the rendering tests' tolerance.
+            const ImageDiff diff = compareRgba8(got.pixels, expected.pixels, 2);
+            std::printf("%s, hand-off %s: OpenGL vs Vulkan: max diff %d, failing fraction %g\n",
+                        def.name.c_str(), handoff, diff.maxAbsDiff, diff.failingFraction);
+            EXPECT_LE(diff.failingFraction, 0.001);
+            EXPECT_LE(diff.maxAbsDiff, 16);
+        }
+    }
+}
+
+TEST_F(AppGpuRun, EveryOpenGlDrawSamplesItsOwnCudaFrameForEachHandoffAndFramesInFlight) {
+    for (const sim::SimDefinition& def : simulations())
+        for (GlHandoff handoff : {GlHandoff::Timeline, GlHandoff::Binary, GlHandoff::Host})
+            for (uint32_t inFlight : {1u, 2u, 3u, 4u, 8u}) {
+                SCOPED_TRACE(def.name + ", hand-off " + glHandoffName(handoff) +
+                             ", frames in flight " + std::to_string(inFlight));
+                Options o;
+                o.simulation = def.name;
+                o.backend = Backend::Cuda;
+                o.grid = {256, 256};
+                o.stepsPerFrame = 4;
+                o.framesInFlight = inFlight;
+                o.glHandoff = handoff;
+                if (def.particles.max > 0) o.particles = 4096;
+                const auto run = runStampedFramesGl(o, 200);
+                EXPECT_EQ(run.validationMessages, 0u);
+                ASSERT_EQ(run.seenBefore.size(), 200u);
+                EXPECT_EQ(run.wrongFrames(), 0u)
+                    << "OpenGL draws that sampled another frame's image, before or after drawing";
+            }
+}
+
 TEST_F(AppGpuRun, BenchRunsEveryModeAt1024SquaredWithASaneReportForEverySimulation) {
     for (const sim::SimDefinition& def : simulations()) {
         SCOPED_TRACE(def.name);
@@ -176,6 +235,16 @@ TEST_F(AppGpuRun, BenchRunsEveryModeAt1024SquaredWithASaneReportForEverySimulati
         ASSERT_EQ(r.exitCode, 0) << r.output;
         EXPECT_EQ(checkBenchReport(json, 400), "ok\n");
     }
+}
+
+TEST_F(AppGpuRun, BenchWithTheOpenGlConsumerRunsEveryModeWithASaneReport) {
+    const auto json = scratchDir("app-gpu-bench-opengl") / "bench.json";
+    const auto r = runEstuary("--bench --backend cuda --consumer opengl --mode all --size 1024x1024 "
+                              "--frames 400 --warmup 40 --report '" + json.string() + "'");
+    std::printf("%s\n", r.output.c_str());
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_EQ(checkBenchReport(json, 400), "ok\n");
+    EXPECT_NE(r.output.find("drawn by opengl"), std::string::npos) << r.output;
 }
 
 } // namespace

@@ -3,10 +3,12 @@
 #include "counter_simulation.h"
 #include "vk_check.h"
 #include "frame.h"
+#include "gl_field.h"
 #include "offscreen.h"
 #include "session.h"
 
 #define STB_IMAGE_IMPLEMENTATION
+#include <epoxy/gl.h>
 #include <stb_image.h>
 
 #include <array>
@@ -254,7 +256,7 @@ def number(v): return isinstance(v, (int, float)) and not isinstance(v, bool) an
 def close(a, b): return number(a) and number(b) and abs(a - b) <= 1e-6 * max(1.0, abs(b))
 for key in ("schema_version", "interrupted", "environment", "configuration", "modes", "ratios", "targets"):
     need(key in r, "missing " + key)
-need(r.get("schema_version") == 4, "schema_version %s" % r.get("schema_version"))
+need(r.get("schema_version") == 5, "schema_version %s" % r.get("schema_version"))
 need(r.get("interrupted") is False, "interrupted %r for a run that ran every frame" % r.get("interrupted"))
 env = r["environment"]
 always = ("gpu_name", "gpu_uuid", "driver_version", "vulkan_api_version", "vulkan_driver",
@@ -275,12 +277,16 @@ for key in cuda_only_numbers:
     need(key in env and ok, "environment.%s %r for backend %s" % (key, env.get(key), env.get("backend")))
 conf = r["configuration"]
 for key in ("simulation", "width", "height", "particles", "steps_per_frame", "frames_in_flight",
-            "warmup", "frames", "modes", "seed"):
+            "warmup", "frames", "modes", "seed", "consumer"):
     need(key in conf, "configuration lacks " + key)
+need(conf.get("consumer") in ("vulkan", "opengl"), "consumer %r" % conf.get("consumer"))
 need(conf.get("frames") == frames, "configuration.frames %s" % conf.get("frames"))
 names = [m["mode"] for m in r["modes"]]
 need(names == conf.get("modes", "").split(","), "modes %s vs configuration %s" % (names, conf.get("modes")))
 need(names == ["pipelined", "serialized", "host-copy"], "modes " + str(names))
+for m in r["modes"]:
+    need(m.get("handoff") in ("timeline", "binary", "host", "staging"),
+         "mode %s handoff %r" % (m.get("mode"), m.get("handoff")))
 order = ["min", "p50", "p90", "p95", "p99", "p99_9", "max"]
 fps = {}
 for m in r["modes"]:
@@ -533,6 +539,41 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames,
         throw;
     }
     run.validationMessages = closeSession(session);
+    return run;
+}
+
+StampedRun runStampedFramesGl(const Options& options, uint32_t frames) {
+    StampedRun run;
+    Session session;
+    session.stampFrames = true;
+    Options o = options;
+    o.validate = true;
+    o.consumer = Consumer::OpenGL;
+    openInstance(session, o, {});
+    try {
+        openDevice(session, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
+        GlTarget target = createGlTarget({64, 64});
+        FrameTarget frameTarget;
+        frameTarget.extent = target.extent;
+        frameTarget.glFramebuffer = target.framebuffer;
+        // Read by GL in its own command stream, so after the hand-off's wait and before its
+        // signal: what the draw sees. Any format reads back as floats (a half converted).
+        frameTarget.inspectGl = [&](uint32_t texture, uint32_t, bool afterDraw) {
+            float texel[4] = {};
+            glGetTextureSubImage(texture, 0, 0, 0, 0, 1, 1, 1, GL_RGBA, GL_FLOAT, sizeof(texel),
+                                 texel);
+            (afterDraw ? run.seenAfter : run.seenBefore).push_back(texel[0]);
+        };
+        for (uint64_t frame = 0; frame < frames; ++frame)
+            drawFrame(session, frame, frameTarget);
+        finishFrames(session);
+        destroyGlTarget(target);
+    } catch (...) {
+        closeSession(session);
+        throw;
+    }
+    run.validationMessages = closeSession(session);
+    run.validationMessages += session.glMessages;
     return run;
 }
 

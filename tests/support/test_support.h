@@ -137,5 +137,10 @@ struct StampedRun {
 // where the options pick CUDA.
 StampedRun runStampedFrames(const Options& options, uint32_t frames,
                             const sim::SimDefinition* simulation = nullptr, bool hostCopy = false);
+// The same drawn by the OpenGL consumer (options.consumer is set to it; options.glHandoff as
+// given): each draw's texel (0,0) of level 0 is read by OpenGL, after the hand-off in (before the
+// draw) and after the draw, before the hand-off out. validationMessages counts the validation
+// layer's messages and OpenGL's debug-output errors. Fills seenBefore and seenAfter only.
+StampedRun runStampedFramesGl(const Options& options, uint32_t frames);
 
 } // namespace estuary::test
