@@ -65,7 +65,11 @@ const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "9",
                                                      "--present-mode",
                                                      "mailbox",
-                                                     "--no-ui"};
+                                                     "--no-ui",
+                                                     "--consumer",
+                                                     "opengl",
+                                                     "--gl-handoff",
+                                                     "binary"};
 const std::vector<const char*> kEveryBenchOption = {
     "--bench", "--headless", "--sim",    "fluid",  "--particles", "4096",
     "--view",  "speed",      "--frames", "12",     "--warmup",    "7",
@@ -97,6 +101,8 @@ TEST(AppOptions, EveryWindowOptionIsParsed) {
     EXPECT_EQ(o.seed, 9u);
     EXPECT_EQ(o.presentMode, PresentMode::Mailbox);
     EXPECT_TRUE(o.noUi);
+    EXPECT_EQ(o.consumer, Consumer::OpenGL);
+    EXPECT_EQ(o.glHandoff, GlHandoff::Binary);
     EXPECT_FALSE(o.bench);
 }
 
