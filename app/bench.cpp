@@ -111,17 +111,15 @@ void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result)
     target.extent = extent;
     if (s.gl) {
         target.glFramebuffer =
-            keepUntilClose(s, createGlTarget(extent),
-                           +[](const Device&, GlTarget& t) { destroyGlTarget(t); })
+            keepUntilClose(
+                s, createGlTarget(extent), +[](const Device&, GlTarget& t) { destroyGlTarget(t); })
                 .framebuffer;
     } else {
         OffscreenTarget& offscreen =
             keepUntilClose(s, createOffscreenTarget(s.device, extent), destroyOffscreenTarget);
         target.view = offscreen.image.view;
         target.begin = [&offscreen](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
-        target.end = [&offscreen](VkCommandBuffer cmd) {
-            recordEndTarget(cmd, offscreen, false);
-        };
+        target.end = [&offscreen](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
     }
 
     result.frames.reserve(o.frames);
@@ -177,7 +175,7 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
         if (report.env.gpuName.empty()) report.env = describeEnvironment(s);
         result.handoff = s.gl ? glHandoffName(s.glHandoff)
                          : s.choice.kind == Backend::Cuda && !s.hostCopy ? "timeline"
-                                                                          : "staging";
+                                                                         : "staging";
         runFrames(s, o, mode, result);
         result.bytesPerCellStep = s.simulation->bytesPerCellStep;
         result.bytesPerParticleStep = s.simulation->bytesPerParticleStep;
@@ -242,8 +240,8 @@ int runBench(const Options& options, RunOutputs& outputs) {
     std::printf("estuary bench: %s %ux%u, %u steps/frame, %u warm-up + %u frames, %u in flight, "
                 "drawn by %s\n",
                 def.name.c_str(), options.grid.width, options.grid.height,
-                report.config.stepsPerFrame, options.warmup, options.frames,
-                options.framesInFlight, consumerName(options.consumer));
+                report.config.stepsPerFrame, options.warmup, options.frames, options.framesInFlight,
+                consumerName(options.consumer));
     std::fflush(stdout);
     for (BenchMode mode : options.benchModes) {
         if (const int signal = stopSignal()) {

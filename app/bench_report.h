@@ -84,7 +84,7 @@ struct FrameSample {
 };
 
 struct ModeResult {
-    std::string mode; // "pipelined" | "serialized" | "host-copy"
+    std::string mode;    // "pipelined" | "serialized" | "host-copy"
     std::string handoff; // "timeline" | "binary" | "host" | "staging" (see the schema)
     std::vector<FrameSample> frames;
     double wallSeconds = 0;      // wall time of all `frames`, for throughput

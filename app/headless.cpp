@@ -63,8 +63,9 @@ void runHeadless(Session& session, OutputFile& screenshot) {
     OffscreenTarget* offscreen = nullptr;
     GlTarget* glTarget = nullptr;
     if (session.gl) {
-        glTarget = &keepUntilClose(session, createGlTarget(extent),
-                                   +[](const Device&, GlTarget& t) { destroyGlTarget(t); });
+        glTarget = &keepUntilClose(
+            session, createGlTarget(extent),
+            +[](const Device&, GlTarget& t) { destroyGlTarget(t); });
         target.glFramebuffer = glTarget->framebuffer;
     } else {
         offscreen = &keepUntilClose(session, createOffscreenTarget(session.device, extent),

@@ -205,7 +205,7 @@ class CudaBackend final : public SimBackend {
     std::optional<SharedImage> sharedImage(uint32_t slot, uint32_t index) const override {
         const ExportedImage& image = images_[index].images[slot];
         return SharedImage{image.image.memory, image.allocationSize, image.dedicated,
-                           image.image.format, image.image.extent, image.image.mipLevels};
+                           image.image.format, image.image.extent,   image.image.mipLevels};
     }
     std::optional<SharedHandoff> sharedHandoff() const override {
         SharedHandoff h;

@@ -16,8 +16,8 @@ void destroyStagedImage(const Device& device, StagedImage& image) {
     image = StagedImage{};
 }
 
-StagedImage createStagedImage(const Device& device, const sim::ImageOutput& output,
-                              uint32_t slots, bool exported) {
+StagedImage createStagedImage(const Device& device, const sim::ImageOutput& output, uint32_t slots,
+                              bool exported) {
     StagedImage staged;
     staged.output = output;
     const VkExtent2D extent{output.width, output.height};
@@ -38,8 +38,8 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
                 desc.usage = usage;
                 desc.name = name.c_str();
                 interop::ExportedImage image = interop::createExportedImage(device, desc);
-                staged.shared.push_back({image.image.memory, image.allocationSize,
-                                         image.dedicated, desc.format, extent, levels});
+                staged.shared.push_back({image.image.memory, image.allocationSize, image.dedicated,
+                                         desc.format, extent, levels});
                 staged.images.push_back(std::move(image.image));
             } else {
                 staged.images.push_back(createImage2D(device, extent, vulkanFormat(output.format),
@@ -120,8 +120,9 @@ void* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, u
 
 StagedBackend::StagedBackend(const Device& device, const BackendConfig& config)
     : device_(device), layout_(checkedOutputs(config)),
-      outputs_(createStagedOutputs(device, layout_, config.slots, config.exportOutputs)), display_(config.displayImage),
-      stampFrames_(config.stampFrameIndex), simMs_(config.slots, kNotMeasured) {}
+      outputs_(createStagedOutputs(device, layout_, config.slots, config.exportOutputs)),
+      display_(config.displayImage), stampFrames_(config.stampFrameIndex),
+      simMs_(config.slots, kNotMeasured) {}
 
 void StagedBackend::publishSlot(uint64_t frame, uint32_t slot) {
     if (stampFrames_) {

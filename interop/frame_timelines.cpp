@@ -108,11 +108,10 @@ uint64_t pastEveryWait(uint64_t nextFrame, uint32_t slots) {
     return nextFrame + slots + 1;
 }
 
-// Signals `semaphore` (to `value`, a timeline) from a fresh stream, one that no stuck work queues behind. False
-// when CUDA cannot (its context is broken by a sticky error) or the signal does not complete
-// within `timeoutNs`.
-bool signalFromRescueStream(cudaExternalSemaphore_t semaphore, uint64_t value,
-                            uint64_t timeoutNs) {
+// Signals `semaphore` (to `value`, a timeline) from a fresh stream, one that no stuck work queues
+// behind. False when CUDA cannot (its context is broken by a sticky error) or the signal does not
+// complete within `timeoutNs`.
+bool signalFromRescueStream(cudaExternalSemaphore_t semaphore, uint64_t value, uint64_t timeoutNs) {
     cudaStream_t rescue = nullptr;
     if (cudaStreamCreateWithFlags(&rescue, cudaStreamNonBlocking) != cudaSuccess) return false;
     cudaExternalSemaphoreSignalParams params{};

@@ -239,8 +239,10 @@ TEST_F(AppGpuRun, BenchRunsEveryModeAt1024SquaredWithASaneReportForEverySimulati
 
 TEST_F(AppGpuRun, BenchWithTheOpenGlConsumerRunsEveryModeWithASaneReport) {
     const auto json = scratchDir("app-gpu-bench-opengl") / "bench.json";
-    const auto r = runEstuary("--bench --backend cuda --consumer opengl --mode all --size 1024x1024 "
-                              "--frames 400 --warmup 40 --report '" + json.string() + "'");
+    const auto r =
+        runEstuary("--bench --backend cuda --consumer opengl --mode all --size 1024x1024 "
+                   "--frames 400 --warmup 40 --report '" +
+                   json.string() + "'");
     std::printf("%s\n", r.output.c_str());
     ASSERT_EQ(r.exitCode, 0) << r.output;
     EXPECT_EQ(checkBenchReport(json, 400), "ok\n");
