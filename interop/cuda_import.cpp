@@ -37,11 +37,12 @@ cudaExternalMemory_t importMemoryFd(int fd, VkDeviceSize size, bool dedicated) {
 
 CudaImage importImage(const Device& device, const ExportedImage& image, bool surfaceLoadStore) {
     const auto format = channelFormatFor(image.image.format);
-    const VkExtent3D extent{image.image.extent.width, image.image.extent.height, 1};
-    const auto cudaExtent = cudaExtentFor(image.viewType, extent, 1);
+    const ImageShape& shape = image.image.shape;
+    const VkExtent3D extent{image.image.extent.width, image.image.extent.height, shape.depth};
+    const auto cudaExtent = cudaExtentFor(shape.viewType, extent, shape.layers);
     if (!format || !cudaExtent)
-        throw unsupported(std::string("cannot map ") + formatName(image.image.format) +
-                          " image of this view type into CUDA");
+        throw unsupported(std::string("cannot map a ") + viewTypeName(shape.viewType) + " " +
+                          formatName(image.image.format) + " image into CUDA");
 
     CudaImage out;
     out.memory = importMemoryFd(exportMemoryFd(device, image.image.memory), image.allocationSize,
@@ -51,7 +52,7 @@ CudaImage importImage(const Device& device, const ExportedImage& image, bool sur
     desc.formatDesc = {format->x, format->y, format->z, format->w,
                        cudaChannelFormatKind(format->kind)};
     desc.extent = {cudaExtent->width, cudaExtent->height, cudaExtent->depth};
-    desc.flags = mipmappedArrayFlagsFor(image.viewType, image.usage, surfaceLoadStore);
+    desc.flags = mipmappedArrayFlagsFor(shape.viewType, image.usage, surfaceLoadStore);
     desc.numLevels = image.image.mipLevels;
     try {
         CUDA_CHECK(cudaExternalMemoryGetMappedMipmappedArray(&out.mipmapped, out.memory, &desc));

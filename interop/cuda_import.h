@@ -19,8 +19,10 @@ namespace estuary::interop {
 struct CudaImage : MoveOnly {
     cudaExternalMemory_t memory = nullptr;
     cudaMipmappedArray_t mipmapped = nullptr;
-    std::vector<cudaArray_t> levels;           // owned by `mipmapped`
-    std::vector<cudaSurfaceObject_t> surfaces; // one per level
+    std::vector<cudaArray_t> levels; // owned by `mipmapped`
+    // One per level, over all of the level: a 3D surface for 3D images (surf3Dwrite), a layered
+    // surface for 2D arrays (surf2DLayeredwrite) and cubes (surfCubemapwrite, layer = face).
+    std::vector<cudaSurfaceObject_t> surfaces;
 };
 
 // Import `image` into the current CUDA device. `surfaceLoadStore` adds cudaArraySurfaceLoadStore

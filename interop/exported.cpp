@@ -45,23 +45,26 @@ VkDeviceMemory allocateExportable(const Device& device, const VkMemoryRequiremen
 
 } // namespace
 
-ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsageFlags usage) {
+ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsageFlags usage,
+                               VkImageViewType viewType) {
     VkPhysicalDeviceExternalImageFormatInfo external{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO};
     external.handleType = kHandleType;
     VkPhysicalDeviceImageFormatInfo2 info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2,
                                           &external};
     info.format = format;
-    info.type = VK_IMAGE_TYPE_2D;
+    info.type = imageTypeFor(viewType);
     info.tiling = VK_IMAGE_TILING_OPTIMAL;
     info.usage = usage;
+    info.flags = imageCreateFlagsFor(viewType);
     VkExternalImageFormatProperties externalProps{
         VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
     VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &externalProps};
     const VkResult r = vkGetPhysicalDeviceImageFormatProperties2(device.physical, &info, &props);
-    const std::string what = std::string(device.properties.deviceName) + " cannot export a 2D " +
-                             formatName(format) + " optimal-tiled image with usage " +
-                             usageString(usage) + " as an opaque fd";
+    const std::string what = std::string(device.properties.deviceName) + " cannot export a " +
+                             viewTypeName(viewType) + " " + formatName(format) +
+                             " optimal-tiled image with usage " + usageString(usage) +
+                             " as an opaque fd";
     if (r == VK_ERROR_FORMAT_NOT_SUPPORTED)
         throw unsupported(what + " (format/usage not supported with external memory)");
     VK_CHECK(r);
@@ -71,6 +74,7 @@ ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsa
     ExportSupport support;
     support.dedicatedOnly = features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT;
     support.maxMipLevels = props.imageFormatProperties.maxMipLevels;
+    support.maxArrayLayers = props.imageFormatProperties.maxArrayLayers;
     support.maxExtent = props.imageFormatProperties.maxExtent;
     return support;
 }
@@ -80,18 +84,27 @@ ExportedImage createExportedImage(const Device& device, const ExportedImageDesc&
         throw unsupported(std::string("format ") + std::to_string(desc.format) +
                           " has no CUDA channel format; shareable formats are the 21 of the CUDA "
                           "guide plus R16G16B16A16_SFLOAT and R8G8B8A8_UNORM");
-    const ExportSupport support = checkImageExport(device, desc.format, desc.usage);
-    const uint32_t fullChain = fullMipCount(desc.extent.width, desc.extent.height);
+    if (const std::string problem = checkImageShape(desc.extent, desc.shape); !problem.empty())
+        throw runtimeError(std::string(desc.name) + ": " + problem);
+    const ImageShape& shape = desc.shape;
+    const ExportSupport support = checkImageExport(device, desc.format, desc.usage, shape.viewType);
+    const uint32_t fullChain = fullMipCount(desc.extent.width, desc.extent.height, shape.depth);
     const uint32_t levels = desc.mipLevels == 0 ? fullChain : desc.mipLevels;
-    if (desc.extent.width == 0 || desc.extent.height == 0 ||
-        desc.extent.width > support.maxExtent.width ||
-        desc.extent.height > support.maxExtent.height)
-        throw unsupported("exported image extent " + std::to_string(desc.extent.width) + "x" +
-                          std::to_string(desc.extent.height) + " is outside 1.." +
-                          std::to_string(support.maxExtent.width) + "x" +
-                          std::to_string(support.maxExtent.height));
+    const VkExtent3D max = support.maxExtent;
+    const std::string kind =
+        std::string(viewTypeName(shape.viewType)) + " " + formatName(desc.format) + " image";
+    if (desc.extent.width > max.width || desc.extent.height > max.height || shape.depth > max.depth)
+        throw unsupported("the driver exports a " + kind + " of at most " +
+                          std::to_string(max.width) + "x" + std::to_string(max.height) + "x" +
+                          std::to_string(max.depth) + "; asked for " +
+                          std::to_string(desc.extent.width) + "x" +
+                          std::to_string(desc.extent.height) + "x" + std::to_string(shape.depth));
+    if (shape.layers > support.maxArrayLayers)
+        throw unsupported("the driver exports a " + kind + " with at most " +
+                          std::to_string(support.maxArrayLayers) + " layers; asked for " +
+                          std::to_string(shape.layers));
     if (levels > fullChain || levels > support.maxMipLevels)
-        throw unsupported("exported image asks for " + std::to_string(levels) +
+        throw unsupported("exported " + kind + " asks for " + std::to_string(levels) +
                           " mip levels; allowed 1.." +
                           std::to_string(std::min(fullChain, support.maxMipLevels)));
 
@@ -100,15 +113,17 @@ ExportedImage createExportedImage(const Device& device, const ExportedImageDesc&
     out.image.format = desc.format;
     out.image.extent = desc.extent;
     out.image.mipLevels = levels;
+    out.image.shape = shape;
 
     VkExternalMemoryImageCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO};
     external.handleTypes = kHandleType;
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, &external};
-    info.imageType = VK_IMAGE_TYPE_2D;
+    info.flags = imageCreateFlagsFor(shape.viewType);
+    info.imageType = imageTypeFor(shape.viewType);
     info.format = desc.format;
-    info.extent = {desc.extent.width, desc.extent.height, 1};
+    info.extent = {desc.extent.width, desc.extent.height, shape.depth};
     info.mipLevels = levels;
-    info.arrayLayers = 1;
+    info.arrayLayers = shape.layers;
     info.samples = VK_SAMPLE_COUNT_1_BIT;
     info.tiling = VK_IMAGE_TILING_OPTIMAL;
     info.usage = desc.usage;
@@ -133,7 +148,7 @@ ExportedImage createExportedImage(const Device& device, const ExportedImageDesc&
                      reinterpret_cast<uint64_t>(out.image.memory), desc.name);
         VK_CHECK(vkBindImageMemory(device.handle, out.image.handle, out.image.memory, 0));
         out.image.view =
-            createImageView2D(device, out.image.handle, desc.format, levels, desc.name);
+            createImageView(device, out.image.handle, desc.format, shape, levels, desc.name);
     } catch (...) {
         destroyImage(device, out.image);
         throw;

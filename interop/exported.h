@@ -1,6 +1,8 @@
 // Vulkan images and buffers whose memory is exportable as an opaque POSIX fd, so CUDA can import
-// it. Export support is checked before anything is allocated; a dedicated allocation is used when
-// the driver requires or prefers one, and remembered so the CUDA import can say so too.
+// it. Images come in every shape CUDA maps (2D, 3D, 2D arrays, cubes, 1D; each with a mip chain).
+// Export support is checked per format, usage and image type before anything is allocated; a
+// dedicated allocation is used when the driver requires or prefers one, and remembered so the CUDA
+// import can say so too.
 #pragma once
 
 #include "context.h"
@@ -11,7 +13,8 @@ namespace estuary::interop {
 struct ExportedImageDesc {
     VkFormat format = VK_FORMAT_R32_SFLOAT;
     VkExtent2D extent{};
-    uint32_t mipLevels = 0; // 0: the full chain down to 1×1
+    ImageShape shape;       // 2D unless set: 3D (shape.depth), 2D array, cube (shape.layers)
+    uint32_t mipLevels = 0; // 0: the full chain down to 1×1(×1)
     VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
     const char* name = "exported image";
@@ -20,7 +23,6 @@ struct ExportedImageDesc {
 struct ExportedImage : MoveOnly {
     Image image;
     VkImageUsageFlags usage = 0;
-    VkImageViewType viewType = VK_IMAGE_VIEW_TYPE_2D;
     VkDeviceSize allocationSize = 0;
     bool dedicated = false;
 };
@@ -28,12 +30,18 @@ struct ExportedImage : MoveOnly {
 struct ExportSupport {
     bool dedicatedOnly = false;
     uint32_t maxMipLevels = 0;
+    uint32_t maxArrayLayers = 0;
     VkExtent3D maxExtent{};
 };
 
-// Throws unsupported() naming the format and usage when the device cannot export such an image.
-ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsageFlags usage);
+// Throws unsupported() naming the image type, format and usage when the device cannot export such
+// an optimal-tiled image (3D and cube support and limits differ from 2D, so each is asked for).
+ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsageFlags usage,
+                               VkImageViewType viewType = VK_IMAGE_VIEW_TYPE_2D);
 
+// Throws unsupported() naming what the driver refused (type, format, usage, extent, layers,
+// levels) before allocating; a shape that is not an image at all (checkImageShape) is a runtime
+// error. Nothing is leaked on failure.
 ExportedImage createExportedImage(const Device& device, const ExportedImageDesc& desc);
 void destroyExportedImage(const Device& device, ExportedImage& image);
 

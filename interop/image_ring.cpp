@@ -13,6 +13,7 @@ ImageRing createImageRing(const Device& device, VkCommandPool pool, const FrameT
             ExportedImageDesc image;
             image.format = desc.format;
             image.extent = desc.extent;
+            image.shape = desc.shape;
             image.mipLevels = desc.mipLevels;
             image.usage = desc.usage;
             image.name = name.c_str();

@@ -1,8 +1,9 @@
 // The image half of the frame protocol: one Vulkan-allocated, exported image per slot (frame in
-// flight), each with its full mip chain, imported into CUDA as a mipmapped array with one surface
-// per level. Between frames every image is owned by VK_QUEUE_FAMILY_EXTERNAL in GENERAL layout,
-// i.e. CUDA's; a draw acquires its slot's image and releases it again in the same submission.
-// Synchronization comes from FrameTimelines (frame_timelines.h), shared by all rings of a frame:
+// flight) of any shape (2D, 3D, 2D array, cube), each with its full mip chain, imported into CUDA
+// as a mipmapped array with one surface per level. Between frames every image is owned by
+// VK_QUEUE_FAMILY_EXTERNAL in GENERAL layout, i.e. CUDA's; a draw acquires its slot's image and
+// releases it again in the same submission. Synchronization comes from FrameTimelines
+// (frame_timelines.h), shared by all rings of a frame:
 //   CUDA:   cudaBeginFrame(t, f) → write ring.cuda[slot].surfaces[level] → cudaEndFrame(t, f)
 //   Vulkan: wait drawWaitInfo(t, f) → recordAcquire(ring, f) → read → recordRelease(ring, f)
 //           → signal drawSignalInfo(t, f)
@@ -21,7 +22,8 @@ namespace estuary::interop {
 struct ImageRingDesc {
     VkFormat format = VK_FORMAT_R32_SFLOAT; // one of shareableFormats()
     VkExtent2D extent{};
-    uint32_t mipLevels = 0; // 0: the full chain down to 1x1
+    ImageShape shape;       // 2D unless set: 3D, 2D array, cube (see ExportedImageDesc)
+    uint32_t mipLevels = 0; // 0: the full chain down to 1x1(x1)
     VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
     std::string name = "image ring";

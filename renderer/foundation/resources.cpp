@@ -17,15 +17,99 @@ uint32_t findMemoryType(const Device& device, uint32_t typeBits, VkMemoryPropert
                       " among type bits " + std::to_string(typeBits));
 }
 
-uint32_t fullMipCount(uint32_t width, uint32_t height) {
+uint32_t fullMipCount(uint32_t width, uint32_t height, uint32_t depth) {
     uint32_t levels = 1;
-    for (uint32_t s = std::max(width, height); s > 1; s >>= 1)
+    for (uint32_t s = std::max({width, height, depth}); s > 1; s >>= 1)
         ++levels;
     return levels;
 }
 
 VkExtent2D mipExtent(VkExtent2D base, uint32_t level) {
     return {std::max(1u, base.width >> level), std::max(1u, base.height >> level)};
+}
+
+uint32_t mipDepth(uint32_t depth, uint32_t level) {
+    return std::max(1u, depth >> level);
+}
+
+VkImageType imageTypeFor(VkImageViewType viewType) {
+    switch (viewType) {
+    case VK_IMAGE_VIEW_TYPE_1D:
+    case VK_IMAGE_VIEW_TYPE_1D_ARRAY:
+        return VK_IMAGE_TYPE_1D;
+    case VK_IMAGE_VIEW_TYPE_3D:
+        return VK_IMAGE_TYPE_3D;
+    default:
+        return VK_IMAGE_TYPE_2D;
+    }
+}
+
+VkImageCreateFlags imageCreateFlagsFor(VkImageViewType viewType) {
+    return viewType == VK_IMAGE_VIEW_TYPE_CUBE || viewType == VK_IMAGE_VIEW_TYPE_CUBE_ARRAY
+               ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT
+               : 0;
+}
+
+const char* viewTypeName(VkImageViewType viewType) {
+    switch (viewType) {
+    case VK_IMAGE_VIEW_TYPE_1D:
+        return "1D";
+    case VK_IMAGE_VIEW_TYPE_2D:
+        return "2D";
+    case VK_IMAGE_VIEW_TYPE_3D:
+        return "3D";
+    case VK_IMAGE_VIEW_TYPE_CUBE:
+        return "cube";
+    case VK_IMAGE_VIEW_TYPE_1D_ARRAY:
+        return "1D array";
+    case VK_IMAGE_VIEW_TYPE_2D_ARRAY:
+        return "2D array";
+    case VK_IMAGE_VIEW_TYPE_CUBE_ARRAY:
+        return "cube array";
+    default:
+        return "(unknown view type)";
+    }
+}
+
+std::string checkImageShape(VkExtent2D extent, const ImageShape& shape) {
+    const std::string what = std::string("a ") + viewTypeName(shape.viewType) + " image of " +
+                             std::to_string(extent.width) + "x" + std::to_string(extent.height) +
+                             "x" + std::to_string(shape.depth) + " with " +
+                             std::to_string(shape.layers) + " layer(s)";
+    if (extent.width == 0 || extent.height == 0 || shape.depth == 0 || shape.layers == 0)
+        return what + ": every size must be at least 1";
+    const bool is3d = shape.viewType == VK_IMAGE_VIEW_TYPE_3D;
+    if (!is3d && shape.depth != 1) return what + ": only 3D images have a depth";
+    if (is3d && shape.layers != 1) return what + ": 3D images have one layer";
+    switch (shape.viewType) {
+    case VK_IMAGE_VIEW_TYPE_1D:
+    case VK_IMAGE_VIEW_TYPE_1D_ARRAY:
+        if (extent.height != 1) return what + ": 1D images have height 1";
+        if (shape.viewType == VK_IMAGE_VIEW_TYPE_1D && shape.layers != 1)
+            return what + ": use a 1D array for layers";
+        break;
+    case VK_IMAGE_VIEW_TYPE_CUBE:
+    case VK_IMAGE_VIEW_TYPE_CUBE_ARRAY:
+        if (extent.width != extent.height) return what + ": cube faces are square";
+        if (shape.layers % 6 != 0) return what + ": a cube has 6 layers per cube";
+        if (shape.viewType == VK_IMAGE_VIEW_TYPE_CUBE && shape.layers != 6)
+            return what + ": a cube view has exactly 6 layers";
+        break;
+    case VK_IMAGE_VIEW_TYPE_2D:
+    case VK_IMAGE_VIEW_TYPE_3D:
+        if (shape.layers != 1) return what + ": use a 2D array for layers";
+        break;
+    case VK_IMAGE_VIEW_TYPE_2D_ARRAY:
+        break;
+    default:
+        return what + ": unknown view type";
+    }
+    return {};
+}
+
+VkDeviceSize levelTexels(VkExtent2D extent, const ImageShape& shape, uint32_t level) {
+    const VkExtent2D e = mipExtent(extent, level);
+    return VkDeviceSize(e.width) * e.height * mipDepth(shape.depth, level) * shape.layers;
 }
 
 uint32_t formatTexelSize(VkFormat format) {
@@ -70,7 +154,7 @@ uint32_t formatTexelSize(VkFormat format) {
 
 std::vector<VkBufferImageCopy> mipChainRegions(VkExtent2D extent, uint32_t levels,
                                                VkDeviceSize texelBytes, VkDeviceSize alignment,
-                                               VkDeviceSize& totalBytes) {
+                                               VkDeviceSize& totalBytes, const ImageShape& shape) {
     std::vector<VkBufferImageCopy> regions;
     totalBytes = 0;
     for (uint32_t level = 0; level < levels; ++level) {
@@ -78,10 +162,11 @@ std::vector<VkBufferImageCopy> mipChainRegions(VkExtent2D extent, uint32_t level
         totalBytes = (totalBytes + alignment - 1) & ~(alignment - 1);
         VkBufferImageCopy region{};
         region.bufferOffset = totalBytes;
-        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, 1};
-        region.imageExtent = {e.width, e.height, 1};
+        // bufferRowLength/ImageHeight 0: rows, slices and layers tightly packed.
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, level, 0, shape.layers};
+        region.imageExtent = {e.width, e.height, mipDepth(shape.depth, level)};
         regions.push_back(region);
-        totalBytes += texelBytes * e.width * e.height;
+        totalBytes += texelBytes * levelTexels(extent, shape, level);
     }
     return regions;
 }
@@ -121,31 +206,35 @@ void destroyBuffer(const Device& device, Buffer& buffer) {
     buffer = Buffer{};
 }
 
-VkImageView createImageView2D(const Device& device, VkImage image, VkFormat format,
-                              uint32_t mipLevels, const char* name) {
+VkImageView createImageView(const Device& device, VkImage image, VkFormat format,
+                            const ImageShape& shape, uint32_t mipLevels, const char* name) {
     VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     info.image = image;
-    info.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    info.viewType = shape.viewType;
     info.format = format;
-    info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, mipLevels, 0, 1};
+    info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, mipLevels, 0, shape.layers};
     VkImageView view = VK_NULL_HANDLE;
     VK_CHECK(vkCreateImageView(device.handle, &info, nullptr, &view));
     setDebugName(device, VK_OBJECT_TYPE_IMAGE_VIEW, reinterpret_cast<uint64_t>(view), name);
     return view;
 }
 
-Image createImage2D(const Device& device, VkExtent2D extent, VkFormat format, uint32_t mipLevels,
-                    VkImageUsageFlags usage, const char* name) {
+Image createImage(const Device& device, VkExtent2D extent, const ImageShape& shape, VkFormat format,
+                  uint32_t mipLevels, VkImageUsageFlags usage, const char* name) {
+    if (const std::string problem = checkImageShape(extent, shape); !problem.empty())
+        throw runtimeError(std::string(name) + ": " + problem);
     Image image;
     image.format = format;
     image.extent = extent;
     image.mipLevels = mipLevels;
+    image.shape = shape;
     VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-    info.imageType = VK_IMAGE_TYPE_2D;
+    info.flags = imageCreateFlagsFor(shape.viewType);
+    info.imageType = imageTypeFor(shape.viewType);
     info.format = format;
-    info.extent = {extent.width, extent.height, 1};
+    info.extent = {extent.width, extent.height, shape.depth};
     info.mipLevels = mipLevels;
-    info.arrayLayers = 1;
+    info.arrayLayers = shape.layers;
     info.samples = VK_SAMPLE_COUNT_1_BIT;
     info.tiling = VK_IMAGE_TILING_OPTIMAL;
     info.usage = usage;
@@ -163,7 +252,7 @@ Image createImage2D(const Device& device, VkExtent2D extent, VkFormat format, ui
             findMemoryType(device, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
         VK_CHECK(vkAllocateMemory(device.handle, &alloc, nullptr, &image.memory));
         VK_CHECK(vkBindImageMemory(device.handle, image.handle, image.memory, 0));
-        image.view = createImageView2D(device, image.handle, format, mipLevels, name);
+        image.view = createImageView(device, image.handle, format, shape, mipLevels, name);
     } catch (...) {
         destroyImage(device, image);
         throw;
@@ -189,7 +278,8 @@ void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransitio
     barrier.srcQueueFamilyIndex = t.srcQueueFamily;
     barrier.dstQueueFamilyIndex = t.dstQueueFamily;
     barrier.image = image;
-    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, t.baseMip, t.mipCount, 0, 1};
+    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, t.baseMip, t.mipCount, 0,
+                                VK_REMAINING_ARRAY_LAYERS};
     VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
     dep.imageMemoryBarrierCount = 1;
     dep.pImageMemoryBarriers = &barrier;
@@ -365,7 +455,7 @@ std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, c
     VkDeviceSize total = 0;
     // 16-byte aligned levels: a valid buffer offset for every texel size.
     const std::vector<VkBufferImageCopy> regions =
-        mipChainRegions(image.extent, image.mipLevels, texel, 16, total);
+        mipChainRegions(image.extent, image.mipLevels, texel, 16, total, image.shape);
     Buffer staging =
         createBuffer(device, total, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
@@ -390,9 +480,9 @@ std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, c
     }
     std::vector<uint8_t> packed;
     for (uint32_t level = 0; level < image.mipLevels; ++level) {
-        const VkExtent2D e = mipExtent(image.extent, level);
         const auto* src = static_cast<const uint8_t*>(staging.mapped) + regions[level].bufferOffset;
-        packed.insert(packed.end(), src, src + texel * e.width * e.height);
+        packed.insert(packed.end(), src,
+                      src + texel * levelTexels(image.extent, image.shape, level));
     }
     destroyBuffer(device, staging);
     return packed;

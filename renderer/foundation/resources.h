@@ -1,6 +1,6 @@
-// Plain Vulkan resources (buffers, 2D images with views) and the small command helpers everything
-// uses: image barriers, one-shot submissions for set-up and readback. No allocator: estuary
-// allocates a handful of objects at start-up and none per frame.
+// Plain Vulkan resources (buffers, images of any shape with views) and the small command helpers
+// everything uses: image barriers, one-shot submissions for set-up and readback. No allocator:
+// estuary allocates a handful of objects at start-up and none per frame.
 #pragma once
 
 #include "context.h"
@@ -8,23 +8,46 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace estuary {
 
 uint32_t findMemoryType(const Device& device, uint32_t typeBits, VkMemoryPropertyFlags flags);
-// Number of levels of a full mip chain down to 1×1.
-uint32_t fullMipCount(uint32_t width, uint32_t height);
+// Number of levels of a full mip chain down to 1×1(×1).
+uint32_t fullMipCount(uint32_t width, uint32_t height, uint32_t depth = 1);
 VkExtent2D mipExtent(VkExtent2D base, uint32_t level);
+uint32_t mipDepth(uint32_t depth, uint32_t level);
 // Size in bytes of one texel; 0 for formats estuary does not use.
 uint32_t formatTexelSize(VkFormat format);
 
-// Buffer↔image copy regions for levels 0..levels-1 of a 2D image of `extent` and `texelBytes` per
-// texel, packed level after level in a buffer, each level's offset rounded up to `alignment`
-// (a power of two; 1 packs tightly). `totalBytes` receives the buffer size they need.
+// What an image is beyond its base width and height: the view type it is seen through (2D, 3D,
+// 2D array, cube, cube array, 1D), the depth of a 3D image, and its array layers (6 per cube).
+struct ImageShape {
+    VkImageViewType viewType = VK_IMAGE_VIEW_TYPE_2D;
+    uint32_t depth = 1;
+    uint32_t layers = 1;
+};
+// The image type and create flags an image of `viewType` needs (3D for 3D views, cube-compatible
+// for cube views, 1D for 1D views, else 2D).
+VkImageType imageTypeFor(VkImageViewType viewType);
+VkImageCreateFlags imageCreateFlagsFor(VkImageViewType viewType);
+// "2D", "3D", "2D array", "cube", ... for messages.
+const char* viewTypeName(VkImageViewType viewType);
+// Empty when `extent` and `shape` describe a valid image (a 3D image has one layer, a 2D image
+// depth 1, a cube is square with 6 layers, a cube array a multiple of 6, ...); else what is wrong.
+std::string checkImageShape(VkExtent2D extent, const ImageShape& shape);
+// Texels in level `level` of all layers (or all slices) of an image.
+VkDeviceSize levelTexels(VkExtent2D extent, const ImageShape& shape, uint32_t level);
+
+// Buffer↔image copy regions for levels 0..levels-1 of an image of `extent` and `shape` with
+// `texelBytes` per texel, packed level after level in a buffer, each level's offset rounded up to
+// `alignment` (a power of two; 1 packs tightly). Within a level, rows are tight, then slices (3D)
+// or layers (arrays, cubes) one after another. `totalBytes` receives the buffer size they need.
 std::vector<VkBufferImageCopy> mipChainRegions(VkExtent2D extent, uint32_t levels,
                                                VkDeviceSize texelBytes, VkDeviceSize alignment,
-                                               VkDeviceSize& totalBytes);
+                                               VkDeviceSize& totalBytes,
+                                               const ImageShape& shape = {});
 
 struct Buffer : MoveOnly {
     VkBuffer handle = VK_NULL_HANDLE;
@@ -44,14 +67,23 @@ struct Image : MoveOnly {
     VkFormat format = VK_FORMAT_UNDEFINED;
     VkExtent2D extent{};
     uint32_t mipLevels = 1;
+    ImageShape shape; // the view covers all of its levels and layers
 };
 
-// A device-local, optimal-tiled 2D image with a view over all its levels.
-Image createImage2D(const Device& device, VkExtent2D extent, VkFormat format, uint32_t mipLevels,
-                    VkImageUsageFlags usage, const char* name);
+// A device-local, optimal-tiled image of `shape` with a view over all its levels and layers.
+Image createImage(const Device& device, VkExtent2D extent, const ImageShape& shape, VkFormat format,
+                  uint32_t mipLevels, VkImageUsageFlags usage, const char* name);
+inline Image createImage2D(const Device& device, VkExtent2D extent, VkFormat format,
+                           uint32_t mipLevels, VkImageUsageFlags usage, const char* name) {
+    return createImage(device, extent, {}, format, mipLevels, usage, name);
+}
 void destroyImage(const Device& device, Image& image);
-VkImageView createImageView2D(const Device& device, VkImage image, VkFormat format,
-                              uint32_t mipLevels, const char* name);
+VkImageView createImageView(const Device& device, VkImage image, VkFormat format,
+                            const ImageShape& shape, uint32_t mipLevels, const char* name);
+inline VkImageView createImageView2D(const Device& device, VkImage image, VkFormat format,
+                                     uint32_t mipLevels, const char* name) {
+    return createImageView(device, image, format, {}, mipLevels, name);
+}
 
 struct ImageTransition {
     VkImageLayout oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
@@ -112,8 +144,8 @@ void recordUploadForSampling(VkCommandBuffer cmd, VkBuffer source, VkImage image
 void uploadForSampling(const Device& device, VkCommandPool pool, VkImage image,
                        std::span<const uint8_t> bytes, std::span<const VkBufferImageCopy> regions);
 
-// Copies every level of `image` (in TRANSFER_SRC_OPTIMAL or GENERAL `layout`) into host memory,
-// tightly packed, level after level. Blocking; for screenshots and tests.
+// Copies every level and layer of `image` (in TRANSFER_SRC_OPTIMAL or GENERAL `layout`) into host
+// memory, tightly packed as mipChainRegions packs them. Blocking; for screenshots and tests.
 std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, const Image& image,
                                      VkImageLayout layout);
 

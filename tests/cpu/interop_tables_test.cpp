@@ -1,14 +1,20 @@
 // The pure Vulkan→CUDA mappings against every row of the CUDA programming guide's tables
-// (../shared/INTEROP_FACTS.md), plus UUID device matching over hand-made device lists. Neither
-// needs CUDA: these run in every build, with or without the toolkit.
+// (../shared/INTEROP_FACTS.md), the image-shape rules exported images follow (which shapes are
+// images, their Vulkan type and flags, mip chains and copy regions of 3D and layered images, worked
+// out by hand here), plus UUID device matching over hand-made device lists. None of it needs CUDA
+// or a GPU: these run in every build, with or without the toolkit.
 #include "device_match.h"
 #include "errors.h"
 #include "format_tables.h"
+#include "resources.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace estuary::interop {
 namespace {
@@ -120,6 +126,193 @@ TEST(InteropTables, ViewTypeAndUsageMapToArrayFlags) {
               kArrayColorAttachment);
     EXPECT_EQ(mipmappedArrayFlagsFor(VK_IMAGE_VIEW_TYPE_2D_ARRAY, sampled, true),
               kArrayLayered | kArraySurfaceLoadStore);
+}
+
+TEST(InteropTables, ArrayTypesTakeTheLayerCountAndOnly3dTakesTheDepth) {
+    // The shapes the GPU round-trip test exports, with depth 1 or one layer as estuary passes them.
+    const auto volume = cudaExtentFor(VK_IMAGE_VIEW_TYPE_3D, {37, 21, 13}, 1);
+    const auto array = cudaExtentFor(VK_IMAGE_VIEW_TYPE_2D_ARRAY, {29, 17, 1}, 5);
+    const auto cube = cudaExtentFor(VK_IMAGE_VIEW_TYPE_CUBE, {24, 24, 1}, 6);
+    const auto cubes = cudaExtentFor(VK_IMAGE_VIEW_TYPE_CUBE_ARRAY, {24, 24, 1}, 12);
+    ASSERT_TRUE(volume && array && cube && cubes);
+    EXPECT_EQ(volume->width, 37u);
+    EXPECT_EQ(volume->height, 21u);
+    EXPECT_EQ(volume->depth, 13u);
+    EXPECT_EQ(array->width, 29u);
+    EXPECT_EQ(array->height, 17u);
+    EXPECT_EQ(array->depth, 5u);
+    EXPECT_EQ(cube->depth, 6u);
+    EXPECT_EQ(cubes->depth, 12u);
+    // Surfaces of each: a 3D array is not layered, a cube is a cubemap, never plain layered.
+    const VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+    EXPECT_EQ(mipmappedArrayFlagsFor(VK_IMAGE_VIEW_TYPE_3D, usage, true), kArraySurfaceLoadStore);
+    EXPECT_EQ(mipmappedArrayFlagsFor(VK_IMAGE_VIEW_TYPE_CUBE, usage, true),
+              kArrayCubemap | kArraySurfaceLoadStore);
+    EXPECT_EQ(mipmappedArrayFlagsFor(VK_IMAGE_VIEW_TYPE_CUBE_ARRAY, usage, true),
+              kArrayCubemap | kArrayLayered | kArraySurfaceLoadStore);
+}
+
+struct ShapeCase {
+    VkExtent2D extent;
+    ImageShape shape;
+};
+
+TEST(InteropShapes, ValidShapesOfEveryViewTypeAreImages) {
+    const ShapeCase cases[] = {
+        {{67, 45}, {VK_IMAGE_VIEW_TYPE_2D, 1, 1}},
+        {{37, 21}, {VK_IMAGE_VIEW_TYPE_3D, 13, 1}},
+        {{4, 4}, {VK_IMAGE_VIEW_TYPE_3D, 1, 1}}, // a single slice is still a 3D image
+        {{29, 17}, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 1, 5}},
+        {{29, 17}, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 1, 1}},
+        {{24, 24}, {VK_IMAGE_VIEW_TYPE_CUBE, 1, 6}},
+        {{24, 24}, {VK_IMAGE_VIEW_TYPE_CUBE_ARRAY, 1, 12}},
+        {{100, 1}, {VK_IMAGE_VIEW_TYPE_1D, 1, 1}},
+        {{100, 1}, {VK_IMAGE_VIEW_TYPE_1D_ARRAY, 1, 3}},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(viewTypeName(c.shape.viewType));
+        EXPECT_EQ(checkImageShape(c.extent, c.shape), "");
+    }
+}
+
+struct BadShapeCase {
+    VkExtent2D extent;
+    ImageShape shape;
+    const char* names[3]; // what the message must contain: the type, the sizes, the rule
+};
+
+TEST(InteropShapes, InvalidShapesAreRefusedNamingTypeSizesAndRule) {
+    const BadShapeCase cases[] = {
+        {{0, 4}, {VK_IMAGE_VIEW_TYPE_2D, 1, 1}, {"2D", "0x4x1", "at least 1"}},
+        {{4, 4}, {VK_IMAGE_VIEW_TYPE_3D, 0, 1}, {"3D", "4x4x0", "at least 1"}},
+        {{4, 4}, {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 1, 0}, {"2D array", "0 layer", "at least 1"}},
+        {{4, 4}, {VK_IMAGE_VIEW_TYPE_2D, 3, 1}, {"2D", "4x4x3", "only 3D images have a depth"}},
+        {{4, 4}, {VK_IMAGE_VIEW_TYPE_CUBE, 2, 6}, {"cube", "4x4x2", "depth"}},
+        {{4, 4}, {VK_IMAGE_VIEW_TYPE_3D, 4, 2}, {"3D", "2 layer", "one layer"}},
+        {{4, 4}, {VK_IMAGE_VIEW_TYPE_2D, 1, 3}, {"2D", "3 layer", "2D array"}},
+        {{24, 16}, {VK_IMAGE_VIEW_TYPE_CUBE, 1, 6}, {"cube", "24x16", "square"}},
+        {{24, 24}, {VK_IMAGE_VIEW_TYPE_CUBE, 1, 5}, {"cube", "5 layer", "6 layers"}},
+        {{24, 24}, {VK_IMAGE_VIEW_TYPE_CUBE, 1, 12}, {"cube", "12 layer", "exactly 6"}},
+        {{24, 24}, {VK_IMAGE_VIEW_TYPE_CUBE_ARRAY, 1, 8}, {"cube array", "8 layer", "6 layers"}},
+        {{24, 16}, {VK_IMAGE_VIEW_TYPE_CUBE_ARRAY, 1, 12}, {"cube array", "24x16", "square"}},
+        {{100, 2}, {VK_IMAGE_VIEW_TYPE_1D, 1, 1}, {"1D", "100x2", "height 1"}},
+        {{100, 2}, {VK_IMAGE_VIEW_TYPE_1D_ARRAY, 1, 3}, {"1D array", "100x2", "height 1"}},
+        {{4, 4}, {VK_IMAGE_VIEW_TYPE_MAX_ENUM, 1, 1}, {"unknown view type", "4x4", "unknown"}},
+    };
+    for (const auto& c : cases) {
+        const std::string problem = checkImageShape(c.extent, c.shape);
+        SCOPED_TRACE(problem);
+        EXPECT_FALSE(problem.empty());
+        for (const char* name : c.names)
+            EXPECT_NE(problem.find(name), std::string::npos) << "does not name \"" << name << "\"";
+    }
+}
+
+// A 1D view, unlike a 1D array, covers exactly one layer (Vulkan: 1D, 2D and 3D views have
+// layerCount 1), so a 1D shape with layers is no image, as a 2D shape with layers is not.
+TEST(InteropShapes, A1dShapeWithSeveralLayersIsRefusedAsA2dOneIs) {
+    EXPECT_NE(checkImageShape({100, 1}, {VK_IMAGE_VIEW_TYPE_1D, 1, 3}), "");
+}
+
+TEST(InteropShapes, ImageTypeAndCreateFlagsFollowTheViewType) {
+    struct Row {
+        VkImageViewType viewType;
+        VkImageType type;
+        VkImageCreateFlags flags;
+        const char* name;
+    };
+    const Row rows[] = {
+        {VK_IMAGE_VIEW_TYPE_1D, VK_IMAGE_TYPE_1D, 0, "1D"},
+        {VK_IMAGE_VIEW_TYPE_2D, VK_IMAGE_TYPE_2D, 0, "2D"},
+        {VK_IMAGE_VIEW_TYPE_3D, VK_IMAGE_TYPE_3D, 0, "3D"},
+        {VK_IMAGE_VIEW_TYPE_CUBE, VK_IMAGE_TYPE_2D, VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT, "cube"},
+        {VK_IMAGE_VIEW_TYPE_1D_ARRAY, VK_IMAGE_TYPE_1D, 0, "1D array"},
+        {VK_IMAGE_VIEW_TYPE_2D_ARRAY, VK_IMAGE_TYPE_2D, 0, "2D array"},
+        {VK_IMAGE_VIEW_TYPE_CUBE_ARRAY, VK_IMAGE_TYPE_2D, VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT,
+         "cube array"},
+    };
+    for (const Row& row : rows) {
+        SCOPED_TRACE(row.name);
+        EXPECT_EQ(imageTypeFor(row.viewType), row.type);
+        EXPECT_EQ(imageCreateFlagsFor(row.viewType), row.flags);
+        EXPECT_STREQ(viewTypeName(row.viewType), row.name);
+    }
+}
+
+TEST(InteropShapes, FullMipCountFollowsTheLargestSideDepthIncluded) {
+    EXPECT_EQ(fullMipCount(1, 1, 1), 1u);
+    EXPECT_EQ(fullMipCount(16, 8), 5u);      // depth defaults to 1
+    EXPECT_EQ(fullMipCount(37, 21, 13), 6u); // 37 → 18 → 9 → 4 → 2 → 1
+    EXPECT_EQ(fullMipCount(4, 2, 9), 4u);    // depth largest: 9 → 4 → 2 → 1
+    EXPECT_EQ(fullMipCount(4, 4, 64), 7u);
+    EXPECT_EQ(mipDepth(13, 0), 13u);
+    EXPECT_EQ(mipDepth(13, 2), 3u);
+    EXPECT_EQ(mipDepth(13, 4), 1u); // clamps at one slice
+}
+
+struct RegionRow {
+    VkDeviceSize offset;
+    uint32_t width, height, depth, layers;
+};
+
+void expectRegions(const std::vector<VkBufferImageCopy>& regions,
+                   std::initializer_list<RegionRow> rows) {
+    ASSERT_EQ(regions.size(), rows.size());
+    uint32_t level = 0;
+    for (const RegionRow& row : rows) {
+        SCOPED_TRACE("level " + std::to_string(level));
+        const VkBufferImageCopy& r = regions[level];
+        EXPECT_EQ(r.bufferOffset, row.offset);
+        EXPECT_EQ(r.bufferRowLength, 0u); // tight rows and slices
+        EXPECT_EQ(r.bufferImageHeight, 0u);
+        EXPECT_EQ(r.imageSubresource.aspectMask, VkImageAspectFlags(VK_IMAGE_ASPECT_COLOR_BIT));
+        EXPECT_EQ(r.imageSubresource.mipLevel, level);
+        EXPECT_EQ(r.imageSubresource.baseArrayLayer, 0u);
+        EXPECT_EQ(r.imageSubresource.layerCount, row.layers);
+        EXPECT_EQ(r.imageOffset.x, 0);
+        EXPECT_EQ(r.imageOffset.y, 0);
+        EXPECT_EQ(r.imageOffset.z, 0);
+        EXPECT_EQ(r.imageExtent.width, row.width);
+        EXPECT_EQ(r.imageExtent.height, row.height);
+        EXPECT_EQ(r.imageExtent.depth, row.depth);
+        ++level;
+    }
+}
+
+TEST(InteropShapes, MipChainOf3dImagePacksShrinkingSlicesLevelAfterLevel) {
+    const ImageShape shape{VK_IMAGE_VIEW_TYPE_3D, 3, 1};
+    VkDeviceSize total = 0;
+    // 5x3x3 R32: 180 bytes; 2x1x1 at 192 (16-aligned), 8 bytes; 1x1x1 at 208, 4 bytes.
+    expectRegions(mipChainRegions({5, 3}, fullMipCount(5, 3, 3), 4, 16, total, shape),
+                  {{0, 5, 3, 3, 1}, {192, 2, 1, 1, 1}, {208, 1, 1, 1, 1}});
+    EXPECT_EQ(total, 212u);
+    EXPECT_EQ(levelTexels({5, 3}, shape, 0), 45u);
+    EXPECT_EQ(levelTexels({5, 3}, shape, 1), 2u);
+
+    // Deepest side sets the chain; width and height stop at 1 while slices still halve. R8,
+    // tight: 4x2x9 = 72, 2x1x4 = 8, 1x1x2 = 2, 1x1x1 = 1.
+    const ImageShape deep{VK_IMAGE_VIEW_TYPE_3D, 9, 1};
+    expectRegions(mipChainRegions({4, 2}, fullMipCount(4, 2, 9), 1, 1, total, deep),
+                  {{0, 4, 2, 9, 1}, {72, 2, 1, 4, 1}, {80, 1, 1, 2, 1}, {82, 1, 1, 1, 1}});
+    EXPECT_EQ(total, 83u);
+}
+
+TEST(InteropShapes, MipChainOfLayeredImagesKeepsEveryLayerAtEveryLevel) {
+    const ImageShape array{VK_IMAGE_VIEW_TYPE_2D_ARRAY, 1, 3};
+    VkDeviceSize total = 0;
+    // 6x5 R16, 3 layers: 180 bytes; 3x2 at 192, 36 bytes; 1x1 at 240 (228 rounded up), 6 bytes.
+    expectRegions(mipChainRegions({6, 5}, fullMipCount(6, 5), 2, 16, total, array),
+                  {{0, 6, 5, 1, 3}, {192, 3, 2, 1, 3}, {240, 1, 1, 1, 3}});
+    EXPECT_EQ(total, 246u);
+    mipChainRegions({6, 5}, 3, 2, 1, total, array);
+    EXPECT_EQ(total, 222u); // 180 + 36 + 6, tight
+    EXPECT_EQ(levelTexels({6, 5}, array, 1), 18u);
+
+    // A 4x4 RGBA32F cube: 6 faces at each of 3 levels, 1536 + 384 + 96 bytes.
+    const ImageShape cube{VK_IMAGE_VIEW_TYPE_CUBE, 1, 6};
+    expectRegions(mipChainRegions({4, 4}, fullMipCount(4, 4), 16, 16, total, cube),
+                  {{0, 4, 4, 1, 6}, {1536, 2, 2, 1, 6}, {1920, 1, 1, 1, 6}});
+    EXPECT_EQ(total, 2016u);
 }
 
 PhysicalDeviceInfo vulkanDevice(const char* name, uint8_t uuidSeed, VkPhysicalDeviceType type,
