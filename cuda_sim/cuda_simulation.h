@@ -13,8 +13,11 @@
 
 namespace estuary::sim {
 
+// One surface per level, level 0 first: of a 2D CUDA array (surf2Dread/surf2Dwrite) for a 2D
+// image, of a 3D array (surf3Dread/surf3Dwrite, x in bytes) for a 3D one (ImageOutput::depth > 1),
+// whatever that level's own depth.
 struct DeviceImageTarget {
-    std::span<const cudaSurfaceObject_t> levels; // one surface per level, level 0 first
+    std::span<const cudaSurfaceObject_t> levels;
 };
 struct DeviceTargets {
     std::span<const DeviceImageTarget> images;
@@ -35,10 +38,11 @@ class CudaSimulation {
     }
 };
 
-// An output image in private CUDA memory, not shared with Vulkan: a mipmapped array with one
-// surface per level, in the output's format. What runs a simulation without interop (the host-copy
-// benchmark mode) and what tests compare a CUDA simulation's outputs in. create throws
-// estuary::Error (exit 3 when out of memory) and leaks nothing; destroy after the streams using it.
+// An output image in private CUDA memory, not shared with Vulkan: a mipmapped array (3D when the
+// output's depth > 1) with one surface per level, in the output's format. What runs a simulation
+// without interop (the host-copy benchmark mode) and what tests compare a CUDA simulation's
+// outputs in. create throws estuary::Error (exit 3 when out of memory) and leaks nothing; destroy
+// after the streams using it.
 struct DeviceImage {
     cudaMipmappedArray_t mipmapped = nullptr;
     std::vector<cudaArray_t> levels;
@@ -48,8 +52,9 @@ struct DeviceImage {
 DeviceImage createDeviceImage(const ImageOutput& image);
 void destroyDeviceImage(DeviceImage& image);
 
-// CUDA side of the mip chain: levels 1.. of `target` from its level 0, the same arithmetic as the
-// CPU's writeMipChain (bit-identical). One launch per level, in stream order. Float formats only.
+// CUDA side of the mip chain: levels 1.. of `target` from its level 0 (2x2 means, 2x2x2 for a 3D
+// image), the same arithmetic as the CPU's writeMipChain (bit-identical). One launch per level, in
+// stream order. Float formats only.
 void writeMipChain(const ImageOutput& image, const DeviceImageTarget& target, cudaStream_t stream);
 
 } // namespace estuary::sim

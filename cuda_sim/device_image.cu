@@ -11,7 +11,8 @@ DeviceImage createDeviceImage(const ImageOutput& image) {
     const int bits = int(texelBytes(image.format)) * 8 / c; // 32, or 16 for halves
     const cudaChannelFormatDesc format{bits, c > 1 ? bits : 0, c > 2 ? bits : 0, c > 3 ? bits : 0,
                                        cudaChannelFormatKindFloat};
-    const cudaExtent extent{image.width, image.height, 0};
+    // Depth 0 asks for a 2D array; a 3D image's levels are 3D arrays (surf3Dread/surf3Dwrite).
+    const cudaExtent extent{image.width, image.height, image.depth > 1 ? image.depth : 0};
     DeviceImage out;
     try {
         CUDA_CHECK(cudaMallocMipmappedArray(&out.mipmapped, &format, extent, levelCount(image),

@@ -41,8 +41,8 @@ const char* texelFormatName(TexelFormat format) {
     return "unknown";
 }
 
-uint32_t fullMipLevels(uint32_t width, uint32_t height) {
-    return uint32_t(fullMipChainLength(int(width), int(height)));
+uint32_t fullMipLevels(uint32_t width, uint32_t height, uint32_t depth) {
+    return uint32_t(fullMipChainLength(int(width), int(height), int(depth)));
 }
 
 uint32_t mipSize(uint32_t size, uint32_t level) {
@@ -138,6 +138,8 @@ std::string checkDefinition(const SimDefinition& def) {
     for (const Preset& preset : def.presets)
         if (const std::string bad = applyPreset(def, preset, scratch); !bad.empty()) add(bad);
     if (def.stepsPerFrame < 0) add("stepsPerFrame must be >= 0");
+    if (def.dimensions != 2 && def.dimensions != 3)
+        add(def.name + ": dimensions must be 2 or 3, got " + std::to_string(def.dimensions));
     if (def.views.empty()) add(def.name + ": no views");
     for (size_t i = 0; i < def.views.size(); ++i) {
         const Visual& view = def.views[i];
@@ -158,7 +160,8 @@ std::string checkDefinition(const SimDefinition& def) {
         add("points names a parameter that is not in the table");
     if (!def.outputs || !def.createCpu) add(def.name + ": outputs and createCpu are required");
     if (def.outputs) {
-        const OutputLayout layout = def.outputs({16, 16, 1, particles ? 64u : 0u});
+        const OutputLayout layout =
+            def.outputs({16, 16, def.dimensions == 3 ? 16u : 1u, particles ? 64u : 0u});
         for (const Visual& view : def.views)
             if (view.image >= layout.images.size())
                 add("view " + view.name + " shows image " + std::to_string(view.image) +
@@ -173,23 +176,51 @@ std::string checkDefinition(const SimDefinition& def) {
 
 namespace {
 
-// Halves are averaged as floats and the mean rounded back, the same as the GPU's chain.
-void writeHalfMipChain(const ImageOutput& image, const HostImageTarget& target) {
-    const int w = int(image.width), h = int(image.height);
+// Texels are read and written through these, so one loop serves floats and halves: halves are
+// averaged as floats and the mean rounded back, the same as the GPU's chain.
+float toFloat(float value) {
+    return value;
+}
+float toFloat(uint16_t half) {
+    return halfToFloat(half);
+}
+void store(float& texel, float value) {
+    texel = value;
+}
+void store(uint16_t& texel, float value) {
+    texel = floatToHalf(value);
+}
+
+// Levels 1.. of `target`, each channel of each texel the mean of its block in the level above:
+// 2x2 for a 2D image, 2x2x2 for a 3D one (depth > 1), whatever the level's own depth.
+template <class Channel>
+void downsampleLevels(const ImageOutput& image, const HostImageTarget& target, size_t channels) {
+    const int w = int(image.width), h = int(image.height), d = int(image.depth);
     for (size_t level = 1; level < target.levels.size(); ++level) {
-        const auto* src = static_cast<const uint16_t*>(target.levels[level - 1]);
-        auto* dst = static_cast<uint16_t*>(target.levels[level]);
-        const int srcW = mipLevelSize(w, int(level) - 1), srcH = mipLevelSize(h, int(level) - 1);
-        const int dstW = mipLevelSize(w, int(level)), dstH = mipLevelSize(h, int(level));
-        for (int y = 0; y < dstH; ++y)
-            for (int x = 0; x < dstW; ++x)
-                for (int c = 0; c < 4; ++c) {
-                    const auto read = [&](int sx, int sy) {
-                        return halfToFloat(src[(size_t(sy) * size_t(srcW) + size_t(sx)) * 4 + c]);
-                    };
-                    dst[(size_t(y) * size_t(dstW) + size_t(x)) * 4 + size_t(c)] =
-                        floatToHalf(downsampleTexel(read, srcW, srcH, x, y));
-                }
+        const auto* src = static_cast<const Channel*>(target.levels[level - 1]);
+        auto* dst = static_cast<Channel*>(target.levels[level]);
+        const int l = int(level);
+        const int srcW = mipLevelSize(w, l - 1), srcH = mipLevelSize(h, l - 1);
+        const int srcD = mipLevelSize(d, l - 1);
+        const int dstW = mipLevelSize(w, l), dstH = mipLevelSize(h, l), dstD = mipLevelSize(d, l);
+        for (int z = 0; z < dstD; ++z)
+            for (int y = 0; y < dstH; ++y)
+                for (int x = 0; x < dstW; ++x)
+                    for (size_t c = 0; c < channels; ++c) {
+                        const auto read = [&](int sx, int sy, int sz) {
+                            const size_t texel =
+                                (size_t(sz) * size_t(srcH) + size_t(sy)) * size_t(srcW) +
+                                size_t(sx);
+                            return toFloat(src[texel * channels + c]);
+                        };
+                        const auto readSlice0 = [&](int sx, int sy) { return read(sx, sy, 0); };
+                        const float mean = d > 1
+                                               ? downsampleTexel3d(read, srcW, srcH, srcD, x, y, z)
+                                               : downsampleTexel(readSlice0, srcW, srcH, x, y);
+                        const size_t texel =
+                            (size_t(z) * size_t(dstH) + size_t(y)) * size_t(dstW) + size_t(x);
+                        store(dst[texel * channels + c], mean);
+                    }
     }
 }
 
@@ -200,25 +231,11 @@ void writeMipChain(const ImageOutput& image, const HostImageTarget& target) {
         throw std::invalid_argument("writeMipChain: image '" + image.name + "' has " +
                                     std::to_string(levelCount(image)) + " levels, got " +
                                     std::to_string(target.levels.size()) + " pointers");
-    const int channels = int(channelCount(image.format));
-    const int w = int(image.width), h = int(image.height);
-    if (image.format == TexelFormat::RGBA16Float) return writeHalfMipChain(image, target);
-    for (size_t level = 1; level < target.levels.size(); ++level) {
-        const auto* src = static_cast<const float*>(target.levels[level - 1]);
-        auto* dst = static_cast<float*>(target.levels[level]);
-        const int srcW = mipLevelSize(w, int(level) - 1), srcH = mipLevelSize(h, int(level) - 1);
-        const int dstW = mipLevelSize(w, int(level)), dstH = mipLevelSize(h, int(level));
-        for (int y = 0; y < dstH; ++y)
-            for (int x = 0; x < dstW; ++x)
-                for (int c = 0; c < channels; ++c) {
-                    const auto read = [&](int sx, int sy) {
-                        return src[(size_t(sy) * size_t(srcW) + size_t(sx)) * size_t(channels) +
-                                   size_t(c)];
-                    };
-                    dst[(size_t(y) * size_t(dstW) + size_t(x)) * size_t(channels) + size_t(c)] =
-                        downsampleTexel(read, srcW, srcH, x, y);
-                }
-    }
+    const size_t channels = channelCount(image.format);
+    if (image.format == TexelFormat::RGBA16Float)
+        downsampleLevels<uint16_t>(image, target, channels);
+    else
+        downsampleLevels<float>(image, target, channels);
 }
 
 } // namespace estuary::sim

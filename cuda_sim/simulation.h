@@ -33,7 +33,7 @@ const char* texelFormatName(TexelFormat format);
 struct ImageOutput {
     std::string name;
     uint32_t width = 0, height = 0;
-    uint32_t depth = 1; // > 1: a 3D image (reserved; today's backends draw 2D outputs)
+    uint32_t depth = 1; // > 1: a 3D image (a volume of width x height x depth texels)
     TexelFormat format = TexelFormat::R32Float;
     uint32_t levels = 0; // 0: the full chain down to 1x1
 };
@@ -50,15 +50,18 @@ struct OutputLayout {
     std::vector<BufferOutput> buffers;
 };
 
-// Levels of a full mip chain of a w x h image, and the size of `level` along an axis.
-uint32_t fullMipLevels(uint32_t width, uint32_t height);
+// Levels of a full mip chain of a w x h (x d) image, floor(log2(max(w, h, d))) + 1, and the size
+// of `level` along an axis: max(1, size >> level).
+uint32_t fullMipLevels(uint32_t width, uint32_t height, uint32_t depth = 1);
 uint32_t mipSize(uint32_t size, uint32_t level);
 inline uint32_t levelCount(const ImageOutput& image) {
-    return image.levels ? image.levels : fullMipLevels(image.width, image.height);
+    return image.levels ? image.levels : fullMipLevels(image.width, image.height, image.depth);
 }
 
-// Where the CPU side writes: per image, one pointer per level to tightly packed rows of texels of
-// that level's size; per buffer, one pointer to `bytes` bytes.
+// Where the CPU side writes: per image, one pointer per level to that level's texels, tightly
+// packed, x fastest, then y, then z (a 3D image's level holds mipSize(depth, level) slices of
+// mipSize(width, level) x mipSize(height, level) texels, one after another); per buffer, one
+// pointer to `bytes` bytes.
 struct HostImageTarget {
     std::span<void* const> levels;
 };
@@ -170,6 +173,7 @@ struct SimDefinition {
     // Its views; the first is the default. Each names the output image it shows.
     std::vector<Visual> views;
     PointsVisual points;
+    uint32_t dimensions = 2; // 3: the grid has a depth (--size WxHxD)
     // Particles: --particles' default per backend (0: the simulation carries none, and
     // --particles is refused), and the most it accepts.
     struct Particles {
@@ -214,7 +218,7 @@ std::string applyPreset(const SimDefinition& def, const Preset& preset, ParamVal
 std::string checkDefinition(const SimDefinition& def);
 
 // CPU side of the mip chain every image output carries: levels 1.. from level 0, each texel the
-// 2x2 mean of the level above (see mip_chain.h). Float formats only.
+// 2x2 mean of the level above, or for a 3D image (depth > 1) the 2x2x2 mean (see mip_chain.h).
 void writeMipChain(const ImageOutput& image, const HostImageTarget& target);
 
 } // namespace estuary::sim

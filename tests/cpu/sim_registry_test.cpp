@@ -27,7 +27,8 @@ class HostOutputs {
             const bool half = image.format == TexelFormat::RGBA16Float;
             for (uint32_t level = 0; level < levelCount(image); ++level) {
                 const size_t values = size_t(mipSize(image.width, level)) *
-                                      mipSize(image.height, level) * channelCount(image.format);
+                                      mipSize(image.height, level) * mipSize(image.depth, level) *
+                                      channelCount(image.format);
                 auto& bytes = levels.emplace_back(values * (half ? 2 : 4));
                 for (size_t v = 0; v < values; ++v)
                     if (half)
@@ -66,7 +67,8 @@ class HostOutputs {
     }
     size_t imageCount() const { return images_.size(); }
     size_t levelCountOf(size_t image) const { return images_[image].size(); }
-    // Every channel of the texel at (x, y) of level 0 of every image, one after another.
+    // Every channel of the texel at (x, y) (of slice 0) of level 0 of every image, one after
+    // another.
     std::vector<float> at(uint32_t x, uint32_t y) const {
         std::vector<float> texel;
         for (size_t i = 0; i < images_.size(); ++i) {
@@ -101,6 +103,13 @@ bool allFinite(const HostOutputs& out) {
 }
 
 const GridSize kGrid{61, 37, 1}; // odd sizes: uneven mip halvings, wrapping at odd edges
+// 3D simulations (dimensions == 3): unequal sides, and a depth that runs out of halvings first
+// (10, 5, 2, 1, 1), so the last level's 2x2x2 blocks clamp in z.
+const GridSize kVolumeGrid{24, 20, 10};
+
+const GridSize& gridFor(const SimDefinition& def) {
+    return def.dimensions == 3 ? kVolumeGrid : kGrid;
+}
 
 TEST(SimRegistry, EveryDefinitionIsConsistentAndNamesAreUnique) {
     std::set<std::string> names;
@@ -112,11 +121,13 @@ TEST(SimRegistry, EveryDefinitionIsConsistentAndNamesAreUnique) {
         EXPECT_EQ(findSimulation(def.name), &def);
         EXPECT_GT(def.bytesPerCellStep, 0.0) << "the benchmark's roofline needs it";
         EXPECT_GT(def.stepsPerFrame, 0);
-        const OutputLayout layout = def.outputs(kGrid);
+        const GridSize& grid = gridFor(def);
+        const OutputLayout layout = def.outputs(grid);
         ASSERT_FALSE(layout.images.empty());
         for (const ImageOutput& image : layout.images) {
-            EXPECT_EQ(image.width, kGrid.width);
-            EXPECT_EQ(image.height, kGrid.height);
+            EXPECT_EQ(image.width, grid.width);
+            EXPECT_EQ(image.height, grid.height);
+            EXPECT_EQ(image.depth, grid.depth) << "a 3D simulation writes 3D images, a 2D one 2D";
             EXPECT_NE(vulkanFormat(image.format), VK_FORMAT_UNDEFINED);
         }
         for (const Visual& view : def.views)
@@ -128,8 +139,9 @@ TEST(SimRegistry, EveryDefinitionIsConsistentAndNamesAreUnique) {
 TEST(SimRegistry, EveryOutputLevelIsWrittenAndTheSameSeedGivesTheSameOutputs) {
     for (const SimDefinition& def : simulations()) {
         SCOPED_TRACE(def.name);
-        HostOutputs a(def, kGrid), b(def, kGrid), c(def, kGrid);
-        const auto first = def.createCpu(kGrid), second = def.createCpu(kGrid);
+        const GridSize& grid = gridFor(def);
+        HostOutputs a(def, grid), b(def, grid), c(def, grid);
+        const auto first = def.createCpu(grid), second = def.createCpu(grid);
         first->reset(7);
         second->reset(7);
         first->writeOutputs(a.targets());
@@ -150,8 +162,9 @@ TEST(SimRegistry, EveryOutputLevelIsWrittenAndTheSameSeedGivesTheSameOutputs) {
 TEST(SimRegistry, ZeroStepsChangeNothingAndStepsMoveTheField) {
     for (const SimDefinition& def : simulations()) {
         SCOPED_TRACE(def.name);
-        HostOutputs before(def, kGrid), still(def, kGrid), after(def, kGrid);
-        const auto sim = def.createCpu(kGrid);
+        const GridSize& grid = gridFor(def);
+        HostOutputs before(def, grid), still(def, grid), after(def, grid);
+        const auto sim = def.createCpu(grid);
         const ParamValues params = initialParams(def);
         sim->reset(3);
         sim->step(params, 20);
@@ -183,10 +196,10 @@ TEST(SimRegistry, EveryParameterIsSafeAcrossItsWholeRangeAndEveryPresetToo) {
         }
         for (const auto& [what, values] : cases) {
             SCOPED_TRACE(def.name + " " + what);
-            const auto sim = def.createCpu(kGrid);
+            const auto sim = def.createCpu(gridFor(def));
             sim->reset(5);
             sim->step(values, 400);
-            HostOutputs out(def, kGrid);
+            HostOutputs out(def, gridFor(def));
             sim->writeOutputs(out.targets());
             EXPECT_TRUE(allFinite(out));
         }
@@ -199,6 +212,8 @@ TEST(SimRegistry, BrushActsUnderItselfOnlyWithEitherButton) {
         for (bool secondary : {false, true}) {
             if (secondary && def.brush.secondary.empty()) continue;
             SCOPED_TRACE(def.name + (secondary ? " secondary" : " primary"));
+            // Brushes paint a 2D grid: the strokes below are placed on kGrid.
+            ASSERT_EQ(def.dimensions, 2u) << "a 3D simulation with a brush needs a test of its own";
             const auto sim = def.createCpu(kGrid);
             const ParamValues params = initialParams(def);
             sim->reset(11);

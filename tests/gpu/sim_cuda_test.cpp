@@ -1,6 +1,7 @@
 // Every simulation's CUDA implementation against its CPU reference, through the generic interface
-// (what any new simulation gets for free), and Gray-Scott's own kernels in detail: stepping, the
-// mip chain written through surfaces, the brush. Skips, saying why, where no CUDA device exists.
+// (what any new simulation gets for free), Gray-Scott's own kernels in detail (stepping, the mip
+// chain written through surfaces, the brush), and 3D outputs: gray-scott-3d on an odd volume and
+// the 3D mip chain of every format. Skips, saying why, where no CUDA device exists.
 #include "cpu_gray_scott.h"
 #include "cuda_check.h"
 #include "cuda_gray_scott.h"
@@ -54,7 +55,8 @@ class OutputPair {
             std::vector<std::vector<float>>& host = host_.emplace_back();
             for (uint32_t level = 0; level < levelCount(image); ++level)
                 host.emplace_back(size_t(mipSize(image.width, level)) *
-                                  mipSize(image.height, level) * channelCount(image.format));
+                                  mipSize(image.height, level) * mipSize(image.depth, level) *
+                                  channelCount(image.format));
         }
         for (const BufferOutput& buffer : layout.buffers) {
             void* pointer = nullptr;
@@ -100,14 +102,14 @@ class OutputPair {
             for (size_t level = 0; level < host_[i].size(); ++level) {
                 const size_t w = mipSize(image.width, uint32_t(level));
                 const size_t h = mipSize(image.height, uint32_t(level));
+                const size_t slices = mipSize(image.depth, uint32_t(level));
                 const std::vector<float>& cpuLevel = host_[i][level];
                 std::vector<float> gpuLevel(cpuLevel.size());
-                CUDA_CHECK(cudaMemcpy2DFromArray(gpuLevel.data(), w * texel,
-                                                 device_[i].levels[level], 0, 0, w * texel, h,
-                                                 cudaMemcpyDeviceToHost));
+                copyLevel(device_[i].levels[level], image.depth > 1, w, texel, h, slices,
+                          gpuLevel.data(), cudaMemcpyDeviceToHost);
                 // RGBA16 float levels hold halves in the first half of their float storage.
                 const bool half = image.format == TexelFormat::RGBA16Float;
-                const size_t values = w * h * channelCount(image.format);
+                const size_t values = w * h * slices * channelCount(image.format);
                 const auto value = [&](const std::vector<float>& texels, size_t t) {
                     if (!half) return texels[t];
                     uint16_t bits = 0;
@@ -143,6 +145,37 @@ class OutputPair {
 
     // Level 0 of image 0 as the CPU wrote it.
     const std::vector<float>& hostLevel0() const { return host_[0][0]; }
+    // Where the CPU writes level `level` of image `image` (tests fill level 0 by hand).
+    std::vector<float>& hostLevel(size_t image, size_t level) { return host_[image][level]; }
+    const DeviceImage& deviceImage(size_t image) const { return device_[image]; }
+
+    // A level's texels between the device and tightly packed host memory (x fastest, then y, then
+    // z): a 2D array's rows, or a 3D array's slices (every level of a 3D image is a 3D array).
+    // Synchronous.
+    static void copyLevel(cudaArray_t array, bool volume, size_t width, size_t texel, size_t rows,
+                          size_t slices, void* host, cudaMemcpyKind kind) {
+        const size_t rowBytes = width * texel;
+        if (!volume) {
+            if (kind == cudaMemcpyDeviceToHost)
+                CUDA_CHECK(
+                    cudaMemcpy2DFromArray(host, rowBytes, array, 0, 0, rowBytes, rows, kind));
+            else
+                CUDA_CHECK(cudaMemcpy2DToArray(array, 0, 0, host, rowBytes, rowBytes, rows, kind));
+            return;
+        }
+        cudaMemcpy3DParms copy{};
+        const cudaPitchedPtr pointer = make_cudaPitchedPtr(host, rowBytes, width, rows);
+        if (kind == cudaMemcpyDeviceToHost) {
+            copy.srcArray = array;
+            copy.dstPtr = pointer;
+        } else {
+            copy.srcPtr = pointer;
+            copy.dstArray = array;
+        }
+        copy.extent = make_cudaExtent(width, rows, slices); // in texels: an array is one end
+        copy.kind = kind;
+        CUDA_CHECK(cudaMemcpy3D(&copy));
+    }
 
   private:
     OutputLayout layout_;
@@ -164,8 +197,10 @@ TEST_F(SimCudaTest, EverySimulationMatchesItsCpuReferenceInEveryOutputAfterManyS
         SCOPED_TRACE(def.name);
         ASSERT_NE(def.createCuda, nullptr) << "a CUDA build has every simulation's CUDA half";
         // Odd: partial blocks, odd mip halvings, wrapping; particles for simulations with them
-        // (an odd count too).
-        const GridSize grid{131, 77, 1, def.particles.max > 0 ? 5001u : 0u};
+        // (an odd count too); a volume for 3D simulations.
+        const GridSize grid = def.dimensions == 3
+                                  ? GridSize{45, 37, 29}
+                                  : GridSize{131, 77, 1, def.particles.max > 0 ? 5001u : 0u};
         const auto cpu = def.createCpu(grid);
         const auto gpu = def.createCuda(grid);
         OutputPair outputs(def.outputs(grid));
@@ -210,6 +245,75 @@ TEST_F(SimCudaTest, EverySimulationMatchesItsCpuReferenceInEveryOutputAfterManyS
         const auto [lo, hi] = std::minmax_element(before.begin(), before.end());
         EXPECT_GT(*hi - *lo, 1e-3f) << "output is (nearly) constant";
         EXPECT_NE(before, outputs.hostLevel0()) << "500 steps changed nothing";
+    }
+}
+
+TEST_F(SimCudaTest, GrayScott3dMatchesCpuBitForBitInEveryMipLevelOfAnOddVolume) {
+    // 37 x 29 x 23: partial 32 x 8 blocks in x and y and a partial 16-slice march in z, wrapping
+    // inside them; a six-level chain of odd halvings (37 x 29 x 23 -> 18 x 14 x 11 -> 9 x 7 x 5 ->
+    // 4 x 3 x 2 -> 2 x 1 x 1 -> 1 x 1 x 1).
+    const SimDefinition* def = estuary::findSimulation("gray-scott-3d");
+    ASSERT_NE(def, nullptr);
+    const GridSize grid{37, 29, 23};
+    const auto cpu = def->createCpu(grid);
+    const auto gpu = def->createCuda(grid);
+    OutputPair outputs(def->outputs(grid));
+    const auto expectSame = [&](const std::string& when) {
+        cpu->writeOutputs(outputs.hostTargets());
+        gpu->writeOutputs(outputs.deviceTargets(), stream);
+        size_t compared = 0;
+        std::string where;
+        bool bitIdentical = false;
+        const float worst = outputs.compare(stream, compared, where, bitIdentical);
+        EXPECT_TRUE(bitIdentical) << when << ": largest difference " << worst << " at " << where;
+        EXPECT_EQ(compared, 24679u + 2772u + 315u + 24u + 2u + 1u) << "not every level was read";
+    };
+    cpu->reset(77);
+    gpu->reset(77, stream);
+    expectSame("after reset");
+    ParamValues params = initialParams(*def);
+    cpu->step(params, 397);
+    gpu->step(params, 397, stream); // odd: the ping-pong ends on the other buffer
+    expectSame("after 397 steps");
+    for (const Preset& preset : def->presets) {
+        ASSERT_EQ(applyPreset(*def, preset, params), "");
+        cpu->step(params, 150);
+        gpu->step(params, 150, stream);
+        expectSame("after preset " + preset.name);
+    }
+    const std::vector<float>& v = outputs.hostLevel0();
+    EXPECT_GT(std::count_if(v.begin(), v.end(), [](float x) { return x > 0.1f; }), 500)
+        << "no pattern left: the comparison would prove nothing";
+}
+
+TEST_F(SimCudaTest, MipChainOfA3dImageMatchesCpuBitForBitInEveryFormat) {
+    // 13 x 6 x 9: odd widths, a depth that outlasts the height (13 x 6 x 9 -> 6 x 3 x 4 ->
+    // 3 x 1 x 2 -> 1 x 1 x 1), so blocks clamp in y before z; level 0 filled by hand and uploaded.
+    for (TexelFormat format : {TexelFormat::R32Float, TexelFormat::RG32Float,
+                               TexelFormat::RGBA32Float, TexelFormat::RGBA16Float}) {
+        SCOPED_TRACE(texelFormatName(format));
+        const ImageOutput image{"volume", 13, 6, 9, format, 0};
+        OutputPair outputs(OutputLayout{{image}, {}});
+        std::vector<float>& level0 = outputs.hostLevel(0, 0);
+        const size_t values = size_t(13) * 6 * 9 * channelCount(format);
+        for (size_t i = 0; i < values; ++i) {
+            // Values whose means round: not representable sums of a few binary digits.
+            const float value = float((i * 7919) % 1013) * 0.013f - 3.1f;
+            if (format == TexelFormat::RGBA16Float)
+                reinterpret_cast<uint16_t*>(level0.data())[i] = floatToHalf(value);
+            else
+                level0[i] = value;
+        }
+        OutputPair::copyLevel(outputs.deviceImage(0).levels[0], true, 13, texelBytes(format), 6, 9,
+                              level0.data(), cudaMemcpyHostToDevice);
+        writeMipChain(image, outputs.hostTargets().images[0]);
+        writeMipChain(image, outputs.deviceTargets().images[0], stream);
+        size_t compared = 0;
+        std::string where;
+        bool bitIdentical = false;
+        const float worst = outputs.compare(stream, compared, where, bitIdentical);
+        EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
+        EXPECT_EQ(compared, (702u + 72u + 6u + 1u) * channelCount(format));
     }
 }
 
