@@ -2,12 +2,14 @@
 #include "colormap.h"
 #include "vk_check.h"
 #include "shared_layout.h"
+#include "volume_camera.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <tuple>
 
 namespace estuary {
 
@@ -164,7 +166,7 @@ void createPipelineLayout(const Device& device, Renderer& renderer) {
     // One push range for both pipelines (the blocks have the same size, shared_layout.h), so the
     // descriptor set stays bound across the switch from field to points.
     const VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                                   sizeof(FieldPushConstants)};
+                                   kPushConstantBytes};
     VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     layoutInfo.setLayoutCount = 1;
     layoutInfo.pSetLayouts = &renderer.setLayout;
@@ -305,6 +307,10 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
     renderer.fieldFormat = desc.fieldFormat;
     renderer.colormapCount = kColormapCount;
     renderer.fieldExtents.assign(desc.slotCount, VkExtent2D{0, 0});
+    renderer.fieldDepths.assign(desc.slotCount, 1);
+    renderer.volume = desc.volume;
+    if (desc.volume && desc.points)
+        throw runtimeError("createRenderer: a volume renderer draws no particles");
     renderer.pointBytes.assign(desc.slotCount, 0);
     renderer.maxPointSize = device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
     try {
@@ -333,12 +339,14 @@ void destroyRenderer(const Device& device, Renderer& renderer) {
 }
 
 void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkImageView view,
-                   VkExtent2D fieldExtent) {
+                   VkExtent2D fieldExtent, uint32_t fieldDepth) {
     if (slot >= renderer.slotSets.size())
         throw runtimeError("setFieldImage: slot " + std::to_string(slot) + " out of " +
                            std::to_string(renderer.slotSets.size()));
-    if (fieldExtent.width == 0 || fieldExtent.height == 0)
+    if (fieldExtent.width == 0 || fieldExtent.height == 0 || fieldDepth == 0)
         throw runtimeError("setFieldImage: empty field extent");
+    if (!renderer.volume && fieldDepth != 1)
+        throw runtimeError("setFieldImage: a 3D field needs a renderer made with volume");
     const VkDescriptorImageInfo field{renderer.fieldSampler, view,
                                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -349,6 +357,7 @@ void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkIm
     write.pImageInfo = &field;
     vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
     renderer.fieldExtents[slot] = fieldExtent;
+    renderer.fieldDepths[slot] = fieldDepth;
 }
 
 void setPointBuffer(const Device& device, Renderer& renderer, uint32_t slot, VkBuffer buffer,
@@ -390,6 +399,30 @@ void setViewMapping(Push& pc, VkExtent2D target, VkExtent2D field, const ViewPar
     pc.panX = view.panX;
     pc.panY = view.panY;
     pc.zoom = view.zoom;
+}
+
+VolumePushConstants volumePushConstants(VkExtent2D target, VkExtent2D field, uint32_t depth,
+                                        const ViewParams& view, uint32_t colormapCount) {
+    VolumePushConstants pc{};
+    setViewMapping(pc, target, field, view);
+    pc.fieldDepth = float(depth);
+    const OrbitCamera camera =
+        orbitCamera(view.yaw, view.pitch, view.zoom, target.width, target.height);
+    std::tie(pc.eyeX, pc.eyeY, pc.eyeZ) = std::tuple(camera.eye[0], camera.eye[1], camera.eye[2]);
+    std::tie(pc.forwardX, pc.forwardY, pc.forwardZ) =
+        std::tuple(camera.forward[0], camera.forward[1], camera.forward[2]);
+    std::tie(pc.rightX, pc.rightY, pc.rightZ) =
+        std::tuple(camera.right[0], camera.right[1], camera.right[2]);
+    std::tie(pc.upX, pc.upY, pc.upZ) = std::tuple(camera.up[0], camera.up[1], camera.up[2]);
+    pc.valueMin = view.valueMin;
+    pc.valueMax = view.valueMax;
+    pc.colormapIndex = float(view.colormap);
+    pc.colormapCount = float(colormapCount);
+    pc.opacity = std::max(view.opacity, 0.0f);
+    pc.sliceAxis = float(std::min(view.sliceAxis, 2u));
+    pc.slicePosition = std::clamp(view.slicePosition, 0.0f, 1.0f);
+    pc.lodBias = view.mipBias;
+    return pc;
 }
 
 // Before anything is recorded: a draw must not read past the slot's particle buffer.
@@ -453,16 +486,25 @@ void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, Vk
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pipelineLayout, 0, 1,
                             &renderer.slotSets[slot], 0, nullptr);
 
-    FieldPushConstants pc{};
-    setViewMapping(pc, targetExtent, renderer.fieldExtents[slot], view);
-    pc.mipBias = view.mipBias;
-    pc.valueMin = view.valueMin;
-    pc.valueMax = view.valueMax;
-    pc.colormapIndex = float(view.colormap);
-    pc.colormapCount = float(renderer.colormapCount);
-    vkCmdPushConstants(cmd, renderer.pipelineLayout,
-                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
-                       &pc);
+    if (renderer.volume) {
+        const VolumePushConstants pc =
+            volumePushConstants(targetExtent, renderer.fieldExtents[slot],
+                                renderer.fieldDepths[slot], view, renderer.colormapCount);
+        vkCmdPushConstants(cmd, renderer.pipelineLayout,
+                           VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
+                           &pc);
+    } else {
+        FieldPushConstants pc{};
+        setViewMapping(pc, targetExtent, renderer.fieldExtents[slot], view);
+        pc.mipBias = view.mipBias;
+        pc.valueMin = view.valueMin;
+        pc.valueMax = view.valueMax;
+        pc.colormapIndex = float(view.colormap);
+        pc.colormapCount = float(renderer.colormapCount);
+        vkCmdPushConstants(cmd, renderer.pipelineLayout,
+                           VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
+                           &pc);
+    }
     vkCmdDraw(cmd, 3, 1, 0, 0);
     if (view.pointCount > 0) recordPoints(renderer, cmd, slot, targetExtent, view);
     vkCmdEndRendering(cmd);

@@ -1,6 +1,7 @@
 // Draws a field image (any float format the device filters linearly, with a mip chain, in
 // SHADER_READ_ONLY_OPTIMAL) into a colour target with dynamic rendering: channel 0 or the length of
-// channels 0-1 through a colormap, or channels 0-2 as colour; and, optionally, particles over it:
+// channels 0-1 through a colormap, or channels 0-2 as colour; a 3D field ray-marched through a
+// transfer function or cut by a slice (RendererDesc::volume); and, optionally, particles over it:
 // points pulled from a storage buffer of vec4 (x, y, vx, vy) in field cells, coloured by speed and
 // blended additively. The app owns the field images and particle buffers (one per slot, i.e. per
 // frame in flight) and the targets; the renderer owns its pipelines, descriptors, samplers and the
@@ -28,6 +29,14 @@ struct ViewParams {
     uint32_t pointCount = 0;
     float pointSize = 1.0f;
     float pointSpeedMax = 1.0f;
+    // Volumes (renderers made with volume): the orbit camera (volume_camera.h; radians, zoom
+    // above brings it closer), the transfer function's extinction per voxel at the colormap's
+    // end, and the slice the slice view shows (axis 0 = x, 1 = y, 2 = z; position 0..1).
+    float yaw = kDefaultYaw, pitch = kDefaultPitch;
+    float opacity = 0.5f;
+    uint32_t sliceAxis = 2;
+    float slicePosition = 0.5f;
+    static constexpr float kDefaultYaw = 0.61086524f, kDefaultPitch = 0.43633231f; // 35°, 25°
 };
 
 // How texels become colours; the fragment shader's specialization constant (shared_layout.h).
@@ -46,6 +55,9 @@ struct RendererDesc {
     std::string fragmentShader = "field.frag";
     std::filesystem::path dataDir; // holds shaders/ and assets/
     uint32_t slotCount = 1;
+    // The field is a 3D image (a sampler3D; setFieldImage gets its depth) drawn by a volume shader
+    // (volume.frag ray-marches it, volume_slice.frag shows a slice) with VolumePushConstants.
+    bool volume = false;
     bool points = false; // also draw particles (points.vert/.frag) from setPointBuffer's buffers
 };
 
@@ -59,8 +71,10 @@ struct Renderer : MoveOnly {
     std::vector<VkDeviceSize> pointBytes;       // per slot; 0 until setPointBuffer
     float maxPointSize = 1.0f;                  // the device's largest point (largePoints)
     VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
-    std::vector<VkDescriptorSet> slotSets;   // one per slot
-    std::vector<VkExtent2D> fieldExtents;    // per slot; {0,0} until setFieldImage
+    std::vector<VkDescriptorSet> slotSets; // one per slot
+    std::vector<VkExtent2D> fieldExtents;  // per slot; {0,0} until setFieldImage
+    std::vector<uint32_t> fieldDepths;     // per slot; 1 for 2D fields
+    bool volume = false;
     VkSampler fieldSampler = VK_NULL_HANDLE; // trilinear, clamp to edge, all levels
     Image colormaps;                         // kColormapSize x colormapCount RGBA8, one map per row
     VkSampler colormapSampler = VK_NULL_HANDLE;
@@ -74,10 +88,10 @@ struct Renderer : MoveOnly {
 Renderer createRenderer(const Device& device, VkCommandPool pool, const RendererDesc& desc);
 void destroyRenderer(const Device& device, Renderer& renderer);
 
-// Points the slot's descriptor at a field view. Only while no submitted work using the slot is
-// still in flight.
+// Points the slot's descriptor at a field view (a 3D view of `fieldDepth` for volume renderers).
+// Only while no submitted work using the slot is still in flight.
 void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkImageView view,
-                   VkExtent2D fieldExtent);
+                   VkExtent2D fieldExtent, uint32_t fieldDepth = 1);
 
 // Points the slot's particle descriptor at `buffer` (`bytes` long: bytes / 16 particles). Only
 // while no submitted work using the slot is still in flight; renderers made with points only.

@@ -54,6 +54,38 @@
     float colormapCount;                                                                           \
     float intensity;
 
+// A volume's draw (volume.frag ray-marches it, volume_slice.frag shows one slice), sampled as a
+// sampler3D. The view mapping first (field sizes: the volume's width and height; the slice view
+// letterboxes its slice with it), then the volume's depth, the orbit camera in the volume's frame
+// (the volume spans [-s/2, s/2] with s = size / largest side; the ray through pixel (px, py) is
+// eye + t * (forward + x * right + y * up) with (x, y) = 2 * (px, py) / target - 1, right and up
+// scaled so their lengths are tan(fov/2) * aspect and tan(fov/2), up pointing to the top row),
+// the transfer function (colormap over [valueMin, valueMax]; extinction per voxel
+// opacity * normalised value), and the slice: axis 0 = x, 1 = y, 2 = z at position 0..1.
+#define ESTUARY_VOLUME_PUSH_CONSTANTS                                                              \
+    ESTUARY_VIEW_PUSH_CONSTANTS                                                                    \
+    float fieldDepth;                                                                              \
+    float eyeX;                                                                                    \
+    float eyeY;                                                                                    \
+    float eyeZ;                                                                                    \
+    float forwardX;                                                                                \
+    float forwardY;                                                                                \
+    float forwardZ;                                                                                \
+    float rightX;                                                                                  \
+    float rightY;                                                                                  \
+    float rightZ;                                                                                  \
+    float upX;                                                                                     \
+    float upY;                                                                                     \
+    float upZ;                                                                                     \
+    float valueMin;                                                                                \
+    float valueMax;                                                                                \
+    float colormapIndex;                                                                           \
+    float colormapCount;                                                                           \
+    float opacity;                                                                                 \
+    float sliceAxis;                                                                               \
+    float slicePosition;                                                                           \
+    float lodBias;
+
 #ifdef __cplusplus
 namespace estuary {
 struct FieldPushConstants {
@@ -62,10 +94,17 @@ struct FieldPushConstants {
 struct PointPushConstants {
     ESTUARY_POINT_PUSH_CONSTANTS
 };
-// Both pipelines share one layout with one push range, so both blocks have the same size.
+struct VolumePushConstants {
+    ESTUARY_VOLUME_PUSH_CONSTANTS
+};
+// All pipelines share one layout with one push range as large as the largest block (the volume's),
+// within the 128 bytes every device offers.
 static_assert(sizeof(FieldPushConstants) == 12 * sizeof(float) &&
-                  sizeof(PointPushConstants) == sizeof(FieldPushConstants),
+                  sizeof(PointPushConstants) == sizeof(FieldPushConstants) &&
+                  sizeof(VolumePushConstants) == 28 * sizeof(float),
               "push constants must stay tightly packed scalars (std430 == C++)");
+inline constexpr unsigned kPushConstantBytes = sizeof(VolumePushConstants);
+static_assert(kPushConstantBytes <= 128, "the push range must fit every device's minimum limit");
 } // namespace estuary
 #endif
 
