@@ -184,7 +184,7 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
         result.particlesPerFrame = sim::activeParticles(
             s.particles, points.shareParam >= 0 ? s.params[size_t(points.shareParam)] : 1.0f);
         const sim::OutputLayout layout =
-            s.simulation->outputs({o.grid.width, o.grid.height, 1, s.particles});
+            s.simulation->outputs({o.grid.width, o.grid.height, o.grid.depth, s.particles});
         for (const sim::ImageOutput& image : layout.images)
             result.outputBytesPerFrame += double(imageBytes(image));
         for (const sim::BufferOutput& buffer : layout.buffers)
@@ -226,6 +226,9 @@ int runBench(const Options& options, RunOutputs& outputs) {
     report.config.simulation = def.name;
     report.config.width = options.grid.width;
     report.config.height = options.grid.height;
+    report.config.depth = options.grid.depth;
+    report.config.outputWidth = options.resolution.width;
+    report.config.outputHeight = options.resolution.height;
     report.config.stepsPerFrame =
         uint32_t(options.stepsPerFrame >= 0 ? options.stepsPerFrame : def.stepsPerFrame);
     report.config.framesInFlight = options.framesInFlight;
@@ -237,10 +240,10 @@ int runBench(const Options& options, RunOutputs& outputs) {
     for (BenchMode mode : options.benchModes)
         report.config.modes +=
             (report.config.modes.empty() ? "" : ",") + std::string(benchModeName(mode));
-    std::printf("estuary bench: %s %ux%u, %u steps/frame, %u warm-up + %u frames, %u in flight, "
+    std::printf("estuary bench: %s %s, %u steps/frame, %u warm-up + %u frames, %u in flight, "
                 "drawn by %s\n",
-                def.name.c_str(), options.grid.width, options.grid.height,
-                report.config.stepsPerFrame, options.warmup, options.frames, options.framesInFlight,
+                def.name.c_str(), gridName(options.grid).c_str(), report.config.stepsPerFrame,
+                options.warmup, options.frames, options.framesInFlight,
                 consumerName(options.consumer));
     std::fflush(stdout);
     for (BenchMode mode : options.benchModes) {

@@ -257,6 +257,7 @@ void writeConfiguration(JsonWriter& w, const BenchConfig& config) {
     w.key("simulation").string(config.simulation);
     w.key("width").integer(config.width);
     w.key("height").integer(config.height);
+    w.key("depth").integer(config.depth);
     w.key("particles").integer(config.particles);
     w.key("steps_per_frame").integer(config.stepsPerFrame);
     w.key("frames_in_flight").integer(config.framesInFlight);
@@ -265,13 +266,15 @@ void writeConfiguration(JsonWriter& w, const BenchConfig& config) {
     w.key("modes").string(config.modes);
     w.key("seed").integer(config.seed);
     w.key("consumer").string(config.consumer);
+    w.key("output_width").integer(config.outputWidth);
+    w.key("output_height").integer(config.outputHeight);
     w.endObject();
 }
 
 void writeThroughput(JsonWriter& w, const BenchReport& report, const ModeResult& mode,
                      const ModeStats& stats) {
     const double cellSteps = double(report.config.width) * double(report.config.height) *
-                             double(report.config.stepsPerFrame);
+                             double(report.config.depth) * double(report.config.stepsPerFrame);
     const double bytes = knownOrNaN(mode.bytesPerCellStep);
     const double particleSteps =
         double(mode.particlesPerFrame) * double(report.config.stepsPerFrame);
@@ -289,6 +292,9 @@ void writeThroughput(JsonWriter& w, const BenchReport& report, const ModeResult&
     w.key("bytes_per_particle_step").number(mode.bytesPerParticleStep);
     w.key("output_bytes_per_frame").number(mode.outputBytesPerFrame);
     w.key("host_bytes_per_frame").number(mode.hostBytesPerFrame);
+    const double pixels = double(report.config.outputWidth) * double(report.config.outputHeight);
+    w.key("render_ns_per_output_pixel")
+        .number(field(stats.render, &Summary::p50) * 1e6 / (pixels > 0 ? pixels : kNotMeasured));
     w.endObject();
 }
 
@@ -398,7 +404,7 @@ std::string toJson(const BenchReport& report) {
     const std::vector<Named> modes = distinctModes(report);
     JsonWriter w;
     w.beginObject();
-    w.key("schema_version").integer(5);
+    w.key("schema_version").integer(6);
     w.key("interrupted").boolean(report.interrupted);
     w.key("environment");
     writeEnvironment(w, report.env);

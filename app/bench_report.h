@@ -2,7 +2,7 @@
 // its three outputs: JSON (summaries computed here from the samples), a per-frame CSV, and a
 // terminal table. No GPU types; scripts/plot_bench.py draws the PNG from the JSON and CSV.
 //
-// JSON schema (schema_version 5; keys always present and in this order, unknowable values null):
+// JSON schema (schema_version 6; keys always present and in this order, unknowable values null):
 //   interrupted   true when a stop signal ended the run early: the modes hold the frames measured
 //                 until then (frames_measured < configuration.frames; a note says which signal),
 //                 modes not reached have no frames
@@ -10,8 +10,9 @@
 //                  cuda_runtime_version, cuda_driver_version, backend, git_revision, build_type,
 //                  host_name, date, sm_count, memory_clock_mhz, memory_bus_width_bits,
 //                  peak_bandwidth_GBps}
-//   configuration {simulation, width, height, particles, steps_per_frame, frames_in_flight,
-//                  warmup, frames, modes, seed, consumer}
+//   configuration {simulation, width, height, depth, particles, steps_per_frame,
+//                  frames_in_flight, warmup, frames, modes, seed, consumer, output_width,
+//                  output_height}
 //   modes [ {mode, handoff, frames_measured, wall_seconds, note,
 //            frame_time_ms {mean, stddev, cov, min, p50, p90, p95, p99, p99_9, max},
 //            fps_mean, one_percent_low_fps, one_percent_low_definition,
@@ -21,8 +22,10 @@
 //            throughput {cell_updates_per_s, sim_achieved_GBps, sim_percent_of_peak_bandwidth,
 //                        bytes_per_cell_step, particles_per_frame, particle_steps_per_s,
 //                        bytes_per_particle_step, output_bytes_per_frame,
-//                        host_bytes_per_frame}} ]
-//   (sim_achieved_GBps counts cells and particles; output_bytes_per_frame: every output image
+//                        host_bytes_per_frame, render_ns_per_output_pixel}} ]
+//   (depth: 1 for 2D grids; cells are width x height x depth. render_ns_per_output_pixel: the
+//    render segment's p50 over output_width x output_height, e.g. a ray march's cost per pixel.
+//    sim_achieved_GBps counts cells and particles; output_bytes_per_frame: every output image
 //    level and buffer the simulation hands to the renderer per frame; host_bytes_per_frame: what
 //    crosses between host memory and the GPU per frame: 0 with interop, download + upload of the
 //    outputs in host-copy, the upload on the CPU backend)
@@ -65,7 +68,8 @@ double ddrPeakBandwidthGBs(double memoryClockMHz, int memoryBusWidthBits);
 
 struct BenchConfig {
     std::string simulation; // --sim
-    uint32_t width = 0, height = 0, stepsPerFrame = 0, framesInFlight = 0, warmup = 0, frames = 0;
+    uint32_t width = 0, height = 0, depth = 1, outputWidth = 0, outputHeight = 0;
+    uint32_t stepsPerFrame = 0, framesInFlight = 0, warmup = 0, frames = 0;
     uint32_t particles = 0; // --particles (0 for simulations without them)
     std::string modes;      // as given on the command line, e.g. "pipelined,serialized,host-copy"
     uint64_t seed = 0;

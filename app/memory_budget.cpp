@@ -13,7 +13,7 @@ uint64_t imageBytes(const sim::ImageOutput& image) {
     uint64_t bytes = 0;
     for (uint32_t level = 0; level < sim::levelCount(image); ++level)
         bytes += uint64_t(sim::mipSize(image.width, level)) * sim::mipSize(image.height, level) *
-                 sim::texelBytes(image.format);
+                 sim::mipSize(image.depth, level) * sim::texelBytes(image.format);
     return bytes;
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 
 namespace estuary {
@@ -39,7 +40,8 @@ const char* glHandoffName(GlHandoff handoff) {
     }
 }
 
-std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint32_t maxSide) {
+std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint32_t maxSide,
+                                  bool allowDepth) {
     const size_t x = text.find('x');
     if (x == std::string_view::npos) return std::nullopt;
     auto side = [&](std::string_view s) -> std::optional<uint32_t> {
@@ -51,9 +53,27 @@ std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint3
         return v;
     };
     const auto w = side(text.substr(0, x));
-    const auto h = side(text.substr(x + 1));
+    const std::string_view rest = text.substr(x + 1);
+    const size_t x2 = rest.find('x');
+    if (x2 != std::string_view::npos) {
+        if (!allowDepth) return std::nullopt;
+        const auto h = side(rest.substr(0, x2));
+        const auto d = side(rest.substr(x2 + 1));
+        if (!w || !h || !d) return std::nullopt;
+        return Extent{*w, *h, *d};
+    }
+    const auto h = side(rest);
     if (!w || !h) return std::nullopt;
     return Extent{*w, *h};
+}
+
+Extent defaultGrid(uint32_t dimensions) {
+    return dimensions == 3 ? Extent{128, 128, 128} : Extent{512, 512};
+}
+
+std::string gridName(const Extent& grid) {
+    return std::to_string(grid.width) + "x" + std::to_string(grid.height) +
+           (grid.depth != 1 ? "x" + std::to_string(grid.depth) : std::string());
 }
 
 const char* presentModeName(PresentMode mode) {
@@ -81,6 +101,9 @@ const char* benchModeName(BenchMode mode) {
 namespace {
 
 constexpr uint32_t kMaxGridSide = 16384;
+// 3D grids: 2048³ cells is 32 GiB per float field already; the memory check refuses what does
+// not fit long before this.
+constexpr uint32_t kMaxVolumeSide = 2048;
 constexpr uint32_t kMaxResolutionSide = 8192;
 
 std::string colormapList() {
@@ -134,14 +157,18 @@ CLI::Validator outputPath() {
         "PATH");
 }
 
-CLI::Validator extentValidator(uint32_t maxSide) {
+CLI::Validator extentValidator(uint32_t maxSide, bool allowDepth = false) {
     return CLI::Validator(
-        [maxSide](std::string& value) -> std::string {
-            if (parseExtent(value, 1, maxSide)) return {};
+        [maxSide, allowDepth](std::string& value) -> std::string {
+            if (parseExtent(value, 1, maxSide, allowDepth)) return {};
+            if (allowDepth)
+                return "'" + value + "' is not a size WxH or WxHxD (allowed: two or three " +
+                       "integers 1.." + std::to_string(maxSide) +
+                       " joined by 'x', e.g. 512x512, or 128x128x128 for 3D simulations)";
             return "'" + value + "' is not a size WxH (allowed: two integers 1.." +
                    std::to_string(maxSide) + " joined by 'x', e.g. 512x512)";
         },
-        "WxH");
+        allowDepth ? "WxH[xD]" : "WxH");
 }
 
 // "NAME=VALUE" → a setting checked against the simulation's table; the error names the parameter,
@@ -166,6 +193,30 @@ std::optional<std::string> parseParam(const sim::SimDefinition& def, const std::
     if (std::string bad = sim::checkParamValue(spec, out.value); !bad.empty())
         return "--param " + text + " for " + def.name + ": " + bad;
     return std::nullopt;
+}
+
+// "YAW,PITCH" in degrees, pitch within ±85 (the orbit camera stops short of the poles).
+std::optional<std::pair<float, float>> parseCamera(const std::string& text) {
+    const size_t comma = text.find(',');
+    if (comma == std::string::npos) return std::nullopt;
+    auto number = [](std::string_view s) -> std::optional<float> {
+        float v = 0;
+        auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (ec != std::errc() || end != s.data() + s.size() || s.empty() || !std::isfinite(v))
+            return std::nullopt;
+        return v;
+    };
+    const auto yaw = number(std::string_view(text).substr(0, comma));
+    const auto pitch = number(std::string_view(text).substr(comma + 1));
+    if (!yaw || !pitch || std::abs(*pitch) > 85.0f) return std::nullopt;
+    return std::pair(*yaw, *pitch);
+}
+
+std::string volumeSimulationNames() {
+    std::string names;
+    for (const sim::SimDefinition& def : simulations())
+        if (def.dimensions == 3) names += (names.empty() ? "" : ", ") + def.name;
+    return names.empty() ? "none" : names;
 }
 
 std::string particleSimulationNames() {
@@ -238,7 +289,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                  "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 unsupported environment, "
                  "130/143 stopped by SIGINT/SIGTERM (what was asked is still written)."};
     app.name("estuary");
-    std::string grid = "512x512", resolution = "768x768", backend = "auto";
+    std::string grid, resolution = "768x768", backend = "auto";
     bool version = false, listSims = false;
     std::vector<std::string> params;
     app.add_option("--sim", o.simulation,
@@ -267,7 +318,10 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                    "Frames to run (default: 300 headless, until closed; --bench: 5000, at most " +
                        std::to_string(kMaxBenchFrames) + ")")
         ->transform(wholeNumber(1, 100'000'000));
-    app.add_option("--size", grid, "Simulation grid WxH")->check(extentValidator(kMaxGridSide));
+    app.add_option("--size", grid,
+                   "Simulation grid WxH, or WxHxD for 3D simulations (default: 512x512, "
+                   "128x128x128 in 3D)")
+        ->check(extentValidator(kMaxGridSide, true));
     app.add_option("--resolution", resolution, "Output image / window size WxH")
         ->check(extentValidator(kMaxResolutionSide));
     app.add_option("--steps-per-frame", o.stepsPerFrame,
@@ -293,6 +347,18 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                 return "'" + value + "' is not a colormap (allowed: " + colormapList() + ")";
             },
             "NAME"));
+    std::string camera, sliceAxis;
+    app.add_option("--camera", camera,
+                   "Volumes: the orbit camera's YAW,PITCH in degrees (default 35,25; the window: "
+                   "drag to rotate, wheel to zoom, R to reset)");
+    app.add_option("--opacity", o.opacity,
+                   "Volumes: extinction per voxel at the colormap's end, 0..50 (default 0.5)")
+        ->check(CLI::Range(0.0f, 50.0f));
+    app.add_option("--slice-axis", sliceAxis, "Volumes: the slice view's axis, x, y or z")
+        ->check(CLI::IsMember({"x", "y", "z"}));
+    app.add_option("--slice-position", o.slicePosition,
+                   "Volumes: the slice view's position along its axis, 0..1 (default 0.5)")
+        ->check(CLI::Range(0.0f, 1.0f));
     app.add_option("--screenshot", o.screenshot,
                    "Write the last frame to this PNG (headless default: estuary.png; - is stdout)")
         ->check(outputPath());
@@ -365,10 +431,42 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                                   std::to_string(def.particles.max));
         o.particles = int64_t(count);
     }
-    o.grid = *parseExtent(grid, 1, kMaxGridSide);
+    if (grid.empty())
+        o.grid = defaultGrid(def.dimensions);
+    else
+        o.grid = *parseExtent(grid, 1, kMaxGridSide, true);
+    if (def.dimensions == 3 && o.grid.depth == 1)
+        return usage(out, "--size " + grid + ": " + def.name +
+                              " is a 3D simulation; give its grid as WxHxD, e.g. 128x128x128");
+    if (def.dimensions != 3 && o.grid.depth != 1)
+        return usage(out, "--size " + grid + ": " + def.name +
+                              " is a 2D simulation; give its grid as WxH (3D simulations: " +
+                              volumeSimulationNames() + ")");
+    if (o.grid.depth > kMaxVolumeSide ||
+        (def.dimensions == 3 && std::max(o.grid.width, o.grid.height) > kMaxVolumeSide))
+        return usage(out, "--size " + grid + ": a 3D grid's sides are at most " +
+                              std::to_string(kMaxVolumeSide));
     o.resolution = *parseExtent(resolution, 1, kMaxResolutionSide);
     o.backend = backend == "cuda" ? Backend::Cuda : backend == "cpu" ? Backend::Cpu : Backend::Auto;
     o.consumer = consumer == "opengl" ? Consumer::OpenGL : Consumer::Vulkan;
+    if (def.dimensions == 3 && o.consumer == Consumer::OpenGL)
+        return usage(out, "--consumer opengl draws 2D fields; " + def.name +
+                              " is a 3D simulation, drawn by the Vulkan renderer (--consumer "
+                              "vulkan)");
+    for (const char* volumeOnly : {"--camera", "--opacity", "--slice-axis", "--slice-position"})
+        if (def.dimensions != 3 && app.count(volumeOnly) > 0)
+            return usage(out, std::string(volumeOnly) + " is an option of 3D simulations (" +
+                                  volumeSimulationNames() + "); " + def.name + " is 2D");
+    if (!camera.empty()) {
+        const auto angles = parseCamera(camera);
+        if (!angles)
+            return usage(out, "--camera '" + camera +
+                                  "' is not YAW,PITCH in degrees (allowed: yaw any number, "
+                                  "pitch -85..85, e.g. 35,25)");
+        o.cameraYawDegrees = angles->first;
+        o.cameraPitchDegrees = angles->second;
+    }
+    if (!sliceAxis.empty()) o.sliceAxis = sliceAxis == "x" ? 0 : sliceAxis == "y" ? 1 : 2;
     o.glHandoff = glHandoff == "timeline" ? GlHandoff::Timeline
                   : glHandoff == "binary" ? GlHandoff::Binary
                   : glHandoff == "host"   ? GlHandoff::Host

@@ -38,7 +38,13 @@ const char* benchModeName(BenchMode mode);
 struct Extent {
     uint32_t width = 0;
     uint32_t height = 0;
+    uint32_t depth = 1; // > 1 only for the grids of 3D simulations (--size WxHxD)
 };
+
+// "512x512", or "128x128x64" for a grid with a depth.
+std::string gridName(const Extent& grid);
+// The grid when --size is not given: 512x512, or 128x128x128 for 3D simulations.
+Extent defaultGrid(uint32_t dimensions);
 
 struct ParamSetting {
     std::string name;
@@ -51,8 +57,8 @@ struct Options {
     std::string view;                 // --view NAME of the simulation's views; empty: its first
     int64_t particles = -1; // --particles, for simulations that carry them; -1: their default
     bool headless = false;
-    uint32_t frames = 0; // 0: 300 headless, until the window closes otherwise
-    Extent grid{512, 512};
+    uint32_t frames = 0;   // 0: 300 headless, until the window closes otherwise
+    Extent grid{512, 512}; // default: 512x512, 128x128x128 for 3D simulations
     Extent resolution{768, 768};
     int stepsPerFrame = -1; // -1: the simulation's default
     Backend backend = Backend::Auto;
@@ -64,6 +70,12 @@ struct Options {
     bool validate = false;
     uint32_t framesInFlight = 2; // interactive default; --bench defaults to kBenchFramesInFlight
     uint64_t seed = 1;
+    // Volumes (3D simulations): the orbit camera in degrees, the transfer function's opacity, the
+    // slice view's axis (0 = x, 1 = y, 2 = z) and position (0..1)
+    float cameraYawDegrees = 35, cameraPitchDegrees = 25;
+    float opacity = 0.5f;
+    uint32_t sliceAxis = 2;
+    float slicePosition = 0.5f;
     // Window
     PresentMode presentMode = PresentMode::Fifo;
     bool noUi = false;
@@ -90,7 +102,9 @@ struct ParseOutcome {
 
 ParseOutcome parseOptions(int argc, const char* const* argv);
 
-// "WxH" with both sides in [minSide, maxSide]; nullopt otherwise.
-std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint32_t maxSide);
+// "WxH" with both sides in [minSide, maxSide], or with `allowDepth` also "WxHxD"; nullopt
+// otherwise.
+std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint32_t maxSide,
+                                  bool allowDepth = false);
 
 } // namespace estuary

@@ -86,12 +86,11 @@ void checkRunFitsInMemory(const Session& session, const BackendConfig& config) {
     if (kind != BackendKind::Cpu) cudaFree = interop::cudaFreeMemory(session.choice.cudaDevice);
 #endif
     const sim::OutputLayout layout = checkedOutputs(config);
-    const uint64_t cells = uint64_t(config.grid.width) * config.grid.height;
+    const uint64_t cells = uint64_t(config.grid.width) * config.grid.height * config.grid.depth;
     const MemoryNeed need =
         estimateMemory(*config.simulation, layout, cells, config.slots, kind, config.particles);
     checkMemoryBudget(need, queryMemoryBudget(session.device, cudaFree),
-                      config.simulation->name + " on a " + std::to_string(config.grid.width) + "x" +
-                          std::to_string(config.grid.height) + " grid" +
+                      config.simulation->name + " on a " + gridName(config.grid) + " grid" +
                           (config.particles
                                ? " with " + std::to_string(config.particles) + " particles"
                                : std::string()) +
@@ -160,10 +159,12 @@ void openRenderer(Session& session) {
     desc.dataDir = session.dataDir;
     desc.slotCount = session.backend->slotCount();
     desc.points = def.points.buffer >= 0 && session.particles > 0;
+    desc.volume = session.backend->displayImage(0).shape.viewType == VK_IMAGE_VIEW_TYPE_3D;
     session.renderer = createRenderer(session.device, session.pool, desc);
     for (uint32_t slot = 0; slot < session.backend->slotCount(); ++slot) {
         const Image& field = session.backend->displayImage(slot);
-        setFieldImage(session.device, session.renderer, slot, field.view, field.extent);
+        setFieldImage(session.device, session.renderer, slot, field.view, field.extent,
+                      field.shape.depth);
         if (desc.points) {
             const Buffer& points = session.backend->outputBuffer(slot, uint32_t(def.points.buffer));
             setPointBuffer(session.device, session.renderer, slot, points.handle, points.size);
@@ -309,6 +310,9 @@ void switchSimulation(Session& session, const sim::SimDefinition& def) {
         session.viewIndex = uint32_t(std::max(0, sim::findView(def, session.options.view)));
     session.view.valueMin = currentView(session).valueMin;
     session.view.valueMax = currentView(session).valueMax;
+    // A 2D grid for a 3D simulation (or the reverse), when the window switches: its default.
+    if ((def.dimensions == 3) != (session.options.grid.depth > 1))
+        session.options.grid = defaultGrid(def.dimensions);
     if (!session.backend) return; // not opened yet: openDevice builds them
     drainFrames(session);
     destroyRenderer(session.device, session.renderer);
@@ -351,6 +355,12 @@ void openInstance(Session& session, const Options& options,
     (void)faultPlan(); // a malformed ESTUARY_FAULT is exit 2 before any work
     session.dataDir = findDataDir();
     session.view.colormap = findColormap(options.colormap).value_or(0);
+    constexpr float kRadiansPerDegree = 0.017453292f;
+    session.view.yaw = options.cameraYawDegrees * kRadiansPerDegree;
+    session.view.pitch = options.cameraPitchDegrees * kRadiansPerDegree;
+    session.view.opacity = options.opacity;
+    session.view.sliceAxis = options.sliceAxis;
+    session.view.slicePosition = options.slicePosition;
     const sim::SimDefinition* def = findSimulation(options.simulation);
     if (!def)
         throw usageError("--sim " + options.simulation +

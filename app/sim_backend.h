@@ -42,6 +42,11 @@ struct BackendConfig {
     bool binaryHandoff = false;
 };
 
+// The simulation's view of the config's grid.
+inline sim::GridSize gridSizeOf(const BackendConfig& config) {
+    return {config.grid.width, config.grid.height, config.grid.depth, config.particles};
+}
+
 // An output image as a consumer outside Vulkan imports it: its exported memory and shape.
 struct SharedImage {
     VkDeviceMemory memory = VK_NULL_HANDLE;

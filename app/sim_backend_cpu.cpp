@@ -20,13 +20,11 @@ sim::OutputLayout checkedOutputs(const BackendConfig& config) {
     if (config.particles > def.particles.max)
         throw usageError("--particles " + std::to_string(config.particles) + " is more than " +
                          def.name + " takes (at most " + std::to_string(def.particles.max) + ")");
-    sim::OutputLayout layout =
-        def.outputs({config.grid.width, config.grid.height, 1, config.particles});
-    for (const sim::ImageOutput& image : layout.images)
-        if (image.depth != 1)
-            throw unsupported(def.name + " writes a 3D image ('" + image.name +
-                              "'), which this estuary cannot draw yet");
-    return layout;
+    if (def.dimensions == 3 && config.grid.depth == 1)
+        throw usageError(def.name + " is a 3D simulation: its grid needs a depth (WxHxD)");
+    if (def.dimensions != 3 && config.grid.depth != 1)
+        throw usageError(def.name + " is a 2D simulation: its grid has no depth (WxH)");
+    return def.outputs(gridSizeOf(config));
 }
 
 namespace {
@@ -34,9 +32,7 @@ namespace {
 class CpuBackend final : public StagedBackend {
   public:
     CpuBackend(const Device& device, const BackendConfig& config)
-        : StagedBackend(device, config),
-          sim_(config.simulation->createCpu(
-              {config.grid.width, config.grid.height, 1, config.particles})) {
+        : StagedBackend(device, config), sim_(config.simulation->createCpu(gridSizeOf(config))) {
         if (faultPlan().allocFail)
             throwVkFailure(VK_ERROR_OUT_OF_DEVICE_MEMORY,
                            "vkAllocateMemory (ESTUARY_FAULT=alloc-fail)", __FILE__, __LINE__);

@@ -15,6 +15,7 @@
 #include "simulations.h"
 #include "vk_check.h"
 
+#include <cuda_runtime.h> // make_cudaPitchedPtr and friends
 #include <array>
 #include <cstring>
 #include <vector>
@@ -31,6 +32,27 @@ struct SlotTargets {
     sim::DeviceTargets targets() const { return {images, buffers}; }
 };
 
+// One texel between pinned host memory and texel (x, y) of `array` (slice 0 of a 3D array), in
+// stream order. cudaMemcpy3D, unlike the 2D copies, takes arrays of every dimensionality.
+void copyTexel(cudaArray_t array, size_t x, size_t y, void* host, size_t texelBytes,
+               cudaMemcpyKind kind, cudaStream_t stream) {
+    cudaMemcpy3DParms copy{};
+    const cudaPitchedPtr hostPtr = make_cudaPitchedPtr(host, texelBytes, 1, 1);
+    const cudaPos at = make_cudaPos(x, y, 0); // array positions count elements, not bytes
+    if (kind == cudaMemcpyHostToDevice) {
+        copy.srcPtr = hostPtr;
+        copy.dstArray = array;
+        copy.dstPos = at;
+    } else {
+        copy.srcArray = array;
+        copy.srcPos = at;
+        copy.dstPtr = hostPtr;
+    }
+    copy.extent = make_cudaExtent(1, 1, 1);
+    copy.kind = kind;
+    CUDA_CHECK(cudaMemcpy3DAsync(&copy, stream));
+}
+
 class CudaBackend final : public SimBackend {
   public:
     CudaBackend(const Device& device, VkCommandPool pool, const BackendConfig& config,
@@ -44,8 +66,7 @@ class CudaBackend final : public SimBackend {
         try {
             CUDA_CHECK(cudaSetDevice(cudaDevice));
             CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-            sim_ = config.simulation->createCuda(
-                {config.grid.width, config.grid.height, 1, config.particles});
+            sim_ = config.simulation->createCuda(gridSizeOf(config));
             sim_->reset(config.seed, stream_);
             createOutputs(pool, config);
             if (faultPlan().allocFail)
@@ -133,8 +154,7 @@ class CudaBackend final : public SimBackend {
             // This entry's previous copy (frame - ring) finished before that frame was drawn, and
             // the host waited for that, so rewriting the pinned source now is safe.
             writeStampTexel(stamp, layout_.images[display_].format, float(frame));
-            CUDA_CHECK(cudaMemcpy2DToArrayAsync(shown.levels[0], 0, 0, stamp, texel, texel, 1,
-                                                cudaMemcpyHostToDevice, stream_));
+            copyTexel(shown.levels[0], 0, 0, stamp, texel, cudaMemcpyHostToDevice, stream_);
             // The buffers' stamp: the frame index as a float in their last 4 bytes.
             bufferStamp[0] = float(frame);
             for (size_t b = 0; b < buffers_.size(); ++b)
@@ -144,9 +164,8 @@ class CudaBackend final : public SimBackend {
                                            stream_));
         }
         if (probe_.active())
-            CUDA_CHECK(cudaMemcpy2DFromArrayAsync(probe, texel, shown.levels[0],
-                                                  size_t(probe_.x) * texel, size_t(probe_.y), texel,
-                                                  1, cudaMemcpyDeviceToHost, stream_));
+            copyTexel(shown.levels[0], size_t(probe_.x), size_t(probe_.y), probe, texel,
+                      cudaMemcpyDeviceToHost, stream_);
         probeValid_[entry] = probe_.active();
         CUDA_CHECK(cudaEventRecord(ev.end, stream_));
         ev.used = true;
@@ -270,6 +289,7 @@ class CudaBackend final : public SimBackend {
             ImageRingDesc desc;
             desc.format = vulkanFormat(output.format);
             desc.extent = {output.width, output.height};
+            desc.shape = imageShapeOf(output);
             desc.mipLevels = sim::levelCount(output);
             desc.name = config.simulation->name + " " + output.name;
             images_.push_back(createImageRing(device_, pool, timelines_, desc));

@@ -10,6 +10,7 @@
 #include "cuda_simulation.h"
 #include "staged_outputs.h"
 
+#include <cuda_runtime.h> // make_cudaPitchedPtr and friends
 #include <cstring>
 #include <vector>
 
@@ -29,8 +30,7 @@ class HostCopyBackend final : public StagedBackend {
                                   "cudaMalloc (ESTUARY_FAULT=alloc-fail)", __FILE__, __LINE__);
             CUDA_CHECK(cudaSetDevice(cudaDevice));
             CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-            sim_ = config.simulation->createCuda(
-                {config.grid.width, config.grid.height, 1, config.particles});
+            sim_ = config.simulation->createCuda(gridSizeOf(config));
             sim_->reset(config.seed, stream_);
             for (const sim::ImageOutput& output : layout_.images)
                 privateImages_.push_back(sim::createDeviceImage(output));
@@ -95,6 +95,16 @@ class HostCopyBackend final : public StagedBackend {
             for (size_t level = 0; level < staged.regions.size(); ++level) {
                 const VkExtent3D e = staged.regions[level].imageExtent;
                 const size_t rowBytes = e.width * texel;
+                if (e.depth > 1) { // a 3D level: slices one after another
+                    cudaMemcpy3DParms copy{};
+                    copy.srcArray = privateImages_[i].levels[level];
+                    copy.dstPtr = make_cudaPitchedPtr(pinned + staged.regions[level].bufferOffset,
+                                                      rowBytes, e.width, e.height);
+                    copy.extent = make_cudaExtent(e.width, e.height, e.depth);
+                    copy.kind = cudaMemcpyDeviceToHost;
+                    CUDA_CHECK(cudaMemcpy3DAsync(&copy, stream_));
+                    continue;
+                }
                 CUDA_CHECK(cudaMemcpy2DFromArrayAsync(pinned + staged.regions[level].bufferOffset,
                                                       rowBytes, privateImages_[i].levels[level], 0,
                                                       0, rowBytes, e.height, cudaMemcpyDeviceToHost,

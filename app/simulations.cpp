@@ -7,7 +7,8 @@
 #define ESTUARY_SIMULATIONS(X)                                                                     \
     X(grayScottSimulation)                                                                         \
     X(waveSimulation)                                                                              \
-    X(fluidSimulation)
+    X(fluidSimulation)                                                                             \
+    X(grayScott3dSimulation)
 
 namespace estuary {
 
@@ -46,7 +47,8 @@ std::string listSimulations() {
     std::string out;
     for (const sim::SimDefinition& def : simulations())
         out += def.name + std::string(width + 2 - def.name.size(), ' ') + def.description +
-               " (views: " + sim::viewNames(def) + (def.particles.max ? "; particles" : "") + ")\n";
+               " (views: " + sim::viewNames(def) + (def.particles.max ? "; particles" : "") +
+               (def.dimensions == 3 ? "; 3D grid, --size WxHxD" : "") + ")\n";
     return out;
 }
 
@@ -62,6 +64,11 @@ VkFormat vulkanFormat(sim::TexelFormat format) {
         return VK_FORMAT_R16G16B16A16_SFLOAT;
     }
     return VK_FORMAT_UNDEFINED;
+}
+
+ImageShape imageShapeOf(const sim::ImageOutput& output) {
+    if (output.depth > 1) return {VK_IMAGE_VIEW_TYPE_3D, output.depth, 1};
+    return {};
 }
 
 } // namespace estuary

@@ -1,11 +1,10 @@
 // The simulations estuary offers (--sim, --list-sims, the window's selector), in one list in
 // simulations.cpp: adding a simulation is its files in cuda_sim/ plus one line there. Also the one
-// mapping from a simulation's texel formats to Vulkan formats.
+// mapping from a simulation's outputs to Vulkan formats and image shapes.
 #pragma once
 
+#include "resources.h"
 #include "simulation.h"
-
-#include <vulkan/vulkan_core.h>
 
 #include <span>
 #include <string>
@@ -23,5 +22,7 @@ std::string simulationNames();
 std::string listSimulations();
 
 VkFormat vulkanFormat(sim::TexelFormat format);
+// An output's Vulkan image shape: 3D when it has a depth, else 2D.
+ImageShape imageShapeOf(const sim::ImageOutput& output);
 
 } // namespace estuary

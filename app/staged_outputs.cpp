@@ -21,9 +21,12 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
     StagedImage staged;
     staged.output = output;
     const VkExtent2D extent{output.width, output.height};
+    const ImageShape shape = imageShapeOf(output);
     const uint32_t levels = sim::levelCount(output);
     VkDeviceSize bytes = 0;
-    staged.regions = mipChainRegions(extent, levels, sim::texelBytes(output.format), 1, bytes);
+    // Tightly packed levels, slices within a level: the layout of sim::HostImageTarget.
+    staged.regions =
+        mipChainRegions(extent, levels, sim::texelBytes(output.format), 1, bytes, shape);
     try { // the slots made so far are released if a later one fails
         for (uint32_t slot = 0; slot < slots; ++slot) {
             const std::string name = output.name + ", slot " + std::to_string(slot);
@@ -34,6 +37,7 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
                 interop::ExportedImageDesc desc;
                 desc.format = vulkanFormat(output.format);
                 desc.extent = extent;
+                desc.shape = shape;
                 desc.mipLevels = levels;
                 desc.usage = usage;
                 desc.name = name.c_str();
@@ -42,8 +46,9 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
                                          desc.format, extent, levels});
                 staged.images.push_back(std::move(image.image));
             } else {
-                staged.images.push_back(createImage2D(device, extent, vulkanFormat(output.format),
-                                                      levels, usage, name.c_str()));
+                staged.images.push_back(createImage(device, extent, shape,
+                                                    vulkanFormat(output.format), levels, usage,
+                                                    name.c_str()));
             }
             staged.staging.push_back(createBuffer(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |

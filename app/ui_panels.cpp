@@ -1,4 +1,5 @@
 #include "ui_panels.h"
+#include "view_mapping.h"
 #include "colormap.h"
 #include "simulations.h"
 
@@ -134,15 +135,25 @@ void drawSimulationPanel(Session& session, UiState& ui, ImGuiCond place) {
     ImGui::SameLine();
     if (ImGui::Button("Reset (R)")) ui.requests.reset = true;
 
-    ImGui::InputInt2("grid", ui.gridEdit);
-    ui.gridEdit[0] = std::clamp(ui.gridEdit[0], 8, 4096);
-    ui.gridEdit[1] = std::clamp(ui.gridEdit[1], 8, 4096);
+    const bool volume = def.dimensions == 3;
+    if (volume) { // a 3D grid: every side 8..512 here (--size allows more)
+        ImGui::InputInt3("grid", ui.gridEdit);
+        for (int& side : ui.gridEdit)
+            side = std::clamp(side, 8, 512);
+    } else {
+        ImGui::InputInt2("grid", ui.gridEdit);
+        ui.gridEdit[0] = std::clamp(ui.gridEdit[0], 8, 4096);
+        ui.gridEdit[1] = std::clamp(ui.gridEdit[1], 8, 4096);
+        ui.gridEdit[2] = 1;
+    }
     const Extent grid = session.options.grid;
-    const bool gridChanged =
-        uint32_t(ui.gridEdit[0]) != grid.width || uint32_t(ui.gridEdit[1]) != grid.height;
+    const bool gridChanged = uint32_t(ui.gridEdit[0]) != grid.width ||
+                             uint32_t(ui.gridEdit[1]) != grid.height ||
+                             uint32_t(ui.gridEdit[2]) != grid.depth;
     ImGui::BeginDisabled(!gridChanged);
     if (ImGui::Button("Apply grid size"))
-        ui.requests.grid = Extent{uint32_t(ui.gridEdit[0]), uint32_t(ui.gridEdit[1])};
+        ui.requests.grid =
+            Extent{uint32_t(ui.gridEdit[0]), uint32_t(ui.gridEdit[1]), uint32_t(ui.gridEdit[2])};
     ImGui::EndDisabled();
 
     if (!def.brush.primary.empty()) {
@@ -153,6 +164,21 @@ void drawSimulationPanel(Session& session, UiState& ui, ImGuiCond place) {
     ImGui::Text("backend %s, grid %ux%u, frame %llu", session.backend->name(), grid.width,
                 grid.height, static_cast<unsigned long long>(session.nextFrame));
     ImGui::End();
+}
+
+// The orbit camera, the transfer function's opacity and the slice, for 3D simulations.
+void volumeControls(ViewParams& view) {
+    constexpr float kDegrees = 57.29578f;
+    float yaw = view.yaw * kDegrees, pitch = view.pitch * kDegrees;
+    if (ImGui::SliderFloat("yaw", &yaw, -180.0f, 180.0f, "%.0f deg")) view.yaw = yaw / kDegrees;
+    if (ImGui::SliderFloat("pitch", &pitch, -85.0f, 85.0f, "%.0f deg"))
+        view.pitch = pitch / kDegrees;
+    ImGui::SliderFloat("opacity", &view.opacity, 0.0f, 50.0f, "%.3f per voxel",
+                       ImGuiSliderFlags_Logarithmic);
+    int axis = int(view.sliceAxis);
+    if (ImGui::Combo("slice axis (X/Y/Z)", &axis, "x\0y\0z\0")) view.sliceAxis = uint32_t(axis);
+    ImGui::SliderFloat("slice (PgUp/PgDn)", &view.slicePosition, 0.0f, 1.0f, "%.3f");
+    if (ImGui::Button("Reset camera (C)")) view = resetCamera(view);
 }
 
 void drawViewPanel(Session& session, UiState& ui, ImGuiCond place) {
@@ -183,16 +209,19 @@ void drawViewPanel(Session& session, UiState& ui, ImGuiCond place) {
             if (ImGui::Selectable(kColormapNames[i], i == view.colormap)) view.colormap = i;
         ImGui::EndCombo();
     }
-    ImGui::SliderFloat("mip bias", &view.mipBias, -2.0f, 8.0f, "%.1f");
+    ImGui::SliderFloat(def.dimensions == 3 ? "lod bias" : "mip bias", &view.mipBias, -2.0f, 8.0f,
+                       "%.1f");
     ImGui::SliderFloat("zoom", &view.zoom, 0.1f, 64.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
     ImGui::DragFloatRange2("values", &view.valueMin, &view.valueMax, 0.005f, -1.0f, 2.0f);
+    if (def.dimensions == 3) volumeControls(view);
     ImGui::Text("pan %.3f, %.3f", double(view.panX), double(view.panY));
     ImGui::SameLine();
     if (ImGui::Button("Reset view")) {
         view.zoom = 1.0f;
         view.panX = view.panY = 0.0f;
     }
-    ImGui::TextDisabled("wheel: zoom; middle/ctrl+drag: pan");
+    ImGui::TextDisabled(def.dimensions == 3 ? "volume: drag to rotate, wheel: zoom, C: reset"
+                                            : "wheel: zoom; middle/ctrl+drag: pan");
     const CursorInfo& c = ui.cursor;
     if (c.overField) {
         const char* label = currentView(session).valueLabel.c_str();

@@ -63,8 +63,8 @@ struct UiState {
     bool paused = false;
     int stepsPerFrame = 8; // while running; the session's value is 0 while paused
     float brushRadius = 8.0f;
-    int gridEdit[2] = {512, 512};
-    UiRequests requests; // filled by panels and hotkeys, consumed once per frame
+    int gridEdit[3] = {512, 512, 1}; // the depth only for 3D simulations
+    UiRequests requests;             // filled by panels and hotkeys, consumed once per frame
     CursorInfo cursor;
     // Where each preset button was last drawn (window coordinates): lets tests and scripted runs
     // click them through the same input path a user does.

@@ -82,4 +82,37 @@ inline ViewParams panBy(const ViewParams& view, Vec2 delta, VkExtent2D target, V
     return out;
 }
 
+// ---- volumes ------------------------------------------------------------------------------------
+
+// How the current view shows a 3D field: ray-marched under the orbit camera, or as a slice (which
+// then maps to the target like a 2D field of sliceExtent).
+enum class VolumeView { None, Orbit, Slice };
+
+// The slice's 2D extent for a w x h x d volume cut normal to `axis` (volume_slice.frag's order:
+// z by y for x slices, x by z for y slices, x by y for z slices).
+inline VkExtent2D sliceExtent(uint32_t axis, uint32_t w, uint32_t h, uint32_t d) {
+    return axis == 0 ? VkExtent2D{d, h} : axis == 1 ? VkExtent2D{w, d} : VkExtent2D{w, h};
+}
+
+// A drag of `delta` target pixels turns the orbit camera: a full target width turns it by 180°
+// about the vertical, a full target height tilts it by 90°, the tilt stopping short of the poles.
+inline ViewParams orbitBy(const ViewParams& view, Vec2 delta, VkExtent2D target) {
+    constexpr float kPi = 3.14159265f;
+    ViewParams out = view;
+    out.yaw -= delta.x / float(std::max(target.width, 1u)) * kPi;
+    out.pitch = std::clamp(out.pitch + delta.y / float(std::max(target.height, 1u)) * 0.5f * kPi,
+                           -1.48f, 1.48f);
+    return out;
+}
+
+// The camera where a volume first appears: default angles, zoom 1, no pan.
+inline ViewParams resetCamera(const ViewParams& view) {
+    ViewParams out = view;
+    out.yaw = ViewParams::kDefaultYaw;
+    out.pitch = ViewParams::kDefaultPitch;
+    out.zoom = 1.0f;
+    out.panX = out.panY = 0.0f;
+    return out;
+}
+
 } // namespace estuary

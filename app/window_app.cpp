@@ -261,6 +261,7 @@ void applyUiRequests(WindowApp& app) {
         recreateBackend(s, *r.grid);
         app.ui.gridEdit[0] = int(r.grid->width);
         app.ui.gridEdit[1] = int(r.grid->height);
+        app.ui.gridEdit[2] = int(r.grid->depth);
     } else if (r.reset) {
         s.backend->reset(s.options.seed);
     }
@@ -276,11 +277,23 @@ void applyUiRequests(WindowApp& app) {
 void updateCursor(WindowApp& app) {
     CursorInfo& c = app.ui.cursor;
     c.pixel = windowToPixels(app, app.pointer.cursor);
-    c.overField =
-        app.pointer.cursor.x >= 0 && cellUnder(c.pixel, app.swapchain.extent, fieldExtent(app),
-                                               app.session.view, c.cellX, c.cellY);
+    // A ray-marched volume has no one cell under the cursor (nor has a slice, in the backends'
+    // probe, which reads slice z = 0): the probe is for 2D fields.
+    c.overField = volumeView(app) == VolumeView::None && app.pointer.cursor.x >= 0 &&
+                  cellUnder(c.pixel, app.swapchain.extent, fieldExtent(app), app.session.view,
+                            c.cellX, c.cellY);
     app.session.backend->requestProbe(c.overField ? c.cellX : -1, c.overField ? c.cellY : -1);
     c.value = c.overField ? app.session.backend->probeValue() : std::nullopt;
+}
+
+void moveSlice(WindowApp& app, int cells) {
+    const Image& field = app.session.backend->displayImage(0);
+    const uint32_t axis = app.session.view.sliceAxis;
+    const uint32_t side = axis == 0   ? field.extent.width
+                          : axis == 1 ? field.extent.height
+                                      : field.shape.depth;
+    float& position = app.session.view.slicePosition;
+    position = std::clamp(position + float(cells) / float(std::max(side, 1u)), 0.0f, 1.0f);
 }
 
 void paintStroke(WindowApp& app, Vec2 from, Vec2 to) {
@@ -318,7 +331,17 @@ Vec2 windowToPixels(const WindowApp& app, Vec2 window) {
 }
 
 VkExtent2D fieldExtent(const WindowApp& app) {
-    return app.session.backend->displayImage(0).extent;
+    const Image& field = app.session.backend->displayImage(0);
+    if (volumeView(app) == VolumeView::Slice)
+        return sliceExtent(app.session.view.sliceAxis, field.extent.width, field.extent.height,
+                           field.shape.depth);
+    return field.extent;
+}
+
+VolumeView volumeView(const WindowApp& app) {
+    if (app.session.simulation->dimensions != 3) return VolumeView::None;
+    return currentView(app.session).fragmentShader == "volume_slice.frag" ? VolumeView::Slice
+                                                                          : VolumeView::Orbit;
 }
 
 std::unique_ptr<WindowApp> openWindowApp(const Options& options) {
@@ -357,6 +380,7 @@ std::unique_ptr<WindowApp> openWindowApp(const Options& options) {
         app->ui.stepsPerFrame = s.stepsPerFrame;
         app->ui.gridEdit[0] = int(options.grid.width);
         app->ui.gridEdit[1] = int(options.grid.height);
+        app->ui.gridEdit[2] = int(options.grid.depth);
         makeFrameTarget(*app);
     } catch (...) {
         closeWindowApp(app);
@@ -482,6 +506,10 @@ void onCursorPos(WindowApp& app, double x, double y) {
         app.session.view =
             panBy(app.session.view, {pixel.x - p.lastPixel.x, pixel.y - p.lastPixel.y},
                   app.swapchain.extent, fieldExtent(app));
+    } else if (p.drag == PointerState::Drag::Orbit) {
+        app.session.view =
+            orbitBy(app.session.view, {pixel.x - p.lastPixel.x, pixel.y - p.lastPixel.y},
+                    app.swapchain.extent);
     } else {
         paintStroke(app, p.lastPixel, pixel);
     }
@@ -502,6 +530,10 @@ void onMouseButton(WindowApp& app, int button, int action, int mods) {
     p.pressedSinceFrame[button] = true;
     if (uiWantsMouse(app) || p.drag != PointerState::Drag::None || !app.swapchain.handle) return;
     p.lastPixel = windowToPixels(app, p.cursor);
+    if (volumeView(app) == VolumeView::Orbit) { // any button turns the camera
+        p.drag = PointerState::Drag::Orbit;
+        return;
+    }
     if (button == GLFW_MOUSE_BUTTON_MIDDLE || (button == GLFW_MOUSE_BUTTON_LEFT && p.ctrl)) {
         p.drag = PointerState::Drag::Pan;
         return;
@@ -528,6 +560,10 @@ void onScroll(WindowApp& app, double dx, double dy) {
     if (!app.swapchain.handle) return;
     ViewParams& view = app.session.view;
     const float zoom = std::clamp(view.zoom * std::pow(1.15f, float(dy)), 0.1f, 64.0f);
+    if (volumeView(app) == VolumeView::Orbit) { // the camera moves towards the centre
+        view.zoom = zoom;
+        return;
+    }
     view = zoomAbout(view, zoom, windowToPixels(app, app.pointer.cursor), app.swapchain.extent,
                      fieldExtent(app));
 }
@@ -563,6 +599,19 @@ void onKey(WindowApp& app, int key, int scancode, int action, int mods) {
         break;
     case GLFW_KEY_ESCAPE:
         r.quit = true;
+        break;
+    case GLFW_KEY_C: // volumes: the camera back where it started
+        if (volumeView(app) != VolumeView::None) app.session.view = resetCamera(app.session.view);
+        break;
+    case GLFW_KEY_X:
+    case GLFW_KEY_Y:
+    case GLFW_KEY_Z: // volumes: the slice's axis
+        if (volumeView(app) != VolumeView::None)
+            app.session.view.sliceAxis = uint32_t(key - GLFW_KEY_X);
+        break;
+    case GLFW_KEY_PAGE_UP:
+    case GLFW_KEY_PAGE_DOWN: // volumes: the slice one cell along its axis
+        if (volumeView(app) != VolumeView::None) moveSlice(app, key == GLFW_KEY_PAGE_UP ? 1 : -1);
         break;
     default:
         break;

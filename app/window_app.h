@@ -28,7 +28,7 @@ struct PointerState {
     bool down[3] = {};              // left, right, middle
     bool pressedSinceFrame[3] = {}; // so ImGui sees a click that was released before its frame
     bool ctrl = false;
-    enum class Drag { None, Paint, Erase, Pan } drag = Drag::None;
+    enum class Drag { None, Paint, Erase, Pan, Orbit } drag = Drag::None;
     Vec2 lastPixel; // framebuffer pixels at the last drag event
 };
 
@@ -98,5 +98,7 @@ void onIconify(WindowApp& app, bool iconified);
 Vec2 windowToPixels(const WindowApp& app, Vec2 window);
 // The field's extent as the renderer sees it.
 VkExtent2D fieldExtent(const WindowApp& app);
+// Whether the current view shows a volume, and how (the orbit camera takes the mouse).
+VolumeView volumeView(const WindowApp& app);
 
 } // namespace estuary

@@ -30,9 +30,11 @@ if [ "$mode" = tests ] || [ "$mode" = all ]; then
         2>&1 | tee "$out/gpu-tests.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     for sim in $(./estuary --list-sims | cut -d' ' -f1); do
-        echo "== demo run: $sim (CUDA backend, validation on)"
+        size=1024x1024
+        ./estuary --list-sims | grep -E "^$sim .*3D grid" >/dev/null && size=256x256x256
+        echo "== demo run: $sim $size (CUDA backend, validation on)"
         ./estuary --sim "$sim" --headless --backend cuda --validate --frames 300 \
-            --size 1024x1024 --screenshot "$out/estuary-cuda-$sim.png" 2>&1 | tee "$out/demo-$sim.log"
+            --size "$size" --screenshot "$out/estuary-cuda-$sim.png" 2>&1 | tee "$out/demo-$sim.log"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     done
     echo "== GPU fault matrix"

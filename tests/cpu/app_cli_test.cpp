@@ -75,6 +75,25 @@ const std::vector<const char*> kEveryBenchOption = {
     "--view",  "speed",      "--frames", "12",     "--warmup",    "7",
     "--mode",  "host-copy",  "--report", "r.json", "--csv",       "c.csv"};
 
+// The options of 3D simulations, which the 2D command lines above refuse.
+const std::vector<const char*> kEveryVolumeOption = {
+    "--sim",     "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
+    "--opacity", "3.5",           "--slice-axis", "x",        "--slice-position", "0.75"};
+
+TEST(AppOptions, EveryVolumeOptionIsParsed) {
+    const auto out = parse(kEveryVolumeOption);
+    ASSERT_FALSE(out.exitNow) << out.message;
+    const Options& o = out.options;
+    EXPECT_EQ(o.grid.width, 40u);
+    EXPECT_EQ(o.grid.height, 32u);
+    EXPECT_EQ(o.grid.depth, 24u);
+    EXPECT_EQ(o.cameraYawDegrees, -30.0f);
+    EXPECT_EQ(o.cameraPitchDegrees, 60.0f);
+    EXPECT_EQ(o.opacity, 3.5f);
+    EXPECT_EQ(o.sliceAxis, 0u);
+    EXPECT_EQ(o.slicePosition, 0.75f);
+}
+
 TEST(AppOptions, EveryWindowOptionIsParsed) {
     const auto out = parse(kEveryWindowOption);
     ASSERT_FALSE(out.exitNow) << out.message;
@@ -142,8 +161,9 @@ TEST(AppOptions, EveryOptionInTheHelpIsCoveredByTheTestsHere) {
     for (const std::string& option : inHelp) {
         const bool exitsAtOnce =
             option == "--help" || option == "--version" || option == "--list-sims";
-        EXPECT_TRUE(exitsAtOnce || in(kEveryWindowOption, option) || in(kEveryBenchOption, option))
-            << option << " is in neither kEveryWindowOption nor kEveryBenchOption";
+        EXPECT_TRUE(exitsAtOnce || in(kEveryWindowOption, option) ||
+                    in(kEveryBenchOption, option) || in(kEveryVolumeOption, option))
+            << option << " is in none of kEveryWindowOption, kEveryBenchOption, kEveryVolumeOption";
     }
 }
 

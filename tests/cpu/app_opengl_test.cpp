@@ -27,6 +27,7 @@ using test::runEstuary;
 TEST(AppOpenGl, OpenGlDrawsTheVulkanRenderersPictureForEverySimulationAndView) {
     for (const sim::SimDefinition& def : simulations())
         for (const sim::Visual& view : def.views) {
+            if (def.dimensions == 3) continue; // the OpenGL consumer draws 2D fields
             SCOPED_TRACE(def.name + " / " + view.name);
             const auto dir = test::scratchDir("opengl-" + def.name + "-" + view.name);
             const std::string common = "--sim " + def.name + " --view " + view.name +
@@ -78,6 +79,7 @@ TEST(AppOpenGl, TallGridIntoAWideTargetLetterboxesTheSameInBothApis) {
 TEST(AppOpenGl, EveryOpenGlDrawSamplesItsOwnFrameThroughTheHostHandoff) {
     for (const sim::SimDefinition& def : simulations())
         for (uint32_t inFlight : {1u, 2u, 3u}) {
+            if (def.dimensions == 3) continue; // the OpenGL consumer draws 2D fields
             SCOPED_TRACE(def.name + ", frames in flight " + std::to_string(inFlight));
             Options o;
             o.simulation = def.name;
@@ -206,6 +208,7 @@ TEST(GlslSource, IncludesAreInlinedOnceDefinesFollowTheVersionAndTheIncludeExten
 TEST(GlslSource, EveryShippedFieldShaderExpandsForOpenGlWithoutTheVulkanOnlyDeclarations) {
     for (const sim::SimDefinition& def : simulations())
         for (const sim::Visual& view : def.views) {
+            if (def.dimensions == 3) continue; // volume shaders are Vulkan's only
             SCOPED_TRACE(view.fragmentShader);
             const std::string text =
                 expandGlslSource(test::binDir() / "shaders" / "glsl" / view.fragmentShader,

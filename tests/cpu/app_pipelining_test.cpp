@@ -18,7 +18,7 @@ TEST(AppPipelining, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCpu) {
             Options o;
             o.simulation = def.name;
             o.backend = Backend::Cpu;
-            o.grid = {64, 48};
+            o.grid = def.dimensions == 3 ? Extent{24, 20, 16} : Extent{64, 48};
             o.stepsPerFrame = 1;
             o.framesInFlight = inFlight;
             const auto run = test::runStampedFrames(o, 40);

@@ -271,6 +271,9 @@ BenchReport sampleReport() {
     report.config = {.simulation = "gray-scott",
                      .width = 2048,
                      .height = 2048,
+                     .depth = 1,
+                     .outputWidth = 768,
+                     .outputHeight = 768,
                      .stepsPerFrame = 64,
                      .framesInFlight = 2,
                      .warmup = 20,
@@ -338,7 +341,7 @@ std::string readFile(const std::filesystem::path& path) {
 
 TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
     const Json root = parseJson(toJson(sampleReport()));
-    EXPECT_EQ(root["schema_version"].number, 5);
+    EXPECT_EQ(root["schema_version"].number, 6);
     EXPECT_EQ(root.object.at(1).first, "interrupted");
     EXPECT_EQ(root["interrupted"].type, Json::Type::Bool);
     EXPECT_FALSE(root["interrupted"].boolean);
@@ -348,8 +351,9 @@ TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
           "host_name", "date", "sm_count", "memory_clock_mhz", "memory_bus_width_bits",
           "peak_bandwidth_GBps"})
         EXPECT_TRUE(root["environment"].find(key)) << key;
-    for (const char* key : {"simulation", "width", "height", "steps_per_frame", "frames_in_flight",
-                            "warmup", "frames", "modes", "seed"})
+    for (const char* key :
+         {"simulation", "width", "height", "depth", "steps_per_frame", "frames_in_flight", "warmup",
+          "frames", "modes", "seed", "output_width", "output_height"})
         EXPECT_TRUE(root["configuration"].find(key)) << key;
 
     const Json& modes = root["modes"];

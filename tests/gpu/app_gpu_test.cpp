@@ -90,8 +90,8 @@ TEST_F(AppGpuRun, HeadlessCudaRunValidatesAndMatchesTheCpuBackendScreenshotForEv
     for (const sim::SimDefinition& def : simulations()) {
         SCOPED_TRACE(def.name);
         const auto dir = scratchDir("app-gpu-" + def.name);
-        const std::string common = "--sim " + def.name +
-                                   " --headless --validate --frames 300 --size 256x256 "
+        const std::string common = "--sim " + def.name + " --headless --validate --frames 300 " +
+                                   (def.dimensions == 3 ? "--size 64x64x64 " : "--size 256x256 ") +
                                    "--resolution 256x256 --seed 3 " +
                                    // The backends' default counts differ: give both the same.
                                    (def.particles.max ? "--particles 20000 " : "");
@@ -125,7 +125,7 @@ TEST_F(AppGpuRun, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCuda) {
             Options o;
             o.simulation = def.name;
             o.backend = Backend::Cuda;
-            o.grid = {256, 256};
+            o.grid = def.dimensions == 3 ? Extent{64, 64, 64} : Extent{256, 256};
             o.stepsPerFrame = 4;
             o.framesInFlight = inFlight;
             // The protocol is the same for any count; a moderate one keeps this fast under the
@@ -168,6 +168,7 @@ TEST_F(AppGpuRun, EveryOutputImageAndBufferOfAFrameReachesItsOwnDrawCudaAndHostC
 // exported and CUDA writes, and draws what the Vulkan renderer draws, with each hand-off.
 TEST_F(AppGpuRun, OpenGlDrawsCudaFramesLikeTheVulkanRendererWithEveryHandoff) {
     for (const sim::SimDefinition& def : simulations()) {
+        if (def.dimensions == 3) continue; // the OpenGL consumer draws 2D fields
         SCOPED_TRACE(def.name);
         const auto dir = scratchDir("app-gpu-opengl-" + def.name);
         // The OpenGL consumer draws the field, not the particles: compare fields.
@@ -205,6 +206,7 @@ TEST_F(AppGpuRun, EveryOpenGlDrawSamplesItsOwnCudaFrameForEachHandoffAndFramesIn
     for (const sim::SimDefinition& def : simulations())
         for (GlHandoff handoff : {GlHandoff::Timeline, GlHandoff::Binary, GlHandoff::Host})
             for (uint32_t inFlight : {1u, 2u, 3u, 4u, 8u}) {
+                if (def.dimensions == 3) continue; // the OpenGL consumer draws 2D fields
                 SCOPED_TRACE(def.name + ", hand-off " + glHandoffName(handoff) +
                              ", frames in flight " + std::to_string(inFlight));
                 Options o;
@@ -227,10 +229,10 @@ TEST_F(AppGpuRun, BenchRunsEveryModeAt1024SquaredWithASaneReportForEverySimulati
     for (const sim::SimDefinition& def : simulations()) {
         SCOPED_TRACE(def.name);
         const auto json = scratchDir("app-gpu-bench-" + def.name) / "bench.json";
-        const auto r = runEstuary("--bench --sim " + def.name +
-                                  " --backend cuda --mode all --size 1024x1024 --frames 400 "
-                                  "--warmup 40 --report '" +
-                                  json.string() + "'");
+        const auto r =
+            runEstuary("--bench --sim " + def.name + " --backend cuda --mode all " +
+                       (def.dimensions == 3 ? "--size 128x128x128 " : "--size 1024x1024 ") +
+                       "--frames 400 --warmup 40 --report '" + json.string() + "'");
         std::printf("%s\n", r.output.c_str());
         ASSERT_EQ(r.exitCode, 0) << r.output;
         EXPECT_EQ(checkBenchReport(json, 400), "ok\n");

@@ -256,7 +256,7 @@ def number(v): return isinstance(v, (int, float)) and not isinstance(v, bool) an
 def close(a, b): return number(a) and number(b) and abs(a - b) <= 1e-6 * max(1.0, abs(b))
 for key in ("schema_version", "interrupted", "environment", "configuration", "modes", "ratios", "targets"):
     need(key in r, "missing " + key)
-need(r.get("schema_version") == 5, "schema_version %s" % r.get("schema_version"))
+need(r.get("schema_version") == 6, "schema_version %s" % r.get("schema_version"))
 need(r.get("interrupted") is False, "interrupted %r for a run that ran every frame" % r.get("interrupted"))
 env = r["environment"]
 always = ("gpu_name", "gpu_uuid", "driver_version", "vulkan_api_version", "vulkan_driver",
@@ -276,8 +276,9 @@ for key in cuda_only_numbers:
     ok = (number(env.get(key)) and env[key] > 0) if cuda else env.get(key, 0) is None
     need(key in env and ok, "environment.%s %r for backend %s" % (key, env.get(key), env.get("backend")))
 conf = r["configuration"]
-for key in ("simulation", "width", "height", "particles", "steps_per_frame", "frames_in_flight",
-            "warmup", "frames", "modes", "seed", "consumer"):
+for key in ("simulation", "width", "height", "depth", "particles", "steps_per_frame",
+            "frames_in_flight", "warmup", "frames", "modes", "seed", "consumer", "output_width",
+            "output_height"):
     need(key in conf, "configuration lacks " + key)
 need(conf.get("consumer") in ("vulkan", "opengl"), "consumer %r" % conf.get("consumer"))
 need(conf.get("frames") == frames, "configuration.frames %s" % conf.get("frames"))
@@ -472,8 +473,9 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames,
     constexpr VkDeviceSize kSlot = 16, kSlots = 9;
     try {
         openDevice(session, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
-        const sim::OutputLayout layout = session.simulation->outputs(
-            {session.options.grid.width, session.options.grid.height, 1, session.particles});
+        const sim::OutputLayout layout =
+            session.simulation->outputs({session.options.grid.width, session.options.grid.height,
+                                         session.options.grid.depth, session.particles});
         const bool second = layout.images.size() > 1, words = !layout.buffers.empty();
         Buffer seen =
             createBuffer(session.device, frames * kSlots * kSlot, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
