@@ -10,9 +10,11 @@ OffscreenTarget createOffscreenTarget(const Device& device, VkExtent2D extent, V
         throw runtimeError("offscreen target: format " + std::to_string(format) +
                            " is not a 4-byte colour format");
     OffscreenTarget target;
-    target.image = createImage2D(
-        device, extent, format, 1,
-        VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "offscreen target");
+    target.image =
+        createImage2D(device, extent, format, 1,
+                      VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+                          VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                      "offscreen target");
     try {
         target.readback =
             createBuffer(device, VkDeviceSize(extent.width) * extent.height * 4,

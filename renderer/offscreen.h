@@ -10,7 +10,7 @@
 namespace estuary {
 
 struct OffscreenTarget : MoveOnly {
-    Image image;     // COLOR_ATTACHMENT | TRANSFER_SRC
+    Image image;     // COLOR_ATTACHMENT | TRANSFER_SRC | TRANSFER_DST (the compute march copies in)
     Buffer readback; // host-visible, coherent, width * height * 4 bytes
 };
 

@@ -128,12 +128,14 @@ void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCo
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, renderer.setLayout,
                "field set layout");
 
-    const VkDescriptorPoolSize poolSizes[2] = {
-        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2 * slotCount},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, slotCount}};
+    // Room for the compute march's sets too (volume renderers made with volumeCompute).
+    const VkDescriptorPoolSize poolSizes[3] = {
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 4 * slotCount},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, slotCount},
+        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, slotCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    poolInfo.maxSets = slotCount;
-    poolInfo.poolSizeCount = 2;
+    poolInfo.maxSets = 2 * slotCount;
+    poolInfo.poolSizeCount = 3;
     poolInfo.pPoolSizes = poolSizes;
     VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &renderer.descriptorPool));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_POOL, renderer.descriptorPool, "field sets");
@@ -297,6 +299,69 @@ void createPipelines(const Device& device, Renderer& renderer, const RendererDes
     renderer.pointsPipeline = createPipeline(device, renderer, desc.dataDir, points);
 }
 
+// The compute ray march: its own set layout (field, colormaps, the storage image), one set per
+// slot from the renderer's pool, a layout with the volume's push range and the pipeline.
+void createVolumeCompute(const Device& device, Renderer& renderer, const RendererDesc& desc) {
+    VkDescriptorSetLayoutBinding bindings[3]{};
+    bindings[0] = {ESTUARY_BINDING_FIELD, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                   VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    bindings[1] = {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                   VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    bindings[2] = {ESTUARY_BINDING_VOLUME_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
+                   VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo setInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    setInfo.bindingCount = 3;
+    setInfo.pBindings = bindings;
+    VK_CHECK(
+        vkCreateDescriptorSetLayout(device.handle, &setInfo, nullptr, &renderer.computeSetLayout));
+    nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, renderer.computeSetLayout,
+               "volume march set layout");
+    const VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
+    VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layoutInfo.setLayoutCount = 1;
+    layoutInfo.pSetLayouts = &renderer.computeSetLayout;
+    layoutInfo.pushConstantRangeCount = 1;
+    layoutInfo.pPushConstantRanges = &push;
+    VK_CHECK(vkCreatePipelineLayout(device.handle, &layoutInfo, nullptr, &renderer.computeLayout));
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE_LAYOUT, renderer.computeLayout,
+               "volume march layout");
+
+    const std::vector<VkDescriptorSetLayout> layouts(desc.slotCount, renderer.computeSetLayout);
+    VkDescriptorSetAllocateInfo allocInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    allocInfo.descriptorPool = renderer.descriptorPool;
+    allocInfo.descriptorSetCount = desc.slotCount;
+    allocInfo.pSetLayouts = layouts.data();
+    renderer.computeSets.resize(desc.slotCount);
+    VK_CHECK(vkAllocateDescriptorSets(device.handle, &allocInfo, renderer.computeSets.data()));
+    const VkDescriptorImageInfo colormap{renderer.colormapSampler, renderer.colormaps.view,
+                                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    for (VkDescriptorSet set : renderer.computeSets) {
+        VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        write.dstSet = set;
+        write.dstBinding = ESTUARY_BINDING_COLORMAP;
+        write.descriptorCount = 1;
+        write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+        write.pImageInfo = &colormap;
+        vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+    }
+
+    const std::filesystem::path path = desc.dataDir / "shaders" / "volume.comp.spv";
+    const VkShaderModule module = loadShaderModule(device, path);
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.layout = renderer.computeLayout;
+    const VkResult result = vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info,
+                                                     nullptr, &renderer.computePipeline);
+    vkDestroyShaderModule(device.handle, module, nullptr);
+    if (result != VK_SUCCESS)
+        throwVkFailure(result, ("vkCreateComputePipelines (" + path.string() + ")").c_str(),
+                       __FILE__, __LINE__);
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE, renderer.computePipeline, "volume march");
+}
+
 } // namespace
 
 Renderer createRenderer(const Device& device, VkCommandPool pool, const RendererDesc& desc) {
@@ -311,6 +376,8 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
     renderer.volume = desc.volume;
     if (desc.volume && desc.points)
         throw runtimeError("createRenderer: a volume renderer draws no particles");
+    if (desc.volumeCompute && !desc.volume)
+        throw runtimeError("createRenderer: volumeCompute is for volume renderers");
     renderer.pointBytes.assign(desc.slotCount, 0);
     renderer.maxPointSize = device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
     try {
@@ -319,6 +386,7 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
         renderer.colormaps = createColormapImage(device, pool, desc.dataDir);
         createDescriptors(device, renderer, desc.slotCount);
         createPipelines(device, renderer, desc);
+        if (desc.volumeCompute) createVolumeCompute(device, renderer, desc);
     } catch (...) {
         destroyRenderer(device, renderer);
         throw;
@@ -327,6 +395,10 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
 }
 
 void destroyRenderer(const Device& device, Renderer& renderer) {
+    vkDestroyPipeline(device.handle, renderer.computePipeline, nullptr);
+    vkDestroyPipelineLayout(device.handle, renderer.computeLayout, nullptr);
+    vkDestroyDescriptorSetLayout(device.handle, renderer.computeSetLayout, nullptr);
+    destroyImage(device, renderer.computeTarget);
     vkDestroyPipeline(device.handle, renderer.pointsPipeline, nullptr);
     vkDestroyPipeline(device.handle, renderer.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, renderer.pipelineLayout, nullptr);
@@ -356,8 +428,34 @@ void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkIm
     write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
     write.pImageInfo = &field;
     vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+    if (!renderer.computeSets.empty()) {
+        write.dstSet = renderer.computeSets[slot];
+        vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+    }
     renderer.fieldExtents[slot] = fieldExtent;
     renderer.fieldDepths[slot] = fieldDepth;
+}
+
+void setComputeExtent(const Device& device, Renderer& renderer, VkExtent2D extent) {
+    if (!renderer.computePipeline)
+        throw runtimeError("setComputeExtent: this renderer was made without volumeCompute");
+    if (extent.width == 0 || extent.height == 0)
+        throw runtimeError("setComputeExtent: empty extent");
+    destroyImage(device, renderer.computeTarget);
+    renderer.computeTarget = createImage2D(
+        device, extent, VK_FORMAT_R8G8B8A8_UNORM, 1,
+        VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "volume march target");
+    const VkDescriptorImageInfo target{VK_NULL_HANDLE, renderer.computeTarget.view,
+                                       VK_IMAGE_LAYOUT_GENERAL};
+    for (VkDescriptorSet set : renderer.computeSets) {
+        VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+        write.dstSet = set;
+        write.dstBinding = ESTUARY_BINDING_VOLUME_TARGET;
+        write.descriptorCount = 1;
+        write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+        write.pImageInfo = &target;
+        vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+    }
 }
 
 void setPointBuffer(const Device& device, Renderer& renderer, uint32_t slot, VkBuffer buffer,
@@ -455,14 +553,76 @@ void recordPoints(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot,
 
 } // namespace
 
+namespace {
+
+// The compute march: storage image (its previous copy done) → GENERAL, dispatch 8 x 8 tiles,
+// → TRANSFER_SRC; the target COLOR_ATTACHMENT → TRANSFER_DST, copy, → COLOR_ATTACHMENT again.
+void recordVolumeCompute(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot,
+                         VkImage target, VkExtent2D extent, const ViewParams& view) {
+    const Image& image = renderer.computeTarget;
+    if (!target || image.extent.width != extent.width || image.extent.height != extent.height)
+        throw runtimeError("recordDraw: the compute march needs the target image and "
+                           "setComputeExtent of the target's size");
+    ImageTransition toWrite;
+    toWrite.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    toWrite.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT; // the previous frame's copy has read it
+    toWrite.dstStage = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+    toWrite.dstAccess = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+    recordImageBarrier(cmd, image.handle, toWrite);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, renderer.computePipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, renderer.computeLayout, 0, 1,
+                            &renderer.computeSets[slot], 0, nullptr);
+    const VolumePushConstants pc =
+        volumePushConstants(extent, renderer.fieldExtents[slot], renderer.fieldDepths[slot], view,
+                            renderer.colormapCount);
+    vkCmdPushConstants(cmd, renderer.computeLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc),
+                       &pc);
+    vkCmdDispatch(cmd, (extent.width + 7) / 8, (extent.height + 7) / 8, 1);
+
+    ImageTransition toRead;
+    toRead.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+    toRead.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    toRead.srcStage = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+    toRead.srcAccess = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+    toRead.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    toRead.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+    recordImageBarrier(cmd, image.handle, toRead);
+    ImageTransition toCopy;
+    toCopy.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    toCopy.srcStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    toCopy.srcAccess = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+    toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    toCopy.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    recordImageBarrier(cmd, target, toCopy);
+    VkImageCopy region{};
+    region.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.extent = {extent.width, extent.height, 1};
+    vkCmdCopyImage(cmd, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target,
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    ImageTransition back;
+    back.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    back.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    back.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    back.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    back.dstStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    back.dstAccess = VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+    recordImageBarrier(cmd, target, back);
+}
+
+} // namespace
+
 void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                VkExtent2D targetExtent, const ViewParams& view) {
+                VkExtent2D targetExtent, const ViewParams& view, VkImage targetImage) {
     if (slot >= renderer.slotSets.size() || renderer.fieldExtents[slot].width == 0)
         throw runtimeError("recordDraw: slot " + std::to_string(slot) + " has no field image");
     if (view.colormap >= renderer.colormapCount)
         throw runtimeError("recordDraw: colormap " + std::to_string(view.colormap) + " out of " +
                            std::to_string(renderer.colormapCount));
     checkPoints(renderer, slot, view);
+    if (renderer.computePipeline)
+        return recordVolumeCompute(renderer, cmd, slot, targetImage, targetExtent, view);
 
     VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     color.imageView = target;

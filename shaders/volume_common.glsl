@@ -1,6 +1,7 @@
 // What the volume shaders share (included, not compiled on its own): the bindings and push
 // constants of shared_layout.h with the field as a sampler3D, the transfer function (colormap and
-// opacity ramp) and the background. Vulkan only: the OpenGL consumer draws 2D fields.
+// opacity ramp) and the background. Fragment (volume.frag, volume_slice.frag) and compute
+// (volume.comp) shaders alike. Vulkan only: the OpenGL consumer draws 2D fields.
 #extension GL_GOOGLE_include_directive : require
 
 #include "shared_layout.h"
@@ -8,8 +9,6 @@
 layout(binding = ESTUARY_BINDING_FIELD) uniform sampler3D field;
 layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
 layout(push_constant) uniform Push { ESTUARY_VOLUME_PUSH_CONSTANTS } pc;
-
-layout(location = 0) out vec4 outColor;
 
 vec3 volumeSize() {
     return vec3(pc.fieldWidth, pc.fieldHeight, pc.fieldDepth);

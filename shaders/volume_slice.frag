@@ -7,6 +7,8 @@
 // z down for y slices; z right, y down for x slices).
 #include "volume_common.glsl"
 
+layout(location = 0) out vec4 outColor;
+
 void main() {
     vec3 size = volumeSize();
     int axis = int(pc.sliceAxis + 0.5);

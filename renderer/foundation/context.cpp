@@ -287,6 +287,8 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
     if (!f12.timelineSemaphore) throw unsupported(name + " lacks the timelineSemaphore feature");
     if (!f13.dynamicRendering) throw unsupported(name + " lacks the dynamicRendering feature");
     if (!f13.synchronization2) throw unsupported(name + " lacks the synchronization2 feature");
+    // glslc for Vulkan 1.3 declares compute workgroup sizes with LocalSizeId (volume.comp).
+    if (!f13.maintenance4) throw unsupported(name + " lacks the maintenance4 feature");
 
     uint32_t familyCount = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(desc.physical, &familyCount, nullptr);
@@ -319,6 +321,7 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
                                               &enable12};
     enable13.dynamicRendering = VK_TRUE;
     enable13.synchronization2 = VK_TRUE;
+    enable13.maintenance4 = VK_TRUE;
     VkPhysicalDeviceFeatures2 enable{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &enable13};
     enable.features.largePoints = supported.features.largePoints;
     device.largePoints = supported.features.largePoints == VK_TRUE;
