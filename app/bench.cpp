@@ -118,6 +118,7 @@ void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result)
         OffscreenTarget& offscreen =
             keepUntilClose(s, createOffscreenTarget(s.device, extent), destroyOffscreenTarget);
         target.view = offscreen.image.view;
+        target.image = offscreen.image.handle;
         target.begin = [&offscreen](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
         target.end = [&offscreen](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
     }
@@ -229,6 +230,7 @@ int runBench(const Options& options, RunOutputs& outputs) {
     report.config.depth = options.grid.depth;
     report.config.outputWidth = options.resolution.width;
     report.config.outputHeight = options.resolution.height;
+    report.config.volumeDraw = volumeDrawName(options.volumeDraw);
     report.config.stepsPerFrame =
         uint32_t(options.stepsPerFrame >= 0 ? options.stepsPerFrame : def.stepsPerFrame);
     report.config.framesInFlight = options.framesInFlight;

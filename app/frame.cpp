@@ -133,7 +133,7 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     if (target.inspectOutputs) target.inspectOutputs(cmd, backend, slot, false);
     target.begin(cmd);
     updatePointView(session);
-    recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view);
+    recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view, target.image);
     if (target.overlay) target.overlay(cmd);
     target.end(cmd);
     if (target.inspectOutputs) target.inspectOutputs(cmd, backend, slot, true);

@@ -13,6 +13,7 @@ namespace estuary {
 
 struct FrameTarget {
     VkImageView view = VK_NULL_HANDLE;
+    VkImage image = VK_NULL_HANDLE; // where the compute-marched volume is copied (offscreen)
     VkExtent2D extent{};
     std::function<void(VkCommandBuffer)> begin; // target → COLOR_ATTACHMENT_OPTIMAL
     std::function<void(VkCommandBuffer)> end;   // target → present / readback

@@ -71,6 +71,7 @@ void runHeadless(Session& session, OutputFile& screenshot) {
         offscreen = &keepUntilClose(session, createOffscreenTarget(session.device, extent),
                                     destroyOffscreenTarget);
         target.view = offscreen->image.view;
+        target.image = offscreen->image.handle;
         target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, *offscreen); };
         target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, *offscreen, last); };
     }

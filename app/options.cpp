@@ -67,6 +67,10 @@ std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint3
     return Extent{*w, *h};
 }
 
+const char* volumeDrawName(VolumeDraw draw) {
+    return draw == VolumeDraw::Compute ? "compute" : "fragment";
+}
+
 Extent defaultGrid(uint32_t dimensions) {
     return dimensions == 3 ? Extent{128, 128, 128} : Extent{512, 512};
 }
@@ -347,7 +351,11 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                 return "'" + value + "' is not a colormap (allowed: " + colormapList() + ")";
             },
             "NAME"));
-    std::string camera, sliceAxis;
+    std::string camera, sliceAxis, volumeDraw;
+    app.add_option("--volume-draw", volumeDraw,
+                   "Volumes: ray-march with a fragment or a compute shader (compute: headless "
+                   "and --bench only); auto (default): compute there, fragment in the window")
+        ->check(CLI::IsMember({"auto", "fragment", "compute"}));
     app.add_option("--camera", camera,
                    "Volumes: the orbit camera's YAW,PITCH in degrees (default 35,25; the window: "
                    "drag to rotate, wheel to zoom, R to reset)");
@@ -453,7 +461,8 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         return usage(out, "--consumer opengl draws 2D fields; " + def.name +
                               " is a 3D simulation, drawn by the Vulkan renderer (--consumer "
                               "vulkan)");
-    for (const char* volumeOnly : {"--camera", "--opacity", "--slice-axis", "--slice-position"})
+    for (const char* volumeOnly :
+         {"--camera", "--opacity", "--slice-axis", "--slice-position", "--volume-draw"})
         if (def.dimensions != 3 && app.count(volumeOnly) > 0)
             return usage(out, std::string(volumeOnly) + " is an option of 3D simulations (" +
                                   volumeSimulationNames() + "); " + def.name + " is 2D");
@@ -466,6 +475,14 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         o.cameraYawDegrees = angles->first;
         o.cameraPitchDegrees = angles->second;
     }
+    const bool offscreen = o.headless || o.bench;
+    o.volumeDraw = volumeDraw == "compute"    ? VolumeDraw::Compute
+                   : volumeDraw == "fragment" ? VolumeDraw::Fragment
+                   : offscreen                ? VolumeDraw::Compute
+                                              : VolumeDraw::Fragment;
+    if (o.volumeDraw == VolumeDraw::Compute && !offscreen)
+        return usage(out, "--volume-draw compute is for --headless and --bench runs (the window's "
+                          "swapchain images are drawn by the fragment shader)");
     if (!sliceAxis.empty()) o.sliceAxis = sliceAxis == "x" ? 0 : sliceAxis == "y" ? 1 : 2;
     o.glHandoff = glHandoff == "timeline" ? GlHandoff::Timeline
                   : glHandoff == "binary" ? GlHandoff::Binary

@@ -35,6 +35,9 @@ const char* presentModeName(PresentMode mode);
 enum class BenchMode { Pipelined, Serialized, HostCopy };
 const char* benchModeName(BenchMode mode);
 
+enum class VolumeDraw { Fragment, Compute };
+const char* volumeDrawName(VolumeDraw draw);
+
 struct Extent {
     uint32_t width = 0;
     uint32_t height = 0;
@@ -76,6 +79,11 @@ struct Options {
     float opacity = 0.5f;
     uint32_t sliceAxis = 2;
     float slicePosition = 0.5f;
+    // How the volume view is ray-marched: a fragment shader, or a compute shader into a storage
+    // image copied to the target (headless and benchmark runs). --volume-draw auto (default) is
+    // compute there and fragment in the window: on the H100 the compute march measured 23-32x
+    // faster (docs/PERFORMANCE.md); the window's swapchain images take no copy of RGBA8.
+    VolumeDraw volumeDraw = VolumeDraw::Fragment;
     // Window
     PresentMode presentMode = PresentMode::Fifo;
     bool noUi = false;

@@ -160,7 +160,14 @@ void openRenderer(Session& session) {
     desc.slotCount = session.backend->slotCount();
     desc.points = def.points.buffer >= 0 && session.particles > 0;
     desc.volume = session.backend->displayImage(0).shape.viewType == VK_IMAGE_VIEW_TYPE_3D;
+    // The compute march draws the ray-marched view (the slice stays a fragment shader), into
+    // offscreen targets of the run's resolution.
+    desc.volumeCompute = desc.volume && shown.fragmentShader == "volume.frag" &&
+                         session.options.volumeDraw == VolumeDraw::Compute;
     session.renderer = createRenderer(session.device, session.pool, desc);
+    if (desc.volumeCompute)
+        setComputeExtent(session.device, session.renderer,
+                         {session.options.resolution.width, session.options.resolution.height});
     for (uint32_t slot = 0; slot < session.backend->slotCount(); ++slot) {
         const Image& field = session.backend->displayImage(slot);
         setFieldImage(session.device, session.renderer, slot, field.view, field.extent,

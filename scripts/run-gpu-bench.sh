@@ -11,7 +11,8 @@
 #                                  flight): Vulkan, then OpenGL with the timeline, binary and host
 #                                  hand-offs, pipelined and serialized each
 #   run-gpu-bench.sh volume        gray-scott-3d, every mode at 128³, 256³ and 512³ (ray-marched
-#                                  at 768²), then the ray march's cost alone at 768² and 1536²
+#                                  at 768²) with the fragment march, then the compute march; then
+#                                  each march alone (no steps) at 768² and 1536²
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/bench-results}
@@ -47,20 +48,26 @@ if [ "${1:-gray-scott}" = fluid ]; then
 fi
 if [ "${1:-gray-scott}" = volume ]; then
     {
-        for size in 128 256 512; do
-            frames=${BENCH_FRAMES:-2000}
-            [ "$size" = 512 ] && frames=${BENCH_FRAMES_512:-300}
-            echo "== gray-scott-3d ${size}^3, all modes, $frames frames"
-            ./estuary --bench --sim gray-scott-3d --backend cuda --mode all \
-                --size "${size}x${size}x${size}" --frames "$frames" --warmup 50 \
-                --report "$out/volume-$size.json" --csv "$out/volume-$size.csv" || status=1
+        for draw in fragment compute; do
+            for size in 128 256 512; do
+                frames=${BENCH_FRAMES:-1000}
+                [ "$size" = 512 ] && frames=${BENCH_FRAMES_512:-200}
+                echo "== gray-scott-3d ${size}^3, $draw march, all modes, $frames frames"
+                ./estuary --bench --sim gray-scott-3d --backend cuda --mode all \
+                    --volume-draw "$draw" --size "${size}x${size}x${size}" --frames "$frames" \
+                    --warmup 50 --report "$out/volume-$draw-$size.json" 2>/dev/null |
+                    grep -E '^(mode|pipelined|serialized|host-copy) ' || status=1
+            done
         done
         for resolution in 768 1536; do
-            echo "== gray-scott-3d 256^3, 0 steps per frame (the draw alone), ${resolution}^2"
-            ./estuary --bench --sim gray-scott-3d --backend cuda --mode pipelined \
-                --size 256x256x256 --steps-per-frame 0 --resolution "${resolution}x${resolution}" \
-                --frames 1000 --warmup 50 --report "$out/volume-draw-$resolution.json" \
-                2>/dev/null | grep -E '^pipelined|render' || status=1
+            for draw in fragment compute; do
+                echo "== gray-scott-3d 256^3, $draw march alone (0 steps per frame), ${resolution}^2"
+                ./estuary --bench --sim gray-scott-3d --backend cuda --mode serialized \
+                    --volume-draw "$draw" --size 256x256x256 --steps-per-frame 0 \
+                    --resolution "${resolution}x${resolution}" --frames 500 --warmup 50 \
+                    --report "$out/volume-draw-$draw-$resolution.json" 2>/dev/null |
+                    grep -E '^serialized ' || status=1
+            done
         done
     } 2>&1 | tee "$out/bench-volume.log"
     exit $status

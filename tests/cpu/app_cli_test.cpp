@@ -77,8 +77,9 @@ const std::vector<const char*> kEveryBenchOption = {
 
 // The options of 3D simulations, which the 2D command lines above refuse.
 const std::vector<const char*> kEveryVolumeOption = {
-    "--sim",     "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
-    "--opacity", "3.5",           "--slice-axis", "x",        "--slice-position", "0.75"};
+    "--sim",      "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
+    "--opacity",  "3.5",           "--slice-axis", "x",        "--slice-position", "0.75",
+    "--headless", "--volume-draw", "compute"};
 
 TEST(AppOptions, EveryVolumeOptionIsParsed) {
     const auto out = parse(kEveryVolumeOption);
@@ -92,6 +93,7 @@ TEST(AppOptions, EveryVolumeOptionIsParsed) {
     EXPECT_EQ(o.opacity, 3.5f);
     EXPECT_EQ(o.sliceAxis, 0u);
     EXPECT_EQ(o.slicePosition, 0.75f);
+    EXPECT_EQ(o.volumeDraw, VolumeDraw::Compute);
 }
 
 TEST(AppOptions, EveryWindowOptionIsParsed) {

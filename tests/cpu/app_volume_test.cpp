@@ -93,10 +93,25 @@ TEST(AppVolume, VolumeOptionsParseAndAreRefusedFor2dSimulations) {
     }
     expectUsageError(parse({"--sim", def->name.c_str(), "--consumer", "opengl"}),
                      {"--consumer opengl", def->name.c_str(), "3D"});
+    // auto: the compute march offscreen (measured faster on the H100), the fragment one in windows.
+    EXPECT_EQ(parse({"--sim", def->name.c_str(), "--headless"}).options.volumeDraw,
+              VolumeDraw::Compute);
+    EXPECT_EQ(parse({"--sim", def->name.c_str(), "--bench"}).options.volumeDraw,
+              VolumeDraw::Compute);
+    EXPECT_EQ(parse({"--sim", def->name.c_str()}).options.volumeDraw, VolumeDraw::Fragment);
+    EXPECT_EQ(parse({"--sim", def->name.c_str(), "--headless", "--volume-draw", "fragment"})
+                  .options.volumeDraw,
+              VolumeDraw::Fragment);
+    expectUsageError(parse({"--sim", def->name.c_str(), "--volume-draw", "compute"}),
+                     {"--volume-draw compute", "--headless"});
+    expectUsageError(parse({"--sim", def->name.c_str(), "--headless", "--volume-draw", "mesh"}),
+                     {"--volume-draw"});
+    expectUsageError(parse({"--sim", "gray-scott", "--headless", "--volume-draw", "compute"}),
+                     {"--volume-draw", "3D"});
 }
 
 // The command: the volume must show (not just the background), with 0 validation
-// messages; and the slice view of the same run shows a slice.
+// messages; the compute march draws the same picture; the slice view of the run shows a slice.
 TEST(AppVolume, HeadlessCpuRunShowsTheVolumeAndItsSlice) {
     const sim::SimDefinition* def = volumeSimulation();
     ASSERT_NE(def, nullptr);
@@ -104,7 +119,8 @@ TEST(AppVolume, HeadlessCpuRunShowsTheVolumeAndItsSlice) {
     const std::string common = "--sim " + def->name +
                                " --headless --backend cpu --size 48x48x48 --frames 60 "
                                "--validate --resolution 256x256 ";
-    const auto volume = runEstuary(common + "--screenshot '" + (dir / "volume.png").string() + "'");
+    const auto volume = runEstuary(common + "--volume-draw fragment --screenshot '" +
+                                   (dir / "volume.png").string() + "'");
     ASSERT_EQ(volume.exitCode, 0) << volume.output;
     EXPECT_NE(volume.output.find("reported 0 message"), std::string::npos) << volume.output;
     const test::Rgba8Image shot = test::loadPng(dir / "volume.png");
@@ -124,6 +140,17 @@ TEST(AppVolume, HeadlessCpuRunShowsTheVolumeAndItsSlice) {
     EXPECT_GT(lit, size_t(shot.width * shot.height) / 20) << "the volume hardly shows";
     EXPECT_EQ(corners, 0u) << "the volume reaches the picture's corners";
     EXPECT_GT(test::countDistinctColors(shot), 32u) << "the volume is (nearly) flat";
+
+    // The compute march (headless runs' default) draws the same picture: same march, same pixel
+    // centres.
+    const auto compute =
+        runEstuary(common + "--screenshot '" + (dir / "compute.png").string() + "'");
+    ASSERT_EQ(compute.exitCode, 0) << compute.output;
+    EXPECT_NE(compute.output.find("reported 0 message"), std::string::npos) << compute.output;
+    const test::Rgba8Image marched = test::loadPng(dir / "compute.png");
+    const test::ImageDiff same = test::compareRgba8(marched.pixels, shot.pixels, 1);
+    EXPECT_LE(same.maxAbsDiff, 1);
+    EXPECT_EQ(same.failingFraction, 0.0);
 
     const auto slice = runEstuary(common + "--view slice --slice-axis y --screenshot '" +
                                   (dir / "slice.png").string() + "'");

@@ -118,6 +118,35 @@ TEST_F(AppGpuRun, HeadlessCudaRunValidatesAndMatchesTheCpuBackendScreenshotForEv
     }
 }
 
+// A 3D simulation's volume drawn both ways on the GPU: the compute march (storage image copied into
+// the target) and the fragment march draw the same picture of the same CUDA frames.
+TEST_F(AppGpuRun, ComputeAndFragmentVolumeMarchesDrawTheSameCudaFrames) {
+    for (const sim::SimDefinition& def : simulations()) {
+        if (def.dimensions != 3) continue;
+        SCOPED_TRACE(def.name);
+        const auto dir = scratchDir("app-gpu-volume-draw-" + def.name);
+        const std::string common = "--sim " + def.name +
+                                   " --headless --backend cuda --validate --frames 200 "
+                                   "--size 96x80x64 --resolution 320x240 --seed 3 ";
+        const auto fragment = runEstuary(common + "--volume-draw fragment --screenshot '" +
+                                         (dir / "fragment.png").string() + "'");
+        ASSERT_EQ(fragment.exitCode, 0) << fragment.output;
+        const auto compute = runEstuary(common + "--volume-draw compute --screenshot '" +
+                                        (dir / "compute.png").string() + "'");
+        std::printf("%s\n", compute.output.c_str());
+        ASSERT_EQ(compute.exitCode, 0) << compute.output;
+        EXPECT_NE(compute.output.find("reported 0 message"), std::string::npos);
+        const Rgba8Image a = loadPng(dir / "fragment.png"), b = loadPng(dir / "compute.png");
+        ASSERT_EQ(a.pixels.size(), b.pixels.size());
+        EXPECT_GT(countDistinctColors(b), 16u) << "the compute-marched volume is (nearly) flat";
+        const ImageDiff diff = compareRgba8(a.pixels, b.pixels, 1);
+        std::printf("%s: compute vs fragment march: max diff %d, failing fraction %g\n",
+                    def.name.c_str(), diff.maxAbsDiff, diff.failingFraction);
+        EXPECT_LE(diff.maxAbsDiff, 1);
+        EXPECT_EQ(diff.failingFraction, 0.0);
+    }
+}
+
 TEST_F(AppGpuRun, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCuda) {
     for (const sim::SimDefinition& def : simulations())
         for (uint32_t inFlight : {1u, 2u, 3u, 4u, 8u}) {
