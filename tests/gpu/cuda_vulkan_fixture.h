@@ -1,6 +1,7 @@
 // Fixture for tests that need CUDA and Vulkan on the same GPU: skips (with the reason) where no
 // CUDA device exists, otherwise opens the UUID-matched Vulkan device with the interop extensions
 // and a CUDA stream on the matching CUDA device. Validation stays on: any message fails the test.
+// Also the blocking hand-overs of one exported image the round-trip tests use.
 #pragma once
 
 #include "cuda_check.h"
@@ -10,6 +11,34 @@
 #include "test_support.h"
 
 namespace estuary::test {
+
+// Vulkan hands the image to CUDA (GENERAL, external queue family) and waits for it to be done.
+inline void releaseToCuda(const Device& device, VkCommandPool pool,
+                          const interop::ExportedImage& image) {
+    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+        interop::recordReleaseToExternal(cmd, device, image, VK_IMAGE_LAYOUT_UNDEFINED,
+                                         VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
+    });
+}
+
+// Vulkan waits on the GPU for `timeline` >= value, then takes the image back from CUDA into
+// TRANSFER_SRC_OPTIMAL.
+inline void acquireAfterCuda(const Device& device, VkCommandPool pool,
+                             const interop::ExportedImage& image,
+                             const interop::SharedTimeline& timeline, uint64_t value) {
+    VkSemaphoreSubmitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+    wait.semaphore = timeline.semaphore;
+    wait.value = value;
+    wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    submitAndWait(
+        device, pool,
+        [&](VkCommandBuffer cmd) {
+            interop::recordAcquireFromExternal(
+                cmd, device, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+        },
+        &wait);
+}
 
 class CudaVulkanTest : public VulkanTest {
   protected:

@@ -105,31 +105,6 @@ void compareLevel(const uint8_t* at, VkExtent2D extent, const ImageShape& shape,
                 }
 }
 
-// Vulkan hands the image to CUDA (GENERAL, external queue family) and waits for it to be done.
-void releaseToCuda(const Device& device, VkCommandPool pool, const ExportedImage& image) {
-    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-        recordReleaseToExternal(cmd, device, image, VK_IMAGE_LAYOUT_UNDEFINED,
-                                VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
-    });
-}
-
-// Vulkan waits on the GPU for `timeline` >= value, then takes the image back from CUDA into
-// TRANSFER_SRC_OPTIMAL.
-void acquireAfterCuda(const Device& device, VkCommandPool pool, const ExportedImage& image,
-                      const SharedTimeline& timeline, uint64_t value) {
-    VkSemaphoreSubmitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-    wait.semaphore = timeline.semaphore;
-    wait.value = value;
-    wait.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    submitAndWait(
-        device, pool,
-        [&](VkCommandBuffer cmd) {
-            recordAcquireFromExternal(cmd, device, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                                      VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
-        },
-        &wait);
-}
-
 struct RoundTrip {
     uint32_t levels = 0;
     size_t bytesRead = 0;
