@@ -20,6 +20,18 @@ void nameObject(const Device& device, VkObjectType type, Handle handle, const st
     setDebugName(device, type, reinterpret_cast<uint64_t>(handle), name.c_str());
 }
 
+// One image descriptor (a sampler, or a storage image) of `set` pointed at `info`.
+void writeImageDescriptor(const Device& device, VkDescriptorSet set, uint32_t binding,
+                          VkDescriptorType type, const VkDescriptorImageInfo& info) {
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = set;
+    write.dstBinding = binding;
+    write.descriptorCount = 1;
+    write.descriptorType = type;
+    write.pImageInfo = &info;
+    vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+}
+
 void requireFormatSupport(const Device& device, VkFormat fieldFormat, VkFormat targetFormat) {
     VkFormatProperties field{};
     vkGetPhysicalDeviceFormatProperties(device.physical, fieldFormat, &field);
@@ -154,13 +166,8 @@ void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCo
     for (uint32_t slot = 0; slot < slotCount; ++slot) {
         nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET, renderer.slotSets[slot],
                    "field set, slot " + std::to_string(slot));
-        VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        write.dstSet = renderer.slotSets[slot];
-        write.dstBinding = ESTUARY_BINDING_COLORMAP;
-        write.descriptorCount = 1;
-        write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-        write.pImageInfo = &colormap;
-        vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+        writeImageDescriptor(device, renderer.slotSets[slot], ESTUARY_BINDING_COLORMAP,
+                             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
     }
 }
 
@@ -335,15 +342,9 @@ void createVolumeCompute(const Device& device, Renderer& renderer, const Rendere
     VK_CHECK(vkAllocateDescriptorSets(device.handle, &allocInfo, renderer.computeSets.data()));
     const VkDescriptorImageInfo colormap{renderer.colormapSampler, renderer.colormaps.view,
                                          VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-    for (VkDescriptorSet set : renderer.computeSets) {
-        VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        write.dstSet = set;
-        write.dstBinding = ESTUARY_BINDING_COLORMAP;
-        write.descriptorCount = 1;
-        write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-        write.pImageInfo = &colormap;
-        vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
-    }
+    for (VkDescriptorSet set : renderer.computeSets)
+        writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
+                             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
 
     const std::filesystem::path path = desc.dataDir / "shaders" / "volume.comp.spv";
     const VkShaderModule module = loadShaderModule(device, path);
@@ -421,17 +422,11 @@ void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkIm
         throw runtimeError("setFieldImage: a 3D field needs a renderer made with volume");
     const VkDescriptorImageInfo field{renderer.fieldSampler, view,
                                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    write.dstSet = renderer.slotSets[slot];
-    write.dstBinding = ESTUARY_BINDING_FIELD;
-    write.descriptorCount = 1;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-    write.pImageInfo = &field;
-    vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
-    if (!renderer.computeSets.empty()) {
-        write.dstSet = renderer.computeSets[slot];
-        vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
-    }
+    writeImageDescriptor(device, renderer.slotSets[slot], ESTUARY_BINDING_FIELD,
+                         VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, field);
+    if (!renderer.computeSets.empty())
+        writeImageDescriptor(device, renderer.computeSets[slot], ESTUARY_BINDING_FIELD,
+                             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, field);
     renderer.fieldExtents[slot] = fieldExtent;
     renderer.fieldDepths[slot] = fieldDepth;
 }
@@ -447,15 +442,9 @@ void setComputeExtent(const Device& device, Renderer& renderer, VkExtent2D exten
         VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "volume march target");
     const VkDescriptorImageInfo target{VK_NULL_HANDLE, renderer.computeTarget.view,
                                        VK_IMAGE_LAYOUT_GENERAL};
-    for (VkDescriptorSet set : renderer.computeSets) {
-        VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        write.dstSet = set;
-        write.dstBinding = ESTUARY_BINDING_VOLUME_TARGET;
-        write.descriptorCount = 1;
-        write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-        write.pImageInfo = &target;
-        vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
-    }
+    for (VkDescriptorSet set : renderer.computeSets)
+        writeImageDescriptor(device, set, ESTUARY_BINDING_VOLUME_TARGET,
+                             VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, target);
 }
 
 void setPointBuffer(const Device& device, Renderer& renderer, uint32_t slot, VkBuffer buffer,
