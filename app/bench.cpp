@@ -230,7 +230,7 @@ int runBench(const Options& options, RunOutputs& outputs) {
     report.config.depth = options.grid.depth;
     report.config.outputWidth = options.resolution.width;
     report.config.outputHeight = options.resolution.height;
-    report.config.volumeDraw = volumeDrawName(options.volumeDraw);
+    report.config.draw = drawPathName(options.draw);
     report.config.stepsPerFrame =
         uint32_t(options.stepsPerFrame >= 0 ? options.stepsPerFrame : def.stepsPerFrame);
     report.config.framesInFlight = options.framesInFlight;

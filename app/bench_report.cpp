@@ -268,7 +268,7 @@ void writeConfiguration(JsonWriter& w, const BenchConfig& config) {
     w.key("consumer").string(config.consumer);
     w.key("output_width").integer(config.outputWidth);
     w.key("output_height").integer(config.outputHeight);
-    w.key("volume_draw").string(config.volumeDraw);
+    w.key("draw").string(config.draw);
     w.endObject();
 }
 

@@ -12,7 +12,7 @@
 //                  peak_bandwidth_GBps}
 //   configuration {simulation, width, height, depth, particles, steps_per_frame,
 //                  frames_in_flight, warmup, frames, modes, seed, consumer, output_width,
-//                  output_height, volume_draw}
+//                  output_height, draw}
 //   modes [ {mode, handoff, frames_measured, wall_seconds, note,
 //            frame_time_ms {mean, stddev, cov, min, p50, p90, p95, p99, p99_9, max},
 //            fps_mean, one_percent_low_fps, one_percent_low_definition,
@@ -23,7 +23,7 @@
 //                        bytes_per_cell_step, particles_per_frame, particle_steps_per_s,
 //                        bytes_per_particle_step, output_bytes_per_frame,
 //                        host_bytes_per_frame, render_ns_per_output_pixel}} ]
-//   (volume_draw: "fragment" or "compute", how a 3D simulation's volume view is ray-marched;
+//   (draw: "raster" or "compute", how the view is drawn (--draw; the OpenGL consumer rasterizes);
 //    depth: 1 for 2D grids; cells are width x height x depth. render_ns_per_output_pixel: the
 //    render segment's p50 over output_width x output_height, e.g. a ray march's cost per pixel.
 //    sim_achieved_GBps counts cells and particles; output_bytes_per_frame: every output image
@@ -74,8 +74,8 @@ struct BenchConfig {
     uint32_t particles = 0; // --particles (0 for simulations without them)
     std::string modes;      // as given on the command line, e.g. "pipelined,serialized,host-copy"
     uint64_t seed = 0;
-    std::string consumer = "vulkan";     // --consumer
-    std::string volumeDraw = "fragment"; // --volume-draw
+    std::string consumer = "vulkan"; // --consumer
+    std::string draw = "raster";     // --draw: raster | compute
 };
 
 struct FrameSample {

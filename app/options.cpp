@@ -67,8 +67,8 @@ std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint3
     return Extent{*w, *h};
 }
 
-const char* volumeDrawName(VolumeDraw draw) {
-    return draw == VolumeDraw::Compute ? "compute" : "fragment";
+const char* drawPathName(DrawPath path) {
+    return path == DrawPath::Compute ? "compute" : "raster";
 }
 
 Extent defaultGrid(uint32_t dimensions) {
@@ -351,11 +351,12 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                 return "'" + value + "' is not a colormap (allowed: " + colormapList() + ")";
             },
             "NAME"));
-    std::string camera, sliceAxis, volumeDraw;
-    app.add_option("--volume-draw", volumeDraw,
-                   "Volumes: ray-march with a fragment or a compute shader (compute: headless "
-                   "and --bench only); auto (default): compute there, fragment in the window")
-        ->check(CLI::IsMember({"auto", "fragment", "compute"}));
+    std::string camera, sliceAxis, draw;
+    app.add_option("--draw", draw,
+                   "Draw the view by rasterizing its fragment shader, or by its compute twin "
+                   "(headless and --bench only); auto (default): compute there, raster in the "
+                   "window")
+        ->check(CLI::IsMember({"auto", "raster", "compute"}));
     app.add_option("--camera", camera,
                    "Volumes: the orbit camera's YAW,PITCH in degrees (default 35,25; the window: "
                    "drag to rotate, wheel to zoom, R to reset)");
@@ -461,8 +462,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         return usage(out, "--consumer opengl draws 2D fields; " + def.name +
                               " is a 3D simulation, drawn by the Vulkan renderer (--consumer "
                               "vulkan)");
-    for (const char* volumeOnly :
-         {"--camera", "--opacity", "--slice-axis", "--slice-position", "--volume-draw"})
+    for (const char* volumeOnly : {"--camera", "--opacity", "--slice-axis", "--slice-position"})
         if (def.dimensions != 3 && app.count(volumeOnly) > 0)
             return usage(out, std::string(volumeOnly) + " is an option of 3D simulations (" +
                                   volumeSimulationNames() + "); " + def.name + " is 2D");
@@ -476,13 +476,19 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         o.cameraPitchDegrees = angles->second;
     }
     const bool offscreen = o.headless || o.bench;
-    o.volumeDraw = volumeDraw == "compute"    ? VolumeDraw::Compute
-                   : volumeDraw == "fragment" ? VolumeDraw::Fragment
-                   : offscreen                ? VolumeDraw::Compute
-                                              : VolumeDraw::Fragment;
-    if (o.volumeDraw == VolumeDraw::Compute && !offscreen)
-        return usage(out, "--volume-draw compute is for --headless and --bench runs (the window's "
-                          "swapchain images are drawn by the fragment shader)");
+    o.draw = draw == "compute"  ? DrawPath::Compute
+             : draw == "raster" ? DrawPath::Raster
+             : offscreen        ? DrawPath::Compute
+                                : DrawPath::Raster;
+    if (o.draw == DrawPath::Compute && !offscreen)
+        return usage(out, "--draw compute is for --headless and --bench runs (the window draws "
+                          "its swapchain images with --draw raster)");
+    if (o.consumer == Consumer::OpenGL) {
+        if (draw == "compute")
+            return usage(out, "--draw compute is a path of the Vulkan renderer; --consumer "
+                              "opengl rasterizes");
+        o.draw = DrawPath::Raster;
+    }
     if (!sliceAxis.empty()) o.sliceAxis = sliceAxis == "x" ? 0 : sliceAxis == "y" ? 1 : 2;
     o.glHandoff = glHandoff == "timeline" ? GlHandoff::Timeline
                   : glHandoff == "binary" ? GlHandoff::Binary

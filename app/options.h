@@ -35,8 +35,10 @@ const char* presentModeName(PresentMode mode);
 enum class BenchMode { Pipelined, Serialized, HostCopy };
 const char* benchModeName(BenchMode mode);
 
-enum class VolumeDraw { Fragment, Compute };
-const char* volumeDrawName(VolumeDraw draw);
+// How the picture is drawn (--draw): rasterizing the view's fragment shader, or its compute twin
+// into a storage image copied to the target (shaders/draw_main.glsl).
+enum class DrawPath { Raster, Compute };
+const char* drawPathName(DrawPath path);
 
 struct Extent {
     uint32_t width = 0;
@@ -79,11 +81,11 @@ struct Options {
     float opacity = 0.5f;
     uint32_t sliceAxis = 2;
     float slicePosition = 0.5f;
-    // How the volume view is ray-marched: a fragment shader, or a compute shader into a storage
-    // image copied to the target (headless and benchmark runs). --volume-draw auto (default) is
-    // compute there and fragment in the window: on the H100 the compute march measured 23-32x
-    // faster (docs/PERFORMANCE.md); the window's swapchain images take no copy of RGBA8.
-    VolumeDraw volumeDraw = VolumeDraw::Fragment;
+    // How every view is drawn. --draw auto (default) is compute in headless and benchmark runs
+    // and raster in the window: on the H100 the compute twin measured several times faster for 2D
+    // fields and 23-32x for the volume march (docs/PERFORMANCE.md); the window's swapchain images
+    // are not wired to the compute draw's copy.
+    DrawPath draw = DrawPath::Raster;
     // Window
     PresentMode presentMode = PresentMode::Fifo;
     bool noUi = false;

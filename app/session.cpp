@@ -160,12 +160,11 @@ void openRenderer(Session& session) {
     desc.slotCount = session.backend->slotCount();
     desc.points = def.points.buffer >= 0 && session.particles > 0;
     desc.volume = session.backend->displayImage(0).shape.viewType == VK_IMAGE_VIEW_TYPE_3D;
-    // The compute march draws the ray-marched view (the slice stays a fragment shader), into
-    // offscreen targets of the run's resolution.
-    desc.volumeCompute = desc.volume && shown.fragmentShader == "volume.frag" &&
-                         session.options.volumeDraw == VolumeDraw::Compute;
+    // The compute draw writes offscreen targets of the run's resolution (options.cpp keeps it to
+    // headless and benchmark runs).
+    desc.compute = session.options.draw == DrawPath::Compute;
     session.renderer = createRenderer(session.device, session.pool, desc);
-    if (desc.volumeCompute)
+    if (desc.compute)
         setComputeExtent(session.device, session.renderer,
                          {session.options.resolution.width, session.options.resolution.height});
     for (uint32_t slot = 0; slot < session.backend->slotCount(); ++slot) {

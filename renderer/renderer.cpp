@@ -140,7 +140,7 @@ void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCo
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, renderer.setLayout,
                "field set layout");
 
-    // Room for the compute march's sets too (volume renderers made with volumeCompute).
+    // Room for the compute draw's sets too (renderers made with compute).
     const VkDescriptorPoolSize poolSizes[3] = {
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 4 * slotCount},
         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, slotCount},
@@ -295,7 +295,8 @@ void createPipelines(const Device& device, Renderer& renderer, const RendererDes
     field.fragmentShader = desc.fragmentShader;
     field.fragmentSpecialization = &specialization;
     field.name = "field pipeline";
-    renderer.pipeline = createPipeline(device, renderer, desc.dataDir, field);
+    // The compute draw replaces the field's pipeline; particles are still rasterized.
+    if (!desc.compute) renderer.pipeline = createPipeline(device, renderer, desc.dataDir, field);
     if (!desc.points) return;
     PipelineShape points;
     points.vertexShader = "points.vert";
@@ -306,15 +307,16 @@ void createPipelines(const Device& device, Renderer& renderer, const RendererDes
     renderer.pointsPipeline = createPipeline(device, renderer, desc.dataDir, points);
 }
 
-// The compute ray march: its own set layout (field, colormaps, the storage image), one set per
-// slot from the renderer's pool, a layout with the volume's push range and the pipeline.
-void createVolumeCompute(const Device& device, Renderer& renderer, const RendererDesc& desc) {
+// The compute draw: its own set layout (field, colormaps, the storage image), one set per slot from
+// the renderer's pool, a layout with the shared push range, and the fragment shader's compute twin
+// with the same shading specialization.
+void createComputeDraw(const Device& device, Renderer& renderer, const RendererDesc& desc) {
     VkDescriptorSetLayoutBinding bindings[3]{};
     bindings[0] = {ESTUARY_BINDING_FIELD, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
                    VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
     bindings[1] = {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
                    VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
-    bindings[2] = {ESTUARY_BINDING_VOLUME_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
+    bindings[2] = {ESTUARY_BINDING_DRAW_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
                    VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
     VkDescriptorSetLayoutCreateInfo setInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     setInfo.bindingCount = 3;
@@ -322,7 +324,7 @@ void createVolumeCompute(const Device& device, Renderer& renderer, const Rendere
     VK_CHECK(
         vkCreateDescriptorSetLayout(device.handle, &setInfo, nullptr, &renderer.computeSetLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, renderer.computeSetLayout,
-               "volume march set layout");
+               "compute draw set layout");
     const VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
     VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     layoutInfo.setLayoutCount = 1;
@@ -331,7 +333,7 @@ void createVolumeCompute(const Device& device, Renderer& renderer, const Rendere
     layoutInfo.pPushConstantRanges = &push;
     VK_CHECK(vkCreatePipelineLayout(device.handle, &layoutInfo, nullptr, &renderer.computeLayout));
     nameObject(device, VK_OBJECT_TYPE_PIPELINE_LAYOUT, renderer.computeLayout,
-               "volume march layout");
+               "compute draw layout");
 
     const std::vector<VkDescriptorSetLayout> layouts(desc.slotCount, renderer.computeSetLayout);
     VkDescriptorSetAllocateInfo allocInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -346,13 +348,18 @@ void createVolumeCompute(const Device& device, Renderer& renderer, const Rendere
         writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
                              VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
 
-    const std::filesystem::path path = desc.dataDir / "shaders" / "volume.comp.spv";
+    const std::filesystem::path path =
+        desc.dataDir / "shaders" / (desc.fragmentShader + ".compute.spv");
     const VkShaderModule module = loadShaderModule(device, path);
+    const uint32_t shading = uint32_t(desc.shading);
+    const VkSpecializationMapEntry shadingEntry{ESTUARY_SPEC_SHADING, 0, sizeof(shading)};
+    const VkSpecializationInfo specialization{1, &shadingEntry, sizeof(shading), &shading};
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = module;
     info.stage.pName = "main";
+    info.stage.pSpecializationInfo = &specialization;
     info.layout = renderer.computeLayout;
     const VkResult result = vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info,
                                                      nullptr, &renderer.computePipeline);
@@ -360,7 +367,8 @@ void createVolumeCompute(const Device& device, Renderer& renderer, const Rendere
     if (result != VK_SUCCESS)
         throwVkFailure(result, ("vkCreateComputePipelines (" + path.string() + ")").c_str(),
                        __FILE__, __LINE__);
-    nameObject(device, VK_OBJECT_TYPE_PIPELINE, renderer.computePipeline, "volume march");
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE, renderer.computePipeline,
+               "compute draw (" + desc.fragmentShader + ")");
 }
 
 } // namespace
@@ -377,8 +385,6 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
     renderer.volume = desc.volume;
     if (desc.volume && desc.points)
         throw runtimeError("createRenderer: a volume renderer draws no particles");
-    if (desc.volumeCompute && !desc.volume)
-        throw runtimeError("createRenderer: volumeCompute is for volume renderers");
     renderer.pointBytes.assign(desc.slotCount, 0);
     renderer.maxPointSize = device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
     try {
@@ -387,7 +393,7 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
         renderer.colormaps = createColormapImage(device, pool, desc.dataDir);
         createDescriptors(device, renderer, desc.slotCount);
         createPipelines(device, renderer, desc);
-        if (desc.volumeCompute) createVolumeCompute(device, renderer, desc);
+        if (desc.compute) createComputeDraw(device, renderer, desc);
     } catch (...) {
         destroyRenderer(device, renderer);
         throw;
@@ -433,17 +439,17 @@ void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkIm
 
 void setComputeExtent(const Device& device, Renderer& renderer, VkExtent2D extent) {
     if (!renderer.computePipeline)
-        throw runtimeError("setComputeExtent: this renderer was made without volumeCompute");
+        throw runtimeError("setComputeExtent: this renderer was made without compute");
     if (extent.width == 0 || extent.height == 0)
         throw runtimeError("setComputeExtent: empty extent");
     destroyImage(device, renderer.computeTarget);
     renderer.computeTarget = createImage2D(
         device, extent, VK_FORMAT_R8G8B8A8_UNORM, 1,
-        VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "volume march target");
+        VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "compute draw target");
     const VkDescriptorImageInfo target{VK_NULL_HANDLE, renderer.computeTarget.view,
                                        VK_IMAGE_LAYOUT_GENERAL};
     for (VkDescriptorSet set : renderer.computeSets)
-        writeImageDescriptor(device, set, ESTUARY_BINDING_VOLUME_TARGET,
+        writeImageDescriptor(device, set, ESTUARY_BINDING_DRAW_TARGET,
                              VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, target);
 }
 
@@ -540,40 +546,60 @@ void recordPoints(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot,
     vkCmdDraw(cmd, view.pointCount, 1, 0, 0);
 }
 
-} // namespace
+// The field's push constants (2D renderers), the same for the raster and the compute draw.
+FieldPushConstants fieldPushConstants(const Renderer& renderer, uint32_t slot, VkExtent2D extent,
+                                      const ViewParams& view) {
+    FieldPushConstants pc{};
+    setViewMapping(pc, extent, renderer.fieldExtents[slot], view);
+    pc.mipBias = view.mipBias;
+    pc.valueMin = view.valueMin;
+    pc.valueMax = view.valueMax;
+    pc.colormapIndex = float(view.colormap);
+    pc.colormapCount = float(renderer.colormapCount);
+    return pc;
+}
 
-namespace {
-
-// The compute march: storage image (its previous copy done) → GENERAL, dispatch 8 x 8 tiles,
-// → TRANSFER_SRC; the target COLOR_ATTACHMENT → TRANSFER_DST, copy, → COLOR_ATTACHMENT again.
-void recordVolumeCompute(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot,
-                         VkImage target, VkExtent2D extent, const ViewParams& view) {
+// The compute draw: storage image (its previous copy done) → GENERAL, dispatch 8 x 8 tiles,
+// → TRANSFER_SRC; the target COLOR_ATTACHMENT → TRANSFER_DST, copy (blit when the target's format
+// is not the storage image's RGBA8: the blit swizzles, e.g. into a BGRA swapchain image), → back to
+// COLOR_ATTACHMENT for the particles' pass and the caller.
+void recordComputeDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImage target,
+                       VkExtent2D extent, const ViewParams& view) {
     const Image& image = renderer.computeTarget;
     if (!target || image.extent.width != extent.width || image.extent.height != extent.height)
-        throw runtimeError("recordDraw: the compute march needs the target image and "
+        throw runtimeError("recordDraw: the compute draw needs the target image and "
                            "setComputeExtent of the target's size");
     ImageTransition toWrite;
     toWrite.newLayout = VK_IMAGE_LAYOUT_GENERAL;
-    toWrite.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT; // the previous frame's copy has read it
+    toWrite.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT | VK_PIPELINE_STAGE_2_BLIT_BIT; // last read
     toWrite.dstStage = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
     toWrite.dstAccess = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
     recordImageBarrier(cmd, image.handle, toWrite);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, renderer.computePipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, renderer.computeLayout, 0, 1,
                             &renderer.computeSets[slot], 0, nullptr);
-    const VolumePushConstants pc =
-        volumePushConstants(extent, renderer.fieldExtents[slot], renderer.fieldDepths[slot], view,
-                            renderer.colormapCount);
-    vkCmdPushConstants(cmd, renderer.computeLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc),
-                       &pc);
+    if (renderer.volume) {
+        const VolumePushConstants pc =
+            volumePushConstants(extent, renderer.fieldExtents[slot], renderer.fieldDepths[slot],
+                                view, renderer.colormapCount);
+        vkCmdPushConstants(cmd, renderer.computeLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc),
+                           &pc);
+    } else {
+        const FieldPushConstants pc = fieldPushConstants(renderer, slot, extent, view);
+        vkCmdPushConstants(cmd, renderer.computeLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc),
+                           &pc);
+    }
     vkCmdDispatch(cmd, (extent.width + 7) / 8, (extent.height + 7) / 8, 1);
 
+    const bool blit = renderer.targetFormat != image.format;
+    const VkPipelineStageFlags2 transferStage =
+        blit ? VK_PIPELINE_STAGE_2_BLIT_BIT : VK_PIPELINE_STAGE_2_COPY_BIT;
     ImageTransition toRead;
     toRead.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
     toRead.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
     toRead.srcStage = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
     toRead.srcAccess = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
-    toRead.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    toRead.dstStage = transferStage;
     toRead.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
     recordImageBarrier(cmd, image.handle, toRead);
     ImageTransition toCopy;
@@ -581,23 +607,52 @@ void recordVolumeCompute(const Renderer& renderer, VkCommandBuffer cmd, uint32_t
     toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
     toCopy.srcStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
     toCopy.srcAccess = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
-    toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    toCopy.dstStage = transferStage;
     toCopy.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
     recordImageBarrier(cmd, target, toCopy);
-    VkImageCopy region{};
-    region.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.extent = {extent.width, extent.height, 1};
-    vkCmdCopyImage(cmd, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target,
-                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    const VkImageSubresourceLayers layer{VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    if (blit) {
+        VkImageBlit region{};
+        region.srcSubresource = region.dstSubresource = layer;
+        region.srcOffsets[1] =
+            region.dstOffsets[1] = {int32_t(extent.width), int32_t(extent.height), 1};
+        vkCmdBlitImage(cmd, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target,
+                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region, VK_FILTER_NEAREST);
+    } else {
+        VkImageCopy region{};
+        region.srcSubresource = region.dstSubresource = layer;
+        region.extent = {extent.width, extent.height, 1};
+        vkCmdCopyImage(cmd, image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target,
+                       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+    }
     ImageTransition back;
     back.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
     back.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    back.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    back.srcStage = transferStage;
     back.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
     back.dstStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
     back.dstAccess = VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
     recordImageBarrier(cmd, target, back);
+}
+
+// Dynamic rendering into `target`: cleared to the background, or kept (the compute draw's copy).
+void beginTargetPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent, bool clear) {
+    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    color.imageView = target;
+    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    color.loadOp = clear ? VK_ATTACHMENT_LOAD_OP_CLEAR : VK_ATTACHMENT_LOAD_OP_LOAD;
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    color.clearValue.color = {{ESTUARY_BACKGROUND_COLOR, 1.0f}};
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, extent};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachments = &color;
+    vkCmdBeginRendering(cmd, &rendering);
+    const VkViewport viewport{0.0f, 0.0f, float(extent.width), float(extent.height), 0.0f, 1.0f};
+    const VkRect2D scissor{{0, 0}, extent};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &scissor);
 }
 
 } // namespace
@@ -610,31 +665,21 @@ void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, Vk
         throw runtimeError("recordDraw: colormap " + std::to_string(view.colormap) + " out of " +
                            std::to_string(renderer.colormapCount));
     checkPoints(renderer, slot, view);
-    if (renderer.computePipeline)
-        return recordVolumeCompute(renderer, cmd, slot, targetImage, targetExtent, view);
+    if (renderer.computePipeline) {
+        recordComputeDraw(renderer, cmd, slot, targetImage, targetExtent, view);
+        if (view.pointCount == 0) return;
+        beginTargetPass(cmd, target, targetExtent, false);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pipelineLayout, 0, 1,
+                                &renderer.slotSets[slot], 0, nullptr);
+        recordPoints(renderer, cmd, slot, targetExtent, view);
+        vkCmdEndRendering(cmd);
+        return;
+    }
 
-    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    color.imageView = target;
-    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    color.clearValue.color = {{ESTUARY_BACKGROUND_COLOR, 1.0f}};
-    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
-    rendering.renderArea = {{0, 0}, targetExtent};
-    rendering.layerCount = 1;
-    rendering.colorAttachmentCount = 1;
-    rendering.pColorAttachments = &color;
-    vkCmdBeginRendering(cmd, &rendering);
-
-    const VkViewport viewport{0.0f, 0.0f, float(targetExtent.width), float(targetExtent.height),
-                              0.0f, 1.0f};
-    const VkRect2D scissor{{0, 0}, targetExtent};
-    vkCmdSetViewport(cmd, 0, 1, &viewport);
-    vkCmdSetScissor(cmd, 0, 1, &scissor);
+    beginTargetPass(cmd, target, targetExtent, true);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pipelineLayout, 0, 1,
                             &renderer.slotSets[slot], 0, nullptr);
-
     if (renderer.volume) {
         const VolumePushConstants pc =
             volumePushConstants(targetExtent, renderer.fieldExtents[slot],
@@ -643,13 +688,7 @@ void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, Vk
                            VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
                            &pc);
     } else {
-        FieldPushConstants pc{};
-        setViewMapping(pc, targetExtent, renderer.fieldExtents[slot], view);
-        pc.mipBias = view.mipBias;
-        pc.valueMin = view.valueMin;
-        pc.valueMax = view.valueMax;
-        pc.colormapIndex = float(view.colormap);
-        pc.colormapCount = float(renderer.colormapCount);
+        const FieldPushConstants pc = fieldPushConstants(renderer, slot, targetExtent, view);
         vkCmdPushConstants(cmd, renderer.pipelineLayout,
                            VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
                            &pc);

@@ -58,10 +58,13 @@ struct RendererDesc {
     // The field is a 3D image (a sampler3D; setFieldImage gets its depth) drawn by a volume shader
     // (volume.frag ray-marches it, volume_slice.frag shows a slice) with VolumePushConstants.
     bool volume = false;
-    // Volumes only: ray-march with a compute shader (volume.comp) into the renderer's own RGBA8
-    // storage image of setComputeExtent's size, then copy that into the target, instead of drawing
-    // fragmentShader. The target must then be RGBA8 (UNORM) with TRANSFER_DST usage.
-    bool volumeCompute = false;
+    // Draw with the fragment shader's compute twin (shaders/<fragmentShader>.compute.spv, see
+    // shaders/draw_main.glsl) into the renderer's own RGBA8 storage image of setComputeExtent's
+    // size, then copy it into the target (a blit where the target's format is not RGBA8, e.g. a
+    // BGRA swapchain image), instead of rasterizing the fragment shader; particles are then drawn
+    // over it. The target needs TRANSFER_DST usage. Same picture as the raster path (the shaders
+    // share every line but main), several times faster on GPUs with few graphics units.
+    bool compute = false;
     bool points = false; // also draw particles (points.vert/.frag) from setPointBuffer's buffers
 };
 
@@ -79,8 +82,8 @@ struct Renderer : MoveOnly {
     std::vector<VkExtent2D> fieldExtents;  // per slot; {0,0} until setFieldImage
     std::vector<uint32_t> fieldDepths;     // per slot; 1 for 2D fields
     bool volume = false;
-    // RendererDesc::volumeCompute: its pipeline, layout and per-slot sets (field, colormaps,
-    // storage image), and the storage image the march writes.
+    // RendererDesc::compute: its pipeline, layout and per-slot sets (field, colormaps, storage
+    // image), and the storage image it draws into.
     VkDescriptorSetLayout computeSetLayout = VK_NULL_HANDLE;
     VkPipelineLayout computeLayout = VK_NULL_HANDLE;
     VkPipeline computePipeline = VK_NULL_HANDLE;
@@ -104,7 +107,7 @@ void destroyRenderer(const Device& device, Renderer& renderer);
 void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkImageView view,
                    VkExtent2D fieldExtent, uint32_t fieldDepth = 1);
 
-// Volume renderers made with volumeCompute: (re)makes the storage image the march writes, of the
+// Renderers made with compute: (re)makes the storage image the compute draw writes, of the
 // targets' size. Before the first draw and whenever the target size changes, with no submitted work
 // using the renderer in flight.
 void setComputeExtent(const Device& device, Renderer& renderer, VkExtent2D extent);
@@ -119,8 +122,9 @@ void setPointBuffer(const Device& device, Renderer& renderer, uint32_t slot, VkB
 // must be in COLOR_ATTACHMENT_OPTIMAL (caller's barrier), the slot's field in
 // SHADER_READ_ONLY_OPTIMAL and its particle buffer readable by vertex shaders. Sets viewport and
 // scissor.
-// Renderers made with volumeCompute ray-march in a compute pass instead and copy the result into
-// `targetImage` (needed then; its view is unused), leaving it in COLOR_ATTACHMENT_OPTIMAL too.
+// Renderers made with compute draw in a compute pass instead and copy (or blit) the result into
+// `targetImage` (needed then), leaving it in COLOR_ATTACHMENT_OPTIMAL too; `target` (the view) is
+// then used only for the particles' pass.
 void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                 VkExtent2D targetExtent, const ViewParams& view,
                 VkImage targetImage = VK_NULL_HANDLE);

@@ -48,22 +48,22 @@ if [ "${1:-gray-scott}" = fluid ]; then
 fi
 if [ "${1:-gray-scott}" = volume ]; then
     {
-        for draw in fragment compute; do
+        for draw in raster compute; do
             for size in 128 256 512; do
                 frames=${BENCH_FRAMES:-1000}
                 [ "$size" = 512 ] && frames=${BENCH_FRAMES_512:-200}
                 echo "== gray-scott-3d ${size}^3, $draw march, all modes, $frames frames"
                 ./estuary --bench --sim gray-scott-3d --backend cuda --mode all \
-                    --volume-draw "$draw" --size "${size}x${size}x${size}" --frames "$frames" \
+                    --draw "$draw" --size "${size}x${size}x${size}" --frames "$frames" \
                     --warmup 50 --report "$out/volume-$draw-$size.json" 2>/dev/null |
                     grep -E '^(mode|pipelined|serialized|host-copy) ' || status=1
             done
         done
         for resolution in 768 1536; do
-            for draw in fragment compute; do
+            for draw in raster compute; do
                 echo "== gray-scott-3d 256^3, $draw march alone (0 steps per frame), ${resolution}^2"
                 ./estuary --bench --sim gray-scott-3d --backend cuda --mode serialized \
-                    --volume-draw "$draw" --size 256x256x256 --steps-per-frame 0 \
+                    --draw "$draw" --size 256x256x256 --steps-per-frame 0 \
                     --resolution "${resolution}x${resolution}" --frames 500 --warmup 50 \
                     --report "$out/volume-draw-$draw-$resolution.json" 2>/dev/null |
                     grep -E '^serialized ' || status=1

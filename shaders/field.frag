@@ -5,12 +5,14 @@
 // (the `shading` specialization constant).
 #include "field_common.glsl"
 
-void main() {
-    vec2 uv = fieldUv();
-    // Sampled before any branch: implicit derivatives (and so the trilinear level choice) are only
-    // defined in uniform control flow.
-    vec4 texel = texture(field, uv, pc.mipBias);
+vec4 pixelColor(vec2 pixel) {
+    vec2 uv = fieldUv(pixel);
+    if (!insideField(uv)) return background();
+    vec4 texel = sampleField(uv);
     vec3 color = shading == ESTUARY_SHADING_RGB ? clamp(texel.rgb, 0.0, 1.0)
                                                 : colormapColor(fieldValue(texel));
-    outColor = insideField(uv) ? vec4(color, 1.0) : background();
+    return vec4(color, 1.0);
 }
+
+#include "draw_main.glsl"
+

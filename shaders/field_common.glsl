@@ -23,8 +23,6 @@ const int shading = ESTUARY_GL_SHADING;
 layout(origin_upper_left) in vec4 gl_FragCoord;
 #endif
 
-layout(location = 0) out vec4 outColor;
-
 // Target pixels per field texel: the aspect-preserving fit at zoom 1, times the zoom.
 float pixelsPerTexel() {
     vec2 targetSize = vec2(pc.targetWidth, pc.targetHeight);
@@ -32,12 +30,21 @@ float pixelsPerTexel() {
     return min(targetSize.x / fieldSize.x, targetSize.y / fieldSize.y) * pc.zoom;
 }
 
-// The field's uv under this fragment; the field point (0.5 + pan) sits at the target's centre.
-vec2 fieldUv() {
+// The field's uv under the pixel centre `pixel`; the field point (0.5 + pan) sits at the target's
+// centre.
+vec2 fieldUv(vec2 pixel) {
     vec2 targetSize = vec2(pc.targetWidth, pc.targetHeight);
     vec2 fieldSize = vec2(pc.fieldWidth, pc.fieldHeight);
-    return (gl_FragCoord.xy - 0.5 * targetSize) / (fieldSize * pixelsPerTexel()) + 0.5 +
+    return (pixel - 0.5 * targetSize) / (fieldSize * pixelsPerTexel()) + 0.5 +
            vec2(pc.panX, pc.panY);
+}
+
+// The field at `uv`, trilinear, at the mip level of one pixel's footprint plus the view's bias.
+// The level is computed, not taken from implicit derivatives: the letterbox scales both axes
+// alike, so the footprint is 1 / pixelsPerTexel texels everywhere, and the same expression works
+// in fragment and compute shaders (draw_main.glsl), which then draw the same picture.
+vec4 sampleField(vec2 uv) {
+    return textureLod(field, uv, pc.mipBias - log2(pixelsPerTexel()));
 }
 
 bool insideField(vec2 uv) {

@@ -6,15 +6,19 @@
 // velocity the simulation already writes, so showing it costs the simulation nothing.
 #include "field_common.glsl"
 
-void main() {
-    vec2 uv = fieldUv();
+vec4 pixelColor(vec2 pixel) {
+    vec2 uv = fieldUv(pixel);
+    if (!insideField(uv)) return background();
     // Central differences one step apart each way: a texel when magnified, a screen pixel when
-    // minified (the level the sampler shows); taken before any branch (implicit derivatives).
+    // minified (the level the sampler shows).
     vec2 fieldSize = vec2(pc.fieldWidth, pc.fieldHeight);
     float stepTexels = max(1.0, 1.0 / pixelsPerTexel());
     vec2 du = vec2(stepTexels / fieldSize.x, 0.0), dv = vec2(0.0, stepTexels / fieldSize.y);
-    float dvdx = texture(field, uv + du, pc.mipBias).g - texture(field, uv - du, pc.mipBias).g;
-    float dudy = texture(field, uv + dv, pc.mipBias).r - texture(field, uv - dv, pc.mipBias).r;
+    float dvdx = sampleField(uv + du).g - sampleField(uv - du).g;
+    float dudy = sampleField(uv + dv).r - sampleField(uv - dv).r;
     float curl = (dvdx - dudy) / (2.0 * stepTexels);
-    outColor = insideField(uv) ? vec4(colormapColor(curl), 1.0) : background();
+    return vec4(colormapColor(curl), 1.0);
 }
+
+#include "draw_main.glsl"
+

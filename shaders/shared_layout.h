@@ -11,8 +11,8 @@
 // The slot's particles: a storage buffer of vec4 (x, y, vx, vy) in cells and cells per step
 // (sim::ParticleVertex), read by points.vert through gl_VertexIndex (vertex pulling).
 #define ESTUARY_BINDING_POINTS 2
-// The compute-drawn volume's storage image (volume.comp), RGBA8.
-#define ESTUARY_BINDING_VOLUME_TARGET 3
+// The compute draw's storage image (draw_main.glsl with ESTUARY_COMPUTE_DRAW), RGBA8.
+#define ESTUARY_BINDING_DRAW_TARGET 3
 
 // field.frag's specialization constant 0: how a texel becomes a colour.
 #define ESTUARY_SPEC_SHADING 0

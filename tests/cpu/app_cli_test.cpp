@@ -79,7 +79,7 @@ const std::vector<const char*> kEveryBenchOption = {
 const std::vector<const char*> kEveryVolumeOption = {
     "--sim",      "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
     "--opacity",  "3.5",           "--slice-axis", "x",        "--slice-position", "0.75",
-    "--headless", "--volume-draw", "compute"};
+    "--headless", "--draw",        "compute"};
 
 TEST(AppOptions, EveryVolumeOptionIsParsed) {
     const auto out = parse(kEveryVolumeOption);
@@ -93,7 +93,7 @@ TEST(AppOptions, EveryVolumeOptionIsParsed) {
     EXPECT_EQ(o.opacity, 3.5f);
     EXPECT_EQ(o.sliceAxis, 0u);
     EXPECT_EQ(o.slicePosition, 0.75f);
-    EXPECT_EQ(o.volumeDraw, VolumeDraw::Compute);
+    EXPECT_EQ(o.draw, DrawPath::Compute);
 }
 
 TEST(AppOptions, EveryWindowOptionIsParsed) {

@@ -93,21 +93,6 @@ TEST(AppVolume, VolumeOptionsParseAndAreRefusedFor2dSimulations) {
     }
     expectUsageError(parse({"--sim", def->name.c_str(), "--consumer", "opengl"}),
                      {"--consumer opengl", def->name.c_str(), "3D"});
-    // auto: the compute march offscreen (measured faster on the H100), the fragment one in windows.
-    EXPECT_EQ(parse({"--sim", def->name.c_str(), "--headless"}).options.volumeDraw,
-              VolumeDraw::Compute);
-    EXPECT_EQ(parse({"--sim", def->name.c_str(), "--bench"}).options.volumeDraw,
-              VolumeDraw::Compute);
-    EXPECT_EQ(parse({"--sim", def->name.c_str()}).options.volumeDraw, VolumeDraw::Fragment);
-    EXPECT_EQ(parse({"--sim", def->name.c_str(), "--headless", "--volume-draw", "fragment"})
-                  .options.volumeDraw,
-              VolumeDraw::Fragment);
-    expectUsageError(parse({"--sim", def->name.c_str(), "--volume-draw", "compute"}),
-                     {"--volume-draw compute", "--headless"});
-    expectUsageError(parse({"--sim", def->name.c_str(), "--headless", "--volume-draw", "mesh"}),
-                     {"--volume-draw"});
-    expectUsageError(parse({"--sim", "gray-scott", "--headless", "--volume-draw", "compute"}),
-                     {"--volume-draw", "3D"});
 }
 
 // The command: the volume must show (not just the background), with 0 validation
@@ -119,8 +104,8 @@ TEST(AppVolume, HeadlessCpuRunShowsTheVolumeAndItsSlice) {
     const std::string common = "--sim " + def->name +
                                " --headless --backend cpu --size 48x48x48 --frames 60 "
                                "--validate --resolution 256x256 ";
-    const auto volume = runEstuary(common + "--volume-draw fragment --screenshot '" +
-                                   (dir / "volume.png").string() + "'");
+    const auto volume =
+        runEstuary(common + "--draw raster --screenshot '" + (dir / "volume.png").string() + "'");
     ASSERT_EQ(volume.exitCode, 0) << volume.output;
     EXPECT_NE(volume.output.find("reported 0 message"), std::string::npos) << volume.output;
     const test::Rgba8Image shot = test::loadPng(dir / "volume.png");

@@ -1,6 +1,8 @@
 // Drawing a field through a colormap into an offscreen target: a golden image for the whole path
 // (letterbox, trilinear field sampling, colormap), and tests that fail when one feature breaks
-// (colormap index, zoom, mip bias, value range, slots).
+// (colormap index, zoom, mip bias, value range, slots). Every test runs on both draw paths, the
+// raster one and the compute twin copied into the target (RendererDesc::compute), against the same
+// golden image and the same expectations.
 #include "colormap.h"
 #include "vk_check.h"
 #include "offscreen.h"
@@ -69,15 +71,25 @@ float checkerField(uint32_t x, uint32_t y) {
     return 0.25f + 0.5f * float(x) / 256.0f + (((x + y) & 1) ? 0.2f : -0.2f);
 }
 
-class RendererDraw : public test::VulkanTest {
+// The parameter: draw with the compute twin (true) or rasterize (false).
+class RendererDraw : public test::VulkanTest, public ::testing::WithParamInterface<bool> {
   protected:
     void SetUp() override {
         VulkanTest::SetUp();
+        if (!device.handle) return;
+        renderer = makeRenderer("field.frag", VK_FORMAT_R8G8B8A8_UNORM);
+        target = createOffscreenTarget(device, kTargetExtent);
+    }
+    Renderer makeRenderer(const std::string& shader, VkFormat targetFormat) {
         RendererDesc desc;
         desc.dataDir = test::binDir();
         desc.slotCount = 2;
-        renderer = createRenderer(device, pool, desc);
-        target = createOffscreenTarget(device, kTargetExtent);
+        desc.fragmentShader = shader;
+        desc.targetFormat = targetFormat;
+        desc.compute = GetParam();
+        Renderer r = createRenderer(device, pool, desc);
+        if (desc.compute) setComputeExtent(device, r, kTargetExtent);
+        return r;
     }
     void TearDown() override {
         if (device.handle) {
@@ -99,7 +111,8 @@ class RendererDraw : public test::VulkanTest {
     std::vector<uint8_t> render(const ViewParams& view, uint32_t slot = 0) {
         submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
             recordBeginTarget(cmd, target);
-            recordDraw(renderer, cmd, slot, target.image.view, kTargetExtent, view);
+            recordDraw(renderer, cmd, slot, target.image.view, kTargetExtent, view,
+                       target.image.handle);
             recordEndTarget(cmd, target, true);
         });
         return readbackPixels(target);
@@ -114,7 +127,7 @@ class RendererDraw : public test::VulkanTest {
     std::vector<Image> fields;
 };
 
-TEST_F(RendererDraw, ViridisMatchesGoldenImage) {
+TEST_P(RendererDraw, ViridisMatchesGoldenImage) {
     setField(0, {200, 120}, smoothField);
     const std::vector<uint8_t> pixels = render(ViewParams{});
     const std::filesystem::path golden = ESTUARY_SOURCE_DIR "/tests/golden/renderer_viridis.png";
@@ -140,7 +153,7 @@ TEST_F(RendererDraw, ViridisMatchesGoldenImage) {
     }
 }
 
-TEST_F(RendererDraw, LetterboxBarsAreBackgroundAndFieldFillsTheMiddle) {
+TEST_P(RendererDraw, LetterboxBarsAreBackgroundAndFieldFillsTheMiddle) {
     // 200x120 into 256x192: scale 1.28, so the field spans rows ~19..172 and every column.
     setField(0, {200, 120}, [](uint32_t, uint32_t) { return 0.0f; });
     const std::vector<uint8_t> pixels = render(ViewParams{});
@@ -156,7 +169,7 @@ TEST_F(RendererDraw, LetterboxBarsAreBackgroundAndFieldFillsTheMiddle) {
     }
 }
 
-TEST_F(RendererDraw, MagmaDiffersFromViridis) {
+TEST_P(RendererDraw, MagmaDiffersFromViridis) {
     setField(0, {200, 120}, smoothField);
     ViewParams view;
     const std::vector<uint8_t> viridis = render(view);
@@ -166,7 +179,7 @@ TEST_F(RendererDraw, MagmaDiffersFromViridis) {
     EXPECT_GT(test::compareRgba8(viridis, magma, 8).failingFraction, 0.6);
 }
 
-TEST_F(RendererDraw, ZoomAndPanChangeThePicture) {
+TEST_P(RendererDraw, ZoomAndPanChangeThePicture) {
     setField(0, {200, 120}, smoothField);
     const std::vector<uint8_t> base = render(ViewParams{});
     ViewParams zoomed;
@@ -181,7 +194,7 @@ TEST_F(RendererDraw, ZoomAndPanChangeThePicture) {
         EXPECT_NEAR(pixel(shifted, 128, 96)[c], pixel(base, 192, 96)[c], 2);
 }
 
-TEST_F(RendererDraw, MipBiasSmoothsHighFrequencyField) {
+TEST_P(RendererDraw, MipBiasSmoothsHighFrequencyField) {
     setField(0, {256, 192}, checkerField); // same aspect as the target: no letterbox
     // Mean squared difference between horizontal neighbours (green channel, interior rows).
     const auto roughness = [&](const std::vector<uint8_t>& rgba) {
@@ -205,7 +218,7 @@ TEST_F(RendererDraw, MipBiasSmoothsHighFrequencyField) {
     EXPECT_LT(rough3, 0.05 * rough0) << "level 0: " << rough0 << ", bias 3: " << rough3;
 }
 
-TEST_F(RendererDraw, ValueRangeMapsToColormapEnds) {
+TEST_P(RendererDraw, ValueRangeMapsToColormapEnds) {
     setField(0, {200, 120}, [](uint32_t, uint32_t) { return 0.25f; });
     const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
     ViewParams low;
@@ -222,7 +235,7 @@ TEST_F(RendererDraw, ValueRangeMapsToColormapEnds) {
     }
 }
 
-TEST_F(RendererDraw, EachSlotDrawsItsOwnField) {
+TEST_P(RendererDraw, EachSlotDrawsItsOwnField) {
     setField(0, {200, 120}, [](uint32_t, uint32_t) { return 0.0f; });
     setField(1, {64, 64}, [](uint32_t, uint32_t) { return 1.0f; });
     const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
@@ -239,7 +252,7 @@ TEST_F(RendererDraw, EachSlotDrawsItsOwnField) {
 
 // Fields of two and four channels, each texel (and so each mip level) the same constant, drawn
 // with the other shading modes: the colour at the centre follows from the texel by hand.
-class RendererShading : public test::VulkanTest {
+class RendererShading : public test::VulkanTest, public ::testing::WithParamInterface<bool> {
   protected:
     std::vector<uint8_t> drawConstant(VkFormat format, FieldShading shading,
                                       const std::vector<float>& texel, const ViewParams& view) {
@@ -261,12 +274,14 @@ class RendererShading : public test::VulkanTest {
         desc.dataDir = test::binDir();
         desc.fieldFormat = format;
         desc.shading = shading;
+        desc.compute = GetParam();
         Renderer renderer = createRenderer(device, pool, desc);
+        if (desc.compute) setComputeExtent(device, renderer, {16, 16});
         setFieldImage(device, renderer, 0, field.view, extent);
         OffscreenTarget target = createOffscreenTarget(device, {16, 16});
         submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
             recordBeginTarget(cmd, target);
-            recordDraw(renderer, cmd, 0, target.image.view, {16, 16}, view);
+            recordDraw(renderer, cmd, 0, target.image.view, {16, 16}, view, target.image.handle);
             recordEndTarget(cmd, target, true);
         });
         std::vector<uint8_t> pixels = readbackPixels(target);
@@ -277,7 +292,7 @@ class RendererShading : public test::VulkanTest {
     }
 };
 
-TEST_F(RendererShading, MagnitudeOfTwoChannelsGoesThroughTheColormapChannelZeroAlone) {
+TEST_P(RendererShading, MagnitudeOfTwoChannelsGoesThroughTheColormapChannelZeroAlone) {
     // (3, 4): |v| = 5, channel 0 alone = 3. Over [0, 10] they are t = 0.5 and t = 0.3.
     const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
     const auto expected = [&](float t) {
@@ -302,7 +317,7 @@ TEST_F(RendererShading, MagnitudeOfTwoChannelsGoesThroughTheColormapChannelZeroA
     }
 }
 
-TEST_F(RendererShading, RgbShowsTheFirstThreeChannelsClampedToUnitRange) {
+TEST_P(RendererShading, RgbShowsTheFirstThreeChannelsClampedToUnitRange) {
     const auto rgb = drawConstant(VK_FORMAT_R32G32B32A32_SFLOAT, FieldShading::Rgb,
                                   {0.2f, 0.6f, 1.7f, -3.0f}, ViewParams{});
     EXPECT_NEAR(rgb[0], 0.2f * 255.0f, 1.0f);
@@ -311,21 +326,18 @@ TEST_F(RendererShading, RgbShowsTheFirstThreeChannelsClampedToUnitRange) {
     EXPECT_EQ(rgb[3], 255); // the target is opaque whatever channel 3 holds
 }
 
-TEST_F(RendererDraw, ReliefShaderKeepsFlatColoursAndShadesSlopesByWhetherTheyFaceTheLight) {
+TEST_P(RendererDraw, ReliefShaderKeepsFlatColoursAndShadesSlopesByWhetherTheyFaceTheLight) {
     // The same renderer set-up with field_relief.frag: a flat field draws exactly as field.frag.
     // On a wave 0.5 + 0.4 sin(2 pi x / 40), texel columns 40 and 60 both hold 0.5 (so field.frag
     // colours them alike), but at 40 the field rises to the right, facing the light from the upper
     // left, and at 60 it falls: relief lights the one and shades the other. The slope there is
     // 0.063 per texel, a tilt that changes the shade by about 20%.
-    RendererDesc desc;
-    desc.dataDir = test::binDir();
-    desc.fragmentShader = "field_relief.frag";
-    desc.slotCount = 2;
-    Renderer relief = createRenderer(device, pool, desc);
+    Renderer relief = makeRenderer("field_relief.frag", VK_FORMAT_R8G8B8A8_UNORM);
     const auto draw = [&](Renderer& r, uint32_t slot) {
         submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
             recordBeginTarget(cmd, target);
-            recordDraw(r, cmd, slot, target.image.view, kTargetExtent, ViewParams{});
+            recordDraw(r, cmd, slot, target.image.view, kTargetExtent, ViewParams{},
+                       target.image.handle);
             recordEndTarget(cmd, target, true);
         });
         return readbackPixels(target);
@@ -350,6 +362,36 @@ TEST_F(RendererDraw, ReliefShaderKeepsFlatColoursAndShadesSlopesByWhetherTheyFac
     vkDeviceWaitIdle(device.handle);
     destroyRenderer(device, relief);
 }
+
+// A BGRA8 target (what window swapchains usually are): the raster path writes it as an attachment,
+// the compute path blits its RGBA8 storage image into it, swizzling. Either way the picture is the
+// RGBA target's with red and blue swapped, to the bit.
+TEST_P(RendererDraw, BgraTargetGetsTheSamePictureWithRedAndBlueSwapped) {
+    setField(0, {200, 120}, smoothField);
+    const std::vector<uint8_t> rgba = render(ViewParams{});
+    Renderer bgraRenderer = makeRenderer("field.frag", VK_FORMAT_B8G8R8A8_UNORM);
+    setFieldImage(device, bgraRenderer, 0, fields[0].view, {200, 120});
+    OffscreenTarget bgraTarget =
+        createOffscreenTarget(device, kTargetExtent, VK_FORMAT_B8G8R8A8_UNORM);
+    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+        recordBeginTarget(cmd, bgraTarget);
+        recordDraw(bgraRenderer, cmd, 0, bgraTarget.image.view, kTargetExtent, ViewParams{},
+                   bgraTarget.image.handle);
+        recordEndTarget(cmd, bgraTarget, true);
+    });
+    std::vector<uint8_t> swapped = readbackPixels(bgraTarget);
+    for (size_t i = 0; i < swapped.size(); i += 4)
+        std::swap(swapped[i], swapped[i + 2]);
+    destroyOffscreenTarget(device, bgraTarget);
+    destroyRenderer(device, bgraRenderer);
+    EXPECT_EQ(test::compareRgba8(rgba, swapped, 0).maxAbsDiff, 0);
+}
+
+std::string pathName(const ::testing::TestParamInfo<bool>& info) {
+    return info.param ? "Compute" : "Raster";
+}
+INSTANTIATE_TEST_SUITE_P(DrawPaths, RendererDraw, ::testing::Bool(), pathName);
+INSTANTIATE_TEST_SUITE_P(DrawPaths, RendererShading, ::testing::Bool(), pathName);
 
 using RendererCreate = test::VulkanTest;
 

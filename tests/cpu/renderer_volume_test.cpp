@@ -150,7 +150,7 @@ class RendererVolume : public test::VulkanTest {
         desc.dataDir = test::binDir();
         desc.fragmentShader = shader;
         desc.volume = true;
-        desc.volumeCompute = compute;
+        desc.compute = compute;
         renderer = createRenderer(device, pool, desc);
         if (compute) setComputeExtent(device, renderer, kTarget);
         volume = createVolumeImage(device, pool, size, value);

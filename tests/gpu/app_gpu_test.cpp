@@ -128,10 +128,10 @@ TEST_F(AppGpuRun, ComputeAndFragmentVolumeMarchesDrawTheSameCudaFrames) {
         const std::string common = "--sim " + def.name +
                                    " --headless --backend cuda --validate --frames 200 "
                                    "--size 96x80x64 --resolution 320x240 --seed 3 ";
-        const auto fragment = runEstuary(common + "--volume-draw fragment --screenshot '" +
+        const auto fragment = runEstuary(common + "--draw raster --screenshot '" +
                                          (dir / "fragment.png").string() + "'");
         ASSERT_EQ(fragment.exitCode, 0) << fragment.output;
-        const auto compute = runEstuary(common + "--volume-draw compute --screenshot '" +
+        const auto compute = runEstuary(common + "--draw compute --screenshot '" +
                                         (dir / "compute.png").string() + "'");
         std::printf("%s\n", compute.output.c_str());
         ASSERT_EQ(compute.exitCode, 0) << compute.output;
