@@ -13,6 +13,11 @@
 #   run-gpu-bench.sh volume        gray-scott-3d, every mode at 128³, 256³ and 512³ (ray-marched
 #                                  at 768²) with the fragment march, then the compute march; then
 #                                  each march alone (no steps) at 768² and 1536²
+#   run-gpu-bench.sh compare OLD       this bundle against an older one in folder OLD (its estuary,
+#                                      shaders and assets), in one call as speed claims need:
+#                                      gray-scott, every mode at 1024², 2048² and 4096² (same
+#                                      flags, old first), then the draw alone (no steps) at 768²
+#                                      and 1536² output: old, new raster, new compute
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/bench-results}
@@ -70,6 +75,39 @@ if [ "${1:-gray-scott}" = volume ]; then
             done
         done
     } 2>&1 | tee "$out/bench-volume.log"
+    exit $status
+fi
+if [ "${1:-gray-scott}" = compare ]; then
+    old=${2:?usage: run-gpu-bench.sh compare OLD_BUNDLE_DIR}
+    [ -x "$old/estuary" ] || { echo "run-gpu-bench.sh: no estuary in '$old'" >&2; exit 2; }
+    {
+        for size in 1024 2048 4096; do
+            frames=${BENCH_FRAMES:-2000}
+            for build in old new; do
+                exe=./estuary
+                [ "$build" = old ] && exe=$old/estuary
+                echo "== $build: gray-scott ${size}x${size}, all modes, $frames frames"
+                "$exe" --bench --backend cuda --mode all --size "${size}x${size}" \
+                    --frames "$frames" --warmup 200 --report "$out/compare-$build-$size.json" \
+                    --csv "$out/compare-$build-$size.csv" 2>/dev/null |
+                    grep -E '^(mode|pipelined|serialized|host-copy) ' || status=1
+            done
+        done
+        for resolution in 768 1536; do
+            for run in old:- new:raster new:compute; do
+                build=${run%%:*} draw=${run##*:}
+                exe=./estuary flags=""
+                [ "$build" = old ] && exe=$old/estuary
+                [ "$draw" = - ] || flags="--draw $draw"
+                echo "== $build ${draw/-/raster}: the draw alone (0 steps), ${resolution}^2 output"
+                "$exe" --bench --backend cuda --mode serialized --size 1024x1024 \
+                    --steps-per-frame 0 --resolution "${resolution}x${resolution}" $flags \
+                    --frames 1000 --warmup 100 \
+                    --report "$out/draw-$build-${draw/-/raster}-$resolution.json" 2>/dev/null |
+                    grep -E '^serialized ' || status=1
+            done
+        done
+    } 2>&1 | tee "$out/bench-compare.log"
     exit $status
 fi
 if [ "${1:-gray-scott}" = opengl ]; then

@@ -1,0 +1,241 @@
+#include "renderer_internal.h"
+#include "vk_check.h"
+#include "shared_layout.h"
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace estuary {
+
+VkShaderModule loadShaderModule(const Device& device, const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in)
+        throw runtimeError("cannot open shader " + path.string() +
+                           " (shaders/ must sit beside the executable, or in the data folder "
+                           "given to the renderer)");
+    const auto size = static_cast<size_t>(in.tellg());
+    std::vector<uint32_t> code(size / 4);
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(code.data()), std::streamsize(code.size() * 4));
+    // SPIR-V is a whole number of 32-bit words starting with its magic number; anything else
+    // (truncated, another file) would reach the driver as an opaque failure.
+    constexpr uint32_t kSpirvMagic = 0x07230203;
+    if (!in || size == 0 || size % 4 != 0 || code[0] != kSpirvMagic)
+        throw runtimeError("shader " + path.string() + " is not SPIR-V (" + std::to_string(size) +
+                           " bytes; SPIR-V is whole 32-bit words starting with 0x07230203): "
+                           "rebuild the project to regenerate it");
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = size;
+    info.pCode = code.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    if (const VkResult r = vkCreateShaderModule(device.handle, &info, nullptr, &module);
+        r != VK_SUCCESS)
+        throwVkFailure(r, ("vkCreateShaderModule(" + path.string() + ")").c_str(), __FILE__,
+                       __LINE__);
+    nameObject(device, VK_OBJECT_TYPE_SHADER_MODULE, module, path.filename().string());
+    return module;
+}
+
+namespace {
+
+void createPipelineLayout(const Device& device, Renderer& renderer) {
+    // One push range for both pipelines (the blocks have the same size, shared_layout.h), so the
+    // descriptor set stays bound across the switch from field to points.
+    const VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                                   kPushConstantBytes};
+    VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layoutInfo.setLayoutCount = 1;
+    layoutInfo.pSetLayouts = &renderer.setLayout;
+    layoutInfo.pushConstantRangeCount = 1;
+    layoutInfo.pPushConstantRanges = &push;
+    VK_CHECK(vkCreatePipelineLayout(device.handle, &layoutInfo, nullptr, &renderer.pipelineLayout));
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE_LAYOUT, renderer.pipelineLayout, "field layout");
+}
+
+// What differs between the field's and the particles' pipelines.
+struct PipelineShape {
+    std::string vertexShader, fragmentShader; // source names in shaders/
+    VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    bool additive = false; // ONE + ONE blending instead of replacing
+    const VkSpecializationInfo* fragmentSpecialization = nullptr;
+    const char* name = "";
+};
+
+VkPipeline createPipeline(const Device& device, const Renderer& renderer,
+                          const std::filesystem::path& dataDir, const PipelineShape& shape) {
+    const VkShaderModule vert =
+        loadShaderModule(device, dataDir / "shaders" / (shape.vertexShader + ".spv"));
+    VkShaderModule frag = VK_NULL_HANDLE;
+    try {
+        frag = loadShaderModule(device, dataDir / "shaders" / (shape.fragmentShader + ".spv"));
+    } catch (...) {
+        vkDestroyShaderModule(device.handle, vert, nullptr);
+        throw;
+    }
+    VkPipelineShaderStageCreateInfo stages[2]{};
+    stages[0].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
+    stages[0].module = vert;
+    stages[0].pName = "main";
+    stages[1] = stages[0];
+    stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
+    stages[1].module = frag;
+    stages[1].pSpecializationInfo = shape.fragmentSpecialization;
+
+    VkPipelineVertexInputStateCreateInfo vertexInput{
+        VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+    VkPipelineInputAssemblyStateCreateInfo inputAssembly{
+        VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO};
+    inputAssembly.topology = shape.topology;
+    VkPipelineViewportStateCreateInfo viewport{
+        VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
+    viewport.viewportCount = 1;
+    viewport.scissorCount = 1;
+    VkPipelineRasterizationStateCreateInfo raster{
+        VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
+    raster.polygonMode = VK_POLYGON_MODE_FILL;
+    raster.cullMode = VK_CULL_MODE_NONE;
+    raster.lineWidth = 1.0f;
+    VkPipelineMultisampleStateCreateInfo multisample{
+        VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO};
+    multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT;
+    VkPipelineDepthStencilStateCreateInfo depth{
+        VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO};
+    VkPipelineColorBlendAttachmentState blendAttachment{};
+    blendAttachment.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+                                     VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
+    if (shape.additive) {
+        blendAttachment.blendEnable = VK_TRUE;
+        blendAttachment.srcColorBlendFactor = VK_BLEND_FACTOR_ONE;
+        blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE;
+        blendAttachment.colorBlendOp = VK_BLEND_OP_ADD;
+        blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
+        blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+        blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD;
+    }
+    VkPipelineColorBlendStateCreateInfo blend{
+        VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};
+    blend.attachmentCount = 1;
+    blend.pAttachments = &blendAttachment;
+    const VkDynamicState dynamicStates[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+    VkPipelineDynamicStateCreateInfo dynamic{VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO};
+    dynamic.dynamicStateCount = 2;
+    dynamic.pDynamicStates = dynamicStates;
+    VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachmentFormats = &renderer.targetFormat;
+
+    VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, &rendering};
+    info.stageCount = 2;
+    info.pStages = stages;
+    info.pVertexInputState = &vertexInput;
+    info.pInputAssemblyState = &inputAssembly;
+    info.pViewportState = &viewport;
+    info.pRasterizationState = &raster;
+    info.pMultisampleState = &multisample;
+    info.pDepthStencilState = &depth;
+    info.pColorBlendState = &blend;
+    info.pDynamicState = &dynamic;
+    info.layout = renderer.pipelineLayout;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    const VkResult result =
+        vkCreateGraphicsPipelines(device.handle, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
+    vkDestroyShaderModule(device.handle, frag, nullptr);
+    vkDestroyShaderModule(device.handle, vert, nullptr);
+    if (result != VK_SUCCESS)
+        throwVkFailure(result,
+                       ("vkCreateGraphicsPipelines (shaders/" + shape.vertexShader +
+                        ".spv, shaders/" + shape.fragmentShader + ".spv)")
+                           .c_str(),
+                       __FILE__, __LINE__);
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE, pipeline, shape.name);
+    return pipeline;
+}
+
+} // namespace
+
+void createPipelines(const Device& device, Renderer& renderer, const RendererDesc& desc) {
+    createPipelineLayout(device, renderer);
+    const uint32_t shading = uint32_t(desc.shading);
+    const VkSpecializationMapEntry shadingEntry{ESTUARY_SPEC_SHADING, 0, sizeof(shading)};
+    const VkSpecializationInfo specialization{1, &shadingEntry, sizeof(shading), &shading};
+    PipelineShape field;
+    field.vertexShader = "fullscreen.vert";
+    field.fragmentShader = desc.fragmentShader;
+    field.fragmentSpecialization = &specialization;
+    field.name = "field pipeline";
+    // The compute draw replaces the field's pipeline; particles are still rasterized.
+    if (!desc.compute) renderer.pipeline = createPipeline(device, renderer, desc.dataDir, field);
+    if (!desc.points) return;
+    PipelineShape points;
+    points.vertexShader = "points.vert";
+    points.fragmentShader = "points.frag";
+    points.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
+    points.additive = true;
+    points.name = "points pipeline";
+    renderer.pointsPipeline = createPipeline(device, renderer, desc.dataDir, points);
+}
+
+void createComputeDraw(const Device& device, Renderer& renderer, const RendererDesc& desc) {
+    VkDescriptorSetLayoutBinding bindings[3]{};
+    bindings[0] = {ESTUARY_BINDING_FIELD, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                   VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    bindings[1] = {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                   VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    bindings[2] = {ESTUARY_BINDING_DRAW_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
+                   VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo setInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    setInfo.bindingCount = 3;
+    setInfo.pBindings = bindings;
+    VK_CHECK(
+        vkCreateDescriptorSetLayout(device.handle, &setInfo, nullptr, &renderer.computeSetLayout));
+    nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, renderer.computeSetLayout,
+               "compute draw set layout");
+    const VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
+    VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layoutInfo.setLayoutCount = 1;
+    layoutInfo.pSetLayouts = &renderer.computeSetLayout;
+    layoutInfo.pushConstantRangeCount = 1;
+    layoutInfo.pPushConstantRanges = &push;
+    VK_CHECK(vkCreatePipelineLayout(device.handle, &layoutInfo, nullptr, &renderer.computeLayout));
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE_LAYOUT, renderer.computeLayout,
+               "compute draw layout");
+
+    const std::vector<VkDescriptorSetLayout> layouts(desc.slotCount, renderer.computeSetLayout);
+    VkDescriptorSetAllocateInfo allocInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    allocInfo.descriptorPool = renderer.descriptorPool;
+    allocInfo.descriptorSetCount = desc.slotCount;
+    allocInfo.pSetLayouts = layouts.data();
+    renderer.computeSets.resize(desc.slotCount);
+    VK_CHECK(vkAllocateDescriptorSets(device.handle, &allocInfo, renderer.computeSets.data()));
+    const VkDescriptorImageInfo colormap{renderer.colormapSampler, renderer.colormaps.view,
+                                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    for (VkDescriptorSet set : renderer.computeSets)
+        writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
+                             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
+
+    const std::filesystem::path path =
+        desc.dataDir / "shaders" / (desc.fragmentShader + ".compute.spv");
+    const VkShaderModule module = loadShaderModule(device, path);
+    const uint32_t shading = uint32_t(desc.shading);
+    const VkSpecializationMapEntry shadingEntry{ESTUARY_SPEC_SHADING, 0, sizeof(shading)};
+    const VkSpecializationInfo specialization{1, &shadingEntry, sizeof(shading), &shading};
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.stage.pSpecializationInfo = &specialization;
+    info.layout = renderer.computeLayout;
+    const VkResult result = vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info,
+                                                     nullptr, &renderer.computePipeline);
+    vkDestroyShaderModule(device.handle, module, nullptr);
+    if (result != VK_SUCCESS)
+        throwVkFailure(result, ("vkCreateComputePipelines (" + path.string() + ")").c_str(),
+                       __FILE__, __LINE__);
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE, renderer.computePipeline,
+               "compute draw (" + desc.fragmentShader + ")");
+}
+
+} // namespace estuary
