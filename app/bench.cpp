@@ -173,7 +173,13 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
         if (mode == BenchMode::HostCopy && s.choice.kind != Backend::Cuda)
             result.note = "CPU backend: its field always reaches Vulkan through host memory, so "
                           "host-copy runs the same path as pipelined";
-        if (report.env.gpuName.empty()) report.env = describeEnvironment(s);
+        if (report.env.gpuName.empty()) {
+            report.env = describeEnvironment(s);
+            // --draw auto resolves by the device (drawPathFor); the report names the path taken.
+            if (options.consumer == Consumer::Vulkan)
+                report.config.draw = drawPathName(drawPathFor(
+                    options.draw, s.device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU));
+        }
         result.handoff = s.gl ? glHandoffName(s.glHandoff)
                          : s.choice.kind == Backend::Cuda && !s.hostCopy ? "timeline"
                                                                          : "staging";

@@ -68,7 +68,20 @@ std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint3
 }
 
 const char* drawPathName(DrawPath path) {
-    return path == DrawPath::Compute ? "compute" : "raster";
+    switch (path) {
+    case DrawPath::Auto:
+        return "auto";
+    case DrawPath::Raster:
+        return "raster";
+    case DrawPath::Compute:
+        return "compute";
+    }
+    return "?";
+}
+
+DrawPath drawPathFor(DrawPath requested, bool cpuDevice) {
+    if (requested != DrawPath::Auto) return requested;
+    return cpuDevice ? DrawPath::Raster : DrawPath::Compute;
 }
 
 Extent defaultGrid(uint32_t dimensions) {
@@ -478,7 +491,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     const bool offscreen = o.headless || o.bench;
     o.draw = draw == "compute"  ? DrawPath::Compute
              : draw == "raster" ? DrawPath::Raster
-             : offscreen        ? DrawPath::Compute
+             : offscreen        ? DrawPath::Auto
                                 : DrawPath::Raster;
     if (o.draw == DrawPath::Compute && !offscreen)
         return usage(out, "--draw compute is for --headless and --bench runs (the window draws "

@@ -36,9 +36,14 @@ enum class BenchMode { Pipelined, Serialized, HostCopy };
 const char* benchModeName(BenchMode mode);
 
 // How the picture is drawn (--draw): rasterizing the view's fragment shader, or its compute twin
-// into a storage image copied to the target (shaders/draw_main.glsl).
-enum class DrawPath { Raster, Compute };
+// into a storage image copied to the target (shaders/draw_main.glsl); Auto until the session knows
+// the device (drawPathFor).
+enum class DrawPath { Auto, Raster, Compute };
 const char* drawPathName(DrawPath path);
+// What --draw auto means, by measurement (docs/PERFORMANCE.md): raster in the window and for the
+// OpenGL consumer (the parser settles those), else compute on GPUs (several times faster on the
+// H100) and raster on CPU implementations such as lavapipe (compute measured ~15% slower there).
+DrawPath drawPathFor(DrawPath requested, bool cpuDevice);
 
 struct Extent {
     uint32_t width = 0;
@@ -81,9 +86,8 @@ struct Options {
     float opacity = 0.5f;
     uint32_t sliceAxis = 2;
     float slicePosition = 0.5f;
-    // How every view is drawn. --draw auto (default) is compute in headless and benchmark runs
-    // and raster in the window: on the H100 the compute twin measured several times faster for 2D
-    // fields and 23-32x for the volume march (docs/PERFORMANCE.md); the window's swapchain images
+    // How every view is drawn (--draw). Auto stays only for headless and benchmark runs on the
+    // Vulkan renderer (drawPathFor resolves it); the window rasterizes, since its swapchain images
     // are not wired to the compute draw's copy.
     DrawPath draw = DrawPath::Raster;
     // Window

@@ -162,7 +162,9 @@ void openRenderer(Session& session) {
     desc.volume = session.backend->displayImage(0).shape.viewType == VK_IMAGE_VIEW_TYPE_3D;
     // The compute draw writes offscreen targets of the run's resolution (options.cpp keeps it to
     // headless and benchmark runs).
-    desc.compute = session.options.draw == DrawPath::Compute;
+    desc.compute =
+        drawPathFor(session.options.draw, session.device.properties.deviceType ==
+                                              VK_PHYSICAL_DEVICE_TYPE_CPU) == DrawPath::Compute;
     session.renderer = createRenderer(session.device, session.pool, desc);
     if (desc.compute)
         setComputeExtent(session.device, session.renderer,

@@ -52,9 +52,13 @@ TEST(AppDrawPath, ComputeDrawMatchesRasterForEverySimulationAndView) {
         }
 }
 
-TEST(AppDrawPath, AutoIsComputeOffscreenAndRasterInTheWindowAndTheOpenGlConsumer) {
-    EXPECT_EQ(parse({"--headless"}).options.draw, DrawPath::Compute);
-    EXPECT_EQ(parse({"--bench"}).options.draw, DrawPath::Compute);
+TEST(AppDrawPath, AutoIsComputeOnGpusOffscreenAndRasterOnCpusInTheWindowAndForOpenGl) {
+    EXPECT_EQ(parse({"--headless"}).options.draw, DrawPath::Auto);
+    EXPECT_EQ(parse({"--bench"}).options.draw, DrawPath::Auto);
+    EXPECT_EQ(drawPathFor(DrawPath::Auto, false), DrawPath::Compute);
+    EXPECT_EQ(drawPathFor(DrawPath::Auto, true), DrawPath::Raster);
+    EXPECT_EQ(drawPathFor(DrawPath::Compute, true), DrawPath::Compute);
+    EXPECT_EQ(drawPathFor(DrawPath::Raster, false), DrawPath::Raster);
     EXPECT_EQ(parse({}).options.draw, DrawPath::Raster);
     EXPECT_EQ(parse({"--headless", "--consumer", "opengl"}).options.draw, DrawPath::Raster);
     EXPECT_EQ(parse({"--headless", "--draw", "raster"}).options.draw, DrawPath::Raster);

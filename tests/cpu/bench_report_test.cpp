@@ -353,7 +353,7 @@ TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
         EXPECT_TRUE(root["environment"].find(key)) << key;
     for (const char* key :
          {"simulation", "width", "height", "depth", "steps_per_frame", "frames_in_flight", "warmup",
-          "frames", "modes", "seed", "output_width", "output_height", "volume_draw"})
+          "frames", "modes", "seed", "output_width", "output_height", "draw"})
         EXPECT_TRUE(root["configuration"].find(key)) << key;
 
     const Json& modes = root["modes"];
