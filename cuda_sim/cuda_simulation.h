@@ -52,9 +52,11 @@ struct DeviceImage {
 DeviceImage createDeviceImage(const ImageOutput& image);
 void destroyDeviceImage(DeviceImage& image);
 
-// CUDA side of the mip chain: levels 1.. of `target` from its level 0 (2x2 means, 2x2x2 for a 3D
-// image), the same arithmetic as the CPU's writeMipChain (bit-identical). One launch per level, in
-// stream order. Float formats only.
-void writeMipChain(const ImageOutput& image, const DeviceImageTarget& target, cudaStream_t stream);
+// CUDA side of the mip chain: levels firstLevel.. of `target` from level firstLevel - 1 (2x2
+// means, 2x2x2 for a 3D image), the same arithmetic as the CPU's writeMipChain (bit-identical); a
+// caller that wrote the first levels itself passes the first one it left. In stream order: a 2D
+// image takes one launch per five levels, a 3D image one per level. Float formats only.
+void writeMipChain(const ImageOutput& image, const DeviceImageTarget& target, cudaStream_t stream,
+                   int firstLevel = 1);
 
 } // namespace estuary::sim
