@@ -8,6 +8,7 @@
 
 #include "cuda_simulation.h"
 #include "gray_scott.h"
+#include "gray_scott_tiling.h"
 
 #include <cstdint>
 #include <vector>
@@ -27,7 +28,8 @@ class CudaGrayScott final : public CudaSimulation {
 
     void reset(uint64_t seed, cudaStream_t stream) override;
     void step(const ParamValues& params, int steps, cudaStream_t stream) override;
-    // v into level 0 via surf2Dwrite, then the mip chain (writeMipChain). One image, R32 float.
+    // v into level 0 and the first levels below it in one launch, then the rest of the mip chain
+    // (writeMipChain). One image, R32 float.
     void writeOutputs(const DeviceTargets& targets, cudaStream_t stream) override;
     void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) override;
 
@@ -38,6 +40,11 @@ class CudaGrayScott final : public CudaSimulation {
 
     int width() const { return width_; }
     int height() const { return height_; }
+    const StepTiling& tiling() const { return tiling_; }
+    // Replaces chooseStepTiling's choice (tests, tuning); throws std::invalid_argument unless
+    // 1 <= stepsPerPass <= kMaxStepsPerPass, 2 * stepsPerPass < threads <= kMaxPassThreads and
+    // rowsPerChunk >= 1.
+    void setTiling(const StepTiling& tiling);
 
   private:
     int width_;
@@ -45,7 +52,8 @@ class CudaGrayScott final : public CudaSimulation {
     float* allocation_ = nullptr; // one cudaMalloc holding the four fields below
     float* u_[2] = {};
     float* v_[2] = {};
-    int current_ = 0; // u_[current_], v_[current_] hold the state
+    int current_ = 0;   // u_[current_], v_[current_] hold the state
+    StepTiling tiling_; // chooseStepTiling for this grid and the current device's SM count
 };
 
 } // namespace estuary::sim
