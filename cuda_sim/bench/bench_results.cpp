@@ -1,0 +1,45 @@
+#include "bench_results.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace estuary::sim {
+
+void writeBenchJson(const std::string& path, const BenchDevice& device, double bytesPerCellStep,
+                    int stepsPerFrame, const std::vector<BenchResult>& results) {
+    nlohmann::json report;
+    report["device"] = {
+        {"name", device.name}, {"smCount", device.smCount}, {"hbmPeakGBs", device.peakGBs}};
+    report["bytesPerCellStep"] = bytesPerCellStep;
+    report["stepsPerFrame"] = stepsPerFrame;
+    nlohmann::json& list = report["results"] = nlohmann::json::array();
+    for (const BenchResult& r : results) {
+        nlohmann::json item = {{"kind", r.kind}, {"variant", r.variant}, {"size", r.size}};
+        if (r.kind == "step") {
+            item["usPerStep"] = r.us;
+            item["GBs"] = r.gbs;
+            item["percentOfPeak"] = r.percentOfPeak;
+        } else {
+            item[r.kind == "mips" ? "usPerWrite" : "usPerFrame"] = r.us;
+        }
+        if (r.tiling) {
+            item["stepsPerPass"] = r.tiling->stepsPerPass;
+            item["threads"] = r.tiling->threads;
+            item["rowsPerChunk"] = r.tiling->rowsPerChunk;
+        }
+        if (r.launches) item["launches"] = r.launches;
+        list.push_back(item);
+    }
+    const std::string temp = path + ".tmp";
+    {
+        std::ofstream file(temp, std::ios::binary | std::ios::trunc);
+        file << report.dump(2) << '\n';
+        if (!file.flush()) throw std::runtime_error("cannot write " + temp);
+    }
+    std::filesystem::rename(temp, path);
+}
+
+} // namespace estuary::sim

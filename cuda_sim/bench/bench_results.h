@@ -1,0 +1,34 @@
+// The micro-benchmark's results (estuary_kernel_bench.cu measures them) and their JSON report.
+// Plain C++, so the JSON library is compiled by the host compiler only.
+#pragma once
+
+#include "gray_scott_tiling.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace estuary::sim {
+
+struct BenchDevice {
+    std::string name;
+    int smCount = 0;
+    double peakGBs = 0; // HBM: memory clock x bus width x 2 (double data rate)
+};
+
+struct BenchResult {
+    std::string kind; // step, mips or frame
+    std::string variant;
+    int size = 0;                      // size x size grid
+    double us = 0;                     // per step, per output write or per frame
+    std::optional<StepTiling> tiling;  // temporal steps
+    double gbs = 0, percentOfPeak = 0; // steps, counted at bytesPerCellStep
+    int launches = 0;                  // output writes
+};
+
+// Writes {device, bytesPerCellStep, stepsPerFrame, results} to `path` through a temporary file
+// renamed over it, so a reader never sees half a report. Throws std::runtime_error on failure.
+void writeBenchJson(const std::string& path, const BenchDevice& device, double bytesPerCellStep,
+                    int stepsPerFrame, const std::vector<BenchResult>& results);
+
+} // namespace estuary::sim
