@@ -1,10 +1,12 @@
 // Every simulation's CUDA implementation against its CPU reference, through the generic interface
-// (what any new simulation gets for free), Gray-Scott's own kernels in detail (stepping, the mip
-// chain written through surfaces, the brush), and 3D outputs: gray-scott-3d on an odd volume and
-// the 3D mip chain of every format. Skips, saying why, where no CUDA device exists.
+// (what any new simulation gets for free), Gray-Scott's own kernels in detail (stepping in every
+// tiling and the tiling chooser, the output write and the 2D mip chain on odd sizes in every
+// format, the brush), and 3D outputs: gray-scott-3d on an odd volume and the 3D mip chain of every
+// format. Skips, saying why, where no CUDA device exists (the chooser's test needs none).
 #include "cpu_gray_scott.h"
 #include "cuda_check.h"
 #include "cuda_gray_scott.h"
+#include "gray_scott_tiling.h"
 #include "half_float.h"
 #include "simulations.h"
 
@@ -151,7 +153,8 @@ class OutputPair {
 
     // A level's texels between the device and tightly packed host memory (x fastest, then y, then
     // z): a 2D array's rows, or a 3D array's slices (every level of a 3D image is a 3D array).
-    // Synchronous.
+    // Synchronous: a copy from pageable memory may return before its DMA lands, and the tests'
+    // non-blocking stream would not wait for it, so an upload ends with a device-wide wait.
     static void copyLevel(cudaArray_t array, bool volume, size_t width, size_t texel, size_t rows,
                           size_t slices, void* host, cudaMemcpyKind kind) {
         const size_t rowBytes = width * texel;
@@ -161,6 +164,7 @@ class OutputPair {
                     cudaMemcpy2DFromArray(host, rowBytes, array, 0, 0, rowBytes, rows, kind));
             else
                 CUDA_CHECK(cudaMemcpy2DToArray(array, 0, 0, host, rowBytes, rowBytes, rows, kind));
+            CUDA_CHECK(cudaDeviceSynchronize());
             return;
         }
         cudaMemcpy3DParms copy{};
@@ -175,6 +179,7 @@ class OutputPair {
         copy.extent = make_cudaExtent(width, rows, slices); // in texels: an array is one end
         copy.kind = kind;
         CUDA_CHECK(cudaMemcpy3D(&copy));
+        CUDA_CHECK(cudaDeviceSynchronize());
     }
 
   private:
@@ -356,6 +361,144 @@ TEST_F(SimCudaTest, GrayScottMatchesCpuOnOddSizedGridWithPartialBlocks) {
     EXPECT_EQ(v, cpu.v());
 }
 
+// The tilings chooseStepTiling picks on a 132-SM H100, and odd ones (blocks of 32 and 256 threads,
+// 1- and 5-row chunks, 1 to 3 steps per pass) that only setTiling reaches.
+constexpr StepTiling kTilings[] = {{4, 128, 64}, {4, 128, 32}, {4, 64, 32}, {4, 64, 16},
+                                   {1, 128, 16}, {2, 256, 8},  {3, 64, 5},  {4, 32, 1}};
+
+TEST(GrayScottStepTiling, ChooserTakesFourStepsAndCutsSmallerGridsIntoMoreBlocks) {
+    // One of each choice on an H100's 132 SMs: long chunks only where there are blocks enough.
+    EXPECT_EQ(chooseStepTiling(4096, 4096, 132), (StepTiling{4, 128, 64}));
+    EXPECT_EQ(chooseStepTiling(2048, 2048, 132), (StepTiling{4, 128, 32}));
+    EXPECT_EQ(chooseStepTiling(1024, 1024, 132), (StepTiling{4, 64, 32}));
+    EXPECT_EQ(chooseStepTiling(512, 512, 132), (StepTiling{4, 64, 16}));
+    EXPECT_EQ(chooseStepTiling(1, 1, 132), (StepTiling{4, 64, 16}));
+    EXPECT_EQ(chooseStepTiling(4096, 4096, 0), chooseStepTiling(4096, 4096, 132)) << "unknown SMs";
+    EXPECT_EQ(chooseStepTiling(4096, 4096, 1000), (StepTiling{4, 128, 32})) << "more SMs";
+    for (int w : {1, 2, 3, 37, 130, 1000, 4096, 16384})
+        for (int h : {1, 5, 29, 600, 4096}) {
+            const StepTiling t = chooseStepTiling(w, h, 132);
+            EXPECT_GE(t.stepsPerPass, 1);
+            EXPECT_LE(t.stepsPerPass, kMaxStepsPerPass);
+            EXPECT_GE(tilingColumns(t), 1);
+            EXPECT_LE(t.threads, kMaxPassThreads);
+            EXPECT_GE(t.rowsPerChunk, 1);
+        }
+    // A frame's 8 steps in two passes of 4; 5 steps as 4 + 1.
+    EXPECT_EQ(passSteps({4, 128, 64}, 8), 4);
+    EXPECT_EQ(passSteps({4, 128, 64}, 1), 1);
+    EXPECT_EQ(passSteps({3, 128, 64}, 2), 2);
+    EXPECT_EQ(tilingBlocks({4, 128, 64}, 4096, 4096), 35 * 64);
+}
+
+TEST_F(SimCudaTest, GrayScottEveryTilingMatchesCpuBitForBitAfter1To8StepsOnOddGrids) {
+    // Grids from one cell (every neighbour is the cell itself) to several blocks of columns and
+    // chunks of rows; step counts that run every pass length (1, 2, 3, 4 + 1, 4 + 4), one after
+    // another so the ping-pong carries across calls.
+    const struct { int w, h; } grids[] = {{1, 1}, {3, 5}, {37, 29}, {130, 7}, {7, 130}, {200, 150}};
+    const GrayScottParams params;
+    for (const StepTiling& tiling : kTilings)
+        for (const auto& grid : grids) {
+            SCOPED_TRACE(std::to_string(grid.w) + "x" + std::to_string(grid.h) + ", tiling " +
+                         std::to_string(tiling.stepsPerPass) + "/" +
+                         std::to_string(tiling.threads) + "/" +
+                         std::to_string(tiling.rowsPerChunk));
+            CpuGrayScott cpu(grid.w, grid.h, 99);
+            CudaGrayScott gpu(grid.w, grid.h, 99, stream);
+            gpu.setTiling(tiling);
+            int done = 0;
+            for (int steps : {1, 2, 3, 5, 8}) {
+                cpu.step(params, steps);
+                gpu.step(params, steps, stream);
+                done += steps;
+                std::vector<float> u, v;
+                gpu.download(u, v, stream);
+                ASSERT_EQ(u, cpu.u()) << "after " << done << " steps";
+                ASSERT_EQ(v, cpu.v()) << "after " << done << " steps";
+            }
+        }
+}
+
+TEST_F(SimCudaTest, GrayScottRejectsTilingsItCannotRun) {
+    CudaGrayScott gpu(8, 8, 1, stream);
+    EXPECT_THROW(gpu.setTiling({0, 128, 64}), std::invalid_argument);
+    EXPECT_THROW(gpu.setTiling({kMaxStepsPerPass + 1, 128, 64}), std::invalid_argument);
+    EXPECT_THROW(gpu.setTiling({4, 8, 64}), std::invalid_argument) << "no output columns";
+    EXPECT_THROW(gpu.setTiling({4, kMaxPassThreads + 1, 64}), std::invalid_argument);
+    EXPECT_THROW(gpu.setTiling({4, 128, 0}), std::invalid_argument);
+}
+
+// Odd, 1-wide, non-square and 1 x 1 images: every clamp and every dropped last row/column of
+// mip_chain.h, chains of 1 to 13 levels (several five-level launches).
+constexpr uint32_t kOddImages[][2] = {{1, 1},     {37, 1},    {1, 37},     {3, 5},    {130, 7},
+                                      {4096, 16}, {16, 4096}, {1000, 600}, {67, 1025}};
+
+TEST_F(SimCudaTest, MipChainOfOdd2dImagesMatchesCpuBitForBitInEveryFormatFromAnyFirstLevel) {
+    for (TexelFormat format : {TexelFormat::R32Float, TexelFormat::RG32Float,
+                               TexelFormat::RGBA32Float, TexelFormat::RGBA16Float})
+        for (const auto& size : kOddImages) {
+            const ImageOutput image{"image", size[0], size[1], 1, format, 0};
+            const uint32_t levels = levelCount(image);
+            // firstLevel 1: the whole chain; 2 and 6: a writer that did the first levels itself.
+            for (uint32_t firstLevel : {1u, 2u, 6u}) {
+                if (firstLevel > 1 && firstLevel >= levels) continue;
+                SCOPED_TRACE(std::string(texelFormatName(format)) + " " + std::to_string(size[0]) +
+                             "x" + std::to_string(size[1]) + " from level " +
+                             std::to_string(firstLevel));
+                OutputPair outputs(OutputLayout{{image}, {}});
+                std::vector<float>& level0 = outputs.hostLevel(0, 0);
+                const size_t values = size_t(size[0]) * size[1] * channelCount(format);
+                for (size_t i = 0; i < values; ++i) {
+                    // Values whose means round: not representable sums of a few binary digits.
+                    const float value = float((i * 7919) % 1013) * 0.013f - 3.1f;
+                    if (format == TexelFormat::RGBA16Float)
+                        reinterpret_cast<uint16_t*>(level0.data())[i] = floatToHalf(value);
+                    else
+                        level0[i] = value;
+                }
+                writeMipChain(image, outputs.hostTargets().images[0]);
+                for (uint32_t l = 0; l < firstLevel; ++l)
+                    OutputPair::copyLevel(outputs.deviceImage(0).levels[l], false,
+                                          mipSize(size[0], l), texelBytes(format),
+                                          mipSize(size[1], l), 1, outputs.hostLevel(0, l).data(),
+                                          cudaMemcpyHostToDevice);
+                writeMipChain(image, outputs.deviceTargets().images[0], stream, int(firstLevel));
+                size_t compared = 0;
+                std::string where;
+                bool bitIdentical = false;
+                const float worst = outputs.compare(stream, compared, where, bitIdentical);
+                EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
+            }
+        }
+}
+
+TEST_F(SimCudaTest, GrayScottOutputWriteMatchesCpuInEveryLevelOfOddAndNonSquareGrids) {
+    // Level 0 and the first five levels come from one launch that reads v in linear memory, the
+    // rest from writeMipChain: the seam between them moves with the chain's length.
+    const GrayScottParams params;
+    for (const auto& size : kOddImages) {
+        const int w = int(size[0]), h = int(size[1]);
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+        CpuGrayScott cpu(w, h, 7);
+        CudaGrayScott gpu(w, h, 7, stream);
+        cpu.step(params, 8);
+        gpu.step(params, 8, stream);
+        OutputPair outputs(grayScottOutputs({uint32_t(w), uint32_t(h)}));
+        cpu.writeOutputs(outputs.hostTargets());
+        gpu.writeOutputs(outputs.deviceTargets(), stream);
+        size_t compared = 0;
+        std::string where;
+        bool bitIdentical = false;
+        const float worst = outputs.compare(stream, compared, where, bitIdentical);
+        EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
+        const std::vector<float>& v = outputs.hostLevel0();
+        if (v.size() > 1) {
+            EXPECT_NE(*std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()))
+                << "v is constant: the comparison would prove little";
+        }
+    }
+}
+
 TEST_F(SimCudaTest, GrayScottPaintAndEraseMatchCpuExactly) {
     const int w = 200, h = 120;
     CpuGrayScott cpu(w, h, 5);
@@ -384,6 +527,8 @@ TEST_F(SimCudaTest, GrayScottRejectsBadSizesAndTargets) {
     const DeviceImageTarget image{surfaces}; // 5 levels; 8 x 8 has 4
     EXPECT_THROW(gpu.writeOutputs({{&image, 1}, {}}, stream), std::invalid_argument);
     EXPECT_THROW(gpu.step(GrayScottParams{}, -1, stream), std::invalid_argument);
+    const ImageOutput chain{"v", 8, 8, 1, TexelFormat::R32Float, 0};
+    EXPECT_THROW(writeMipChain(chain, {{surfaces, 4}}, stream, 0), std::invalid_argument);
 }
 
 TEST_F(SimCudaTest, OutOfDeviceMemoryIsAnUnsupportedEnvironmentNamingTheCause) {
