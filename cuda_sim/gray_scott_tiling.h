@@ -36,14 +36,16 @@ constexpr int passSteps(const StepTiling& t, int stepsLeft) {
     return stepsLeft < t.stepsPerPass ? stepsLeft : t.stepsPerPass;
 }
 
-// Four steps per pass (fastest at every size measured); then the longest chunks and widest blocks
-// (least halo: 128 threads, 64 rows re-read 6% + 12% of the state) that still give each SM enough
-// blocks. Measured on an H100 (132 SMs), µs per step at 1024² / 2048² / 4096²:
-//   (4, 128, 64): 7.8 / 21.2 / 59.2   (4, 128, 32): 5.8 / 18.8 / 61.1   (4, 64, 32): 5.7 / 18.8 /
-//   62
+// Four steps per pass, then the longest chunks and widest blocks (least halo: 128 threads and
+// 64 rows re-read 6% + 12% of the state) that still give each SM enough blocks. Measured with
+// estuary_kernel_bench tune on an H100 (132 SMs), µs per step at 1024² / 2048² / 4096²:
+//   (steps, threads, rows) (4, 128, 64): 8.2 / 22.6 / 63.3   (4, 128, 32): 6.0 / 20.3 / 65.3
+//                          (4, 64, 32):  5.8 / 20.1 / 66.4   (4, 64, 16):  6.4 / 21.4 / 77.8
 // so 64 rows pay only with about 16 blocks per SM, and a grid too small for 4 blocks per SM in
-// 128-thread blocks is cut into narrower ones (more blocks, not more halo rows); below that,
-// shorter chunks, so that all SMs have work. smCount < 1 (unknown) counts as 132.
+// 128-thread blocks is cut into narrower ones rather than into more halo rows; below that,
+// shorter chunks, so that all SMs have work. 3 steps per pass ties with 4 at 2048² and 4096²
+// (within the 5% two runs differ by) and is slower at 1024² (6.1 at best); 4 divides a frame's
+// 8 steps. smCount < 1 (unknown) counts as 132.
 constexpr StepTiling chooseStepTiling(int w, int h, int smCount) {
     const long long sms = smCount > 0 ? smCount : 132;
     StepTiling t{4, 128, 64};
