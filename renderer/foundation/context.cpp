@@ -60,6 +60,36 @@ std::string driverEnvironment() {
     return set.empty() ? std::string() : " (the loader was pointed at drivers by " + set + ")";
 }
 
+// The calibrated-timestamps extension to enable, only when its time domains include the device's
+// and CLOCK_MONOTONIC (steady_clock's, the host clock estuary measures with). The EXT where
+// offered, else the KHR (same functions and values): validation layers older than the KHR
+// promotion (Debian 12's) warn about an extension they do not know, and --validate fails on that.
+const char* calibratedTimestampsExtension(VkInstance instance, VkPhysicalDevice physical,
+                                          const std::vector<VkExtensionProperties>& available) {
+    constexpr const char* kNames[][2] = {
+        {VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME,
+         "vkGetPhysicalDeviceCalibrateableTimeDomainsEXT"},
+        {"VK_KHR_calibrated_timestamps", "vkGetPhysicalDeviceCalibrateableTimeDomainsKHR"}};
+    for (const auto& [extension, query] : kNames) {
+        const bool offered = std::any_of(available.begin(), available.end(), [&](auto& e) {
+            return std::strcmp(e.extensionName, extension) == 0;
+        });
+        const auto domainsOf = reinterpret_cast<PFN_vkGetPhysicalDeviceCalibrateableTimeDomainsEXT>(
+            vkGetInstanceProcAddr(instance, query));
+        if (!offered || !domainsOf) continue;
+        uint32_t count = 0;
+        if (domainsOf(physical, &count, nullptr) != VK_SUCCESS) continue;
+        std::vector<VkTimeDomainEXT> domains(count);
+        if (domainsOf(physical, &count, domains.data()) != VK_SUCCESS) continue;
+        const auto has = [&](VkTimeDomainEXT d) {
+            return std::find(domains.begin(), domains.end(), d) != domains.end();
+        };
+        if (has(VK_TIME_DOMAIN_DEVICE_EXT) && has(VK_TIME_DOMAIN_CLOCK_MONOTONIC_EXT))
+            return extension;
+    }
+    return nullptr;
+}
+
 std::string versionString(uint32_t v) {
     return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) +
            "." + std::to_string(VK_API_VERSION_PATCH(v));
@@ -278,6 +308,14 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
         });
         if (!found) throw unsupported(name + " lacks the device extension " + ext);
     }
+    std::vector<const char*> extensions = desc.extensions;
+    device.calibratedTimestampsExtension =
+        calibratedTimestampsExtension(instance.handle, desc.physical, available);
+    if (device.calibratedTimestampsExtension &&
+        std::none_of(extensions.begin(), extensions.end(), [&](const char* e) {
+            return std::strcmp(e, device.calibratedTimestampsExtension) == 0;
+        }))
+        extensions.push_back(device.calibratedTimestampsExtension);
 
     VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceVulkan13Features f13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
@@ -335,10 +373,18 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
     VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &enable};
     info.queueCreateInfoCount = 1;
     info.pQueueCreateInfos = &queueInfo;
-    info.enabledExtensionCount = static_cast<uint32_t>(desc.extensions.size());
-    info.ppEnabledExtensionNames = desc.extensions.data();
+    info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+    info.ppEnabledExtensionNames = extensions.data();
     VK_CHECK(vkCreateDevice(desc.physical, &info, nullptr, &device.handle));
     volkLoadDevice(device.handle);
+    if (device.calibratedTimestampsExtension)
+        device.getCalibratedTimestamps =
+            reinterpret_cast<PFN_vkGetCalibratedTimestampsEXT>(vkGetDeviceProcAddr(
+                device.handle, std::strcmp(device.calibratedTimestampsExtension,
+                                           VK_EXT_CALIBRATED_TIMESTAMPS_EXTENSION_NAME) == 0
+                                   ? "vkGetCalibratedTimestampsEXT"
+                                   : "vkGetCalibratedTimestampsKHR"));
+    if (!device.getCalibratedTimestamps) device.calibratedTimestampsExtension = nullptr;
     vkGetDeviceQueue(device.handle, device.queueFamily, 0, &device.queue);
     setDebugName(device, VK_OBJECT_TYPE_QUEUE, reinterpret_cast<uint64_t>(device.queue),
                  "graphics queue");

@@ -84,6 +84,11 @@ struct Device : MoveOnly {
     uint32_t timestampValidBits = 0;
     bool debugUtils = false;
     bool largePoints = false; // points wider than a pixel (enabled where the device has them)
+    // VK_EXT_calibrated_timestamps (else the KHR) where the device offers it with a
+    // CLOCK_MONOTONIC time domain, enabled for aligning GPU timestamps with the host's clock:
+    // reads both clocks at once. Null where not offered; the name of the extension used.
+    PFN_vkGetCalibratedTimestampsEXT getCalibratedTimestamps = nullptr;
+    const char* calibratedTimestampsExtension = nullptr;
 };
 
 // Requires Vulkan 1.3 with dynamicRendering, synchronization2 and timelineSemaphore; a missing
