@@ -2,8 +2,11 @@
 // warm-up frames, then timed frames; per-frame times come from the frame history (host frame
 // interval, CUDA events, Vulkan timestamps), taken out of its small ring as each frame's GPU times
 // arrive, so memory grows with the measured frames only (at most kMaxBenchFrames per mode; warm-up
-// frames are not kept). A stop request (stop_signal.h) ends the current mode at a frame boundary,
-// skips the rest, and the report of what was measured is written, marked "interrupted". Modes:
+// frames are not kept). Each mode's clocks are aligned before its first frame and after its last
+// (run_clocks.h), which gives every frame's hand-off latency; with --trace the frames of every
+// mode, warm-up included, go into one trace (trace.h). A stop request (stop_signal.h) ends the
+// current mode at a frame boundary, skips the rest, and the report of what was measured is written,
+// marked "interrupted". Modes:
 //   pipelined  — the normal frame loop, frames in flight over a ring of shared images;
 //   serialized — one shared image, and the host waits for every frame before starting the next,
 //                the CUDA↔Vulkan round trip of the reference samples;
@@ -15,9 +18,11 @@
 #include "gl_field.h"
 #include "memory_budget.h"
 #include "offscreen.h"
+#include "run_clocks.h"
 #include "session.h"
 #include "simulations.h"
 #include "stop_signal.h"
+#include "trace.h"
 
 #ifdef ESTUARY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -27,7 +32,9 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 #include <unistd.h>
+#include <vector>
 
 namespace estuary {
 namespace {
@@ -100,11 +107,20 @@ FrameSample sampleOf(const FrameTiming& t) {
     sample.renderMs = t.renderMs;
     sample.waitMs = t.waitMs;
     sample.gpuBusyMs = t.simMs + t.renderMs;
+    sample.hostBusyUs = t.hostBusyUs;
     return sample;
 }
 
+// The raw ends of a measured frame's hand-off, turned into a latency once the mode's clocks are
+// aligned at its end.
+struct HandoffMarks {
+    double simEndUs = kNotMeasured;
+    uint64_t drawStartTicks = 0;
+};
+
 // The frames of one mode: warm-up, then timed frames until done or asked to stop.
-void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result) {
+void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result,
+               FrameTrace* trace) {
     const uint64_t total = uint64_t(o.warmup) + o.frames;
     const VkExtent2D extent{o.resolution.width, o.resolution.height};
     FrameTarget target;
@@ -124,6 +140,12 @@ void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result)
     }
 
     result.frames.reserve(o.frames);
+    std::vector<HandoffMarks> handoffs;
+    handoffs.reserve(o.frames);
+    // The OpenGL consumer's frames carry no Vulkan timestamps to align.
+    SessionClocks clocks;
+    if (!s.gl) calibrateClocks(s, clocks);
+    if (trace) trace->beginPart(result.mode, s.backend->name());
     // A frame's times are complete once the session collected its GPU times (its slot came round
     // again); the history ring still holds it then, since it keeps far more frames than in flight.
     uint64_t taken = 0;
@@ -133,7 +155,10 @@ void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result)
             if (!t)
                 throw runtimeError("benchmark: the times of frame " + std::to_string(taken) +
                                    " left the frame history before they were read");
-            if (taken >= o.warmup) result.frames.push_back(sampleOf(*t));
+            if (trace) trace->add(*t);
+            if (taken < o.warmup) continue;
+            result.frames.push_back(sampleOf(*t));
+            handoffs.push_back({t->marks.simEndUs, t->marks.drawStartTicks});
         }
     };
     auto timedStart = std::chrono::steady_clock::now();
@@ -149,6 +174,15 @@ void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result)
     }
     finishFrames(s);
     take(frame);
+    if (!s.gl) {
+        calibrateClocks(s, clocks);
+        fitClocks(clocks);
+    }
+    for (size_t i = 0; i < handoffs.size(); ++i)
+        result.frames[i].handoffMs =
+            handoffLatencyMs(clocks, handoffs[i].simEndUs, handoffs[i].drawStartTicks);
+    result.handoffErrorUs = handoffErrorUs(clocks);
+    if (trace) trace->endPart(clocks);
     if (frame > o.warmup)
         result.wallSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - timedStart).count();
@@ -160,7 +194,7 @@ void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result)
     }
 }
 
-ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) {
+ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report, FrameTrace* trace) {
     Options o = options;
     if (mode == BenchMode::Serialized) o.framesInFlight = 1;
     Session session;
@@ -183,7 +217,7 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
         result.handoff = s.gl ? glHandoffName(s.glHandoff)
                          : s.choice.kind == Backend::Cuda && !s.hostCopy ? "timeline"
                                                                          : "staging";
-        runFrames(s, o, mode, result);
+        runFrames(s, o, mode, result, trace);
         result.bytesPerCellStep = s.simulation->bytesPerCellStep;
         result.bytesPerParticleStep = s.simulation->bytesPerParticleStep;
         result.particles = s.particles;
@@ -209,7 +243,7 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report) 
 }
 
 // Each output is attempted even when the other failed; what failed is reported together after.
-void writeOutputs(const BenchReport& report, RunOutputs& outputs) {
+void writeOutputs(const BenchReport& report, const FrameTrace* trace, RunOutputs& outputs) {
     std::string failures;
     const auto write = [&](std::optional<OutputFile>& file, const ProduceBytes& produce) {
         if (!file) return;
@@ -222,6 +256,10 @@ void writeOutputs(const BenchReport& report, RunOutputs& outputs) {
     };
     write(outputs.report, [&](const WriteChunk& put) { put(toJson(report)); });
     write(outputs.csv, [&](const WriteChunk& put) { writeCsv(report, put); });
+    if (trace) {
+        std::printf("estuary bench: trace clock alignment:\n%s", trace->alignmentSummary().c_str());
+        write(outputs.trace, [&](const WriteChunk& put) { trace->write(put); });
+    }
     if (!failures.empty()) throw runtimeError(failures);
 }
 
@@ -254,6 +292,10 @@ int runBench(const Options& options, RunOutputs& outputs) {
                 options.warmup, options.frames, options.framesInFlight,
                 consumerName(options.consumer));
     std::fflush(stdout);
+    std::optional<FrameTrace> trace;
+    if (outputs.trace)
+        trace.emplace(size_t(uint64_t(options.warmup) + options.frames) *
+                      options.benchModes.size());
     for (BenchMode mode : options.benchModes) {
         if (const int signal = stopSignal()) {
             // Listed with no frames, so the report's modes still match its configuration.
@@ -262,7 +304,7 @@ int runBench(const Options& options, RunOutputs& outputs) {
                                             stopSignalName(signal)});
             continue;
         }
-        report.modes.push_back(runMode(options, mode, report));
+        report.modes.push_back(runMode(options, mode, report, trace ? &*trace : nullptr));
         // The default count depends on the backend, which the session chose.
         report.config.particles = std::max(report.config.particles, report.modes.back().particles);
     }
@@ -270,7 +312,7 @@ int runBench(const Options& options, RunOutputs& outputs) {
 
     std::printf("%s", formatSummaryTable(report).c_str());
     std::fflush(stdout);
-    writeOutputs(report, outputs);
+    writeOutputs(report, trace ? &*trace : nullptr, outputs);
     return 0;
 }
 

@@ -28,7 +28,7 @@ std::optional<Summary> summarizeColumn(const ModeResult& mode, double FrameSampl
 }
 
 struct ModeStats {
-    std::optional<Summary> frame, sim, render, wait, busy, cpu;
+    std::optional<Summary> frame, sim, render, wait, busy, cpu, handoff, hostBusy;
 };
 
 ModeStats modeStats(const ModeResult& mode) {
@@ -37,7 +37,9 @@ ModeStats modeStats(const ModeResult& mode) {
             summarizeColumn(mode, &FrameSample::renderMs),
             summarizeColumn(mode, &FrameSample::waitMs),
             summarizeColumn(mode, &FrameSample::gpuBusyMs),
-            summarizeColumn(mode, &FrameSample::cpuFrameMs)};
+            summarizeColumn(mode, &FrameSample::cpuFrameMs),
+            summarizeColumn(mode, &FrameSample::handoffMs),
+            summarizeColumn(mode, &FrameSample::hostBusyUs)};
 }
 
 // NaN when the summary is absent; the writers print NaN as null or "-".
@@ -195,6 +197,9 @@ constexpr SummaryField kFrameTimeFields[] = {
 constexpr SummaryField kSegmentFields[] = {
     {"p50", &Summary::p50}, {"p95", &Summary::p95}, {"p99", &Summary::p99}};
 constexpr SummaryField kBusyFields[] = {{"mean", &Summary::mean}, {"p50", &Summary::p50}};
+constexpr SummaryField kLatencyFields[] = {{"mean", &Summary::mean}, {"min", &Summary::min},
+                                           {"p50", &Summary::p50},   {"p90", &Summary::p90},
+                                           {"p99", &Summary::p99},   {"max", &Summary::max}};
 
 struct Segment {
     const char* key;
@@ -334,6 +339,18 @@ void writeMode(JsonWriter& w, const BenchReport& report, const ModeResult& mode,
     w.endObject();
     w.key("gpu_busy_ms_per_frame");
     writeSummary(w, stats.busy, kBusyFields);
+    w.key("handoff_latency_ms");
+    writeSummary(w, stats.handoff, kLatencyFields);
+    w.key("handoff_alignment_error_us").number(stats.handoff ? mode.handoffErrorUs : kNotMeasured);
+    w.key("handoff_latency_definition")
+        .string("from the simulation finishing the frame's outputs on the GPU (CUDA event after "
+                "the output write) to Vulkan starting to draw them (the draw's first timestamp), "
+                "both clocks aligned to the host's steady_clock; CUDA interop only");
+    w.key("host_busy_us");
+    writeSummary(w, stats.hostBusy, kLatencyFields);
+    w.key("host_busy_definition")
+        .string("host time per frame in the frame loop's drawFrame, its frames-in-flight wait "
+                "left out: collecting GPU times, the simulation's enqueue, recording, submitting");
     w.key("throughput");
     writeThroughput(w, report, mode, stats);
     w.endObject();
@@ -349,7 +366,8 @@ struct Column {
 constexpr Column kCsvColumns[] = {
     {"frame_ms", &FrameSample::frameMs},      {"sim_ms", &FrameSample::simMs},
     {"render_ms", &FrameSample::renderMs},    {"wait_ms", &FrameSample::waitMs},
-    {"gpu_busy_ms", &FrameSample::gpuBusyMs}, {"cpu_frame_ms", &FrameSample::cpuFrameMs}};
+    {"gpu_busy_ms", &FrameSample::gpuBusyMs}, {"cpu_frame_ms", &FrameSample::cpuFrameMs},
+    {"handoff_ms", &FrameSample::handoffMs},  {"host_busy_us", &FrameSample::hostBusyUs}};
 
 // RFC 4180: quote a field holding a separator, a quote or a line break; double inner quotes.
 std::string csvText(const std::string& text) {
@@ -382,6 +400,11 @@ constexpr TableColumn kTableColumns[] = {
     {"sim p50", 3, [](const ModeStats& s) { return field(s.sim, &Summary::p50); }},
     {"render p50", 3, [](const ModeStats& s) { return field(s.render, &Summary::p50); }},
     {"wait p50", 3, [](const ModeStats& s) { return field(s.wait, &Summary::p50); }},
+    {"handoff p50 us", 1,
+     [](const ModeStats& s) { return 1000.0 * field(s.handoff, &Summary::p50); }},
+    {"handoff p99 us", 1,
+     [](const ModeStats& s) { return 1000.0 * field(s.handoff, &Summary::p99); }},
+    {"host p50 us", 1, [](const ModeStats& s) { return field(s.hostBusy, &Summary::p50); }},
     {"hitches", 0, [](const ModeStats& s) { return double(s.frame ? s.frame->hitches : 0); }}};
 
 size_t columnWidth(const TableColumn& column) {
@@ -405,7 +428,7 @@ std::string toJson(const BenchReport& report) {
     const std::vector<Named> modes = distinctModes(report);
     JsonWriter w;
     w.beginObject();
-    w.key("schema_version").integer(6);
+    w.key("schema_version").integer(7);
     w.key("interrupted").boolean(report.interrupted);
     w.key("environment");
     writeEnvironment(w, report.env);
@@ -492,6 +515,9 @@ std::string formatSummaryTable(const BenchReport& report) {
                          columnWidth(column), false);
         out += '\n';
         if (!mode.note.empty()) out += "  note: " + mode.note + '\n';
+        if (stats.handoff && std::isfinite(mode.handoffErrorUs))
+            out += "  hand-off clocks aligned within +-" + tableNumber(mode.handoffErrorUs, 1) +
+                   " us\n";
     }
     for (size_t a = 0; a < modes.size(); ++a)
         for (size_t b = a + 1; b < modes.size(); ++b)
@@ -502,7 +528,8 @@ std::string formatSummaryTable(const BenchReport& report) {
         out += "pipelined frame / GPU busy (means): " + tableNumber(overBusy, 2) + '\n';
     if (report.interrupted)
         out += "interrupted: the modes hold the frames measured before the stop signal\n";
-    out += "frame times in ms; percentiles nearest-rank; 1% low = " +
+    out += "frame times in ms, hand-off latency and host busy time in us; percentiles "
+           "nearest-rank; 1% low = " +
            std::string(kOnePercentLowDefinition) + "; hitch = " + std::string(kHitchDefinition) +
            '\n';
     return out;

@@ -2,7 +2,7 @@
 // its three outputs: JSON (summaries computed here from the samples), a per-frame CSV, and a
 // terminal table. No GPU types; scripts/plot_bench.py draws the PNG from the JSON and CSV.
 //
-// JSON schema (schema_version 6; keys always present and in this order, unknowable values null):
+// JSON schema (schema_version 7; keys always present and in this order, unknowable values null):
 //   interrupted   true when a stop signal ended the run early: the modes hold the frames measured
 //                 until then (frames_measured < configuration.frames; a note says which signal),
 //                 modes not reached have no frames
@@ -13,12 +13,16 @@
 //   configuration {simulation, width, height, depth, particles, steps_per_frame,
 //                  frames_in_flight, warmup, frames, modes, seed, consumer, output_width,
 //                  output_height, draw}
-//   modes [ {mode, handoff, frames_measured, wall_seconds, note,
+//   modes [ {mode, handoff, frames_measured, wall_seconds, note, frame_time_definition,
 //            frame_time_ms {mean, stddev, cov, min, p50, p90, p95, p99, p99_9, max},
+//            cpu_frame_time_ms {the same keys},
 //            fps_mean, one_percent_low_fps, one_percent_low_definition,
 //            hitches {count, threshold_ms, definition},
 //            gpu_segments_ms {simulation, render, interop_wait: {p50, p95, p99}},
 //            gpu_busy_ms_per_frame {mean, p50},
+//            handoff_latency_ms {mean, min, p50, p90, p99, max}, handoff_alignment_error_us,
+//            handoff_latency_definition,
+//            host_busy_us {mean, min, p50, p90, p99, max}, host_busy_definition,
 //            throughput {cell_updates_per_s, sim_achieved_GBps, sim_percent_of_peak_bandwidth,
 //                        bytes_per_cell_step, particles_per_frame, particle_steps_per_s,
 //                        bytes_per_particle_step, output_bytes_per_frame,
@@ -30,6 +34,14 @@
 //    level and buffer the simulation hands to the renderer per frame; host_bytes_per_frame: what
 //    crosses between host memory and the GPU per frame: 0 with interop, download + upload of the
 //    outputs in host-copy, the upload on the CPU backend)
+//   (handoff_latency_ms (new in 7): per frame, from the simulation finishing the frame's outputs
+//    on the GPU (CUDA's event after the output write) to Vulkan starting to draw them (the draw's
+//    first timestamp, written once the wait on CUDA resolved), both clocks put on the host's
+//    steady_clock (run_clocks.h); null for backends without CUDA interop (cpu, host-copy) and
+//    for the OpenGL consumer. handoff_alignment_error_us: the bound on its clock-alignment error
+//    (the two clocks' bounds added). host_busy_us (new in 7): per frame, the host time drawFrame
+//    works, its frames-in-flight wait left out (collecting GPU times, the simulation's enqueue,
+//    recording, submitting); null for the OpenGL consumer)
 //   (consumer: "vulkan" or "opengl", who draws; handoff: how a frame passes from the simulation to
 //    it: "timeline" (GPU-side timeline semaphores), "binary" (a binary pair per slot, OpenGL),
 //    "host" (OpenGL, host waits) or "staging" (Vulkan uploads host-written outputs itself))
@@ -87,6 +99,8 @@ struct FrameSample {
     double waitMs = kNotMeasured;     // GPU time spent waiting on the interop hand-off
     double gpuBusyMs = kNotMeasured;  // GPU time doing work in this frame
     double cpuFrameMs = kNotMeasured; // host interval between the starts of consecutive frames
+    double handoffMs = kNotMeasured; // simulation's end on the GPU → the draw's start (CUDA only)
+    double hostBusyUs = kNotMeasured; // host work in drawFrame, its frames-in-flight wait left out
 };
 
 struct ModeResult {
@@ -96,11 +110,12 @@ struct ModeResult {
     double wallSeconds = 0;      // wall time of all `frames`, for throughput
     double bytesPerCellStep = 0; // simulation DRAM bytes per cell per step
     double bytesPerParticleStep = 0;
-    uint32_t particles = 0;         // in the buffers
-    uint32_t particlesPerFrame = 0; // particles moved each step (the active share)
-    double outputBytesPerFrame = 0; // every level of every output image, every output buffer
-    double hostBytesPerFrame = 0;   // through host memory: 0 with interop
-    std::string note;               // free text, e.g. why a mode was skipped
+    uint32_t particles = 0;               // in the buffers
+    uint32_t particlesPerFrame = 0;       // particles moved each step (the active share)
+    double outputBytesPerFrame = 0;       // every level of every output image, every output buffer
+    double hostBytesPerFrame = 0;         // through host memory: 0 with interop
+    std::string note;                     // free text, e.g. why a mode was skipped
+    double handoffErrorUs = kNotMeasured; // bound on the hand-off latency's alignment error
 };
 
 struct BenchReport {
@@ -111,15 +126,17 @@ struct BenchReport {
 };
 
 std::string toJson(const BenchReport& report);
-// Header mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms,cpu_frame_ms; one row per frame
-// (frame counts from 0 per mode); an unmeasured value is an empty field.
+// Header mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms,cpu_frame_ms,handoff_ms,
+// host_busy_us; one row per frame (frame counts from 0 per mode); an unmeasured value is an empty
+// field.
 std::string toCsv(const BenchReport& report);
 // The same text handed to `put` in pieces of about 64 KiB, so a long run's CSV is never held whole.
 void writeCsv(const BenchReport& report, const std::function<void(std::string_view)>& put);
 // Atomically (output_file.h); creates missing parent folders. Throws estuary::Error
 // (ExitCode::Runtime) naming the path and the system's reason.
 void writeTextFile(const std::filesystem::path& path, const std::string& text);
-// Per mode: frame p50/p99/mean, FPS, 1% low, sim/render/wait p50, hitches; then the ratios.
+// Per mode: frame p50/p99/mean, FPS, 1% low, sim/render/wait p50, hand-off p50/p99 (µs), host
+// busy p50 (µs), hitches; then the ratios.
 std::string formatSummaryTable(const BenchReport& report);
 
 } // namespace estuary

@@ -1,11 +1,13 @@
 #include "frame.h"
 #include "gl_frames.h"
 #include "fault_injection.h"
+#include "profile_ranges.h"
 #include "vk_check.h"
 #include "watchdog.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 namespace estuary {
 namespace {
@@ -20,12 +22,15 @@ void collectFinishedTimes(Session& session, uint64_t finished, uint32_t entry) {
     double renderMs = kNotMeasured;
     double gapMs = kNotMeasured;
     double intervalMs = kNotMeasured;
+    uint64_t drawTicks[2] = {};
     if (session.timestamps) {
         uint64_t ticks[2] = {};
         const VkResult r =
             vkGetQueryPoolResults(session.device.handle, session.timestamps, 2 * entry, 2,
                                   sizeof(ticks), ticks, sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
         if (r == VK_SUCCESS) {
+            drawTicks[0] = ticks[0];
+            drawTicks[1] = ticks[1];
             const double msPerTick = double(session.device.properties.limits.timestampPeriod) / 1e6;
             renderMs = double(ticks[1] - ticks[0]) * msPerTick;
             // Queue idle between the previous draw's end and this one's start: waiting for the
@@ -44,7 +49,26 @@ void collectFinishedTimes(Session& session, uint64_t finished, uint32_t entry) {
         t->renderMs = renderMs;
         t->gpuIntervalMs = intervalMs;
         if (!std::isnan(gapMs)) t->waitMs = gapMs + (std::isnan(sim.waitMs) ? 0.0 : sim.waitMs);
+        t->marks.drawStartTicks = drawTicks[0];
+        t->marks.drawEndTicks = drawTicks[1];
+        t->marks.simStartUs = sim.startUs;
+        t->marks.simStepsEndUs = sim.stepsEndUs;
+        t->marks.simWriteStartUs = sim.writeStartUs;
+        t->marks.simEndUs = sim.endUs;
     }
+}
+
+// Debug-utils labels around commands, so that Nsight Graphics and RenderDoc show frames and their
+// parts by name; nothing without VK_EXT_debug_utils. Begin and end pair up within one command
+// buffer.
+void beginLabel(const Device& device, VkCommandBuffer cmd, const char* name) {
+    if (!device.debugUtils || !vkCmdBeginDebugUtilsLabelEXT) return;
+    VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+    label.pLabelName = name;
+    vkCmdBeginDebugUtilsLabelEXT(cmd, &label);
+}
+void endLabel(const Device& device, VkCommandBuffer cmd) {
+    if (device.debugUtils && vkCmdEndDebugUtilsLabelEXT) vkCmdEndDebugUtilsLabelEXT(cmd);
 }
 
 // The host's wait for the GPU to finish `frame`, bounded; a timeout names the frame and what each
@@ -88,7 +112,9 @@ void beginFrameTiming(Session& session, uint64_t frame) {
                                                  start - session.lastFrameStart)
                                                  .count()));
     session.lastFrameStart = start;
-    session.history.push(FrameTiming{frame});
+    FrameTiming timing{frame};
+    timing.marks.frameStart = hostNs(start);
+    session.history.push(timing);
 }
 
 void endFrameTiming(Session& session, uint64_t last) {
@@ -102,48 +128,90 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     if (session.gl)
         return drawFrameGl(session, frame, target.glFramebuffer, target.extent, target.inspectGl);
     const WatchdogScope watch("frame", frame, frameWaitTimeoutNs(session));
+    const FrameProfileRange frameRange(frame);
     SimBackend& backend = *session.backend;
     const uint32_t slot = uint32_t(frame % backend.slotCount()); // field image
     const uint32_t ring = backend.hostRingSize();
     const uint32_t entry = uint32_t(frame % ring); // command buffer, timestamps
     beginFrameTiming(session, frame);
+    // The history keeps far more frames than are in flight: this entry outlives the frame.
+    FrameMarks& marks = session.history.find(frame)->marks;
 
     // 1. The only host wait: the frame that last used this command buffer (and, for the CPU
     //    backend, this staging buffer) must be drawn. Image reuse is guarded on the GPU.
     if (frame >= ring) {
-        waitForFrame(session, frame - ring, "the frames-in-flight limit");
+        {
+            const ProfileRange range("frames-in-flight wait");
+            marks.waitStart = hostNowNs();
+            waitForFrame(session, frame - ring, "the frames-in-flight limit");
+            marks.waitEnd = hostNowNs();
+        }
         collectFinishedTimes(session, frame - ring, entry);
     }
 
     // 2. Simulate and write the outputs; the CUDA backend signals its timeline on the GPU.
-    backend.simulate(frame, session.params, session.stepsPerFrame);
+    marks.simulateStart = hostNowNs();
+    {
+        const ProfileRange range("simulate");
+        backend.simulate(frame, session.params, session.stepsPerFrame);
+    }
+    marks.simulateEnd = hostNowNs();
 
     // 3. Record: take the field, draw it, hand it back.
     VkCommandBuffer cmd = session.commands[entry];
-    VK_CHECK(vkResetCommandBuffer(cmd, 0));
-    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
-    if (session.timestamps) {
-        vkCmdResetQueryPool(cmd, session.timestamps, 2 * entry, 2);
-        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.timestamps,
-                             2 * entry);
+    {
+        const ProfileRange recordRange("record");
+        VK_CHECK(vkResetCommandBuffer(cmd, 0));
+        VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+        char name[32];
+        std::snprintf(name, sizeof(name), "frame %llu", static_cast<unsigned long long>(frame));
+        beginLabel(session.device, cmd, name);
+        // The draw's start. Where the submission waits on the simulation (CUDA), the wait holds
+        // back only the stages that read its outputs, so a timestamp at the top of the command
+        // buffer would be written before the wait resolves. It is written after the acquire
+        // barriers, at the compute-shader stage: inside the wait's scope and the barriers'
+        // destination scope, so not before the outputs are Vulkan's (an implementation may write
+        // a timestamp at a later stage than asked, never an earlier one). Without a wait (staged
+        // backends) the upload in recordBeforeDraw is part of the draw, the cost host-copy pays,
+        // and the start stays at the top.
+        const bool waitsOnSimulation = backend.drawWait(frame).has_value();
+        if (session.timestamps) {
+            vkCmdResetQueryPool(cmd, session.timestamps, 2 * entry, 2);
+            if (!waitsOnSimulation)
+                vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.timestamps,
+                                     2 * entry);
+        }
+        beginLabel(session.device, cmd, "acquire");
+        backend.recordBeforeDraw(cmd, frame);
+        endLabel(session.device, cmd);
+        if (session.timestamps && waitsOnSimulation)
+            vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, session.timestamps,
+                                 2 * entry);
+        if (target.inspectOutputs) target.inspectOutputs(cmd, backend, slot, false);
+        beginLabel(session.device, cmd, "draw");
+        target.begin(cmd);
+        updatePointView(session);
+        recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view,
+                   target.image);
+        if (target.overlay) target.overlay(cmd);
+        target.end(cmd);
+        endLabel(session.device, cmd);
+        if (target.inspectOutputs) target.inspectOutputs(cmd, backend, slot, true);
+        beginLabel(session.device, cmd, "release");
+        backend.recordAfterDraw(cmd, frame);
+        endLabel(session.device, cmd);
+        if (session.timestamps)
+            vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.timestamps,
+                                 2 * entry + 1);
+        endLabel(session.device, cmd); // the frame
+        VK_CHECK(vkEndCommandBuffer(cmd));
     }
-    backend.recordBeforeDraw(cmd, frame);
-    if (target.inspectOutputs) target.inspectOutputs(cmd, backend, slot, false);
-    target.begin(cmd);
-    updatePointView(session);
-    recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view, target.image);
-    if (target.overlay) target.overlay(cmd);
-    target.end(cmd);
-    if (target.inspectOutputs) target.inspectOutputs(cmd, backend, slot, true);
-    backend.recordAfterDraw(cmd, frame);
-    if (session.timestamps)
-        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, session.timestamps,
-                             2 * entry + 1);
-    VK_CHECK(vkEndCommandBuffer(cmd));
+    marks.recordEnd = hostNowNs();
 
     // 4. Submit: wait on the GPU for the simulation (and the swapchain), signal frame + 1.
+    const ProfileRange submitRange("submit");
     VkSemaphoreSubmitInfo waits[3];
     uint32_t waitCount = 0;
     if (auto simWait = backend.drawWait(frame)) waits[waitCount++] = *simWait;
@@ -178,8 +246,14 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     if (faultPlan().deviceLost == frame)
         throwVkFailure(VK_ERROR_DEVICE_LOST, "vkQueueSubmit2 (ESTUARY_FAULT=device-lost)", __FILE__,
                        __LINE__);
+    marks.submitStart = hostNowNs();
     submitCommands(session.device, cmd, {waits, waitCount}, {signals, signalCount});
+    marks.submitEnd = hostNowNs();
     session.nextFrame = frame + 1;
+    // The host's work on this frame: all of drawFrame but the frames-in-flight wait.
+    if (FrameTiming* t = session.history.find(frame))
+        t->hostBusyUs =
+            double(marks.submitEnd - marks.frameStart - (marks.waitEnd - marks.waitStart)) / 1000.0;
 }
 
 void waitFrameDrawn(Session& session, uint64_t frame) {

@@ -3,12 +3,15 @@
 #include "gl_field.h"
 #include "offscreen.h"
 #include "png.h"
+#include "run_clocks.h"
 #include "stop_signal.h"
+#include "trace.h"
 #include "watchdog.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,7 +55,7 @@ void printFrameTimes(FrameTimes times, double wallSeconds) {
 
 } // namespace
 
-void runHeadless(Session& session, OutputFile& screenshot) {
+void runHeadless(Session& session, OutputFile& screenshot, OutputFile* traceFile) {
     const Options& o = session.options;
     const uint64_t frames = o.frames ? o.frames : 300;
     const VkExtent2D extent{o.resolution.width, o.resolution.height};
@@ -76,6 +79,21 @@ void runHeadless(Session& session, OutputFile& screenshot) {
         target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, *offscreen, last); };
     }
 
+    // The trace takes each frame once its GPU times are collected, and its clocks are aligned
+    // around the frames.
+    std::optional<FrameTrace> trace;
+    SessionClocks clocks;
+    uint64_t traced = 0;
+    const auto traceCollected = [&] {
+        for (; traced < session.collectedFrames; ++traced)
+            if (const FrameTiming* t = session.history.find(traced)) trace->add(*t);
+    };
+    if (traceFile) {
+        trace.emplace(frames);
+        trace->beginPart("headless", session.backend->name());
+        calibrateClocks(session, clocks);
+    }
+
     FrameTimes times;
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
@@ -85,11 +103,20 @@ void runHeadless(Session& session, OutputFile& screenshot) {
         last = drawn + 1 == frames || stopSignal() != 0;
         drawFrame(session, drawn, target);
         ++drawn;
+        if (trace) traceCollected();
         const auto now = Clock::now();
         times.add(std::chrono::duration<double, std::milli>(now - previous).count());
         previous = now;
     }
-    waitFrameDrawn(session, drawn - 1);
+    if (trace) {
+        finishFrames(session); // collects the GPU times of the frames still in flight
+        traceCollected();
+        calibrateClocks(session, clocks);
+        fitClocks(clocks);
+        trace->endPart(clocks);
+    } else {
+        waitFrameDrawn(session, drawn - 1);
+    }
     printFrameTimes(std::move(times), std::chrono::duration<double>(Clock::now() - start).count());
     if (const int signal = stopSignal())
         std::printf("estuary: stopped by %s after %llu of %llu frames\n", stopSignalName(signal),
@@ -103,6 +130,13 @@ void runHeadless(Session& session, OutputFile& screenshot) {
     screenshot.write(encodePng(extent.width, extent.height, pixels.data()));
     std::printf("estuary: wrote %s (%ux%u)\n", screenshot.path().c_str(), extent.width,
                 extent.height);
+    if (trace) {
+        traceFile->write([&](const WriteChunk& put) { trace->write(put); });
+        std::printf("estuary: wrote %s (%zu frames%s); clock alignment:\n%s",
+                    traceFile->path().c_str(), trace->framesKept(),
+                    trace->framesDropped() ? ", later ones dropped" : "",
+                    trace->alignmentSummary().c_str());
+    }
 }
 
 } // namespace estuary

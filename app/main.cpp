@@ -27,7 +27,7 @@ int runMode(const estuary::Options& options, estuary::RunOutputs& outputs) {
     openInstance(session, options, {});
     return runSession(session, [&](Session& s) {
         openDevice(s, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
-        runHeadless(s, *outputs.screenshot);
+        runHeadless(s, *outputs.screenshot, outputs.trace ? &*outputs.trace : nullptr);
     });
 }
 

@@ -268,6 +268,11 @@ std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
     if (o.consumer != Consumer::OpenGL && given("--gl-handoff"))
         return std::string("--gl-handoff is an option of the OpenGL consumer: add --consumer "
                            "opengl");
+    if (given("--trace") && !o.bench && !o.headless)
+        return std::string("--trace is for --headless and --bench runs (the window is not traced)");
+    if (given("--trace") && o.consumer == Consumer::OpenGL)
+        return std::string("--trace traces the Vulkan renderer's frames; --consumer opengl is not "
+                           "traced");
     if (o.bench) {
         for (const char* name : {"--screenshot", "--colormap", "--present-mode", "--no-ui"})
             if (given(name))
@@ -278,7 +283,7 @@ std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
             return "--frames " + std::to_string(o.frames) + " is above the benchmark's limit of " +
                    std::to_string(kMaxBenchFrames) +
                    " frames per mode: every measured frame is kept for exact percentiles and the "
-                   "per-frame CSV (48 bytes each); run several benchmarks for more";
+                   "per-frame CSV (80 bytes each); run several benchmarks for more";
         if (!o.reportPath.empty() && !o.csvPath.empty() &&
             outputKey(o.reportPath) == outputKey(o.csvPath))
             return "--report " + o.reportPath + " and --csv " + o.csvPath +
@@ -405,6 +410,10 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     app.add_option("--report", o.reportPath, "Benchmark report (JSON) path; - is stdout")
         ->check(outputPath());
     app.add_option("--csv", o.csvPath, "Benchmark per-frame CSV path; - is stdout")
+        ->check(outputPath());
+    app.add_option("--trace", o.tracePath,
+                   "Headless and benchmark runs: write every frame's CUDA, Vulkan and host spans "
+                   "on one time axis as a Chrome/Perfetto trace (JSON) to this path")
         ->check(outputPath());
     app.add_flag("--version", version, "Print the version and exit");
 

@@ -99,13 +99,15 @@ struct Options {
     uint32_t warmup = 200;
     std::string reportPath; // JSON
     std::string csvPath;    // one row per frame
+    // --trace, headless and benchmark runs: every frame as a Chrome/Perfetto trace (trace.h)
+    std::string tracePath;
 };
 
 // Measured on an H200 at 1024² (docs/PERFORMANCE.md): throughput rises with depth up to 8, where
 // the cross-API latency is best hidden; deeper only adds memory.
 inline constexpr uint32_t kBenchFramesInFlight = 8;
 // The benchmark keeps every measured frame (exact nearest-rank percentiles, the per-frame CSV):
-// at most this many per mode, about 48 MB of samples.
+// at most this many per mode, about 80 MB of samples.
 inline constexpr uint32_t kMaxBenchFrames = 1'000'000;
 
 struct ParseOutcome {

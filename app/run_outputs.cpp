@@ -29,8 +29,12 @@ RunOutputs openRunOutputs(const Options& options) {
         out.screenshot = openFor("--screenshot",
                                  headlessDefault ? kDefaultHeadlessScreenshot : options.screenshot);
     }
+    out.trace = openFor("--trace", options.tracePath);
     const std::pair<const char*, const std::optional<OutputFile>*> named[] = {
-        {"--screenshot", &out.screenshot}, {"--report", &out.report}, {"--csv", &out.csv}};
+        {"--screenshot", &out.screenshot},
+        {"--report", &out.report},
+        {"--csv", &out.csv},
+        {"--trace", &out.trace}};
     for (size_t a = 0; a < std::size(named); ++a)
         for (size_t b = a + 1; b < std::size(named); ++b) {
             const auto& first = *named[a].second;

@@ -1,7 +1,7 @@
 // The files one run of estuary writes — the screenshot (headless, or the window's --screenshot),
-// the benchmark's report and CSV — opened and checked before any GPU work, so a bad path costs
-// nothing (today's runs would fail only after all their frames). Written later with
-// OutputFile::write (atomic for regular files, output_file.h).
+// the benchmark's report and CSV, the --trace of headless and benchmark runs — opened and checked
+// before any GPU work, so a bad path costs nothing (today's runs would fail only after all their
+// frames). Written later with OutputFile::write (atomic for regular files, output_file.h).
 #pragma once
 
 #include "options.h"
@@ -15,6 +15,7 @@ struct RunOutputs {
     std::optional<OutputFile> screenshot; // headless: --screenshot or estuary.png; window: if set
     std::optional<OutputFile> report;     // --bench --report
     std::optional<OutputFile> csv;        // --bench --csv
+    std::optional<OutputFile> trace;      // --trace (--headless, --bench)
 };
 
 // The screenshot a headless run writes when --screenshot is not given.

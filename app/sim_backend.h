@@ -10,6 +10,7 @@
 //               same staging path (the benchmark's no-interop reference).
 #pragma once
 
+#include "clock_sync.h"
 #include "frame_timing.h"
 #include "half_float.h"
 #include "options.h"
@@ -161,11 +162,27 @@ class SimBackend {
     // GPU/host timings of `frame`, once it has been drawn (call after the frames-in-flight wait,
     // before simulate() of frame + hostRingSize()). simMs: simulation and output write; waitMs:
     // time the simulation stream stalled waiting for Vulkan. NaN when nothing was measured.
+    // The spans themselves, in µs on simClock(): steps [startUs, stepsEndUs], waiting for Vulkan
+    // to release the slot [stepsEndUs, writeStartUs], the output write [writeStartUs, endUs].
     struct SlotTimes {
         double simMs = kNotMeasured;
         double waitMs = kNotMeasured;
+        double startUs = kNotMeasured, stepsEndUs = kNotMeasured;
+        double writeStartUs = kNotMeasured, endUs = kNotMeasured;
     };
     virtual SlotTimes finishedFrameTimes(uint64_t frame) = 0;
+
+    // The clock of SlotTimes' spans: the host's steady_clock (CLOCK_MONOTONIC, as µs) where the
+    // host measures the simulation, or the backend's device clock, which clockBracket() samples so
+    // that its spans can be put on the host axis (clock_sync.h).
+    enum class Clock { Host, Device };
+    virtual Clock simClock() const { return Clock::Host; }
+    // A device clock reading between two host reads, the tightest of `tries`; nothing for
+    // Clock::Host. Waits for the device: call outside the frame loop, with nothing in flight.
+    virtual std::optional<ClockBracket> clockBracket(uint32_t tries) {
+        (void)tries;
+        return std::nullopt;
+    }
 
     // The displayed image's level-0 texel at cell (x, y), read after each frame's output
     // (asynchronously on the GPU: the value arrives with finishedFrameTimes). Returns the latest.

@@ -12,11 +12,14 @@
 #include "cuda_simulation.h"
 #include "frame_timelines.h"
 #include "image_ring.h"
+#include "profile_ranges.h"
 #include "simulations.h"
 #include "vk_check.h"
 
 #include <cuda_runtime.h> // make_cudaPitchedPtr and friends
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -81,6 +84,13 @@ class CudaBackend final : public SimBackend {
             const size_t pinnedBytes = kPinnedPerEntry * ring_ * kTexelFloats * sizeof(float);
             CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&pinned_), pinnedBytes));
             std::memset(pinned_, 0, pinnedBytes); // a stamp's other channels are written as 0
+            // The clock's reference: every event time is read as the elapsed time since it.
+            // Recorded on a stream of its own, which clockBracket() keeps idle.
+            CUDA_CHECK(cudaStreamCreateWithFlags(&clockStream_, cudaStreamNonBlocking));
+            CUDA_CHECK(cudaEventCreate(&clockReference_));
+            CUDA_CHECK(cudaEventCreate(&clockProbe_));
+            CUDA_CHECK(cudaEventRecord(clockReference_, clockStream_));
+            CUDA_CHECK(cudaEventSynchronize(clockReference_));
         } catch (...) {
             release();
             throw;
@@ -102,6 +112,12 @@ class CudaBackend final : public SimBackend {
         events_.clear();
         (void)cudaFreeHost(pinned_);
         pinned_ = nullptr;
+        for (cudaEvent_t* ev : {&clockReference_, &clockProbe_}) {
+            if (*ev) (void)cudaEventDestroy(*ev);
+            *ev = nullptr;
+        }
+        if (clockStream_) (void)cudaStreamDestroy(clockStream_);
+        clockStream_ = nullptr;
         for (ImageRing& ring : images_)
             destroyImageRing(device_, ring);
         for (BufferRing& ring : buffers_)
@@ -135,7 +151,10 @@ class CudaBackend final : public SimBackend {
         // The state lives in CUDA memory, so stepping need not wait for Vulkan; only writing the
         // slot's outputs must wait until Vulkan has drawn and released them (frame - slots).
         CUDA_CHECK(cudaEventRecord(ev.start, stream_));
-        sim_->step(params, steps, stream_);
+        {
+            const ProfileRange range("steps");
+            sim_->step(params, steps, stream_);
+        }
         if (faultPlan().cudaFault == frame) launchFaultingKernel(stream_);
         CUDA_CHECK(cudaEventRecord(ev.beforeWait, stream_));
         // A deadlock: this frame's writes wait for the draw of the next frame, which waits for
@@ -144,7 +163,10 @@ class CudaBackend final : public SimBackend {
             cudaWaitTimeline(timelines_.released, frame + 2, stream_);
         cudaBeginFrame(timelines_, frame, stream_);
         CUDA_CHECK(cudaEventRecord(ev.afterWait, stream_));
-        sim_->writeOutputs(slotTargets_[slot].targets(), stream_);
+        {
+            const ProfileRange range("write outputs");
+            sim_->writeOutputs(slotTargets_[slot].targets(), stream_);
+        }
         const CudaImage& shown = cudaSlot(images_[display_], frame);
         const size_t texel = sim::texelBytes(layout_.images[display_].format);
         float* stamp = pinned_ + kPinnedPerEntry * entry * kTexelFloats;
@@ -179,16 +201,49 @@ class CudaBackend final : public SimBackend {
         // Vulkan drew the frame, and it waited for the signal enqueued after ev.end, so these
         // queries do not block.
         if (!ev.used || cudaEventQuery(ev.end) != cudaSuccess) return t;
-        float step = 0, wait = 0, write = 0;
+        float sinceReference = 0, step = 0, wait = 0, write = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&sinceReference, clockReference_, ev.start));
         CUDA_CHECK(cudaEventElapsedTime(&step, ev.start, ev.beforeWait));
         CUDA_CHECK(cudaEventElapsedTime(&wait, ev.beforeWait, ev.afterWait));
         CUDA_CHECK(cudaEventElapsedTime(&write, ev.afterWait, ev.end));
         t.simMs = double(step) + double(write);
         t.waitMs = double(wait);
+        // Only the start is read against the reference: a float of milliseconds since it loses
+        // precision as a run goes on, the short spans within the frame do not.
+        t.startUs = 1000.0 * double(sinceReference);
+        t.stepsEndUs = t.startUs + 1000.0 * double(step);
+        t.writeStartUs = t.stepsEndUs + 1000.0 * double(wait);
+        t.endUs = t.writeStartUs + 1000.0 * double(write);
         if (probeValid_[entry])
             probe_.value = probeValueOf(pinned_ + (kPinnedPerEntry * entry + 1) * kTexelFloats,
                                         layout_.images[display_].format);
         return t;
+    }
+
+    Clock simClock() const override { return Clock::Device; }
+
+    // An event on the idle clock stream, its completion seen by spinning: it was timestamped
+    // after the host's read before cudaEventRecord and before the read after the query saw it.
+    std::optional<ClockBracket> clockBracket(uint32_t tries) override {
+        using SteadyClock = std::chrono::steady_clock;
+        std::array<ClockBracket, 64> samples{};
+        const uint32_t count = std::clamp(tries, 1u, uint32_t(samples.size()));
+        for (uint32_t i = 0; i < count; ++i) {
+            const auto before = SteadyClock::now();
+            CUDA_CHECK(cudaEventRecord(clockProbe_, clockStream_));
+            cudaError_t done;
+            while ((done = cudaEventQuery(clockProbe_)) == cudaErrorNotReady) {
+                if (SteadyClock::now() - before > std::chrono::seconds(5))
+                    throw runtimeError("an event on an idle CUDA stream did not complete within "
+                                       "5 s while aligning the CUDA clock");
+            }
+            const auto after = SteadyClock::now();
+            CUDA_CHECK(done);
+            float sinceReference = 0;
+            CUDA_CHECK(cudaEventElapsedTime(&sinceReference, clockReference_, clockProbe_));
+            samples[i] = {1000.0 * double(sinceReference), hostUs(before), hostUs(after)};
+        }
+        return tightestBracket({samples.data(), count});
     }
 
     void requestProbe(int x, int y) override {
@@ -272,11 +327,14 @@ class CudaBackend final : public SimBackend {
     }
 
   private:
-    // The draw reads outputs from vertex (buffers, vertex pulling) and fragment shaders. The wait
-    // on CUDA covers every stage for now (issue: narrow it to the first stage that reads).
-    static constexpr VkPipelineStageFlags2 kReadStages =
-        VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-    static constexpr VkPipelineStageFlags2 kWaitStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    // The draw reads outputs from vertex (buffers, vertex pulling), fragment and compute shaders
+    // (the compute draw path, the compute ray march). The wait on CUDA holds back only those
+    // stages, so the rest of the submission (the target's layout transitions, clears) runs while
+    // CUDA still writes; the acquire barriers' source stages chain to exactly this wait.
+    static constexpr VkPipelineStageFlags2 kReadStages = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                                                         VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
+                                                         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+    static constexpr VkPipelineStageFlags2 kWaitStage = kReadStages;
     static constexpr uint32_t kMaxRing = 16;
     static constexpr size_t kTexelFloats = 4; // the largest texel: RGBA32 float
     // Pinned texels per ring entry: the image stamp, the probe, the buffers' stamp.
@@ -324,6 +382,8 @@ class CudaBackend final : public SimBackend {
         bool used = false;
     };
     std::vector<SlotEvents> events_;
+    cudaStream_t clockStream_ = nullptr;
+    cudaEvent_t clockReference_ = nullptr, clockProbe_ = nullptr;
     uint32_t ring_ = 1;
     float* pinned_ = nullptr; // per ring entry: kPinnedPerEntry texels
     std::array<bool, kMaxRing> probeValid_{};

@@ -11,6 +11,8 @@
 #include "staged_outputs.h"
 
 #include <cuda_runtime.h> // make_cudaPitchedPtr and friends
+#include <array>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -20,7 +22,8 @@ namespace {
 class HostCopyBackend final : public StagedBackend {
   public:
     HostCopyBackend(const Device& device, const BackendConfig& config, int cudaDevice)
-        : StagedBackend(device, config) {
+        : StagedBackend(device, config),
+          spans_(config.slots, {kNotMeasured, kNotMeasured, kNotMeasured}) {
         if (!config.simulation->createCuda)
             throw unsupported(config.simulation->name +
                               " has no CUDA implementation in this build");
@@ -81,6 +84,7 @@ class HostCopyBackend final : public StagedBackend {
     const char* name() const override { return "host-copy"; }
 
     void simulate(uint64_t frame, const sim::ParamValues& params, int steps) override {
+        const auto start = std::chrono::steady_clock::now();
         const uint32_t slot = slotOf(frame);
         CUDA_CHECK(cudaEventRecord(start_, stream_));
         sim_->step(params, steps, stream_);
@@ -119,6 +123,7 @@ class HostCopyBackend final : public StagedBackend {
         }
         // Without interop the host must wait for the data before Vulkan can have it.
         waitForStream(gpuWaitTimeoutNs());
+        const auto downloaded = std::chrono::steady_clock::now();
         pinned = static_cast<uint8_t*>(pinned_);
         for (const StagedImage& staged : outputs_.images) {
             std::memcpy(staged.staging[slot].mapped, pinned, staged.staging[slot].size);
@@ -132,6 +137,19 @@ class HostCopyBackend final : public StagedBackend {
         CUDA_CHECK(cudaEventElapsedTime(&ms, start_, end_));
         simMs_[slot] = double(ms);
         publishSlot(frame, slot);
+        spans_[slot] = {hostUs(start), hostUs(downloaded),
+                        hostUs(std::chrono::steady_clock::now())};
+    }
+
+    // On the host clock, as the host lives them: the CUDA work and its download until the host
+    // wait ends (the "steps" span), then the copy into staging memory (the "write" span).
+    SlotTimes finishedFrameTimes(uint64_t frame) override {
+        SlotTimes t = StagedBackend::finishedFrameTimes(frame);
+        const std::array<double, 3>& span = spans_[slotOf(frame)];
+        t.startUs = span[0];
+        t.stepsEndUs = t.writeStartUs = span[1];
+        t.endUs = span[2];
+        return t;
     }
 
     void brush(const sim::Brush& brush, const sim::ParamValues& params) override {
@@ -158,6 +176,8 @@ class HostCopyBackend final : public StagedBackend {
     } targets_;
     void* pinned_ = nullptr;
     cudaEvent_t start_ = nullptr, end_ = nullptr;
+    // Per slot: start, end of the host's wait for CUDA, end of the copy into staging (host µs).
+    std::vector<std::array<double, 3>> spans_;
 };
 
 } // namespace

@@ -7,6 +7,7 @@ packages=(
     build-essential cmake ninja-build pkg-config
     libvulkan-dev libvulkan-volk-dev vulkan-validationlayers vulkan-tools glslc mesa-vulkan-drivers
     libglfw3-dev libglm-dev libimgui-dev libstb-dev libcli11-dev libgtest-dev libepoxy-dev
+    nlohmann-json3-dev
     xvfb xauth python3 python3-matplotlib
 )
 missing=()

@@ -310,9 +310,15 @@ BenchReport sampleReport() {
             if (i % shape.hitchEvery == shape.hitchEvery - 1) f.frameMs *= 2.4 + noise.uniform();
             // The host interval is bursty under pipelining: short submits, then a long wait.
             f.cpuFrameMs = f.frameMs * (i % 3 == 2 ? 2.5 : 0.25);
+            const bool interop = std::string(shape.mode) != "host-copy";
+            // Not drawn from `noise`, so the other columns stay what they were.
+            const double spread = double((i * 37) % 100) / 100.0;
+            f.handoffMs = interop ? 0.012 + 0.004 * spread : kNotMeasured;
+            f.hostBusyUs = (interop ? 14.0 : 900.0) * (1.0 + 0.2 * spread);
             mode.wallSeconds += f.frameMs / 1000.0;
             mode.frames.push_back(f);
         }
+        if (std::string(shape.mode) != "host-copy") mode.handoffErrorUs = 1.5;
         report.modes.push_back(std::move(mode));
     }
     report.modes.back().note = "copies each frame through pinned host memory; no interop wait";
@@ -341,7 +347,7 @@ std::string readFile(const std::filesystem::path& path) {
 
 TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
     const Json root = parseJson(toJson(sampleReport()));
-    EXPECT_EQ(root["schema_version"].number, 6);
+    EXPECT_EQ(root["schema_version"].number, 7);
     EXPECT_EQ(root.object.at(1).first, "interrupted");
     EXPECT_EQ(root["interrupted"].type, Json::Type::Bool);
     EXPECT_FALSE(root["interrupted"].boolean);
@@ -363,8 +369,19 @@ TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
         for (const char* key :
              {"mode", "frames_measured", "wall_seconds", "note", "frame_time_ms", "fps_mean",
               "one_percent_low_fps", "one_percent_low_definition", "hitches", "gpu_segments_ms",
-              "gpu_busy_ms_per_frame", "throughput"})
+              "gpu_busy_ms_per_frame", "handoff_latency_ms", "handoff_alignment_error_us",
+              "handoff_latency_definition", "host_busy_us", "host_busy_definition", "throughput"})
             EXPECT_TRUE(mode.find(key)) << key;
+        for (const char* key : {"mean", "min", "p50", "p90", "p99", "max"}) {
+            EXPECT_TRUE(mode["handoff_latency_ms"].find(key)) << key;
+            EXPECT_EQ(mode["host_busy_us"][key].type, Json::Type::Number) << key;
+        }
+        // The sample's host-copy mode has no interop: no hand-off, and no error bound for one.
+        const bool interop = mode["mode"].string != "host-copy";
+        EXPECT_EQ(mode["handoff_latency_ms"]["p50"].type,
+                  interop ? Json::Type::Number : Json::Type::Null);
+        EXPECT_EQ(mode["handoff_alignment_error_us"].type,
+                  interop ? Json::Type::Number : Json::Type::Null);
         for (const char* key : {"count", "threshold_ms", "definition"})
             EXPECT_TRUE(mode["hitches"].find(key)) << key;
         for (const char* segment : {"simulation", "render", "interop_wait"})
@@ -523,7 +540,8 @@ TEST(BenchReportCsv, HasHeaderAndOneRowPerFrameWithEmptyFieldsForNaN) {
     while (std::getline(lines, line))
         rows.push_back(line);
     ASSERT_EQ(rows.size(), 3u * 200u + 1u);
-    EXPECT_EQ(rows[0], "mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms,cpu_frame_ms");
+    EXPECT_EQ(rows[0], "mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms,cpu_frame_ms,"
+                       "handoff_ms,host_busy_us");
     EXPECT_EQ(rows[1].rfind("pipelined,0,", 0), 0u);
     EXPECT_EQ(rows[600].rfind("host-copy,199,", 0), 0u);
     // host-copy measures no interop wait: the wait_ms field (6th) is empty, the others are not.
@@ -533,9 +551,10 @@ TEST(BenchReportCsv, HasHeaderAndOneRowPerFrameWithEmptyFieldsForNaN) {
     for (std::string f; std::getline(split, f, ',');)
         fields.push_back(f);
     if (hostCopy.back() == ',') fields.emplace_back();
-    ASSERT_EQ(fields.size(), 8u) << hostCopy;
+    ASSERT_EQ(fields.size(), 10u) << hostCopy;
     EXPECT_TRUE(fields[5].empty()) << hostCopy;
-    for (size_t i : {0u, 1u, 2u, 3u, 4u, 6u, 7u})
+    EXPECT_TRUE(fields[8].empty()) << hostCopy; // no hand-off without interop
+    for (size_t i : {0u, 1u, 2u, 3u, 4u, 6u, 7u, 9u})
         EXPECT_FALSE(fields[i].empty()) << hostCopy;
 }
 
@@ -558,9 +577,9 @@ TEST(BenchReportCsv, WrittenInPiecesOfAbout64KiBThatAddUpToTheWholeCsv) {
 TEST(BenchReportCsv, QuotesAModeNameHoldingACommaOrQuote) {
     BenchReport report;
     report.modes.push_back({.mode = "odd,\"name\"", .frames = {{.frameMs = 1}}});
-    EXPECT_EQ(toCsv(report),
-              "mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms,cpu_frame_ms\n"
-              "\"odd,\"\"name\"\"\",0,1,,,,,\n");
+    EXPECT_EQ(toCsv(report), "mode,frame,frame_ms,sim_ms,render_ms,wait_ms,gpu_busy_ms,cpu_frame_"
+                             "ms,handoff_ms,host_busy_us\n"
+                             "\"odd,\"\"name\"\"\",0,1,,,,,,,\n");
 }
 
 TEST(BenchReportFile, WriteCreatesParentFolders) {

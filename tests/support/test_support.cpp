@@ -256,7 +256,7 @@ def number(v): return isinstance(v, (int, float)) and not isinstance(v, bool) an
 def close(a, b): return number(a) and number(b) and abs(a - b) <= 1e-6 * max(1.0, abs(b))
 for key in ("schema_version", "interrupted", "environment", "configuration", "modes", "ratios", "targets"):
     need(key in r, "missing " + key)
-need(r.get("schema_version") == 6, "schema_version %s" % r.get("schema_version"))
+need(r.get("schema_version") == 7, "schema_version %s" % r.get("schema_version"))
 need(r.get("interrupted") is False, "interrupted %r for a run that ran every frame" % r.get("interrupted"))
 env = r["environment"]
 always = ("gpu_name", "gpu_uuid", "driver_version", "vulkan_api_version", "vulkan_driver",
@@ -298,8 +298,17 @@ for m in r["modes"]:
     need(values == sorted(values), m["mode"] + " percentiles not ordered " + str(values))
     need(ft["min"] > 0, m["mode"] + " non-positive frame time")
     for key in ("fps_mean", "one_percent_low_fps", "hitches", "gpu_segments_ms",
-                "gpu_busy_ms_per_frame", "throughput", "cpu_frame_time_ms"):
+                "gpu_busy_ms_per_frame", "throughput", "cpu_frame_time_ms", "handoff_latency_ms",
+                "handoff_alignment_error_us", "host_busy_us"):
         need(key in m, m["mode"] + " lacks " + key)
+    busy = m.get("host_busy_us", {})
+    need(all(number(busy.get(k)) and busy[k] > 0 for k in ("mean", "min", "p50", "p90", "p99", "max")),
+         m["mode"] + " host_busy_us %r" % busy)
+    handoff = m.get("handoff_latency_ms", {})
+    interop = cuda and m["mode"] != "host-copy" and conf.get("consumer") == "vulkan"
+    need(all(number(handoff.get(k)) if interop else handoff.get(k, 0) is None
+             for k in ("mean", "min", "p50", "p90", "p99", "max")),
+         m["mode"] + " handoff_latency_ms %r" % handoff)
     for seg in ("simulation", "render", "interop_wait"):
         need(seg in m["gpu_segments_ms"], m["mode"] + " lacks segment " + seg)
     need(m["frames_measured"] == frames, m["mode"] + " measured %s frames" % m["frames_measured"])
