@@ -26,7 +26,7 @@
 
 namespace estuary {
 
-// At most this many frames are kept in a trace (about 120 bytes each in memory, 2 KB of JSON).
+// At most this many frames are kept in a trace (about 130 bytes each in memory, 1 KB of JSON).
 inline constexpr size_t kMaxTraceFrames = 200'000;
 
 class FrameTrace {
