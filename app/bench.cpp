@@ -158,6 +158,7 @@ void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result,
             if (trace) trace->add(*t);
             if (taken < o.warmup) continue;
             result.frames.push_back(sampleOf(*t));
+            result.framesFromGraphs += t->fromGraph ? 1 : 0;
             handoffs.push_back({t->marks.simEndUs, t->marks.drawStartTicks});
         }
     };
@@ -275,6 +276,7 @@ int runBench(const Options& options, RunOutputs& outputs) {
     report.config.outputWidth = options.resolution.width;
     report.config.outputHeight = options.resolution.height;
     report.config.draw = drawPathName(options.draw);
+    report.config.cudaGraphs = options.cudaGraphs;
     report.config.stepsPerFrame =
         uint32_t(options.stepsPerFrame >= 0 ? options.stepsPerFrame : def.stepsPerFrame);
     report.config.framesInFlight = options.framesInFlight;

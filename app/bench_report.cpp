@@ -274,6 +274,7 @@ void writeConfiguration(JsonWriter& w, const BenchConfig& config) {
     w.key("output_width").integer(config.outputWidth);
     w.key("output_height").integer(config.outputHeight);
     w.key("draw").string(config.draw);
+    w.key("cuda_graphs").boolean(config.cudaGraphs);
     w.endObject();
 }
 
@@ -310,6 +311,7 @@ void writeMode(JsonWriter& w, const BenchReport& report, const ModeResult& mode,
     w.key("mode").string(mode.mode);
     w.key("handoff").string(mode.handoff);
     w.key("frames_measured").integer(stats.frame ? stats.frame->count : 0);
+    w.key("frames_from_cuda_graphs").integer(mode.framesFromGraphs);
     w.key("wall_seconds").number(mode.wallSeconds);
     w.key("note").string(mode.note);
     w.key("frame_time_definition")

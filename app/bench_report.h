@@ -12,8 +12,9 @@
 //                  peak_bandwidth_GBps}
 //   configuration {simulation, width, height, depth, particles, steps_per_frame,
 //                  frames_in_flight, warmup, frames, modes, seed, consumer, output_width,
-//                  output_height, draw}
-//   modes [ {mode, handoff, frames_measured, wall_seconds, note, frame_time_definition,
+//                  output_height, draw, cuda_graphs}
+//   modes [ {mode, handoff, frames_measured, frames_from_cuda_graphs, wall_seconds, note,
+//            frame_time_definition,
 //            frame_time_ms {mean, stddev, cov, min, p50, p90, p95, p99, p99_9, max},
 //            cpu_frame_time_ms {the same keys},
 //            fps_mean, one_percent_low_fps, one_percent_low_definition,
@@ -41,7 +42,9 @@
 //    for the OpenGL consumer. handoff_alignment_error_us: the bound on its clock-alignment error
 //    (the two clocks' bounds added). host_busy_us (new in 7): per frame, the host time drawFrame
 //    works, its frames-in-flight wait left out (collecting GPU times, the simulation's enqueue,
-//    recording, submitting); null for the OpenGL consumer)
+//    recording, submitting); null for the OpenGL consumer. cuda_graphs (--cuda-graphs) and
+//    frames_from_cuda_graphs, new in 7 too: how many measured frames enqueued their CUDA work as
+//    one replayed CUDA graph (0 where the backend or the simulation does not replay))
 //   (consumer: "vulkan" or "opengl", who draws; handoff: how a frame passes from the simulation to
 //    it: "timeline" (GPU-side timeline semaphores), "binary" (a binary pair per slot, OpenGL),
 //    "host" (OpenGL, host waits) or "staging" (Vulkan uploads host-written outputs itself))
@@ -88,6 +91,7 @@ struct BenchConfig {
     uint64_t seed = 0;
     std::string consumer = "vulkan"; // --consumer
     std::string draw = "raster";     // --draw: raster | compute
+    bool cudaGraphs = true;          // --cuda-graphs
 };
 
 struct FrameSample {
@@ -116,6 +120,7 @@ struct ModeResult {
     double hostBytesPerFrame = 0;         // through host memory: 0 with interop
     std::string note;                     // free text, e.g. why a mode was skipped
     double handoffErrorUs = kNotMeasured; // bound on the hand-off latency's alignment error
+    uint64_t framesFromGraphs = 0;        // measured frames whose CUDA work was a replayed graph
 };
 
 struct BenchReport {

@@ -46,6 +46,7 @@ void collectFinishedTimes(Session& session, uint64_t finished, uint32_t entry) {
     }
     if (FrameTiming* t = session.history.find(finished)) {
         t->simMs = sim.simMs;
+        t->fromGraph = sim.fromGraph;
         t->renderMs = renderMs;
         t->gpuIntervalMs = intervalMs;
         if (!std::isnan(gapMs)) t->waitMs = gapMs + (std::isnan(sim.waitMs) ? 0.0 : sim.waitMs);

@@ -39,6 +39,7 @@ struct FrameTiming {
     // Host time drawFrame worked, its frames-in-flight wait left out: collecting GPU times, the
     // simulation's enqueue, recording, submitting.
     double hostBusyUs = kNotMeasured;
+    bool fromGraph = false; // SimBackend::SlotTimes::fromGraph
     FrameMarks marks;
 };
 

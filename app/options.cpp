@@ -369,7 +369,11 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                 return "'" + value + "' is not a colormap (allowed: " + colormapList() + ")";
             },
             "NAME"));
-    std::string camera, sliceAxis, draw;
+    std::string camera, sliceAxis, draw, cudaGraphs;
+    app.add_option("--cuda-graphs", cudaGraphs,
+                   "CUDA backend: replay each frame's CUDA work as one CUDA graph where the "
+                   "simulation allows it (on, the default), or enqueue it call by call (off)")
+        ->check(CLI::IsMember({"on", "off"}));
     app.add_option("--draw", draw,
                    "Draw the view by rasterizing its fragment shader, or by its compute twin "
                    "(headless and --bench only); auto (default): compute there, raster in the "
@@ -505,6 +509,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     if (o.draw == DrawPath::Compute && !offscreen)
         return usage(out, "--draw compute is for --headless and --bench runs (the window draws "
                           "its swapchain images with --draw raster)");
+    o.cudaGraphs = cudaGraphs != "off";
     if (o.consumer == Consumer::OpenGL) {
         if (draw == "compute")
             return usage(out, "--draw compute is a path of the Vulkan renderer; --consumer "

@@ -90,6 +90,9 @@ struct Options {
     // Vulkan renderer (drawPathFor resolves it); the window rasterizes, since its swapchain images
     // are not wired to the compute draw's copy.
     DrawPath draw = DrawPath::Raster;
+    // Replay each frame's CUDA work as one CUDA graph where the simulation allows it (--cuda-graphs
+    // on, the default); off enqueues it call by call, for comparing the host's time per frame.
+    bool cudaGraphs = true;
     // Window
     PresentMode presentMode = PresentMode::Fifo;
     bool noUi = false;

@@ -117,6 +117,7 @@ std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
     config.particles = session.particles;
     config.displayImage = currentView(session).image;
     config.stampFrameIndex = session.stampFrames;
+    config.cudaGraphs = session.options.cudaGraphs;
     config.exportOutputs = session.options.consumer == Consumer::OpenGL;
     config.binaryHandoff = session.gl && session.glHandoff == GlHandoff::Binary;
     checkRunFitsInMemory(session, config);

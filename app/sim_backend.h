@@ -41,6 +41,8 @@ struct BackendConfig {
     // pair per slot (binaryHandoff) for consumers without timeline semaphores.
     bool exportOutputs = false;
     bool binaryHandoff = false;
+    // The CUDA backend replays each frame's CUDA work as a CUDA graph where it can (--cuda-graphs).
+    bool cudaGraphs = true;
 };
 
 // The simulation's view of the config's grid.
@@ -169,6 +171,7 @@ class SimBackend {
         double waitMs = kNotMeasured;
         double startUs = kNotMeasured, stepsEndUs = kNotMeasured;
         double writeStartUs = kNotMeasured, endUs = kNotMeasured;
+        bool fromGraph = false; // the CUDA work was one replayed CUDA graph
     };
     virtual SlotTimes finishedFrameTimes(uint64_t frame) = 0;
 

@@ -7,6 +7,7 @@
 // released = f + 1. The host never waits on either API here.
 #include "sim_backend.h"
 #include "buffer_ring.h"
+#include "cuda_frame_graphs.h"
 #include "fault_injection.h"
 #include "cuda_check.h"
 #include "cuda_simulation.h"
@@ -61,7 +62,7 @@ class CudaBackend final : public SimBackend {
     CudaBackend(const Device& device, VkCommandPool pool, const BackendConfig& config,
                 int cudaDevice)
         : device_(device), layout_(checkedOutputs(config)), display_(config.displayImage),
-          stampFrames_(config.stampFrameIndex) {
+          stampFrames_(config.stampFrameIndex), graphsOff_(!config.cudaGraphs) {
         if (!config.simulation->createCuda)
             throw unsupported(config.simulation->name +
                               " has no CUDA implementation in this build");
@@ -105,6 +106,7 @@ class CudaBackend final : public SimBackend {
         // The session settled the stream before destroying the backend; a partly built one has
         // nothing in flight.
         if (stream_) (void)cudaStreamSettled(stream_, gpuWaitTimeoutNs());
+        graphs_.clear(); // before the events and surfaces its nodes name
         sim_.reset();
         for (auto& e : events_)
             for (cudaEvent_t ev : {e.start, e.beforeWait, e.afterWait, e.end})
@@ -145,53 +147,25 @@ class CudaBackend final : public SimBackend {
     }
 
     void simulate(uint64_t frame, const sim::ParamValues& params, int steps) override {
-        const uint32_t slot = slotOf(timelines_, frame);
         const uint32_t entry = uint32_t(frame % ring_);
-        SlotEvents& ev = events_[entry];
-        // The state lives in CUDA memory, so stepping need not wait for Vulkan; only writing the
-        // slot's outputs must wait until Vulkan has drawn and released them (frame - slots).
-        CUDA_CHECK(cudaEventRecord(ev.start, stream_));
-        {
-            const ProfileRange range("steps");
-            sim_->step(params, steps, stream_);
-        }
-        if (faultPlan().cudaFault == frame) launchFaultingKernel(stream_);
-        CUDA_CHECK(cudaEventRecord(ev.beforeWait, stream_));
-        // A deadlock: this frame's writes wait for the draw of the next frame, which waits for
-        // them.
-        if (faultPlan().cudaStall == frame)
-            cudaWaitTimeline(timelines_.released, frame + 2, stream_);
-        cudaBeginFrame(timelines_, frame, stream_);
-        CUDA_CHECK(cudaEventRecord(ev.afterWait, stream_));
-        {
-            const ProfileRange range("write outputs");
-            sim_->writeOutputs(slotTargets_[slot].targets(), stream_);
-        }
-        const CudaImage& shown = cudaSlot(images_[display_], frame);
-        const size_t texel = sim::texelBytes(layout_.images[display_].format);
-        float* stamp = pinned_ + kPinnedPerEntry * entry * kTexelFloats;
-        float* probe = stamp + kTexelFloats;
-        float* bufferStamp = probe + kTexelFloats;
-        if (stampFrames_) {
-            // This entry's previous copy (frame - ring) finished before that frame was drawn, and
-            // the host waited for that, so rewriting the pinned source now is safe.
-            writeStampTexel(stamp, layout_.images[display_].format, float(frame));
-            copyTexel(shown.levels[0], 0, 0, stamp, texel, cudaMemcpyHostToDevice, stream_);
-            // The buffers' stamp: the frame index as a float in their last 4 bytes.
-            bufferStamp[0] = float(frame);
-            for (size_t b = 0; b < buffers_.size(); ++b)
-                CUDA_CHECK(cudaMemcpyAsync(static_cast<uint8_t*>(slotTargets_[slot].buffers[b]) +
-                                               layout_.buffers[b].bytes - sizeof(float),
-                                           bufferStamp, sizeof(float), cudaMemcpyHostToDevice,
-                                           stream_));
-        }
-        if (probe_.active())
-            copyTexel(shown.levels[0], size_t(probe_.x), size_t(probe_.y), probe, texel,
-                      cudaMemcpyDeviceToHost, stream_);
+        events_[entry].used = true;
         probeValid_[entry] = probe_.active();
-        CUDA_CHECK(cudaEventRecord(ev.end, stream_));
-        ev.used = true;
-        cudaEndFrame(timelines_, frame, stream_);
+        fromGraph_[entry] = replayable(frame);
+        if (!fromGraph_[entry]) return enqueueFrame(frame, params, steps);
+        // Replayed: the entry's graph holds this frame's work when the simulation's state,
+        // parameters and steps are those it was captured under (the slot and the events follow
+        // from the entry). Captured work that changed the simulation's state (say, an odd number
+        // of ping-pong steps) runs once but cannot be replayed: then this backend stops trying.
+        const uint64_t state = *sim_->replayState();
+        FrameGraphKey key{state, params, steps};
+        const ProfileRange range("frame graph");
+        if (!graphs_.holds(entry, key)) {
+            graphs_.capture(entry, std::move(key), stream_,
+                            [&] { enqueueFrame(frame, params, steps); });
+            if (sim_->replayState() != state) graphsOff_ = true;
+        }
+        graphs_.launch(entry, frame + 1 - timelines_.slots, frame + 1, stream_);
+        if (graphsOff_) graphs_.clear();
     }
 
     SlotTimes finishedFrameTimes(uint64_t frame) override {
@@ -207,6 +181,7 @@ class CudaBackend final : public SimBackend {
         CUDA_CHECK(cudaEventElapsedTime(&wait, ev.beforeWait, ev.afterWait));
         CUDA_CHECK(cudaEventElapsedTime(&write, ev.afterWait, ev.end));
         t.simMs = double(step) + double(write);
+        t.fromGraph = fromGraph_[entry];
         t.waitMs = double(wait);
         // Only the start is read against the reference: a float of milliseconds since it loses
         // precision as a run goes on, the short spans within the frame do not.
@@ -327,6 +302,67 @@ class CudaBackend final : public SimBackend {
     }
 
   private:
+    // Whether this frame's CUDA work may come from a graph: the steady state of a plain run (the
+    // slot's wait exists, timelines only, no stamps, probe or injected fault) of a simulation that
+    // says what its work depends on.
+    bool replayable(uint64_t frame) const {
+        return !graphsOff_ && !stampFrames_ && !probe_.active() &&
+               timelines_.writtenBinary.empty() && timelines_.firstFrame &&
+               frame >= *timelines_.firstFrame + timelines_.slots &&
+               faultPlan().cudaFault != frame && faultPlan().cudaStall != frame &&
+               sim_->replayState().has_value();
+    }
+
+    // One frame's CUDA work, call by call (also what a graph captures). Events are recorded as
+    // external ones so that a capture keeps them as event nodes, with their timestamps.
+    void enqueueFrame(uint64_t frame, const sim::ParamValues& params, int steps) {
+        const uint32_t slot = slotOf(timelines_, frame);
+        const uint32_t entry = uint32_t(frame % ring_);
+        SlotEvents& ev = events_[entry];
+        // The state lives in CUDA memory, so stepping need not wait for Vulkan; only writing the
+        // slot's outputs must wait until Vulkan has drawn and released them (frame - slots).
+        CUDA_CHECK(cudaEventRecordWithFlags(ev.start, stream_, cudaEventRecordExternal));
+        {
+            const ProfileRange range("steps");
+            sim_->step(params, steps, stream_);
+        }
+        if (faultPlan().cudaFault == frame) launchFaultingKernel(stream_);
+        CUDA_CHECK(cudaEventRecordWithFlags(ev.beforeWait, stream_, cudaEventRecordExternal));
+        // A deadlock: this frame's writes wait for the draw of the next frame, which waits for
+        // them.
+        if (faultPlan().cudaStall == frame)
+            cudaWaitTimeline(timelines_.released, frame + 2, stream_);
+        cudaBeginFrame(timelines_, frame, stream_);
+        CUDA_CHECK(cudaEventRecordWithFlags(ev.afterWait, stream_, cudaEventRecordExternal));
+        {
+            const ProfileRange range("write outputs");
+            sim_->writeOutputs(slotTargets_[slot].targets(), stream_);
+        }
+        const CudaImage& shown = cudaSlot(images_[display_], frame);
+        const size_t texel = sim::texelBytes(layout_.images[display_].format);
+        float* stamp = pinned_ + kPinnedPerEntry * entry * kTexelFloats;
+        float* probe = stamp + kTexelFloats;
+        float* bufferStamp = probe + kTexelFloats;
+        if (stampFrames_) {
+            // This entry's previous copy (frame - ring) finished before that frame was drawn, and
+            // the host waited for that, so rewriting the pinned source now is safe.
+            writeStampTexel(stamp, layout_.images[display_].format, float(frame));
+            copyTexel(shown.levels[0], 0, 0, stamp, texel, cudaMemcpyHostToDevice, stream_);
+            // The buffers' stamp: the frame index as a float in their last 4 bytes.
+            bufferStamp[0] = float(frame);
+            for (size_t b = 0; b < buffers_.size(); ++b)
+                CUDA_CHECK(cudaMemcpyAsync(static_cast<uint8_t*>(slotTargets_[slot].buffers[b]) +
+                                               layout_.buffers[b].bytes - sizeof(float),
+                                           bufferStamp, sizeof(float), cudaMemcpyHostToDevice,
+                                           stream_));
+        }
+        if (probe_.active())
+            copyTexel(shown.levels[0], size_t(probe_.x), size_t(probe_.y), probe, texel,
+                      cudaMemcpyDeviceToHost, stream_);
+        CUDA_CHECK(cudaEventRecordWithFlags(ev.end, stream_, cudaEventRecordExternal));
+        cudaEndFrame(timelines_, frame, stream_);
+    }
+
     // The draw reads outputs from vertex (buffers, vertex pulling), fragment and compute shaders
     // (the compute draw path, the compute ray march). The wait on CUDA holds back only those
     // stages, so the rest of the submission (the target's layout transitions, clears) runs while
@@ -382,11 +418,14 @@ class CudaBackend final : public SimBackend {
         bool used = false;
     };
     std::vector<SlotEvents> events_;
+    FrameGraphs graphs_{kMaxRing}; // one per host-ring entry
+    bool graphsOff_ = false;       // --cuda-graphs off, or the simulation turned out not replayable
     cudaStream_t clockStream_ = nullptr;
     cudaEvent_t clockReference_ = nullptr, clockProbe_ = nullptr;
     uint32_t ring_ = 1;
     float* pinned_ = nullptr; // per ring entry: kPinnedPerEntry texels
     std::array<bool, kMaxRing> probeValid_{};
+    std::array<bool, kMaxRing> fromGraph_{};
     CellProbe probe_;
 };
 

@@ -32,6 +32,12 @@ class CudaGrayScott final : public CudaSimulation {
     // (writeMipChain). One image, R32 float.
     void writeOutputs(const DeviceTargets& targets, cudaStream_t stream) override;
     void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) override;
+    // The current buffer and the tiling: all that step() and writeOutputs() read besides their
+    // arguments.
+    std::optional<uint64_t> replayState() const override {
+        return uint64_t(current_) | uint64_t(tiling_.stepsPerPass) << 8 |
+               uint64_t(tiling_.threads) << 16 | uint64_t(tiling_.rowsPerChunk) << 32;
+    }
 
     void step(const GrayScottParams& params, int steps, cudaStream_t stream); // steps >= 0
     void paint(const Brush& brush, cudaStream_t stream);

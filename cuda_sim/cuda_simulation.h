@@ -9,6 +9,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace estuary::sim {
@@ -31,6 +33,13 @@ class CudaSimulation {
     virtual void reset(uint64_t seed, cudaStream_t stream) = 0;
     virtual void step(const ParamValues& params, int steps, cudaStream_t stream) = 0;
     virtual void writeOutputs(const DeviceTargets& targets, cudaStream_t stream) = 0;
+    // For callers that capture a frame's step() and writeOutputs() into a CUDA graph and replay it
+    // (the app's CUDA backend): a value standing for everything besides their arguments that
+    // decides what they enqueue, such as which ping-pong buffer is current. Equal value, equal
+    // arguments: identical work. A caller replays only work that leaves the value unchanged, so
+    // that skipping the calls leaves the host-side state right. nullopt (the default): the work
+    // changes every frame, or nobody checked; it is then always enqueued call by call.
+    virtual std::optional<uint64_t> replayState() const { return std::nullopt; }
     virtual void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) {
         (void)brush;
         (void)params;

@@ -220,6 +220,9 @@ class CudaGrayScott3d final : public CudaSimulation {
         writeMipChain(image, targets.images[0], stream);
     }
 
+    // Which buffer is current: all that step() and writeOutputs() read besides their arguments.
+    std::optional<uint64_t> replayState() const override { return uint64_t(current_); }
+
   private:
     int w_, h_, d_;
     float* allocation_ = nullptr; // one cudaMalloc holding the four fields below

@@ -71,9 +71,10 @@ const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "--gl-handoff",
                                                      "binary"};
 const std::vector<const char*> kEveryBenchOption = {
-    "--bench",  "--headless", "--sim", "fluid",    "--particles", "4096",   "--view",
-    "speed",    "--frames",   "12",    "--warmup", "7",           "--mode", "host-copy",
-    "--report", "r.json",     "--csv", "c.csv",    "--trace",     "t.json"};
+    "--bench", "--headless", "--sim",         "fluid",  "--particles", "4096",
+    "--view",  "speed",      "--frames",      "12",     "--warmup",    "7",
+    "--mode",  "host-copy",  "--report",      "r.json", "--csv",       "c.csv",
+    "--trace", "t.json",     "--cuda-graphs", "off"};
 
 // The options of 3D simulations, which the 2D command lines above refuse.
 const std::vector<const char*> kEveryVolumeOption = {
@@ -143,6 +144,8 @@ TEST(AppOptions, EveryBenchOptionIsParsed) {
     EXPECT_EQ(o.reportPath, "r.json");
     EXPECT_EQ(o.csvPath, "c.csv");
     EXPECT_EQ(o.tracePath, "t.json");
+    EXPECT_FALSE(o.cudaGraphs);
+    EXPECT_TRUE(parse({"--bench"}).options.cudaGraphs);
 }
 
 TEST(AppOptions, EveryOptionInTheHelpIsCoveredByTheTestsHere) {

@@ -359,7 +359,7 @@ TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
         EXPECT_TRUE(root["environment"].find(key)) << key;
     for (const char* key :
          {"simulation", "width", "height", "depth", "steps_per_frame", "frames_in_flight", "warmup",
-          "frames", "modes", "seed", "output_width", "output_height", "draw"})
+          "frames", "modes", "seed", "output_width", "output_height", "draw", "cuda_graphs"})
         EXPECT_TRUE(root["configuration"].find(key)) << key;
 
     const Json& modes = root["modes"];
@@ -367,10 +367,11 @@ TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
     for (const Json& mode : modes.array) {
         SCOPED_TRACE(mode["mode"].string);
         for (const char* key :
-             {"mode", "frames_measured", "wall_seconds", "note", "frame_time_ms", "fps_mean",
-              "one_percent_low_fps", "one_percent_low_definition", "hitches", "gpu_segments_ms",
-              "gpu_busy_ms_per_frame", "handoff_latency_ms", "handoff_alignment_error_us",
-              "handoff_latency_definition", "host_busy_us", "host_busy_definition", "throughput"})
+             {"mode", "frames_measured", "frames_from_cuda_graphs", "wall_seconds", "note",
+              "frame_time_ms", "fps_mean", "one_percent_low_fps", "one_percent_low_definition",
+              "hitches", "gpu_segments_ms", "gpu_busy_ms_per_frame", "handoff_latency_ms",
+              "handoff_alignment_error_us", "handoff_latency_definition", "host_busy_us",
+              "host_busy_definition", "throughput"})
             EXPECT_TRUE(mode.find(key)) << key;
         for (const char* key : {"mean", "min", "p50", "p90", "p99", "max"}) {
             EXPECT_TRUE(mode["handoff_latency_ms"].find(key)) << key;

@@ -1,0 +1,58 @@
+// The CUDA backend's frame replayed as a CUDA graph. What one frame enqueues on the simulation's
+// stream (timing events, the steps, the GPU-side wait for Vulkan's release of the slot, the output
+// writes, the signal of the written timeline) is captured once per host-ring entry, which fixes the
+// slot, its surfaces and its events, and is then replayed with one launch, only the two semaphore
+// values set per frame. Enqueued call by call, a frame costs about ten stream calls of host time;
+// replayed, three (docs/PERFORMANCE.md has the measured host time). The owner decides whether a
+// capture still holds (FrameGraphKey: the simulation's replay state, its parameters and steps);
+// this only captures, finds the semaphore nodes and launches. CUDA builds only.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace estuary {
+
+// What a captured frame's work depends on besides its slot and semaphore values.
+struct FrameGraphKey {
+    uint64_t simState = 0; // sim::CudaSimulation::replayState
+    std::vector<float> params;
+    int steps = 0;
+    bool operator==(const FrameGraphKey&) const = default;
+};
+
+class FrameGraphs {
+  public:
+    explicit FrameGraphs(uint32_t entries = 0) : entries_(entries) {}
+    ~FrameGraphs() { clear(); } // the stream that launched them must be finished
+    FrameGraphs(const FrameGraphs&) = delete;
+    FrameGraphs& operator=(const FrameGraphs&) = delete;
+
+    // Whether `entry` holds a graph captured under `key`.
+    bool holds(uint32_t entry, const FrameGraphKey& key) const;
+    // Captures what `enqueue` puts on `stream` as entry's graph (nothing runs), replacing the one
+    // it held. The work must contain exactly one external-semaphore wait and one signal, each of
+    // one semaphore. Throws (having ended the capture) when `enqueue` throws or CUDA refuses.
+    void capture(uint32_t entry, FrameGraphKey key, cudaStream_t stream,
+                 const std::function<void()>& enqueue);
+    // Enqueues entry's graph, waiting for `waitValue` and signalling `signalValue`.
+    void launch(uint32_t entry, uint64_t waitValue, uint64_t signalValue, cudaStream_t stream);
+    // Drops entry's graph (launches already enqueued still run).
+    void forget(uint32_t entry);
+    void clear();
+
+  private:
+    struct Entry {
+        cudaGraph_t graph = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        cudaGraphNode_t waitNode = nullptr, signalNode = nullptr;
+        cudaExternalSemaphore_t waitSemaphore = nullptr, signalSemaphore = nullptr;
+        FrameGraphKey key;
+    };
+    std::vector<Entry> entries_;
+};
+
+} // namespace estuary
