@@ -161,7 +161,7 @@ class CudaBackend final : public SimBackend {
         const ProfileRange range("frame graph");
         if (!graphs_.holds(entry, key)) {
             graphs_.capture(entry, std::move(key), stream_,
-                            [&] { enqueueFrame(frame, params, steps); });
+                            [&] { enqueueFrame(frame, params, steps, /*captured=*/true); });
             if (sim_->replayState() != state) graphsOff_ = true;
         }
         graphs_.launch(entry, frame + 1 - timelines_.slots, frame + 1, stream_);
@@ -313,27 +313,33 @@ class CudaBackend final : public SimBackend {
                sim_->replayState().has_value();
     }
 
-    // One frame's CUDA work, call by call (also what a graph captures). Events are recorded as
-    // external ones so that a capture keeps them as event nodes, with their timestamps.
-    void enqueueFrame(uint64_t frame, const sim::ParamValues& params, int steps) {
+    // One frame's CUDA work, call by call, or `captured` into a graph: its events are then recorded
+    // as external ones, which a capture keeps as event nodes with their timestamps (and which CUDA
+    // refuses outside a capture).
+    void enqueueFrame(uint64_t frame, const sim::ParamValues& params, int steps,
+                      bool captured = false) {
+        const auto record = [&](cudaEvent_t event) {
+            CUDA_CHECK(captured ? cudaEventRecordWithFlags(event, stream_, cudaEventRecordExternal)
+                                : cudaEventRecord(event, stream_));
+        };
         const uint32_t slot = slotOf(timelines_, frame);
         const uint32_t entry = uint32_t(frame % ring_);
         SlotEvents& ev = events_[entry];
         // The state lives in CUDA memory, so stepping need not wait for Vulkan; only writing the
         // slot's outputs must wait until Vulkan has drawn and released them (frame - slots).
-        CUDA_CHECK(cudaEventRecordWithFlags(ev.start, stream_, cudaEventRecordExternal));
+        record(ev.start);
         {
             const ProfileRange range("steps");
             sim_->step(params, steps, stream_);
         }
         if (faultPlan().cudaFault == frame) launchFaultingKernel(stream_);
-        CUDA_CHECK(cudaEventRecordWithFlags(ev.beforeWait, stream_, cudaEventRecordExternal));
+        record(ev.beforeWait);
         // A deadlock: this frame's writes wait for the draw of the next frame, which waits for
         // them.
         if (faultPlan().cudaStall == frame)
             cudaWaitTimeline(timelines_.released, frame + 2, stream_);
         cudaBeginFrame(timelines_, frame, stream_);
-        CUDA_CHECK(cudaEventRecordWithFlags(ev.afterWait, stream_, cudaEventRecordExternal));
+        record(ev.afterWait);
         {
             const ProfileRange range("write outputs");
             sim_->writeOutputs(slotTargets_[slot].targets(), stream_);
@@ -359,7 +365,7 @@ class CudaBackend final : public SimBackend {
         if (probe_.active())
             copyTexel(shown.levels[0], size_t(probe_.x), size_t(probe_.y), probe, texel,
                       cudaMemcpyDeviceToHost, stream_);
-        CUDA_CHECK(cudaEventRecordWithFlags(ev.end, stream_, cudaEventRecordExternal));
+        record(ev.end);
         cudaEndFrame(timelines_, frame, stream_);
     }
 
