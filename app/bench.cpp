@@ -137,6 +137,9 @@ void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result,
         target.image = offscreen.image.handle;
         target.begin = [&offscreen](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
         target.end = [&offscreen](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
+        // The same target and commands every frame: each ring entry's command buffer is recorded
+        // once per slot and view, then submitted again (frame.cpp).
+        target.repeatKey = 0;
     }
 
     result.frames.reserve(o.frames);

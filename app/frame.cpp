@@ -158,16 +158,28 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
     }
     marks.simulateEnd = hostNowNs();
 
-    // 3. Record: take the field, draw it, hand it back.
+    // 3. Record: take the field, draw it, hand it back; or, for a target that allows it, submit
+    //    again what this command buffer already holds when it was recorded for the same slot,
+    //    view and target.
     VkCommandBuffer cmd = session.commands[entry];
-    {
+    const bool waitsOnSimulation = backend.drawWait(frame).has_value();
+    updatePointView(session);
+    Session::RecordedDraw& recorded = session.recorded[entry];
+    const Session::RecordedDraw wanted{true, slot, waitsOnSimulation, target.repeatKey.value_or(0),
+                                       session.view};
+    if (!target.repeatKey || !(recorded == wanted)) {
         const ProfileRange recordRange("record");
+        recorded = {}; // until the new recording is complete
         VK_CHECK(vkResetCommandBuffer(cmd, 0));
         VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        begin.flags = target.repeatKey ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
         VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
-        char name[32];
-        std::snprintf(name, sizeof(name), "frame %llu", static_cast<unsigned long long>(frame));
+        // Named by frame, or by ring entry where the buffer is submitted again for later frames.
+        char name[48];
+        if (target.repeatKey)
+            std::snprintf(name, sizeof(name), "frame, ring entry %u", entry);
+        else
+            std::snprintf(name, sizeof(name), "frame %llu", static_cast<unsigned long long>(frame));
         beginLabel(session.device, cmd, name);
         // The draw's start. Where the submission waits on the simulation (CUDA), the wait holds
         // back only the stages that read its outputs, so a timestamp at the top of the command
@@ -177,7 +189,6 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
         // a timestamp at a later stage than asked, never an earlier one). Without a wait (staged
         // backends) the upload in recordBeforeDraw is part of the draw, the cost host-copy pays,
         // and the start stays at the top.
-        const bool waitsOnSimulation = backend.drawWait(frame).has_value();
         if (session.timestamps) {
             vkCmdResetQueryPool(cmd, session.timestamps, 2 * entry, 2);
             if (!waitsOnSimulation)
@@ -193,7 +204,6 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
         if (target.inspectOutputs) target.inspectOutputs(cmd, backend, slot, false);
         beginLabel(session.device, cmd, "draw");
         target.begin(cmd);
-        updatePointView(session);
         recordDraw(session.renderer, cmd, slot, target.view, target.extent, session.view,
                    target.image);
         if (target.overlay) target.overlay(cmd);
@@ -208,6 +218,7 @@ void drawFrame(Session& session, uint64_t frame, const FrameTarget& target) {
                                  2 * entry + 1);
         endLabel(session.device, cmd); // the frame
         VK_CHECK(vkEndCommandBuffer(cmd));
+        recorded = target.repeatKey ? wanted : Session::RecordedDraw{};
     }
     marks.recordEnd = hostNowNs();
 

@@ -25,6 +25,11 @@ struct FrameTarget {
     // simulation.
     std::function<void(VkCommandBuffer, const SimBackend& backend, uint32_t slot, bool afterDraw)>
         inspectOutputs;
+    // Set where begin, end and overlay record the same commands whenever the key is the same (the
+    // benchmark's offscreen target): a command buffer recorded for this target, slot and view is
+    // then submitted again instead of recorded anew, which takes command recording off the host's
+    // per-frame path. Unset (the window, tests' inspection): recorded every frame.
+    std::optional<uint64_t> repeatKey;
     VkSemaphore waitBinary = VK_NULL_HANDLE;   // e.g. swapchain image acquired
     VkSemaphore signalBinary = VK_NULL_HANDLE; // e.g. ready to present
     // The OpenGL consumer's target: a framebuffer object (0: the window's), of `extent`, and the

@@ -149,6 +149,7 @@ namespace {
 // shading, and the particles where the simulation has them.
 void openRenderer(Session& session) {
     if (session.gl) return openGlRenderer(session);
+    session.recorded.assign(session.commands.size(), {}); // they name the renderer's objects
     const sim::SimDefinition& def = *session.simulation;
     const sim::Visual& shown = currentView(session);
     session.backend->setDisplayIndex(shown.image);
@@ -210,6 +211,7 @@ void createCommandRing(Session& session) {
                      reinterpret_cast<uint64_t>(session.timestamps), "draw timestamps");
     }
     session.commands.resize(session.backend->hostRingSize());
+    session.recorded.assign(session.commands.size(), {});
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = session.pool;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -223,6 +225,7 @@ void destroyCommandRing(Session& session) {
         vkFreeCommandBuffers(session.device.handle, session.pool, uint32_t(session.commands.size()),
                              session.commands.data());
     session.commands.clear();
+    session.recorded.clear();
     if (session.timestamps) vkDestroyQueryPool(session.device.handle, session.timestamps, nullptr);
     session.timestamps = VK_NULL_HANDLE;
 }

@@ -53,6 +53,17 @@ struct Session {
     VkFormat targetFormat = VK_FORMAT_UNDEFINED; // what the renderer draws into
     Renderer renderer;
     std::vector<VkCommandBuffer> commands; // one per host-ring entry (SimBackend::hostRingSize)
+    // What each command buffer holds, for targets that allow submitting it again
+    // (FrameTarget::repeatKey): cleared whenever the ring or the renderer is made anew.
+    struct RecordedDraw {
+        bool valid = false;
+        uint32_t slot = 0;
+        bool waitsOnSimulation = false;
+        uint64_t targetKey = 0;
+        ViewParams view;
+        bool operator==(const RecordedDraw&) const = default;
+    };
+    std::vector<RecordedDraw> recorded;
     // Not exported: the host waits on this one. The validation layer (rightly) cannot see the
     // payload of an exported semaphore, so a host wait on it would not retire the frame's command
     // buffer.

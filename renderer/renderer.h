@@ -37,6 +37,7 @@ struct ViewParams {
     uint32_t sliceAxis = 2;
     float slicePosition = 0.5f;
     static constexpr float kDefaultYaw = 0.61086524f, kDefaultPitch = 0.43633231f; // 35°, 25°
+    bool operator==(const ViewParams&) const = default;
 };
 
 // How texels become colours; the fragment shader's specialization constant (shared_layout.h).
