@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -28,17 +29,15 @@ SemaphoreNodes findSemaphoreNodes(cudaGraph_t graph) {
         if (type == cudaGraphNodeTypeExtSemaphoreWait) {
             cudaExternalSemaphoreWaitNodeParams p{};
             CUDA_CHECK(cudaGraphExternalSemaphoresWaitNodeGetParams(node, &p));
-            if (p.numExtSems != 1) waits = 2; // refused below
+            waits += p.numExtSems == 1 ? 1 : 2; // more than one semaphore: refused below
             found.wait = node;
-            found.waitSemaphore = p.extSemArray[0];
-            ++waits;
+            if (p.numExtSems >= 1) found.waitSemaphore = p.extSemArray[0];
         } else if (type == cudaGraphNodeTypeExtSemaphoreSignal) {
             cudaExternalSemaphoreSignalNodeParams p{};
             CUDA_CHECK(cudaGraphExternalSemaphoresSignalNodeGetParams(node, &p));
-            if (p.numExtSems != 1) signals = 2;
+            signals += p.numExtSems == 1 ? 1 : 2;
             found.signal = node;
-            found.signalSemaphore = p.extSemArray[0];
-            ++signals;
+            if (p.numExtSems >= 1) found.signalSemaphore = p.extSemArray[0];
         }
     }
     if (waits != 1 || signals != 1)
@@ -51,8 +50,12 @@ SemaphoreNodes findSemaphoreNodes(cudaGraph_t graph) {
 
 } // namespace
 
-bool FrameGraphs::holds(uint32_t entry, const FrameGraphKey& key) const {
-    return entry < entries_.size() && entries_[entry].exec && entries_[entry].key == key;
+bool FrameGraphs::holds(uint32_t entry, uint32_t slot, uint64_t simState,
+                        std::span<const float> params, int steps) const {
+    if (entry >= entries_.size() || !entries_[entry].exec) return false;
+    const FrameGraphKey& k = entries_[entry].key;
+    return k.slot == slot && k.simState == simState && k.steps == steps &&
+           std::equal(k.params.begin(), k.params.end(), params.begin(), params.end());
 }
 
 void FrameGraphs::capture(uint32_t entry, FrameGraphKey key, cudaStream_t stream,

@@ -1,27 +1,30 @@
 // The CUDA backend's frame replayed as a CUDA graph. What one frame enqueues on the simulation's
 // stream (timing events, the steps, the GPU-side wait for Vulkan's release of the slot, the output
-// writes, the signal of the written timeline) is captured once per host-ring entry, which fixes the
-// slot, its surfaces and its events, and is then replayed with one launch, only the two semaphore
-// values set per frame. Enqueued call by call, a frame costs about ten stream calls of host time;
-// replayed, three (docs/PERFORMANCE.md has the measured host time). The owner decides whether a
-// capture still holds (FrameGraphKey: the simulation's replay state, its parameters and steps);
-// this only captures, finds the semaphore nodes and launches. CUDA builds only.
+// writes, the signal of the written timeline) is captured once per host-ring entry, whose events
+// it records, and replayed with one launch; only the two semaphore values are set per frame.
+// Enqueued call by call, a frame costs about ten stream calls of host time; replayed, three
+// (docs/PERFORMANCE.md has the measured host time). The owner decides whether a capture still
+// holds (FrameGraphKey: the slot, the simulation's replay state, its parameters and steps); this
+// only captures, finds the semaphore nodes and launches. CUDA builds only.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 namespace estuary {
 
-// What a captured frame's work depends on besides its slot and semaphore values.
+// What a captured frame's work depends on besides its semaphore values: the output slot (its
+// surfaces), the simulation's replay state (sim::CudaSimulation::replayState), its parameters and
+// steps.
 struct FrameGraphKey {
-    uint64_t simState = 0; // sim::CudaSimulation::replayState
+    uint32_t slot = 0;
+    uint64_t simState = 0;
     std::vector<float> params;
     int steps = 0;
-    bool operator==(const FrameGraphKey&) const = default;
 };
 
 class FrameGraphs {
@@ -31,8 +34,10 @@ class FrameGraphs {
     FrameGraphs(const FrameGraphs&) = delete;
     FrameGraphs& operator=(const FrameGraphs&) = delete;
 
-    // Whether `entry` holds a graph captured under `key`.
-    bool holds(uint32_t entry, const FrameGraphKey& key) const;
+    // Whether `entry` holds a graph captured for this slot, state, parameters and steps. Compares
+    // in place: called every frame, it allocates nothing.
+    bool holds(uint32_t entry, uint32_t slot, uint64_t simState, std::span<const float> params,
+               int steps) const;
     // Captures what `enqueue` puts on `stream` as entry's graph (nothing runs), replacing the one
     // it held. The work must contain exactly one external-semaphore wait and one signal, each of
     // one semaphore. Throws (having ended the capture) when `enqueue` throws or CUDA refuses.

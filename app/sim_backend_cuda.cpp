@@ -152,15 +152,15 @@ class CudaBackend final : public SimBackend {
         probeValid_[entry] = probe_.active();
         fromGraph_[entry] = replayable(frame);
         if (!fromGraph_[entry]) return enqueueFrame(frame, params, steps);
-        // Replayed: the entry's graph holds this frame's work when the simulation's state,
-        // parameters and steps are those it was captured under (the slot and the events follow
-        // from the entry). Captured work that changed the simulation's state (say, an odd number
+        // Replayed: the entry's graph (which records the entry's events) holds this frame's work
+        // when the slot, the simulation's state, parameters and steps are those it was captured
+        // under. Captured work that changed the simulation's state (say, an odd number
         // of ping-pong steps) runs once but cannot be replayed: then this backend stops trying.
         const uint64_t state = *sim_->replayState();
-        FrameGraphKey key{state, params, steps};
+        const uint32_t slot = slotOf(timelines_, frame);
         const ProfileRange range("frame graph");
-        if (!graphs_.holds(entry, key)) {
-            graphs_.capture(entry, std::move(key), stream_,
+        if (!graphs_.holds(entry, slot, state, params, steps)) {
+            graphs_.capture(entry, FrameGraphKey{slot, state, params, steps}, stream_,
                             [&] { enqueueFrame(frame, params, steps, /*captured=*/true); });
             if (sim_->replayState() != state) graphsOff_ = true;
         }

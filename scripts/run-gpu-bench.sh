@@ -19,6 +19,8 @@
 #                                      flags, old first), then the draw alone (no steps) at 768²
 #                                      and 1536² output: old, new raster, new compute
 set -u
+# A run that fails or crashes counts even when it printed its line before (the pipes into grep).
+set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/bench-results}
 mkdir -p "$out"
@@ -48,8 +50,9 @@ if [ "${1:-gray-scott}" = fluid ]; then
                     grep -E '^serialized' || status=1
             done
         done
+        exit $status # the group runs in a subshell: its status is the pipeline's first
     } 2>&1 | tee "$out/bench-fluid.log"
-    exit $status
+    exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = volume ]; then
     {
@@ -74,8 +77,9 @@ if [ "${1:-gray-scott}" = volume ]; then
                     grep -E '^serialized ' || status=1
             done
         done
+        exit $status # the group runs in a subshell: its status is the pipeline's first
     } 2>&1 | tee "$out/bench-volume.log"
-    exit $status
+    exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = compare ]; then
     old=${2:?usage: run-gpu-bench.sh compare OLD_BUNDLE_DIR}
@@ -89,7 +93,7 @@ if [ "${1:-gray-scott}" = compare ]; then
                 echo "== $build: gray-scott ${size}x${size}, all modes, $frames frames"
                 "$exe" --bench --backend cuda --mode all --size "${size}x${size}" \
                     --frames "$frames" --warmup 200 --report "$out/compare-$build-$size.json" \
-                    --csv "$out/compare-$build-$size.csv" 2>/dev/null |
+                    --csv "$out/compare-$build-$size.csv" 2>>"$out/compare-stderr.log" |
                     grep -E '^(mode|pipelined|serialized|host-copy) ' || status=1
             done
         done
@@ -103,12 +107,14 @@ if [ "${1:-gray-scott}" = compare ]; then
                 "$exe" --bench --backend cuda --mode serialized --size 1024x1024 \
                     --steps-per-frame 0 --resolution "${resolution}x${resolution}" $flags \
                     --frames 1000 --warmup 100 \
-                    --report "$out/draw-$build-${draw/-/raster}-$resolution.json" 2>/dev/null |
+                    --report "$out/draw-$build-${draw/-/raster}-$resolution.json" \
+                    2>>"$out/compare-stderr.log" |
                     grep -E '^serialized ' || status=1
             done
         done
+        exit $status # the group runs in a subshell: its status is the pipeline's first
     } 2>&1 | tee "$out/bench-compare.log"
-    exit $status
+    exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = opengl ]; then
     {
@@ -126,8 +132,9 @@ if [ "${1:-gray-scott}" = opengl ]; then
                 done
             done
         done
+        exit $status # the group runs in a subshell: its status is the pipeline's first
     } 2>&1 | tee "$out/bench-opengl.log"
-    exit $status
+    exit "${PIPESTATUS[0]}"
 fi
 {
     for size in 1024 2048 4096; do
@@ -142,5 +149,6 @@ fi
         ./estuary --bench --backend cuda --mode pipelined --size 1024x1024 --frames 3000 \
             --frames-in-flight "$depth" 2>/dev/null | grep -E '^pipelined|busy' || status=1
     done
+    exit $status
 } 2>&1 | tee "$out/bench.log"
-exit $status
+exit "${PIPESTATUS[0]}"

@@ -410,10 +410,14 @@ void submitAndWait(const Device& device, VkCommandPool pool,
 
 void recordUploadForSampling(VkCommandBuffer cmd, VkBuffer source, VkImage image,
                              std::span<const VkBufferImageCopy> regions) {
+    // Sampled by fragment shaders or by the compute draw (their compute twins): the copy waits
+    // for the previous reads in both, and both wait for the copy.
+    constexpr VkPipelineStageFlags2 kSamplingStages =
+        VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
     ImageTransition toCopy;
     toCopy.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
     toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    toCopy.srcStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+    toCopy.srcStage = kSamplingStages;
     toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
     toCopy.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
     recordImageBarrier(cmd, image, toCopy);
@@ -424,7 +428,7 @@ void recordUploadForSampling(VkCommandBuffer cmd, VkBuffer source, VkImage image
     toSample.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
     toSample.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
     toSample.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    toSample.dstStage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+    toSample.dstStage = kSamplingStages;
     toSample.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
     recordImageBarrier(cmd, image, toSample);
 }

@@ -136,8 +136,9 @@ VkCommandPool createCommandPool(const Device& device, VkCommandPoolCreateFlags f
                                 const char* name);
 
 // Records an upload that overwrites `image` (old contents discarded) from `source` with `regions`,
-// then makes it SHADER_READ_ONLY for the fragment shader. The first barrier also orders the copy
-// after earlier fragment-shader reads of the image, so a ring slot can be refilled each frame.
+// then makes it SHADER_READ_ONLY for fragment and compute shaders. The first barrier also orders
+// the copy after earlier fragment- and compute-shader reads of the image, so a ring slot can be
+// refilled each frame.
 void recordUploadForSampling(VkCommandBuffer cmd, VkBuffer source, VkImage image,
                              std::span<const VkBufferImageCopy> regions);
 // Start-up and tests: stages `bytes` in a temporary buffer, uploads, waits.

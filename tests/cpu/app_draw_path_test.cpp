@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <string>
 #include <vector>
 
@@ -21,7 +23,16 @@ ParseOutcome parse(std::vector<const char*> args) {
     return parseOptions(int(args.size()), args.data());
 }
 
+// Both paths run with the validation layer's synchronization validation too: the compute draw
+// reads outputs that the staged backends upload in the same command buffer, and a barrier that
+// covers fragment shaders only is a hazard lavapipe's in-order execution would never show.
 TEST(AppDrawPath, ComputeDrawMatchesRasterForEverySimulationAndView) {
+    ASSERT_EQ(setenv("VK_LAYER_ENABLES",
+                     "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT", 1),
+              0);
+    struct Unset {
+        ~Unset() { unsetenv("VK_LAYER_ENABLES"); }
+    } unset;
     for (const sim::SimDefinition& def : simulations())
         for (const sim::Visual& view : def.views) {
             SCOPED_TRACE(def.name + " / " + view.name);
@@ -34,6 +45,8 @@ TEST(AppDrawPath, ComputeDrawMatchesRasterForEverySimulationAndView) {
             const auto raster = runEstuary(common + "--draw raster --screenshot '" +
                                            (dir / "raster.png").string() + "'");
             ASSERT_EQ(raster.exitCode, 0) << raster.output;
+            EXPECT_NE(raster.output.find("validation layer reported 0 message"), std::string::npos)
+                << raster.output;
             const auto compute = runEstuary(common + "--draw compute --screenshot '" +
                                             (dir / "compute.png").string() + "'");
             ASSERT_EQ(compute.exitCode, 0) << compute.output;
