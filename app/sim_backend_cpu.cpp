@@ -6,7 +6,6 @@
 #include "staged_outputs.h"
 #include "vk_check.h"
 
-#include <array>
 #include <chrono>
 #include <vector>
 
@@ -33,8 +32,7 @@ namespace {
 class CpuBackend final : public StagedBackend {
   public:
     CpuBackend(const Device& device, const BackendConfig& config)
-        : StagedBackend(device, config), sim_(config.simulation->createCpu(gridSizeOf(config))),
-          spans_(config.slots, {kNotMeasured, kNotMeasured, kNotMeasured}) {
+        : StagedBackend(device, config), sim_(config.simulation->createCpu(gridSizeOf(config))) {
         if (faultPlan().allocFail)
             throwVkFailure(VK_ERROR_OUT_OF_DEVICE_MEMORY,
                            "vkAllocateMemory (ESTUARY_FAULT=alloc-fail)", __FILE__, __LINE__);
@@ -53,18 +51,7 @@ class CpuBackend final : public StagedBackend {
         publishSlot(frame, slot);
         const auto end = SteadyClock::now();
         simMs_[slot] = std::chrono::duration<double, std::milli>(end - start).count();
-        spans_[slot] = {hostUs(start), hostUs(stepsEnd), hostUs(end)};
-    }
-
-    // The host ran the simulation: its spans are on the host clock, with no wait for Vulkan
-    // (the slot's previous draw was waited for before simulate()).
-    SlotTimes finishedFrameTimes(uint64_t frame) override {
-        SlotTimes t = StagedBackend::finishedFrameTimes(frame);
-        const std::array<double, 3>& span = spans_[slotOf(frame)];
-        t.startUs = span[0];
-        t.stepsEndUs = t.writeStartUs = span[1];
-        t.endUs = span[2];
-        return t;
+        recordSpans(slot, hostUs(start), hostUs(stepsEnd), hostUs(end));
     }
 
     void brush(const sim::Brush& brush, const sim::ParamValues& params) override {
@@ -75,8 +62,6 @@ class CpuBackend final : public StagedBackend {
 
   private:
     std::unique_ptr<sim::CpuSimulation> sim_;
-    // Per slot: start, end of the steps, end of the output write (host µs).
-    std::vector<std::array<double, 3>> spans_;
 };
 
 } // namespace

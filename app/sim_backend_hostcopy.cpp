@@ -22,8 +22,7 @@ namespace {
 class HostCopyBackend final : public StagedBackend {
   public:
     HostCopyBackend(const Device& device, const BackendConfig& config, int cudaDevice)
-        : StagedBackend(device, config),
-          spans_(config.slots, {kNotMeasured, kNotMeasured, kNotMeasured}) {
+        : StagedBackend(device, config) {
         if (!config.simulation->createCuda)
             throw unsupported(config.simulation->name +
                               " has no CUDA implementation in this build");
@@ -137,19 +136,9 @@ class HostCopyBackend final : public StagedBackend {
         CUDA_CHECK(cudaEventElapsedTime(&ms, start_, end_));
         simMs_[slot] = double(ms);
         publishSlot(frame, slot);
-        spans_[slot] = {hostUs(start), hostUs(downloaded),
-                        hostUs(std::chrono::steady_clock::now())};
-    }
-
-    // On the host clock, as the host lives them: the CUDA work and its download until the host
-    // wait ends (the "steps" span), then the copy into staging memory (the "write" span).
-    SlotTimes finishedFrameTimes(uint64_t frame) override {
-        SlotTimes t = StagedBackend::finishedFrameTimes(frame);
-        const std::array<double, 3>& span = spans_[slotOf(frame)];
-        t.startUs = span[0];
-        t.stepsEndUs = t.writeStartUs = span[1];
-        t.endUs = span[2];
-        return t;
+        // The "steps" span ends when the host's wait for the CUDA work and its download does.
+        recordSpans(slot, hostUs(start), hostUs(downloaded),
+                    hostUs(std::chrono::steady_clock::now()));
     }
 
     void brush(const sim::Brush& brush, const sim::ParamValues& params) override {
@@ -176,8 +165,6 @@ class HostCopyBackend final : public StagedBackend {
     } targets_;
     void* pinned_ = nullptr;
     cudaEvent_t start_ = nullptr, end_ = nullptr;
-    // Per slot: start, end of the host's wait for CUDA, end of the copy into staging (host µs).
-    std::vector<std::array<double, 3>> spans_;
 };
 
 } // namespace

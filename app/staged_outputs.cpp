@@ -127,7 +127,8 @@ StagedBackend::StagedBackend(const Device& device, const BackendConfig& config)
     : device_(device), layout_(checkedOutputs(config)),
       outputs_(createStagedOutputs(device, layout_, config.slots, config.exportOutputs)),
       display_(config.displayImage), stampFrames_(config.stampFrameIndex),
-      simMs_(config.slots, kNotMeasured) {}
+      simMs_(config.slots, kNotMeasured),
+      spans_(config.slots, {kNotMeasured, kNotMeasured, kNotMeasured}) {}
 
 void StagedBackend::publishSlot(uint64_t frame, uint32_t slot) {
     if (stampFrames_) {

@@ -9,6 +9,7 @@
 #include "sim_backend.h"
 #include "simulation.h"
 
+#include <array>
 #include <vector>
 
 namespace estuary {
@@ -53,8 +54,9 @@ void* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, u
 // What the backends whose outputs reach Vulkan through staging memory (CPU, host-copy) share: the
 // outputs, made by the constructor and freed by the destructor (also when a derived constructor
 // throws), no semaphore between the APIs, the upload recorded before each draw, the simulation
-// time per slot and the probed cell. A derived backend fills the slot's staging memory in
-// simulate(), records its time in simMs_ and calls publishSlot().
+// time and host-clock spans per slot and the probed cell. A derived backend fills the slot's
+// staging memory in simulate(), records its time in simMs_ and its spans with recordSpans(), and
+// calls publishSlot().
 class StagedBackend : public SimBackend {
   public:
     ~StagedBackend() override { destroyStagedOutputs(device_, outputs_); }
@@ -86,9 +88,15 @@ class StagedBackend : public SimBackend {
     }
     // Known once simulate() returned. No GPU queue waits on the other API here: a host wait (the
     // host-copy backend's) shows in the Vulkan queue's idle gap that the frame loop measures.
+    // The spans are on the host clock, as the host lived them (recordSpans).
     SlotTimes finishedFrameTimes(uint64_t frame) override {
         SlotTimes t;
-        t.simMs = simMs_[frame % simMs_.size()];
+        const uint32_t slot = slotOf(frame);
+        t.simMs = simMs_[slot];
+        const std::array<double, 3>& span = spans_[slot];
+        t.startUs = span[0];
+        t.stepsEndUs = t.writeStartUs = span[1];
+        t.endUs = span[2];
         return t;
     }
     void requestProbe(int x, int y) override {
@@ -103,13 +111,20 @@ class StagedBackend : public SimBackend {
     // Once the slot's staging memory holds `frame`: its stamp (stampFrameIndex) and the probed
     // cell's value.
     void publishSlot(uint64_t frame, uint32_t slot);
+    // The slot's simulation as host-clock spans (µs): from `start` its steps (for host-copy: the
+    // CUDA work and the host's wait for its download) until `stepsEnd`, then the output write
+    // until `end`.
+    void recordSpans(uint32_t slot, double start, double stepsEnd, double end) {
+        spans_[slot] = {start, stepsEnd, end};
+    }
 
     const Device& device_;
     sim::OutputLayout layout_;
     StagedOutputs outputs_;
     uint32_t display_ = 0;
     bool stampFrames_ = false;
-    std::vector<double> simMs_; // per slot
+    std::vector<double> simMs_;                // per slot
+    std::vector<std::array<double, 3>> spans_; // per slot (recordSpans)
     CellProbe probe_;
 };
 

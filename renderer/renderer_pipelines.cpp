@@ -39,18 +39,20 @@ VkShaderModule loadShaderModule(const Device& device, const std::filesystem::pat
 
 namespace {
 
-void createPipelineLayout(const Device& device, Renderer& renderer) {
-    // One push range for both pipelines (the blocks have the same size, shared_layout.h), so the
-    // descriptor set stays bound across the switch from field to points.
-    const VkPushConstantRange push{VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
-                                   kPushConstantBytes};
+// A pipeline layout of one set layout and the push range every block fits (kPushConstantBytes,
+// shared_layout.h) for `stages`.
+VkPipelineLayout createPushLayout(const Device& device, VkDescriptorSetLayout setLayout,
+                                  VkShaderStageFlags stages, const char* name) {
+    const VkPushConstantRange push{stages, 0, kPushConstantBytes};
     VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     layoutInfo.setLayoutCount = 1;
-    layoutInfo.pSetLayouts = &renderer.setLayout;
+    layoutInfo.pSetLayouts = &setLayout;
     layoutInfo.pushConstantRangeCount = 1;
     layoutInfo.pPushConstantRanges = &push;
-    VK_CHECK(vkCreatePipelineLayout(device.handle, &layoutInfo, nullptr, &renderer.pipelineLayout));
-    nameObject(device, VK_OBJECT_TYPE_PIPELINE_LAYOUT, renderer.pipelineLayout, "field layout");
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VK_CHECK(vkCreatePipelineLayout(device.handle, &layoutInfo, nullptr, &layout));
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE_LAYOUT, layout, name);
+    return layout;
 }
 
 // What differs between the field's and the particles' pipelines.
@@ -156,7 +158,11 @@ VkPipeline createPipeline(const Device& device, const Renderer& renderer,
 } // namespace
 
 void createPipelines(const Device& device, Renderer& renderer, const RendererDesc& desc) {
-    createPipelineLayout(device, renderer);
+    // One push range for both pipelines (the blocks have the same size, shared_layout.h), so the
+    // descriptor set stays bound across the switch from field to points.
+    renderer.pipelineLayout =
+        createPushLayout(device, renderer.setLayout,
+                         VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, "field layout");
     const uint32_t shading = uint32_t(desc.shading);
     const VkSpecializationMapEntry shadingEntry{ESTUARY_SPEC_SHADING, 0, sizeof(shading)};
     const VkSpecializationInfo specialization{1, &shadingEntry, sizeof(shading), &shading};
@@ -192,15 +198,8 @@ void createComputeDraw(const Device& device, Renderer& renderer, const RendererD
         vkCreateDescriptorSetLayout(device.handle, &setInfo, nullptr, &renderer.computeSetLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, renderer.computeSetLayout,
                "compute draw set layout");
-    const VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
-    VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    layoutInfo.setLayoutCount = 1;
-    layoutInfo.pSetLayouts = &renderer.computeSetLayout;
-    layoutInfo.pushConstantRangeCount = 1;
-    layoutInfo.pPushConstantRanges = &push;
-    VK_CHECK(vkCreatePipelineLayout(device.handle, &layoutInfo, nullptr, &renderer.computeLayout));
-    nameObject(device, VK_OBJECT_TYPE_PIPELINE_LAYOUT, renderer.computeLayout,
-               "compute draw layout");
+    renderer.computeLayout = createPushLayout(device, renderer.computeSetLayout,
+                                              VK_SHADER_STAGE_COMPUTE_BIT, "compute draw layout");
 
     const std::vector<VkDescriptorSetLayout> layouts(desc.slotCount, renderer.computeSetLayout);
     VkDescriptorSetAllocateInfo allocInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};

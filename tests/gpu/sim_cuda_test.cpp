@@ -291,6 +291,18 @@ TEST_F(SimCudaTest, GrayScott3dMatchesCpuBitForBitInEveryMipLevelOfAnOddVolume) 
         << "no pattern left: the comparison would prove nothing";
 }
 
+// `values` channel values of a level in `format` (halves for RGBA16 float) whose means round:
+// not representable sums of a few binary digits.
+void fillRoundingValues(std::vector<float>& level, size_t values, TexelFormat format) {
+    for (size_t i = 0; i < values; ++i) {
+        const float value = float((i * 7919) % 1013) * 0.013f - 3.1f;
+        if (format == TexelFormat::RGBA16Float)
+            reinterpret_cast<uint16_t*>(level.data())[i] = floatToHalf(value);
+        else
+            level[i] = value;
+    }
+}
+
 TEST_F(SimCudaTest, MipChainOfA3dImageMatchesCpuBitForBitInEveryFormat) {
     // 13 x 6 x 9: odd widths, a depth that outlasts the height (13 x 6 x 9 -> 6 x 3 x 4 ->
     // 3 x 1 x 2 -> 1 x 1 x 1), so blocks clamp in y before z; level 0 filled by hand and uploaded.
@@ -301,14 +313,7 @@ TEST_F(SimCudaTest, MipChainOfA3dImageMatchesCpuBitForBitInEveryFormat) {
         OutputPair outputs(OutputLayout{{image}, {}});
         std::vector<float>& level0 = outputs.hostLevel(0, 0);
         const size_t values = size_t(13) * 6 * 9 * channelCount(format);
-        for (size_t i = 0; i < values; ++i) {
-            // Values whose means round: not representable sums of a few binary digits.
-            const float value = float((i * 7919) % 1013) * 0.013f - 3.1f;
-            if (format == TexelFormat::RGBA16Float)
-                reinterpret_cast<uint16_t*>(level0.data())[i] = floatToHalf(value);
-            else
-                level0[i] = value;
-        }
+        fillRoundingValues(level0, values, format);
         OutputPair::copyLevel(outputs.deviceImage(0).levels[0], true, 13, texelBytes(format), 6, 9,
                               level0.data(), cudaMemcpyHostToDevice);
         writeMipChain(image, outputs.hostTargets().images[0]);
@@ -448,14 +453,7 @@ TEST_F(SimCudaTest, MipChainOfOdd2dImagesMatchesCpuBitForBitInEveryFormatFromAny
                 OutputPair outputs(OutputLayout{{image}, {}});
                 std::vector<float>& level0 = outputs.hostLevel(0, 0);
                 const size_t values = size_t(size[0]) * size[1] * channelCount(format);
-                for (size_t i = 0; i < values; ++i) {
-                    // Values whose means round: not representable sums of a few binary digits.
-                    const float value = float((i * 7919) % 1013) * 0.013f - 3.1f;
-                    if (format == TexelFormat::RGBA16Float)
-                        reinterpret_cast<uint16_t*>(level0.data())[i] = floatToHalf(value);
-                    else
-                        level0[i] = value;
-                }
+                fillRoundingValues(level0, values, format);
                 writeMipChain(image, outputs.hostTargets().images[0]);
                 for (uint32_t l = 0; l < firstLevel; ++l)
                     OutputPair::copyLevel(outputs.deviceImage(0).levels[l], false,
