@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
         return endProcess(run(parsed.options));
     } catch (const estuary::Error& e) {
         std::fprintf(stderr, "estuary: error: %s\n", e.what());
-        return endProcess(int(e.code()));
+        return endProcess(int(exitCode(e)));
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "estuary: error: out of host memory; try a smaller --size, fewer "
                              "--frames or a smaller --resolution\n");

@@ -172,11 +172,11 @@ void openRenderer(Session& session) {
         setComputeExtent(session.device, session.renderer,
                          {session.options.resolution.width, session.options.resolution.height});
     for (uint32_t slot = 0; slot < session.backend->slotCount(); ++slot) {
-        const Image& field = session.backend->displayImage(slot);
+        const GpuImage& field = session.backend->displayImage(slot);
         setFieldImage(session.device, session.renderer, slot, field.view, field.extent,
                       field.shape.depth);
         if (desc.points) {
-            const Buffer& points = session.backend->outputBuffer(slot, uint32_t(def.points.buffer));
+            const GpuBuffer& points = session.backend->outputBuffer(slot, uint32_t(def.points.buffer));
             setPointBuffer(session.device, session.renderer, slot, points.handle, points.size);
         }
     }

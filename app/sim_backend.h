@@ -130,10 +130,10 @@ class SimBackend {
     // Output image `index` (in OutputLayout order) and output buffer `index` of `slot`, as Vulkan
     // sees them; between recordBeforeDraw and recordAfterDraw every image is in
     // SHADER_READ_ONLY_OPTIMAL and every buffer readable by shaders.
-    virtual const Image& outputImage(uint32_t slot, uint32_t index) const = 0;
-    virtual const Buffer& outputBuffer(uint32_t slot, uint32_t index) const = 0;
+    virtual const GpuImage& outputImage(uint32_t slot, uint32_t index) const = 0;
+    virtual const GpuBuffer& outputBuffer(uint32_t slot, uint32_t index) const = 0;
     // The output image the renderer draws (the current view's image) of `slot`.
-    const Image& displayImage(uint32_t slot) const { return outputImage(slot, displayIndex()); }
+    const GpuImage& displayImage(uint32_t slot) const { return outputImage(slot, displayIndex()); }
     virtual uint32_t displayIndex() const = 0;
     // Another view shows output image `index`: the probe reads it from now on.
     virtual void setDisplayIndex(uint32_t index) = 0;

@@ -134,7 +134,7 @@ class CudaBackend final : public SimBackend {
     const char* name() const override { return "cuda"; }
     uint32_t slotCount() const override { return timelines_.slots; }
     uint32_t hostRingSize() const override { return ring_; }
-    const Image& outputImage(uint32_t slot, uint32_t index) const override {
+    const GpuImage& outputImage(uint32_t slot, uint32_t index) const override {
         return images_[index].images[slot].image;
     }
     uint32_t displayIndex() const override { return display_; }
@@ -142,7 +142,7 @@ class CudaBackend final : public SimBackend {
         display_ = index;
         probe_ = {};
     }
-    const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
+    const GpuBuffer& outputBuffer(uint32_t slot, uint32_t index) const override {
         return buffers_[index].buffers[slot].buffer;
     }
 

@@ -9,9 +9,9 @@ namespace estuary {
 namespace {
 
 void destroyStagedImage(const Device& device, StagedImage& image) {
-    for (Image& i : image.images)
+    for (GpuImage& i : image.images)
         destroyImage(device, i);
-    for (Buffer& b : image.staging)
+    for (GpuBuffer& b : image.staging)
         destroyBuffer(device, b);
     image = StagedImage{};
 }
@@ -95,7 +95,7 @@ StagedOutputs createStagedOutputs(const Device& device, const sim::OutputLayout&
         }
         for (const std::vector<void*>& levels : t.levelPointers)
             t.images.push_back(sim::HostImageTarget{levels});
-        for (const std::vector<Buffer>& buffer : out.buffers)
+        for (const std::vector<GpuBuffer>& buffer : out.buffers)
             t.buffers.push_back(buffer[slot].mapped);
     }
     return out;
@@ -104,8 +104,8 @@ StagedOutputs createStagedOutputs(const Device& device, const sim::OutputLayout&
 void destroyStagedOutputs(const Device& device, StagedOutputs& outputs) {
     for (StagedImage& image : outputs.images)
         destroyStagedImage(device, image);
-    for (std::vector<Buffer>& buffers : outputs.buffers)
-        for (Buffer& b : buffers)
+    for (std::vector<GpuBuffer>& buffers : outputs.buffers)
+        for (GpuBuffer& b : buffers)
             destroyBuffer(device, b);
     outputs = StagedOutputs{};
 }

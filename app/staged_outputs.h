@@ -17,8 +17,8 @@ namespace estuary {
 struct StagedImage : MoveOnly {
     sim::ImageOutput output;
     std::vector<VkBufferImageCopy> regions; // one per level, into the staging buffer
-    std::vector<Image> images;              // one per slot
-    std::vector<Buffer> staging;            // one per slot
+    std::vector<GpuImage> images;              // one per slot
+    std::vector<GpuBuffer> staging;            // one per slot
     std::vector<SharedImage> shared;        // per slot, when the images are exported
 };
 
@@ -35,7 +35,7 @@ struct StagedSlotTargets : MoveOnly {
 // Owns its Vulkan images and buffers: move-only.
 struct StagedOutputs : MoveOnly {
     std::vector<StagedImage> images;
-    std::vector<std::vector<Buffer>> buffers; // [output buffer][slot], host-visible and coherent
+    std::vector<std::vector<GpuBuffer>> buffers; // [output buffer][slot], host-visible and coherent
     std::vector<StagedSlotTargets> slots;
 };
 
@@ -62,7 +62,7 @@ class StagedBackend : public SimBackend {
     ~StagedBackend() override { destroyStagedOutputs(device_, outputs_); }
 
     uint32_t slotCount() const override { return uint32_t(outputs_.slots.size()); }
-    const Image& outputImage(uint32_t slot, uint32_t index) const override {
+    const GpuImage& outputImage(uint32_t slot, uint32_t index) const override {
         return outputs_.images[index].images[slot];
     }
     uint32_t displayIndex() const override { return display_; }
@@ -70,7 +70,7 @@ class StagedBackend : public SimBackend {
         display_ = index;
         probe_ = {};
     }
-    const Buffer& outputBuffer(uint32_t slot, uint32_t index) const override {
+    const GpuBuffer& outputBuffer(uint32_t slot, uint32_t index) const override {
         return outputs_.buffers[index][slot];
     }
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {

@@ -287,7 +287,7 @@ void updateCursor(WindowApp& app) {
 }
 
 void moveSlice(WindowApp& app, int cells) {
-    const Image& field = app.session.backend->displayImage(0);
+    const GpuImage& field = app.session.backend->displayImage(0);
     const uint32_t axis = app.session.view.sliceAxis;
     const uint32_t side = axis == 0   ? field.extent.width
                           : axis == 1 ? field.extent.height
@@ -331,7 +331,7 @@ Vec2 windowToPixels(const WindowApp& app, Vec2 window) {
 }
 
 VkExtent2D fieldExtent(const WindowApp& app) {
-    const Image& field = app.session.backend->displayImage(0);
+    const GpuImage& field = app.session.backend->displayImage(0);
     if (volumeView(app) == VolumeView::Slice)
         return sliceExtent(app.session.view.sliceAxis, field.extent.width, field.extent.height,
                            field.shape.depth);

@@ -63,7 +63,7 @@ struct WindowApp {
     OutputFile* captureFile = nullptr; // --screenshot, opened before the run; a failed write throws
     bool captureNumbered = false;      // F12: a failed write is shown in the overlay, not thrown
     bool capturingThisFrame = false;
-    Buffer captureBuffer;
+    GpuBuffer captureBuffer;
     std::vector<uint8_t> lastCapture;
     VkExtent2D lastCaptureExtent{};
     // F12 writes estuary-screenshot-NNN.png here (empty: the working folder), the lowest NNN not

@@ -30,3 +30,7 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/estuaryConfigVersio
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/estuaryConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/estuaryConfigVersion.cmake
         DESTINATION ${ESTUARY_INSTALL_CMAKE_DIR})
+
+# The public headers (include/estuary: the C API, its C++ layer, the error type) keep their
+# namespaced paths: #include <estuary/estuary.h>.
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/estuary DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

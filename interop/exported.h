@@ -21,7 +21,7 @@ struct ExportedImageDesc {
 };
 
 struct ExportedImage : MoveOnly {
-    Image image;
+    GpuImage image;
     VkImageUsageFlags usage = 0;
     VkDeviceSize allocationSize = 0;
     bool dedicated = false;
@@ -46,7 +46,7 @@ ExportedImage createExportedImage(const Device& device, const ExportedImageDesc&
 void destroyExportedImage(const Device& device, ExportedImage& image);
 
 struct ExportedBuffer : MoveOnly {
-    Buffer buffer;
+    GpuBuffer buffer;
     VkDeviceSize allocationSize = 0;
     bool dedicated = false;
 };

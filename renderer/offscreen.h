@@ -10,8 +10,8 @@
 namespace estuary {
 
 struct OffscreenTarget : MoveOnly {
-    Image image;     // COLOR_ATTACHMENT | TRANSFER_SRC | TRANSFER_DST (the compute march copies in)
-    Buffer readback; // host-visible, coherent, width * height * 4 bytes
+    GpuImage image;     // COLOR_ATTACHMENT | TRANSFER_SRC | TRANSFER_DST (the compute march copies in)
+    GpuBuffer readback; // host-visible, coherent, width * height * 4 bytes
 };
 
 // Formats with 4 bytes per texel only (RGBA8/BGRA8, UNORM or SRGB).

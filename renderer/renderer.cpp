@@ -45,7 +45,7 @@ VkSampler createLinearSampler(const Device& device, float maxLod, const char* na
 }
 
 // All colormaps in one RGBA8 image, one row each, so switching maps is a push constant.
-Image createColormapImage(const Device& device, VkCommandPool pool,
+GpuImage createColormapImage(const Device& device, VkCommandPool pool,
                           const std::filesystem::path& dataDir) {
     std::vector<uint8_t> texels;
     texels.reserve(size_t(kColormapSize) * kColormapCount * 4);
@@ -59,7 +59,7 @@ Image createColormapImage(const Device& device, VkCommandPool pool,
         }
     }
     const VkExtent2D extent{kColormapSize, kColormapCount};
-    Image image =
+    GpuImage image =
         createImage2D(device, extent, VK_FORMAT_R8G8B8A8_UNORM, 1,
                       VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "colormaps");
     VkBufferImageCopy region{};
@@ -319,7 +319,7 @@ FieldPushConstants fieldPushConstants(const Renderer& renderer, uint32_t slot, V
 // COLOR_ATTACHMENT for the particles' pass and the caller.
 void recordComputeDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImage target,
                        VkExtent2D extent, const ViewParams& view) {
-    const Image& image = renderer.computeTarget;
+    const GpuImage& image = renderer.computeTarget;
     if (!target || image.extent.width != extent.width || image.extent.height != extent.height)
         throw runtimeError("recordDraw: the compute draw needs the target image and "
                            "setComputeExtent of the target's size");

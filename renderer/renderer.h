@@ -89,9 +89,9 @@ struct Renderer : MoveOnly {
     VkPipelineLayout computeLayout = VK_NULL_HANDLE;
     VkPipeline computePipeline = VK_NULL_HANDLE;
     std::vector<VkDescriptorSet> computeSets;
-    Image computeTarget;
+    GpuImage computeTarget;
     VkSampler fieldSampler = VK_NULL_HANDLE; // trilinear, clamp to edge, all levels
-    Image colormaps;                         // kColormapSize x colormapCount RGBA8, one map per row
+    GpuImage colormaps;                         // kColormapSize x colormapCount RGBA8, one map per row
     VkSampler colormapSampler = VK_NULL_HANDLE;
     uint32_t colormapCount = 0;
 };

@@ -15,7 +15,7 @@
 
 namespace estuary {
 
-// Base of the structs that own GPU objects (Instance, Device, Buffer, Image, ...): they may be
+// Base of the structs that own GPU objects (Instance, Device, GpuBuffer, GpuImage, ...): they may be
 // moved (into a vector, out of a create function) but never copied, so no two copies can both be
 // destroyed. A move copies the handles: the moved-from struct is dropped, not destroyed.
 struct MoveOnly {

@@ -171,9 +171,9 @@ std::vector<VkBufferImageCopy> mipChainRegions(VkExtent2D extent, uint32_t level
     return regions;
 }
 
-Buffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
+GpuBuffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
                     VkMemoryPropertyFlags memoryFlags, const char* name) {
-    Buffer buffer;
+    GpuBuffer buffer;
     buffer.size = size;
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     info.size = size;
@@ -200,10 +200,10 @@ Buffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags 
     return buffer;
 }
 
-void destroyBuffer(const Device& device, Buffer& buffer) {
+void destroyBuffer(const Device& device, GpuBuffer& buffer) {
     if (buffer.handle) vkDestroyBuffer(device.handle, buffer.handle, nullptr);
     if (buffer.memory) vkFreeMemory(device.handle, buffer.memory, nullptr);
-    buffer = Buffer{};
+    buffer = GpuBuffer{};
 }
 
 VkImageView createImageView(const Device& device, VkImage image, VkFormat format,
@@ -219,11 +219,11 @@ VkImageView createImageView(const Device& device, VkImage image, VkFormat format
     return view;
 }
 
-Image createImage(const Device& device, VkExtent2D extent, const ImageShape& shape, VkFormat format,
+GpuImage createImage(const Device& device, VkExtent2D extent, const ImageShape& shape, VkFormat format,
                   uint32_t mipLevels, VkImageUsageFlags usage, const char* name) {
     if (const std::string problem = checkImageShape(extent, shape); !problem.empty())
         throw runtimeError(std::string(name) + ": " + problem);
-    Image image;
+    GpuImage image;
     image.format = format;
     image.extent = extent;
     image.mipLevels = mipLevels;
@@ -260,11 +260,11 @@ Image createImage(const Device& device, VkExtent2D extent, const ImageShape& sha
     return image;
 }
 
-void destroyImage(const Device& device, Image& image) {
+void destroyImage(const Device& device, GpuImage& image) {
     if (image.view) vkDestroyImageView(device.handle, image.view, nullptr);
     if (image.handle) vkDestroyImage(device.handle, image.handle, nullptr);
     if (image.memory) vkFreeMemory(device.handle, image.memory, nullptr);
-    image = Image{};
+    image = GpuImage{};
 }
 
 void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransition& t) {
@@ -435,7 +435,7 @@ void recordUploadForSampling(VkCommandBuffer cmd, VkBuffer source, VkImage image
 
 void uploadForSampling(const Device& device, VkCommandPool pool, VkImage image,
                        std::span<const uint8_t> bytes, std::span<const VkBufferImageCopy> regions) {
-    Buffer staging =
+    GpuBuffer staging =
         createBuffer(device, bytes.size(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                      "upload staging");
@@ -451,7 +451,7 @@ void uploadForSampling(const Device& device, VkCommandPool pool, VkImage image,
     destroyBuffer(device, staging);
 }
 
-std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, const Image& image,
+std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, const GpuImage& image,
                                      VkImageLayout layout) {
     const VkDeviceSize texel = formatTexelSize(image.format);
     if (texel == 0)
@@ -460,7 +460,7 @@ std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, c
     // 16-byte aligned levels: a valid buffer offset for every texel size.
     const std::vector<VkBufferImageCopy> regions =
         mipChainRegions(image.extent, image.mipLevels, texel, 16, total, image.shape);
-    Buffer staging =
+    GpuBuffer staging =
         createBuffer(device, total, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                      "readback staging");

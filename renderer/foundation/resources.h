@@ -49,18 +49,18 @@ std::vector<VkBufferImageCopy> mipChainRegions(VkExtent2D extent, uint32_t level
                                                VkDeviceSize& totalBytes,
                                                const ImageShape& shape = {});
 
-struct Buffer : MoveOnly {
+struct GpuBuffer : MoveOnly {
     VkBuffer handle = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VkDeviceSize size = 0;
     void* mapped = nullptr; // persistently mapped when host-visible
 };
 
-Buffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
+GpuBuffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
                     VkMemoryPropertyFlags memoryFlags, const char* name);
-void destroyBuffer(const Device& device, Buffer& buffer);
+void destroyBuffer(const Device& device, GpuBuffer& buffer);
 
-struct Image : MoveOnly {
+struct GpuImage : MoveOnly {
     VkImage handle = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     VkImageView view = VK_NULL_HANDLE;
@@ -71,13 +71,13 @@ struct Image : MoveOnly {
 };
 
 // A device-local, optimal-tiled image of `shape` with a view over all its levels and layers.
-Image createImage(const Device& device, VkExtent2D extent, const ImageShape& shape, VkFormat format,
+GpuImage createImage(const Device& device, VkExtent2D extent, const ImageShape& shape, VkFormat format,
                   uint32_t mipLevels, VkImageUsageFlags usage, const char* name);
-inline Image createImage2D(const Device& device, VkExtent2D extent, VkFormat format,
+inline GpuImage createImage2D(const Device& device, VkExtent2D extent, VkFormat format,
                            uint32_t mipLevels, VkImageUsageFlags usage, const char* name) {
     return createImage(device, extent, {}, format, mipLevels, usage, name);
 }
-void destroyImage(const Device& device, Image& image);
+void destroyImage(const Device& device, GpuImage& image);
 VkImageView createImageView(const Device& device, VkImage image, VkFormat format,
                             const ImageShape& shape, uint32_t mipLevels, const char* name);
 inline VkImageView createImageView2D(const Device& device, VkImage image, VkFormat format,
@@ -147,7 +147,7 @@ void uploadForSampling(const Device& device, VkCommandPool pool, VkImage image,
 
 // Copies every level and layer of `image` (in TRANSFER_SRC_OPTIMAL or GENERAL `layout`) into host
 // memory, tightly packed as mipChainRegions packs them. Blocking; for screenshots and tests.
-std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, const Image& image,
+std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, const GpuImage& image,
                                      VkImageLayout layout);
 
 } // namespace estuary

@@ -59,7 +59,7 @@ void throwVkFailure(VkResult result, const char* expr, const char* file, int lin
                            msg.str());
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY)
         throw unsupported("out of GPU memory: " + msg.str() + "; " + kOutOfGpuMemoryHint);
-    throw Error(environment ? ExitCode::Unsupported : ExitCode::Runtime, msg.str());
+    throw environment ? unsupported(msg.str()) : runtimeError(msg.str());
 }
 
 } // namespace estuary

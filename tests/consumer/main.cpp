@@ -73,7 +73,7 @@ void checkDrawing(const Device& device) {
     RendererDesc desc;
     desc.dataDir = ESTUARY_DATA_DIR;
     Renderer renderer = createRenderer(device, pool, desc);
-    Image field = createImage2D(device, {2, 1}, VK_FORMAT_R32_SFLOAT, 1,
+    GpuImage field = createImage2D(device, {2, 1}, VK_FORMAT_R32_SFLOAT, 1,
                                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                 "consumer field");
     const float values[2] = {0.0f, 1.0f};
@@ -116,7 +116,7 @@ void checkVulkan() {
         destroyDevice(device);
         destroyInstance(instance);
     } catch (const Error& e) {
-        if (e.code() != ExitCode::Unsupported) throw;
+        if (exitCode(e) != ExitCode::Unsupported) throw;
         std::printf("skip foundation and renderer: no Vulkan device here (%s)\n", e.what());
     }
 }

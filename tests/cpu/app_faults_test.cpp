@@ -69,7 +69,7 @@ TEST(FaultPlan, ParsesEveryFaultAndRefusesAnythingElseNamingIt) {
             parseFaultPlan(bad);
             ADD_FAILURE() << "accepted " << bad;
         } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ExitCode::Usage) << bad;
+            EXPECT_EQ(exitCode(e), ExitCode::Usage) << bad;
             EXPECT_NE(std::string(e.what()).find("known: cuda-fault@N"), std::string::npos)
                 << e.what();
         }
@@ -150,7 +150,7 @@ TEST(MemoryBudget, EstimatesEveryOutputLevelSlotAndStatePerBackend) {
         checkMemoryBudget(cuda, budget, "gray-scott on a 4x4 grid");
         FAIL() << "a need above the CUDA budget passed";
     } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ExitCode::Unsupported);
+        EXPECT_EQ(exitCode(e), ExitCode::Unsupported);
         EXPECT_NE(std::string(e.what()).find("CUDA device memory"), std::string::npos) << e.what();
     }
 }

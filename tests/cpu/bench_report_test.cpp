@@ -597,7 +597,7 @@ TEST(BenchReportFile, FailureIsARuntimeErrorNamingPathAndReason) {
         writeTextFile(underFile, "{}");
         FAIL() << "expected an estuary::Error";
     } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ExitCode::Runtime);
+        EXPECT_EQ(exitCode(e), ExitCode::Runtime);
         EXPECT_NE(std::string(e.what()).find(underFile.string()), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find(std::strerror(ENOTDIR)), std::string::npos)
             << e.what();

@@ -357,7 +357,7 @@ TEST(InteropMatch, NoMatchListsBothSidesAndIsUnsupported) {
         matchDevices(vk, cuda, -1);
         FAIL() << "expected no match";
     } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ExitCode::Unsupported);
+        EXPECT_EQ(exitCode(e), ExitCode::Unsupported);
         const std::string what = e.what();
         EXPECT_NE(what.find("Other GPU"), std::string::npos) << what;
         EXPECT_NE(what.find("GPU A"), std::string::npos) << what;

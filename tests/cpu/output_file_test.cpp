@@ -51,7 +51,7 @@ std::string errorOf(const std::function<void()>& write) {
     try {
         write();
     } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ExitCode::Runtime);
+        EXPECT_EQ(exitCode(e), ExitCode::Runtime);
         return e.what();
     }
     return "(no error)";

@@ -18,7 +18,7 @@ template <typename F> std::string errorMessage(F&& load) {
     try {
         load();
     } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ExitCode::Runtime);
+        EXPECT_EQ(exitCode(e), ExitCode::Runtime);
         return e.what();
     }
     return "";

@@ -23,7 +23,7 @@ constexpr VkExtent2D kTargetExtent{256, 192};
 
 // R32_SFLOAT image with a full mip chain, level 0 from `value(x, y)`, each further level the 2x2
 // average of the one above (edge texels clamped for odd sizes), in SHADER_READ_ONLY_OPTIMAL.
-Image createFieldImage(const Device& device, VkCommandPool pool, VkExtent2D extent,
+GpuImage createFieldImage(const Device& device, VkCommandPool pool, VkExtent2D extent,
                        const std::function<float(uint32_t, uint32_t)>& value) {
     const uint32_t levels = fullMipCount(extent.width, extent.height);
     std::vector<std::vector<float>> mips(levels);
@@ -53,7 +53,7 @@ Image createFieldImage(const Device& device, VkCommandPool pool, VkExtent2D exte
         std::memcpy(bytes.data() + regions[level].bufferOffset, mips[level].data(),
                     mips[level].size() * sizeof(float));
 
-    Image image =
+    GpuImage image =
         createImage2D(device, extent, VK_FORMAT_R32_SFLOAT, levels,
                       VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "test field");
     uploadForSampling(device, pool, image.handle, bytes, regions);
@@ -95,7 +95,7 @@ class RendererDraw : public test::VulkanTest, public ::testing::WithParamInterfa
         if (device.handle) {
             vkDeviceWaitIdle(device.handle);
             destroyOffscreenTarget(device, target);
-            for (Image& field : fields)
+            for (GpuImage& field : fields)
                 destroyImage(device, field);
             destroyRenderer(device, renderer);
         }
@@ -124,7 +124,7 @@ class RendererDraw : public test::VulkanTest, public ::testing::WithParamInterfa
 
     Renderer renderer;
     OffscreenTarget target;
-    std::vector<Image> fields;
+    std::vector<GpuImage> fields;
 };
 
 TEST_P(RendererDraw, ViridisMatchesGoldenImage) {
@@ -264,7 +264,7 @@ class RendererShading : public test::VulkanTest, public ::testing::WithParamInte
         std::vector<float> values; // every texel of every level the same
         while (values.size() * sizeof(float) < total)
             values.insert(values.end(), texel.begin(), texel.end());
-        Image field = createImage2D(device, extent, format, levels,
+        GpuImage field = createImage2D(device, extent, format, levels,
                                     VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                     "constant field");
         const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());

@@ -32,7 +32,7 @@ TEST(RendererPng, UnwritablePathThrowsNamingThePath) {
         writePng(file, 4, 4, rgba.data());
         FAIL() << "writePng into " << file << " did not throw";
     } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ExitCode::Runtime);
+        EXPECT_EQ(exitCode(e), ExitCode::Runtime);
         EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
     }
 }

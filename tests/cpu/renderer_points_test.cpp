@@ -97,8 +97,8 @@ class RendererPoints : public test::VulkanTest {
     static constexpr size_t kMaxParticles = 64;
     Renderer renderer;
     OffscreenTarget target;
-    Image field;
-    Buffer particles;
+    GpuImage field;
+    GpuBuffer particles;
     std::vector<std::array<float, 3>> viridis;
 };
 

@@ -27,7 +27,7 @@ struct Volume {
 
 // R32_SFLOAT 3D image with its full mip chain (each level the mean of 2x2x2 texels of the one
 // above, clamped at odd edges), level 0 from value(x, y, z), in SHADER_READ_ONLY_OPTIMAL.
-Image createVolumeImage(const Device& device, VkCommandPool pool, Volume size,
+GpuImage createVolumeImage(const Device& device, VkCommandPool pool, Volume size,
                         const std::function<float(uint32_t, uint32_t, uint32_t)>& value) {
     const VkExtent2D extent{size.width, size.height};
     const ImageShape shape{VK_IMAGE_VIEW_TYPE_3D, size.depth, 1};
@@ -66,7 +66,7 @@ Image createVolumeImage(const Device& device, VkCommandPool pool, Volume size,
     for (uint32_t level = 0; level < levels; ++level)
         std::memcpy(bytes.data() + regions[level].bufferOffset, mips[level].data(),
                     mips[level].size() * sizeof(float));
-    Image image =
+    GpuImage image =
         createImage(device, extent, shape, VK_FORMAT_R32_SFLOAT, levels,
                     VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "test volume");
     uploadForSampling(device, pool, image.handle, bytes, regions);
@@ -176,7 +176,7 @@ class RendererVolume : public test::VulkanTest {
     void expectSoftBall(bool compute);
 
     Renderer renderer;
-    Image volume;
+    GpuImage volume;
     OffscreenTarget target;
 };
 

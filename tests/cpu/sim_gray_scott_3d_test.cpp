@@ -247,7 +247,7 @@ TEST(SimGrayScott3d, RefusesGridsWithoutDepthOrThinnerThanFourCells) {
             def.createCpu(grid);
             ADD_FAILURE() << "accepted " << grid.width << "x" << grid.height << "x" << grid.depth;
         } catch (const Error& e) {
-            EXPECT_EQ(e.code(), ExitCode::Usage) << e.what();
+            EXPECT_EQ(exitCode(e), ExitCode::Usage) << e.what();
             const std::string message = e.what();
             EXPECT_NE(message.find("4x4x4"), std::string::npos) << message;
             EXPECT_NE(message.find(std::to_string(grid.width) + "x" + std::to_string(grid.height) +

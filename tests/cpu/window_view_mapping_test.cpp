@@ -94,7 +94,7 @@ TEST_F(WindowViewMappingRender, ShaderAndHostMappingAgreeOnEveryPixel) {
     values[size_t(hotY) * field.width + hotX] = 1.0f;
 
     // One level: the magnified draw samples level 0 only.
-    Image image = createImage2D(device, field, VK_FORMAT_R32_SFLOAT, 1,
+    GpuImage image = createImage2D(device, field, VK_FORMAT_R32_SFLOAT, 1,
                                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
                                 "mapping field");
     VkBufferImageCopy region{};

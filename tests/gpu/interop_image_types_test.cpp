@@ -206,7 +206,7 @@ class InteropImageTypesGpu : public CudaVulkanTest {
                           << " image of " << desc.extent.width << "x" << desc.extent.height << "x"
                           << desc.shape.depth << ", " << desc.shape.layers << " layer(s)";
         } catch (const Error& e) {
-            EXPECT_EQ(e.code(), code) << e.what();
+            EXPECT_EQ(exitCode(e), code) << e.what();
             for (const std::string& name : names)
                 EXPECT_NE(std::string(e.what()).find(name), std::string::npos)
                     << "the message does not name \"" << name << "\": " << e.what();
@@ -319,7 +319,7 @@ TEST_F(InteropImageTypesGpu, ARingOf3dR32fImagesCarriesEveryFrameFromCudaToVulka
     const std::vector<VkBufferImageCopy> regions =
         mipChainRegions(extent, levels, kTexel, 16, frameBytes, shape);
     frameBytes = (frameBytes + 15) & ~VkDeviceSize(15); // frames start 16-byte aligned too
-    Buffer readback =
+    GpuBuffer readback =
         createBuffer(device, frameBytes * kFrames, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                      "3D ring readback");

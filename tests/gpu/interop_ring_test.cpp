@@ -87,7 +87,7 @@ TEST_F(ImageRingGpu, EveryFrameReadsItsOwnSlotForEveryFormatAndOneToEightInFligh
                 mipChainRegions(extent, levels, texel, 16, frameBytes);
             frameBytes = (frameBytes + 15) & ~VkDeviceSize(15); // frames start 16-byte aligned too
             const uint32_t frames = 2 * slots + 3;
-            Buffer readback = createBuffer(
+            GpuBuffer readback = createBuffer(
                 device, frameBytes * frames, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                 "ring readback");
@@ -154,7 +154,7 @@ TEST_F(BufferRingGpu, EveryFrameReadsItsOwnSlotForOneToEightInFlight) {
         FrameTimelines timelines = createFrameTimelines(device, slots, "buffer ring test");
         BufferRing ring = createBufferRing(device, pool, timelines, desc);
         const uint32_t frames = 2 * slots + 3;
-        Buffer readback =
+        GpuBuffer readback =
             createBuffer(device, size * frames, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                          "ring readback");
@@ -197,7 +197,7 @@ TEST_F(ImageRingGpu, AFormatCudaCannotShareIsRefusedNamingIt) {
         destroyImageRing(device, ring);
         FAIL() << "a ring of a format CUDA cannot map was created";
     } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ExitCode::Unsupported) << e.what();
+        EXPECT_EQ(exitCode(e), ExitCode::Unsupported) << e.what();
         EXPECT_NE(std::string(e.what()).find("no CUDA channel format"), std::string::npos)
             << e.what();
     }

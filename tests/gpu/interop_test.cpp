@@ -91,7 +91,7 @@ TEST_F(InteropGpu, ThousandTimelinePingPongsWithoutHostWaitsKeepOrder) {
         device, 256, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         "ping-pong shared");
     CudaBuffer cudaShared = importBuffer(device, shared);
-    Buffer history =
+    GpuBuffer history =
         createBuffer(device, kRounds * sizeof(uint32_t), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                      "ping-pong history");

@@ -536,7 +536,7 @@ TEST_F(SimCudaTest, OutOfDeviceMemoryIsAnUnsupportedEnvironmentNamingTheCause) {
         CUDA_CHECK(cudaMalloc(&pointer, size_t(1) << 50));
         FAIL() << "a 1 PiB allocation succeeded";
     } catch (const Error& e) {
-        EXPECT_EQ(e.code(), ExitCode::Unsupported) << e.what();
+        EXPECT_EQ(exitCode(e), ExitCode::Unsupported) << e.what();
         EXPECT_NE(std::string(e.what()).find("out of GPU memory"), std::string::npos) << e.what();
     }
     (void)cudaGetLastError(); // the failed allocation is not sticky; clear it for later tests

@@ -396,7 +396,7 @@ namespace {
 
 // Records a copy of texel (x, y) of `level` of `image` (in SHADER_READ_ONLY_OPTIMAL, left so) to
 // `offset` of `buffer`.
-void recordTexelCopy(VkCommandBuffer cmd, const Image& image, uint32_t level, uint32_t x,
+void recordTexelCopy(VkCommandBuffer cmd, const GpuImage& image, uint32_t level, uint32_t x,
                      uint32_t y, VkBuffer buffer, VkDeviceSize offset) {
     ImageTransition toCopy;
     toCopy.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
@@ -488,7 +488,7 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames,
             session.simulation->outputs({session.options.grid.width, session.options.grid.height,
                                          session.options.grid.depth, session.particles});
         const bool second = layout.images.size() > 1, words = !layout.buffers.empty();
-        Buffer seen =
+        GpuBuffer seen =
             createBuffer(session.device, frames * kSlots * kSlot, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                          "what the draws saw");
@@ -503,10 +503,10 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames,
         target.inspectOutputs = [&](VkCommandBuffer cmd, const SimBackend& b, uint32_t slot,
                                     bool afterDraw) {
             const VkDeviceSize base = frame * kSlots * kSlot;
-            const Image& shown = b.displayImage(slot);
+            const GpuImage& shown = b.displayImage(slot);
             recordTexelCopy(cmd, shown, 0, 0, 0, seen.handle, base + (afterDraw ? 1 : 0) * kSlot);
             if (words) {
-                const Buffer& buffer = b.outputBuffer(slot, 0);
+                const GpuBuffer& buffer = b.outputBuffer(slot, 0);
                 recordBufferCopy(cmd, buffer.handle, buffer.size - kSlot, kSlot, seen.handle,
                                  base + (afterDraw ? 8 : 7) * kSlot);
             }
@@ -514,7 +514,7 @@ StampedRun runStampedFrames(const Options& options, uint32_t frames,
             recordTexelCopy(cmd, shown, 0, 1, 1, seen.handle, base + 2 * kSlot);
             recordTexelCopy(cmd, shown, shown.mipLevels - 1, 0, 0, seen.handle, base + 3 * kSlot);
             if (second) {
-                const Image& image = b.outputImage(slot, 1);
+                const GpuImage& image = b.outputImage(slot, 1);
                 recordTexelCopy(cmd, image, 0, 1, 1, seen.handle, base + 4 * kSlot);
                 recordTexelCopy(cmd, image, image.mipLevels - 1, 0, 0, seen.handle,
                                 base + 5 * kSlot);

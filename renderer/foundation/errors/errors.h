@@ -1,36 +1,33 @@
-// Errors for the whole project, with no Vulkan and no CUDA in sight: one exception type carrying
-// the process exit code it maps to. Everything estuary throws on purpose is an estuary::Error;
-// main() prints what() and returns code(). vk_check.h (Vulkan) and cuda_check.h (CUDA) turn API
-// failures into these.
+// Errors for the whole project, with no Vulkan and no CUDA in sight: estuary::Error (error.hpp,
+// the public C++ API's exception) carries a status that doubles as the process exit code.
+// Everything estuary throws on purpose is an estuary::Error; main() prints what() and returns
+// exitCode(). vk_check.h (Vulkan) and cuda_check.h (CUDA) turn API failures into these.
 #pragma once
 
-#include <stdexcept>
+#include "estuary/error.hpp"
+
 #include <string>
 
 namespace estuary {
 
-// Process exit codes; documented in the README and by `estuary --help`.
+// Process exit codes; documented in the README and by `estuary --help`. The same numbers as the
+// estuary_status of the C API.
 enum class ExitCode : int { Ok = 0, Runtime = 1, Usage = 2, Unsupported = 3 };
 
-class Error : public std::runtime_error {
-  public:
-    Error(ExitCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
-    ExitCode code() const { return code_; }
-
-  private:
-    ExitCode code_;
-};
+inline ExitCode exitCode(const Error& error) {
+    return ExitCode(int(error.status()));
+}
 
 // The environment cannot run what was asked: no suitable device, missing extension, format not
 // exportable, not enough GPU memory. Maps to exit code 3.
 inline Error unsupported(const std::string& what) {
-    return Error(ExitCode::Unsupported, what);
+    return Error(ESTUARY_ERROR_UNSUPPORTED, what);
 }
 inline Error runtimeError(const std::string& what) {
-    return Error(ExitCode::Runtime, what);
+    return Error(ESTUARY_ERROR_RUNTIME, what);
 }
 inline Error usageError(const std::string& what) {
-    return Error(ExitCode::Usage, what);
+    return Error(ESTUARY_ERROR_INVALID_ARGUMENT, what);
 }
 
 // What to tell the user when a GPU allocation fails, whichever API reported it.

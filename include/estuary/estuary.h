@@ -1,0 +1,651 @@
+/* estuary.h: the stable C API of libestuary, an embeddable viewer for CUDA programs.
+ *
+ * Vulkan allocates images and buffers, exports them, and CUDA sees them as mipmapped arrays with
+ * a surface per level and as device pointers. Your CUDA code writes them every frame on its own
+ * stream; estuary draws them (fields through a colormap with a colorbar, volumes, points) in a
+ * window or headless, with the hand-off between the two APIs done on the GPU: the frame's wait
+ * (its ring slot is free) is enqueued on your stream before your work and its signal after it.
+ * The host never waits except for the frames-in-flight limit. Without CUDA (no NVIDIA GPU, or
+ * ESTUARY_CUDA_OFF), images and buffers written from host memory work the same way.
+ *
+ *   estuary_viewer_desc desc = {ESTUARY_API_VERSION};          every other field: 0 = default
+ *   estuary_create_viewer(&desc, &viewer);
+ *   estuary_image_desc field = {ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, 512, 512};
+ *   estuary_create_image(viewer, &field, &image);
+ *   estuary_field_view_desc view = {image};
+ *   estuary_add_field_view(viewer, &view, NULL);
+ *   estuary_display(viewer, my_frame_callback, my_data, 0);   until the window closes
+ *   estuary_destroy_viewer(viewer, NULL);
+ *
+ * Conventions
+ * - Every call returns an estuary_status; on anything but ESTUARY_OK (and ESTUARY_NOT_READY),
+ *   estuary_last_error() says what went wrong: which argument or value, why, what is allowed.
+ *   Failed calls change nothing.
+ * - Descriptions are plain structs in which 0 (or NULL) means the documented default, so a struct
+ *   zero-initialized but for its required fields is valid (C: `= {...}`, ctypes: the default).
+ * - A viewer and everything made from it belong to the thread that created the viewer.
+ * - CUDA types appear as plain values, so this header needs no CUDA headers: a stream is a
+ *   cudaStream_t passed as void*, a surface a cudaSurfaceObject_t as uint64_t, device pointers
+ *   and arrays as void*. estuary.hpp gives them their CUDA types.
+ * - Versioning: ESTUARY_API_VERSION is the version of this header; estuary_create_viewer refuses
+ *   a header whose major version (or, below 1.0, minor version) differs from the library's.
+ */
+#ifndef ESTUARY_H
+#define ESTUARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(ESTUARY_BUILDING_LIBRARY)
+#define ESTUARY_API __attribute__((visibility("default")))
+#else
+#define ESTUARY_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- versions, status, errors ---------------------------------------------------------------- */
+
+#define ESTUARY_MAKE_VERSION(major, minor, patch)                                                  \
+    ((((uint32_t)(major)) << 22) | (((uint32_t)(minor)) << 12) | ((uint32_t)(patch)))
+#define ESTUARY_VERSION_MAJOR(version) ((uint32_t)(version) >> 22)
+#define ESTUARY_VERSION_MINOR(version) (((uint32_t)(version) >> 12) & 0x3FFu)
+#define ESTUARY_VERSION_PATCH(version) ((uint32_t)(version)&0xFFFu)
+#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 2, 0)
+
+typedef enum estuary_status {
+    ESTUARY_OK = 0,
+    /* Something failed while running: a CUDA kernel faulted, the GPU hung (every wait is bounded),
+     * a file could not be written. The message names what and where. */
+    ESTUARY_ERROR_RUNTIME = 1,
+    /* The call's arguments are wrong; the message names the argument, the value and what is
+     * allowed. Nothing was changed. */
+    ESTUARY_ERROR_INVALID_ARGUMENT = 2,
+    /* This machine cannot do it: no suitable GPU or display, an extension or format the driver
+     * lacks, no CUDA device that Vulkan also sees, not enough GPU memory. */
+    ESTUARY_ERROR_UNSUPPORTED = 3,
+    /* Not an error: nothing to report yet (estuary_next_frame_stats). */
+    ESTUARY_NOT_READY = 4
+} estuary_status;
+
+/* The version of the library (ESTUARY_MAKE_VERSION). */
+ESTUARY_API uint32_t estuary_version(void);
+/* "ESTUARY_OK", "ESTUARY_ERROR_INVALID_ARGUMENT", ... */
+ESTUARY_API const char* estuary_status_name(estuary_status status);
+/* The message of the last call on this thread that failed; "" if none has. Valid until the next
+ * failing call on this thread. */
+ESTUARY_API const char* estuary_last_error(void);
+/* Whether a viewer was destroyed while its GPU work would not settle (a hung or faulted GPU): its
+ * objects were left to the driver, and the process should end with _exit() rather than exit(),
+ * whose handlers may wait for the broken CUDA context. */
+ESTUARY_API int estuary_gpu_work_abandoned(void);
+
+/* ---- handles ----------------------------------------------------------------------------------
+ */
+
+typedef struct estuary_viewer estuary_viewer;
+typedef struct estuary_image estuary_image;
+typedef struct estuary_buffer estuary_buffer;
+typedef struct estuary_view estuary_view;
+typedef struct estuary_frame estuary_frame;
+
+/* ---- the viewer --------------------------------------------------------------------------------
+ */
+
+typedef enum estuary_display_mode {
+    ESTUARY_DISPLAY_AUTO = 0,    /* a window where there is a display, else headless */
+    ESTUARY_DISPLAY_WINDOW = 1,  /* a window; ESTUARY_ERROR_UNSUPPORTED without a display */
+    ESTUARY_DISPLAY_HEADLESS = 2 /* offscreen: pictures by estuary_screenshot/estuary_read_pixels */
+} estuary_display_mode;
+
+typedef enum estuary_cuda_mode {
+    ESTUARY_CUDA_AUTO = 0, /* the first CUDA device whose UUID a Vulkan device shares, else none */
+    ESTUARY_CUDA_REQUIRED = 1, /* the same, but ESTUARY_ERROR_UNSUPPORTED (saying why) when none */
+    ESTUARY_CUDA_DEVICE = 2,   /* exactly CUDA device `cuda_device` */
+    ESTUARY_CUDA_OFF = 3       /* no CUDA: host-written images and buffers only */
+} estuary_cuda_mode;
+
+typedef enum estuary_present_mode {
+    ESTUARY_PRESENT_FIFO = 0, /* vsync; always available */
+    ESTUARY_PRESENT_MAILBOX = 1,
+    ESTUARY_PRESENT_IMMEDIATE = 2 /* FIFO where the surface lacks it, saying so */
+} estuary_present_mode;
+
+typedef enum estuary_draw_path {
+    ESTUARY_DRAW_AUTO = 0,   /* by measurement: compute on GPUs headless, raster elsewhere */
+    ESTUARY_DRAW_RASTER = 1, /* fragment shaders */
+    ESTUARY_DRAW_COMPUTE = 2 /* the same pictures from compute shaders (headless only) */
+} estuary_draw_path;
+
+typedef enum estuary_consumer {
+    ESTUARY_CONSUMER_VULKAN = 0,
+    /* OpenGL imports the same Vulkan-exported memory and semaphores and draws field views. */
+    ESTUARY_CONSUMER_OPENGL = 1
+} estuary_consumer;
+
+typedef enum estuary_gl_handoff {
+    ESTUARY_GL_HANDOFF_AUTO = 0,     /* the best the OpenGL context has */
+    ESTUARY_GL_HANDOFF_TIMELINE = 1, /* GL_NV_timeline_semaphore */
+    ESTUARY_GL_HANDOFF_BINARY = 2,   /* GL_EXT_semaphore_fd, a binary pair per slot */
+    ESTUARY_GL_HANDOFF_HOST = 3      /* host waits (drivers without GL semaphores) */
+} estuary_gl_handoff;
+
+typedef enum estuary_log_level {
+    ESTUARY_LOG_INFO = 0,
+    ESTUARY_LOG_WARNING = 1,
+    ESTUARY_LOG_ERROR = 2
+} estuary_log_level;
+typedef void (*estuary_log_fn)(void* user, estuary_log_level level, const char* message);
+
+/* estuary_viewer_desc.flags */
+#define ESTUARY_VIEWER_VALIDATION 0x1u /* the Khronos validation layer; messages are counted */
+#define ESTUARY_VIEWER_NO_UI 0x2u      /* the window starts with its panels hidden (H shows them) */
+#define ESTUARY_VIEWER_NO_PANELS 0x4u  /* no built-in panels: only colorbars and your UI callback  \
+                                        */
+#define ESTUARY_VIEWER_NO_HOTKEYS 0x8u /* the window leaves every key to you (Esc included) */
+
+typedef struct estuary_viewer_desc {
+    uint32_t api_version; /* required: ESTUARY_API_VERSION */
+    estuary_display_mode display;
+    uint32_t width, height;    /* the window, or the headless picture; 0: 1024 x 768 */
+    const char* title;         /* NULL: "estuary" */
+    uint32_t frames_in_flight; /* 1..16 slots in each ring; 0: 2 */
+    estuary_present_mode present_mode;
+    estuary_cuda_mode cuda;
+    int32_t cuda_device; /* ESTUARY_CUDA_DEVICE only */
+    estuary_draw_path draw_path;
+    estuary_consumer consumer;
+    estuary_gl_handoff gl_handoff;
+    uint32_t flags; /* ESTUARY_VIEWER_* */
+    /* Where estuary's shaders/ and assets/ are; NULL: $ESTUARY_DATA_DIR, else beside the library
+     * (a build tree or bundle), else the install tree's share/estuary. */
+    const char* data_dir;
+    estuary_log_fn log; /* what estuary has to say; NULL: standard error */
+    void* log_user;
+} estuary_viewer_desc;
+
+/* Creates the viewer: Vulkan instance and device (the CUDA device's twin where CUDA is used), the
+ * frame timelines, and a window or an offscreen target. The CUDA device becomes current on this
+ * thread. */
+ESTUARY_API estuary_status estuary_create_viewer(const estuary_viewer_desc* desc,
+                                                 estuary_viewer** viewer);
+/* Waits (bounded) for the GPU, then frees everything made from the viewer. `validation_messages`
+ * (may be NULL) receives how many messages the validation layer reported over its whole life.
+ * NULL viewer: nothing happens. */
+ESTUARY_API estuary_status estuary_destroy_viewer(estuary_viewer* viewer,
+                                                  uint32_t* validation_messages);
+
+typedef struct estuary_viewer_info {
+    int has_cuda;        /* CUDA-written images and buffers are available */
+    int32_t cuda_device; /* the CUDA ordinal; -1 without CUDA */
+    int headless;
+    uint32_t frames_in_flight;
+    uint32_t width, height;      /* the picture now (a window's follows its size) */
+    estuary_draw_path draw_path; /* as resolved */
+    estuary_consumer consumer;
+    estuary_gl_handoff gl_handoff; /* as resolved (OpenGL only) */
+    const char* device_name;       /* the Vulkan device */
+    const char* device_uuid;       /* "5f1c…" */
+    const char* device_type;       /* "discrete GPU", "CPU", ... */
+    const char* cuda_choice;       /* why CUDA is (not) used, in words */
+    const char *vulkan_version, *driver_version;
+    const char* data_dir;
+} /* strings owned by the viewer, valid until it is destroyed */ estuary_viewer_info;
+ESTUARY_API estuary_status estuary_get_viewer_info(estuary_viewer* viewer,
+                                                   estuary_viewer_info* info);
+/* Validation-layer messages so far (0 without ESTUARY_VIEWER_VALIDATION). */
+ESTUARY_API uint32_t estuary_validation_messages(estuary_viewer* viewer);
+
+/* ---- images and buffers -------------------------------------------------------------------------
+ */
+
+typedef enum estuary_format {
+    ESTUARY_FORMAT_R32_FLOAT = 0,
+    ESTUARY_FORMAT_RG32_FLOAT = 1,
+    ESTUARY_FORMAT_RGBA32_FLOAT = 2,
+    ESTUARY_FORMAT_RGBA16_FLOAT = 3, /* IEEE binary16 */
+    ESTUARY_FORMAT_RGBA8_UNORM = 4
+} estuary_format;
+
+typedef enum estuary_image_kind {
+    ESTUARY_IMAGE_2D = 0,
+    ESTUARY_IMAGE_3D = 1,       /* width x height x depth; drawn by volume views */
+    ESTUARY_IMAGE_2D_ARRAY = 2, /* `layers` 2D images; CUDA writes layered surfaces */
+    ESTUARY_IMAGE_CUBE = 3,     /* 6 square faces; CUDA writes cubemap surfaces */
+    ESTUARY_IMAGE_1D = 4
+} estuary_image_kind;
+
+typedef enum estuary_writer {
+    ESTUARY_WRITER_AUTO = 0, /* CUDA where the viewer has it, else the host */
+    ESTUARY_WRITER_CUDA = 1, /* Vulkan-exported memory written by your CUDA code */
+    ESTUARY_WRITER_HOST = 2  /* host memory estuary uploads in the frame's draw */
+} estuary_writer;
+
+/* estuary_image_desc.flags and estuary_buffer_desc.flags */
+/* One image (buffer) for all frames instead of one per frame in flight. Obtaining its surface or
+ * pointer in a frame makes that frame's work wait, on your stream, until every earlier frame is
+ * drawn: frames that write it are serialized with the drawing (Mìmir's mode). */
+#define ESTUARY_ALLOC_SINGLE 0x1u
+/* Images: estuary builds levels 1.. from level 0 (2x2 means, linear blits on the GPU) in every
+ * frame's draw, so your code writes level 0 only. */
+#define ESTUARY_IMAGE_GENERATE_MIPS 0x2u
+
+typedef struct estuary_image_desc {
+    estuary_format format;
+    estuary_image_kind kind;
+    uint32_t width, height; /* height 1 (or 0) for 1D images */
+    uint32_t depth;         /* 3D only; 0: 1 */
+    uint32_t layers;        /* 2D arrays; 0: 1 (cubes: 6) */
+    uint32_t levels;        /* mip levels; 0: the full chain down to 1x1(x1) */
+    estuary_writer writer;
+    uint32_t flags;   /* ESTUARY_ALLOC_SINGLE, ESTUARY_IMAGE_GENERATE_MIPS */
+    const char* name; /* for messages, debuggers, and the colorbar's default label */
+} estuary_image_desc;
+
+typedef struct estuary_buffer_desc {
+    uint64_t size; /* bytes */
+    estuary_writer writer;
+    uint32_t flags; /* ESTUARY_ALLOC_SINGLE */
+    const char* name;
+} estuary_buffer_desc;
+
+/* Allocates one image (or one per frame in flight) and, for CUDA writers, exports it and maps it
+ * into CUDA as a mipmapped array with a surface per level. Checks format, kind, extent, layers and
+ * levels against what the driver can export first: ESTUARY_ERROR_UNSUPPORTED names what it
+ * refused. Between frames; waits for frames in flight. */
+ESTUARY_API estuary_status estuary_create_image(estuary_viewer* viewer,
+                                                const estuary_image_desc* desc,
+                                                estuary_image** image);
+ESTUARY_API estuary_status estuary_create_buffer(estuary_viewer* viewer,
+                                                 const estuary_buffer_desc* desc,
+                                                 estuary_buffer** buffer);
+/* Between frames; waits for frames in flight. A view still drawing it is refused (destroy the view
+ * first). NULL: nothing happens. */
+ESTUARY_API estuary_status estuary_destroy_image(estuary_viewer* viewer, estuary_image* image);
+ESTUARY_API estuary_status estuary_destroy_buffer(estuary_viewer* viewer, estuary_buffer* buffer);
+
+typedef struct estuary_image_info {
+    estuary_format format;
+    estuary_image_kind kind;
+    uint32_t width, height, depth, layers, levels;
+    uint32_t copies;       /* 1 for ESTUARY_ALLOC_SINGLE, else frames in flight */
+    estuary_writer writer; /* as resolved */
+    uint32_t texel_bytes;
+    uint64_t level_bytes[16]; /* bytes of each level, all layers or slices, tightly packed */
+} estuary_image_info;
+ESTUARY_API estuary_status estuary_get_image_info(estuary_image* image, estuary_image_info* info);
+
+/* ---- views
+ * --------------------------------------------------------------------------------------- */
+
+typedef enum estuary_colormap {
+    ESTUARY_COLORMAP_VIRIDIS = 0,
+    ESTUARY_COLORMAP_MAGMA = 1
+} estuary_colormap;
+
+typedef enum estuary_field_shading {
+    ESTUARY_FIELD_SCALAR = 0,    /* channel 0 through the colormap */
+    ESTUARY_FIELD_MAGNITUDE = 1, /* |(channel 0, channel 1)| through the colormap */
+    ESTUARY_FIELD_RGB = 2        /* channels 0-2 as colour, clamped to [0, 1] */
+} estuary_field_shading;
+
+/* view flags */
+#define ESTUARY_VIEW_HIDDEN 0x1u      /* made hidden (estuary_set_view_params shows it) */
+#define ESTUARY_VIEW_NO_COLORBAR 0x2u /* fields and volumes show a colorbar unless this is set */
+
+/* A 2D image (level 0 and its mips, sampled trilinearly) letterboxed into the picture; the 2D
+ * camera zooms and pans it. Views draw in the order they were added; a field covers the picture. */
+typedef struct estuary_field_view_desc {
+    estuary_image* image; /* required: a 2D image */
+    estuary_field_shading shading;
+    estuary_colormap colormap;
+    float value_min, value_max; /* mapped to the colormap's ends; both 0: 0..1 */
+    const char* label;          /* the colorbar's name; NULL: the image's name */
+    uint32_t flags;             /* ESTUARY_VIEW_* */
+    /* A picture shader of your own instead of estuary's: a path to the SPIR-V of a GLSL fragment
+     * shader that includes estuary's field_common.glsl and draw_main.glsl (relative paths are
+     * looked up in the data folder's shaders/; "field_relief.frag" is a lit relief). The compute
+     * draw path loads "<shader>.compute.spv" beside it. NULL: estuary's field shader. */
+    const char* shader;
+} estuary_field_view_desc;
+
+typedef enum estuary_volume_style {
+    ESTUARY_VOLUME_MARCH = 0, /* ray-marched front to back through a transfer function */
+    ESTUARY_VOLUME_SLICE = 1  /* one slice, letterboxed like a field */
+} estuary_volume_style;
+
+/* A 3D image under the orbit camera (or cut by a slice). */
+typedef struct estuary_volume_view_desc {
+    estuary_image* image; /* required: a 3D image */
+    estuary_volume_style style;
+    estuary_colormap colormap;
+    float value_min, value_max; /* both 0: 0..1 */
+    float opacity;              /* extinction per voxel at the colormap's end; 0: 0.5 */
+    const char* label;
+    uint32_t flags;
+} estuary_volume_view_desc;
+
+typedef enum estuary_points_layout {
+    /* vec4 (x, y, vx, vy) per point in 2D, coloured by the speed |(vx, vy)|. */
+    ESTUARY_POINTS_XY_VELOCITY = 0,
+    /* vec4 (x, y, z, s) per point in 3D under the orbit camera, coloured by the scalar s. */
+    ESTUARY_POINTS_XYZ_SCALAR = 1
+} estuary_points_layout;
+
+/* Points pulled from a buffer on the GPU (no vertex input), blended additively over what is
+ * below. 2D points are in the cells of the field drawn below (cell (i, j) at (i, j)) or, without
+ * one, in `bounds` (x0, y0, x1, y1); 3D points in `bounds` (x0, y0, z0, x1, y1, z1), the box the
+ * orbit camera frames (all 0: the unit cube [-0.5, 0.5]^3). */
+typedef struct estuary_points_view_desc {
+    estuary_buffer* buffer; /* required */
+    estuary_points_layout layout;
+    uint32_t count; /* points drawn; 0: as many as the buffer holds */
+    float size;     /* pixels; 0: 1 */
+    estuary_colormap colormap;
+    float value_min, value_max; /* speed or scalar at the colormap's ends; both 0: 0..1 */
+    float bounds[6];
+    const char* label;
+    uint32_t flags; /* ESTUARY_VIEW_HIDDEN; points show a colorbar only when asked:
+                       ESTUARY_POINTS_COLORBAR */
+} estuary_points_view_desc;
+#define ESTUARY_POINTS_COLORBAR 0x4u
+
+/* Each returns the view in `view` (may be NULL). Between frames. Views that OpenGL cannot draw
+ * (volumes, points) are ESTUARY_ERROR_UNSUPPORTED with ESTUARY_CONSUMER_OPENGL. */
+ESTUARY_API estuary_status estuary_add_field_view(estuary_viewer* viewer,
+                                                  const estuary_field_view_desc* desc,
+                                                  estuary_view** view);
+ESTUARY_API estuary_status estuary_add_volume_view(estuary_viewer* viewer,
+                                                   const estuary_volume_view_desc* desc,
+                                                   estuary_view** view);
+ESTUARY_API estuary_status estuary_add_points_view(estuary_viewer* viewer,
+                                                   const estuary_points_view_desc* desc,
+                                                   estuary_view** view);
+ESTUARY_API estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_view* view);
+
+/* What may change between frames, for every kind of view (fields ignore the points' and volumes'
+ * fields and so on). Get, change, set. */
+typedef struct estuary_view_params {
+    int visible;
+    estuary_colormap colormap;
+    float value_min, value_max;
+    float mip_bias;             /* fields and volumes: added to the level the sampler picks */
+    float opacity;              /* volumes */
+    estuary_volume_style style; /* volumes */
+    uint32_t slice_axis;        /* volumes: 0 x, 1 y, 2 z */
+    float slice_position;       /* volumes: 0..1 */
+    uint32_t point_count;       /* points */
+    float point_size;           /* points, pixels */
+} estuary_view_params;
+ESTUARY_API estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* params);
+ESTUARY_API estuary_status estuary_set_view_params(estuary_view* view,
+                                                   const estuary_view_params* params);
+
+/* The camera every view shares: 2D zoom (1: the field fits) and pan (field-normalised: the point
+ * (0.5 + pan_x, 0.5 + pan_y) is at the centre); 3D orbit yaw and pitch in degrees, with zoom
+ * bringing it closer. The window moves it with the mouse. */
+typedef struct estuary_camera {
+    float zoom;
+    float pan_x, pan_y;
+    float yaw_degrees, pitch_degrees;
+} estuary_camera;
+ESTUARY_API estuary_status estuary_get_camera(estuary_viewer* viewer, estuary_camera* camera);
+ESTUARY_API estuary_status estuary_set_camera(estuary_viewer* viewer, const estuary_camera* camera);
+/* The picture's background, linear RGB in [0, 1]. */
+ESTUARY_API estuary_status estuary_set_background(estuary_viewer* viewer, float red, float green,
+                                                  float blue);
+
+/* ---- frames -------------------------------------------------------------------------------------
+ */
+
+/* estuary_frame_desc.flags */
+/* The frame's wait for its slot is not enqueued by estuary_begin_frame but by estuary_frame_wait:
+ * work on your own memory enqueued in between overlaps the drawing of the slot's previous
+ * frame. Write the frame's images and buffers only after estuary_frame_wait. */
+#define ESTUARY_FRAME_DEFER_WAIT 0x1u
+
+typedef struct estuary_frame_desc {
+    /* The CUDA stream (cudaStream_t) your work for the frame goes on: estuary enqueues the frame's
+     * wait and signal there. NULL: the viewer's own stream (estuary_frame_stream). */
+    void* stream;
+    uint32_t flags; /* ESTUARY_FRAME_* */
+    /* Non-zero: what the frame enqueues on the stream between begin and end is captured as a CUDA
+     * graph the first time, and replayed with one launch in later frames with the same key (and
+     * ring entry): estuary_frame_replayed then says so, and you enqueue nothing. Change the key
+     * whenever your work would differ (parameters, buffers, step counts). Needs a stream of your
+     * own (not the legacy default stream). */
+    uint64_t replay_key;
+} estuary_frame_desc;
+
+/* Starts frame estuary_frame_index(frame): waits on the host only while the frame that last used
+ * this entry of the command ring is not drawn (the frames-in-flight limit), polls the window's
+ * events, and enqueues on the stream the wait until the slot's previous frame is drawn (unless
+ * ESTUARY_FRAME_DEFER_WAIT). `desc` may be NULL. A minimized window still gets frames, at most
+ * ~30 a second, with nothing drawn. */
+ESTUARY_API estuary_status estuary_begin_frame(estuary_viewer* viewer,
+                                               const estuary_frame_desc* desc,
+                                               estuary_frame** frame);
+/* ESTUARY_FRAME_DEFER_WAIT: enqueues the slot's wait now. Otherwise (and a second time) a no-op. */
+ESTUARY_API estuary_status estuary_frame_wait(estuary_frame* frame);
+/* Enqueues the frame's signal on its stream and submits its draw, which waits for that signal on
+ * the GPU. Host-written images are uploaded by the draw. */
+ESTUARY_API estuary_status estuary_end_frame(estuary_frame* frame);
+
+ESTUARY_API uint64_t estuary_frame_index(const estuary_frame* frame);
+/* The frame's ring slot (index % frames in flight). */
+ESTUARY_API uint32_t estuary_frame_slot(const estuary_frame* frame);
+/* The stream (cudaStream_t) the frame's work goes on; NULL without CUDA. */
+ESTUARY_API void* estuary_frame_stream(const estuary_frame* frame);
+/* 1 when the frame's CUDA work was replayed from a graph (estuary_frame_desc.replay_key): enqueue
+ * nothing more for it. */
+ESTUARY_API int estuary_frame_replayed(const estuary_frame* frame);
+
+/* The frame's copy of a CUDA-written image: the surface of one level (cudaSurfaceObject_t; 3D
+ * images: surf3Dwrite, arrays: layered, cubes: cubemap surfaces), the level's cudaArray_t, or the
+ * whole cudaMipmappedArray_t. */
+ESTUARY_API estuary_status estuary_frame_surface(estuary_frame* frame, estuary_image* image,
+                                                 uint32_t level, uint64_t* surface);
+ESTUARY_API estuary_status estuary_frame_array(estuary_frame* frame, estuary_image* image,
+                                               uint32_t level, void** cuda_array);
+ESTUARY_API estuary_status estuary_frame_mipmapped_array(estuary_frame* frame, estuary_image* image,
+                                                         void** cuda_mipmapped_array);
+/* The frame's copy of a CUDA-written buffer, as a device pointer. */
+ESTUARY_API estuary_status estuary_frame_device_pointer(estuary_frame* frame,
+                                                        estuary_buffer* buffer, void** pointer);
+/* The frame's host memory of a host-written image level (texels tightly packed: x, then y, then
+ * slices or layers) or buffer: write it before estuary_end_frame. */
+ESTUARY_API estuary_status estuary_frame_host_level(estuary_frame* frame, estuary_image* image,
+                                                    uint32_t level, void** data);
+ESTUARY_API estuary_status estuary_frame_host_pointer(estuary_frame* frame, estuary_buffer* buffer,
+                                                      void** data);
+/* Copies `bytes` of tightly packed texels into level `level` of the frame's image, from host
+ * memory or (CUDA-written images) CUDA device memory, on the frame's stream. The convenience for
+ * data that already exists elsewhere (a NumPy or PyTorch array). */
+ESTUARY_API estuary_status estuary_frame_copy_to_image(estuary_frame* frame, estuary_image* image,
+                                                       uint32_t level, const void* source,
+                                                       uint64_t bytes);
+
+/* Reads, in the frame's own draw submission, what the draw sees of the image: texels [x, x + w) x
+ * [y, y + h) of level `level` (slice or layer 0), or of the buffer: bytes [offset, offset + bytes),
+ * before the draw (or after it, with ESTUARY_READ_AFTER_DRAW, before the slot goes back to CUDA).
+ * `destination` is filled once the frame is drawn (estuary_wait_frame, or the begin_frame that
+ * waits for it) and must stay valid until then. For tests and probes. */
+#define ESTUARY_READ_AFTER_DRAW 0x1u
+ESTUARY_API estuary_status estuary_frame_read_image(estuary_frame* frame, estuary_image* image,
+                                                    uint32_t level, uint32_t x, uint32_t y,
+                                                    uint32_t width, uint32_t height, uint32_t flags,
+                                                    void* destination);
+ESTUARY_API estuary_status estuary_frame_read_buffer(estuary_frame* frame, estuary_buffer* buffer,
+                                                     uint64_t offset, uint64_t bytes,
+                                                     uint32_t flags, void* destination);
+
+/* The loop for the simple case: until the window closes or `frames` frames (0: no limit; headless
+ * needs a limit or estuary_request_close), begin a frame on the viewer's stream, call `callback`,
+ * end it; then waits for the last frame. A callback returning non-zero stops the loop after its
+ * frame. */
+typedef int (*estuary_frame_fn)(estuary_frame* frame, void* user);
+ESTUARY_API estuary_status estuary_display(estuary_viewer* viewer, estuary_frame_fn callback,
+                                           void* user, uint64_t frames);
+
+/* Blocks (bounded) until frame `frame` and all before it are drawn. */
+ESTUARY_API estuary_status estuary_wait_frame(estuary_viewer* viewer, uint64_t frame);
+/* Waits for every frame ended so far, collects their times and aligns the clocks again (the
+ * hand-off latencies of estuary_next_frame_stats are most exact after it). */
+ESTUARY_API estuary_status estuary_finish(estuary_viewer* viewer);
+
+/* ---- pictures
+ * ------------------------------------------------------------------------------------ */
+
+/* Writes the picture of the last frame ended (with the window's UI) as a PNG, atomically: a
+ * temporary file beside `path`, then a rename; an existing file is replaced only by a complete
+ * one. Waits for that frame. */
+ESTUARY_API estuary_status estuary_screenshot(estuary_viewer* viewer, const char* path);
+/* The same picture as RGBA8 rows, top row first, into `pixels` (width * height * 4 bytes of
+ * estuary_viewer_info). */
+ESTUARY_API estuary_status estuary_read_pixels(estuary_viewer* viewer, void* pixels,
+                                               uint64_t bytes);
+
+/* ---- the window ---------------------------------------------------------------------------------
+ */
+
+/* Called once per frame in estuary_end_frame with the Dear ImGui (1.86) context current in
+ * estuary: call ImGui::SetCurrentContext(imgui_context) in your code, then ImGui::Begin and so
+ * on (estuary.hpp does the first step for you). Window only. */
+typedef void (*estuary_ui_fn)(void* user, void* imgui_context);
+ESTUARY_API estuary_status estuary_set_ui_callback(estuary_viewer* viewer, estuary_ui_fn callback,
+                                                   void* user);
+
+#define ESTUARY_MOUSE_LEFT 0x1u
+#define ESTUARY_MOUSE_RIGHT 0x2u
+#define ESTUARY_MOUSE_MIDDLE 0x4u
+#define ESTUARY_MOD_SHIFT 0x1u
+#define ESTUARY_MOD_CONTROL 0x2u
+#define ESTUARY_MOD_ALT 0x4u
+
+/* The window's input as of the last estuary_begin_frame (or estuary_poll_events). Positions are
+ * framebuffer pixels; `field_x, field_y` is the point under the cursor in the cells of the topmost
+ * visible field view (or slice), `over_field` whether it lies inside it. Keys are GLFW key codes,
+ * pressed since the previous poll, in order. estuary itself uses the wheel (zoom), middle- and
+ * Ctrl+left-drag (pan), any drag over a 3D view (orbit) and, unless ESTUARY_VIEWER_NO_HOTKEYS,
+ * Esc, F12, H, C, Home, X/Y/Z, PgUp/PgDn. */
+typedef struct estuary_input {
+    float cursor_x, cursor_y; /* -1 when outside the window */
+    int over_field;
+    float field_x, field_y;
+    uint32_t buttons;   /* ESTUARY_MOUSE_* held now */
+    uint32_t pressed;   /* pressed since the previous poll */
+    uint32_t mods;      /* ESTUARY_MOD_* */
+    float scroll;       /* wheel steps since the previous poll */
+    int ui_wants_mouse; /* the pointer is over the UI: leave it alone */
+    int ui_wants_keyboard;
+    uint32_t key_count;
+    int32_t keys[16];
+    uint32_t width, height; /* the framebuffer */
+} estuary_input;
+ESTUARY_API estuary_status estuary_get_input(estuary_viewer* viewer, estuary_input* input);
+/* Processes window events without starting a frame. */
+ESTUARY_API estuary_status estuary_poll_events(estuary_viewer* viewer);
+
+typedef enum estuary_event_kind {
+    ESTUARY_EVENT_CURSOR = 0, /* x, y in window coordinates */
+    ESTUARY_EVENT_BUTTON = 1, /* code: 0 left, 1 right, 2 middle; action 1 press, 0 release */
+    ESTUARY_EVENT_SCROLL = 2, /* y: steps */
+    ESTUARY_EVENT_KEY = 3,    /* code: GLFW key; action 1 press, 0 release */
+    ESTUARY_EVENT_CHAR = 4    /* code: a Unicode code point */
+} estuary_event_kind;
+typedef struct estuary_event {
+    estuary_event_kind kind;
+    int32_t code;
+    int32_t action;
+    uint32_t mods; /* ESTUARY_MOD_* */
+    double x, y;
+} estuary_event;
+/* Feeds an event as if the window system had sent it (tests, scripted demos). */
+ESTUARY_API estuary_status estuary_inject_event(estuary_viewer* viewer, const estuary_event* event);
+
+/* Whether the window was closed (or estuary_request_close called). */
+ESTUARY_API int estuary_should_close(estuary_viewer* viewer);
+ESTUARY_API estuary_status estuary_request_close(estuary_viewer* viewer);
+/* A line shown at the bottom of the window for a few seconds (red when is_error). */
+ESTUARY_API estuary_status estuary_notify(estuary_viewer* viewer, const char* text, int is_error);
+
+/* ---- measurements -------------------------------------------------------------------------------
+ */
+
+/* One frame's times, once it is drawn. Durations in ms (NaN where not measured); marks in µs on
+ * the host's steady clock (CLOCK_MONOTONIC), the GPU clocks aligned onto it. */
+typedef struct estuary_frame_stats {
+    uint64_t frame;
+    double interval_ms;  /* host: from this frame's begin to the next one's */
+    double host_busy_us; /* host: begin to end of the frame, the frames-in-flight wait left out */
+    double cuda_ms;      /* CUDA: the frame's work on its stream, its wait for the slot left out */
+    double cuda_wait_ms; /* CUDA: waiting for Vulkan to release the slot */
+    double draw_ms;      /* Vulkan: the draw submission */
+    double wait_ms;      /* time one API waited for the other */
+    double gpu_interval_ms; /* Vulkan: end of the previous draw to the end of this one */
+    double handoff_ms;      /* CUDA's signal to Vulkan starting the draw (clocks aligned) */
+    int from_graph;         /* the CUDA work was a replayed graph */
+    /* marks */
+    double begin_us, wait_start_us, wait_end_us; /* host: begin, the frames-in-flight wait */
+    double record_end_us, submit_start_us, submit_end_us; /* host: end_frame's parts */
+    double cuda_start_us, cuda_wait_start_us, cuda_wait_end_us, cuda_end_us; /* CUDA stream */
+    double draw_start_us, draw_end_us;                                       /* Vulkan queue */
+    /* The raw readings behind the GPU marks, which estuary_align_frame_stats maps again. */
+    double raw_cuda_us[4];
+    uint64_t raw_draw_ticks[2];
+} estuary_frame_stats;
+
+/* The oldest drawn frame whose stats were not read yet; ESTUARY_NOT_READY when there is none. The
+ * viewer keeps the last 4096; older unread ones are dropped (estuary_metrics counts them). */
+ESTUARY_API estuary_status estuary_next_frame_stats(estuary_viewer* viewer,
+                                                    estuary_frame_stats* stats);
+/* Recomputes the GPU marks and hand-off latencies of `count` stats with the clock alignment as it
+ * is now (after estuary_finish: from calibrations before the first frame and after the last). */
+ESTUARY_API estuary_status estuary_align_frame_stats(estuary_viewer* viewer,
+                                                     estuary_frame_stats* stats, size_t count);
+
+typedef struct estuary_clock_info {
+    int cuda_aligned, vulkan_aligned;
+    double cuda_error_us, vulkan_error_us; /* bound on each clock's mapping error */
+    double cuda_drift_ppm, vulkan_drift_ppm;
+    double handoff_error_us;   /* the two bounds added */
+    const char* vulkan_method; /* "calibrated timestamps (VK_EXT_...)", "bracketed submissions" */
+    const char* summary;       /* one line per clock, for reports */
+} estuary_clock_info;
+ESTUARY_API estuary_status estuary_get_clock_info(estuary_viewer* viewer, estuary_clock_info* info);
+
+/* Over the frames drawn so far (the last few hundred for percentiles). */
+typedef struct estuary_metrics {
+    uint64_t frames_drawn;
+    uint64_t stats_dropped;
+    double fps; /* from the median interval */
+    double interval_ms_p50, interval_ms_p99;
+    double cuda_ms_p50, draw_ms_p50, wait_ms_p50, handoff_ms_p50, host_busy_us_p50;
+    /* Memory: Vulkan heaps (VK_EXT_memory_budget where offered), CUDA's free memory, and what this
+     * viewer allocated. 0 where unknown. */
+    uint64_t device_local_budget, device_local_usage;
+    uint64_t host_visible_budget, host_visible_usage;
+    uint64_t cuda_free, cuda_total;
+    uint64_t allocated_device_bytes, allocated_host_bytes;
+} estuary_metrics;
+ESTUARY_API estuary_status estuary_get_metrics(estuary_viewer* viewer, estuary_metrics* metrics);
+
+/* ---- testing the failure paths ------------------------------------------------------------------
+ */
+
+typedef enum estuary_fault {
+    ESTUARY_FAULT_DEVICE_LOST = 0,  /* frame `frame`'s submission reports VK_ERROR_DEVICE_LOST */
+    ESTUARY_FAULT_VULKAN_STALL = 1, /* frame `frame`'s draw waits for a semaphore nothing signals */
+    ESTUARY_FAULT_ALLOC_FAIL = 2    /* the next image or buffer fails as if out of GPU memory */
+} estuary_fault;
+/* Arms a fault on purpose, to test how your program handles it. */
+ESTUARY_API estuary_status estuary_inject_fault(estuary_viewer* viewer, estuary_fault fault,
+                                                uint64_t frame);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* ESTUARY_H */
