@@ -1,5 +1,5 @@
 #include "gl_frames.h"
-#include "exported.h"
+#include "estuary/interop/exported.h"
 #include "frame.h"
 #include "gl_field.h"
 #include "gl_interop.h"
@@ -80,7 +80,8 @@ GlHandoff resolveHandoff(const Session& session, const GlInfo& gl, std::string& 
 GlSemaphore importSemaphore(const Session& session, VkSemaphore semaphore, bool timeline,
                             const char* name) {
     return importGlSemaphore(glOf(session).context,
-                             interop::exportSemaphoreFd(session.device, semaphore), timeline, name);
+                             interop::exportSemaphoreFd(session.interop, semaphore), timeline,
+                             name);
 }
 
 void importSlots(Session& session) {
@@ -106,7 +107,7 @@ void importSlots(Session& session) {
             desc.name = session.simulation->name + " " + layout.images[i].name + ", slot " +
                         std::to_string(slot);
             images.push_back(
-                importGlImage(interop::exportMemoryFd(session.device, shared->memory), desc));
+                importGlImage(interop::exportMemoryFd(session.interop, shared->memory), desc));
             textures.push_back(images.back().texture);
         }
     }

@@ -3,19 +3,23 @@
 #include "colormap.h"
 #include "fault_injection.h"
 #include "frame.h"
+#include "interop_context.h"
 #include "memory_budget.h"
 #include "simulations.h"
 #include "vk_check.h"
 #include "watchdog.h"
 
 #ifdef ESTUARY_HAVE_CUDA
-#include "cuda_devices.h"
-#include "device_match.h"
+#include "estuary/interop/cuda_devices.h"
+#include "estuary/interop/device_match.h"
+
+#include <cuda_runtime_api.h>
 #endif
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 namespace estuary {
@@ -24,24 +28,69 @@ std::filesystem::path executableDir() {
     return std::filesystem::read_symlink("/proc/self/exe").parent_path();
 }
 
+#ifdef ESTUARY_HAVE_CUDA
+namespace {
+
+// Why a matched pair cannot run the CUDA backend, or "" when it can: the Vulkan twin must offer
+// interop's device extensions, and CUDA must open a context on the device (which a prohibited
+// compute mode or another process's exclusive use refuses).
+std::string whyPairCannotRun(const interop::DevicePair& pair) {
+    uint32_t count = 0;
+    VK_CHECK(vkEnumerateDeviceExtensionProperties(pair.vulkan.handle, nullptr, &count, nullptr));
+    std::vector<VkExtensionProperties> offered(count);
+    VK_CHECK(
+        vkEnumerateDeviceExtensionProperties(pair.vulkan.handle, nullptr, &count, offered.data()));
+    for (const char* extension : interop::requiredDeviceExtensions())
+        if (std::none_of(offered.begin(), offered.end(), [&](const VkExtensionProperties& e) {
+                return std::strcmp(e.extensionName, extension) == 0;
+            }))
+            return pair.vulkan.name + " lacks the device extension " + extension;
+    const cudaError_t err = cudaSetDevice(pair.cuda.ordinal);
+    if (err == cudaSuccess) return {};
+    (void)cudaGetLastError(); // the next device's checks start clean
+    return std::string("CUDA cannot open a context on it: ") + cudaGetErrorName(err) + " (" +
+           cudaGetErrorString(err) + ")";
+}
+
+// The foundation's description of the physical device `handle` of `instance`.
+PhysicalDeviceInfo physicalDeviceOf(VkInstance instance, VkPhysicalDevice handle) {
+    for (const PhysicalDeviceInfo& info : listPhysicalDevices(instance))
+        if (info.handle == handle) return info;
+    throw runtimeError("a physical device listed by interop is not among the instance's devices");
+}
+
+} // namespace
+#endif
+
 BackendChoice chooseBackend(const Options& options, VkInstance instance) {
     BackendChoice choice;
 #ifdef ESTUARY_HAVE_CUDA
     if (options.backend != Backend::Cpu) {
         const auto cuda = interop::listCudaDevices();
-        const auto vulkan = listPhysicalDevices(instance);
         std::string problem = cuda.problem;
         if (problem.empty()) {
             try {
-                const auto pair = interop::matchDevices(vulkan, cuda.devices, options.device);
-                choice.kind = Backend::Cuda;
-                choice.physical = pair.vulkan;
-                choice.cudaDevice = pair.cuda.ordinal;
-                choice.reason = "CUDA device " + std::to_string(pair.cuda.ordinal) + " (" +
-                                pair.cuda.name + ") is Vulkan device " +
-                                pair.vulkan.properties.deviceName + " (same UUID " +
-                                formatUuid(pair.vulkan.uuid.data()) + ")";
-                return choice;
+                // Every usable pair in CUDA order: the first that can run is taken.
+                const std::vector<interop::DevicePair> pairs = interop::matchDevices(
+                    interop::listVulkanDevices(instance, vkGetInstanceProcAddr), cuda.devices,
+                    options.device);
+                std::string skipped;
+                for (const interop::DevicePair& pair : pairs) {
+                    const std::string name = "CUDA device " + std::to_string(pair.cuda.ordinal) +
+                                             " (" + pair.cuda.name + ")";
+                    if (const std::string why = whyPairCannotRun(pair); !why.empty()) {
+                        skipped += "\n  " + name + ": " + why;
+                        continue;
+                    }
+                    choice.kind = Backend::Cuda;
+                    choice.physical = physicalDeviceOf(instance, pair.vulkan.handle);
+                    choice.cudaDevice = pair.cuda.ordinal;
+                    choice.reason = name + " is Vulkan device " + pair.vulkan.name +
+                                    " (same UUID " + interop::formatUuid(pair.vulkan.uuid.data()) +
+                                    ")" + (skipped.empty() ? "" : "; skipped:" + skipped);
+                    return choice;
+                }
+                problem = "no CUDA device matched with Vulkan can run:" + skipped;
             } catch (const Error& e) {
                 problem = e.what();
             }
@@ -123,11 +172,12 @@ std::unique_ptr<SimBackend> makeBackend(Session& session, Extent grid) {
     checkRunFitsInMemory(session, config);
 #ifdef ESTUARY_HAVE_CUDA
     if (session.choice.kind == Backend::Cuda && session.hostCopy)
-        return createHostCopyBackend(session.device, config, session.choice.cudaDevice);
+        return createHostCopyBackend(session.device, session.interop, config,
+                                     session.choice.cudaDevice);
     if (session.choice.kind == Backend::Cuda)
-        return createCudaBackend(session.device, session.pool, config, session.choice.cudaDevice);
+        return createCudaBackend(session.interop, session.pool, config, session.choice.cudaDevice);
 #endif
-    return createCpuBackend(session.device, config);
+    return createCpuBackend(session.device, session.interop, config);
 }
 
 } // namespace
@@ -176,7 +226,8 @@ void openRenderer(Session& session) {
         setFieldImage(session.device, session.renderer, slot, field.view, field.extent,
                       field.shape.depth);
         if (desc.points) {
-            const GpuBuffer& points = session.backend->outputBuffer(slot, uint32_t(def.points.buffer));
+            const GpuBuffer& points =
+                session.backend->outputBuffer(slot, uint32_t(def.points.buffer));
             setPointBuffer(session.device, session.renderer, slot, points.handle, points.size);
         }
     }
@@ -407,6 +458,7 @@ void openDevice(Session& session, VkSurfaceKHR surface, VkFormat targetFormat) {
                   }) == desc.extensions.end())
         desc.extensions.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
     session.device = createDevice(session.instance, desc);
+    session.interop = interopContext(session.instance, session.device);
     session.pool = createCommandPool(
         session.device, VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, "frame commands");
     session.targetFormat = targetFormat;
@@ -434,6 +486,7 @@ uint32_t closeSession(Session& session) {
         gAbandoned.store(true);
         const uint32_t messages = validationMessageCount(session.instance);
         (void)session.backend.release();
+        session.interop = interop::Context{};
         session.device = Device{};
         session.instance = Instance{};
         return messages;
@@ -455,6 +508,7 @@ uint32_t closeSession(Session& session) {
             vkDestroyQueryPool(session.device.handle, session.timestamps, nullptr);
         session.backend.reset();
         if (session.pool) vkDestroyCommandPool(session.device.handle, session.pool, nullptr);
+        session.interop = interop::Context{};
         destroyDevice(session.device);
     }
     const uint32_t messages = validationMessageCount(session.instance);

@@ -4,6 +4,7 @@
 // create its surface between them; closed in reverse order.
 #pragma once
 
+#include "estuary/interop/vulkan_device.h"
 #include "options.h"
 #include "renderer.h"
 #include "sim_backend.h"
@@ -26,8 +27,9 @@ struct BackendChoice {
     std::string reason; // why this backend: logged once
 };
 
-// auto: CUDA when a CUDA device has a Vulkan twin (same UUID), else CPU with the reason. cuda:
-// throws unsupported() (exit 3) explaining why CUDA cannot run.
+// auto: CUDA on the first CUDA device, in CUDA order, whose Vulkan twin (same UUID) interop can
+// use and which can run (its twin has interop's extensions, CUDA opens a context on it), else CPU
+// with the reason. cuda: throws unsupported() (exit 3) explaining why CUDA cannot run.
 BackendChoice chooseBackend(const Options& options, VkInstance instance);
 
 struct Session {
@@ -48,6 +50,7 @@ struct Session {
     Instance instance;
     BackendChoice choice;
     Device device;
+    interop::Context interop; // `device` as interop sees it (made with it by openDevice)
     VkCommandPool pool = VK_NULL_HANDLE;
     std::unique_ptr<SimBackend> backend;
     VkFormat targetFormat = VK_FORMAT_UNDEFINED; // what the renderer draws into

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "clock_sync.h"
+#include "estuary/interop/vulkan_device.h"
 #include "frame_timing.h"
 #include "half_float.h"
 #include "options.h"
@@ -222,16 +223,21 @@ class SimBackend {
     virtual void throwIfFailed() const {}
 };
 
+// `device` and `context` are the same VkDevice, as the foundation and as interop see it (the
+// Session's device and interop). The staged backends use interop only to export their images
+// (BackendConfig::exportOutputs).
 // Throws usageError() when the simulation refuses the grid.
-std::unique_ptr<SimBackend> createCpuBackend(const Device& device, const BackendConfig& config);
+std::unique_ptr<SimBackend> createCpuBackend(const Device& device, const interop::Context& context,
+                                             const BackendConfig& config);
 #ifdef ESTUARY_HAVE_CUDA
-// `cudaDevice` is the CUDA ordinal matched to `device` by UUID.
-std::unique_ptr<SimBackend> createCudaBackend(const Device& device, VkCommandPool pool,
+// `cudaDevice` is the CUDA ordinal matched to the context's device by UUID.
+std::unique_ptr<SimBackend> createCudaBackend(const interop::Context& context, VkCommandPool pool,
                                               const BackendConfig& config, int cudaDevice);
 // No interop: the CUDA simulation's outputs go through host memory into staging buffers (the
 // benchmark's "host-copy" mode, what tools without interop do).
-std::unique_ptr<SimBackend> createHostCopyBackend(const Device& device, const BackendConfig& config,
-                                                  int cudaDevice);
+std::unique_ptr<SimBackend> createHostCopyBackend(const Device& device,
+                                                  const interop::Context& context,
+                                                  const BackendConfig& config, int cudaDevice);
 #endif
 
 // The simulation's outputs for the config's grid, checked: throws usageError() naming the

@@ -31,8 +31,9 @@ namespace {
 
 class CpuBackend final : public StagedBackend {
   public:
-    CpuBackend(const Device& device, const BackendConfig& config)
-        : StagedBackend(device, config), sim_(config.simulation->createCpu(gridSizeOf(config))) {
+    CpuBackend(const Device& device, const interop::Context& context, const BackendConfig& config)
+        : StagedBackend(device, context, config),
+          sim_(config.simulation->createCpu(gridSizeOf(config))) {
         if (faultPlan().allocFail)
             throwVkFailure(VK_ERROR_OUT_OF_DEVICE_MEMORY,
                            "vkAllocateMemory (ESTUARY_FAULT=alloc-fail)", __FILE__, __LINE__);
@@ -66,8 +67,9 @@ class CpuBackend final : public StagedBackend {
 
 } // namespace
 
-std::unique_ptr<SimBackend> createCpuBackend(const Device& device, const BackendConfig& config) {
-    return std::make_unique<CpuBackend>(device, config);
+std::unique_ptr<SimBackend> createCpuBackend(const Device& device, const interop::Context& context,
+                                             const BackendConfig& config) {
+    return std::make_unique<CpuBackend>(device, context, config);
 }
 
 } // namespace estuary

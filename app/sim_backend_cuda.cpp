@@ -6,13 +6,13 @@
 // and in the draw submission: wait written ≥ f + 1 → acquire the slot → draw → release → signal
 // released = f + 1. The host never waits on either API here.
 #include "sim_backend.h"
-#include "buffer_ring.h"
 #include "cuda_frame_graphs.h"
 #include "fault_injection.h"
 #include "cuda_check.h"
 #include "cuda_simulation.h"
-#include "frame_timelines.h"
-#include "image_ring.h"
+#include "estuary/interop/buffer_ring.h"
+#include "estuary/interop/frame_timelines.h"
+#include "estuary/interop/image_ring.h"
 #include "profile_ranges.h"
 #include "simulations.h"
 #include "vk_check.h"
@@ -59,9 +59,9 @@ void copyTexel(cudaArray_t array, size_t x, size_t y, void* host, size_t texelBy
 
 class CudaBackend final : public SimBackend {
   public:
-    CudaBackend(const Device& device, VkCommandPool pool, const BackendConfig& config,
+    CudaBackend(const Context& context, VkCommandPool pool, const BackendConfig& config,
                 int cudaDevice)
-        : device_(device), layout_(checkedOutputs(config)), display_(config.displayImage),
+        : context_(context), layout_(checkedOutputs(config)), display_(config.displayImage),
           stampFrames_(config.stampFrameIndex), graphsOff_(!config.cudaGraphs) {
         if (!config.simulation->createCuda)
             throw unsupported(config.simulation->name +
@@ -121,12 +121,12 @@ class CudaBackend final : public SimBackend {
         if (clockStream_) (void)cudaStreamDestroy(clockStream_);
         clockStream_ = nullptr;
         for (ImageRing& ring : images_)
-            destroyImageRing(device_, ring);
+            destroyImageRing(context_, ring);
         for (BufferRing& ring : buffers_)
-            destroyBufferRing(device_, ring);
+            destroyBufferRing(context_, ring);
         images_.clear();
         buffers_.clear();
-        destroyFrameTimelines(device_, timelines_);
+        destroyFrameTimelines(context_, timelines_);
         if (stream_) (void)cudaStreamDestroy(stream_);
         stream_ = nullptr;
     }
@@ -228,19 +228,19 @@ class CudaBackend final : public SimBackend {
 
     void recordBeforeDraw(VkCommandBuffer cmd, uint64_t frame) override {
         for (const ImageRing& ring : images_)
-            recordAcquire(cmd, device_, ring, frame, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+            recordAcquire(cmd, context_, ring, frame, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                           kReadStages, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, kWaitStage);
         for (const BufferRing& ring : buffers_)
-            recordAcquire(cmd, device_, ring, frame, kReadStages,
+            recordAcquire(cmd, context_, ring, frame, kReadStages,
                           VK_ACCESS_2_SHADER_STORAGE_READ_BIT, kWaitStage);
     }
 
     void recordAfterDraw(VkCommandBuffer cmd, uint64_t frame) override {
         for (const ImageRing& ring : images_)
-            recordRelease(cmd, device_, ring, frame, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+            recordRelease(cmd, context_, ring, frame, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                           kReadStages);
         for (const BufferRing& ring : buffers_)
-            recordRelease(cmd, device_, ring, frame,
+            recordRelease(cmd, context_, ring, frame,
                           kReadStages | VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT);
     }
 
@@ -298,7 +298,7 @@ class CudaBackend final : public SimBackend {
             : stream == cudaErrorNotReady
                 ? "the CUDA stream is busy"
                 : std::string("the CUDA stream failed: ") + cudaGetErrorName(stream);
-        return describeTimelines(device_, timelines_) + "; " + streamState;
+        return describeTimelines(context_, timelines_) + "; " + streamState;
     }
 
   private:
@@ -383,7 +383,7 @@ class CudaBackend final : public SimBackend {
     static constexpr size_t kPinnedPerEntry = 3;
 
     void createOutputs(VkCommandPool pool, const BackendConfig& config) {
-        timelines_ = createFrameTimelines(device_, config.slots, config.simulation->name.c_str(),
+        timelines_ = createFrameTimelines(context_, config.slots, config.simulation->name.c_str(),
                                           config.binaryHandoff);
         for (const sim::ImageOutput& output : layout_.images) {
             ImageRingDesc desc;
@@ -392,13 +392,13 @@ class CudaBackend final : public SimBackend {
             desc.shape = imageShapeOf(output);
             desc.mipLevels = sim::levelCount(output);
             desc.name = config.simulation->name + " " + output.name;
-            images_.push_back(createImageRing(device_, pool, timelines_, desc));
+            images_.push_back(createImageRing(context_, pool, timelines_, desc));
         }
         for (const sim::BufferOutput& output : layout_.buffers) {
             BufferRingDesc desc;
             desc.size = output.bytes;
             desc.name = config.simulation->name + " " + output.name;
-            buffers_.push_back(createBufferRing(device_, pool, timelines_, desc));
+            buffers_.push_back(createBufferRing(context_, pool, timelines_, desc));
         }
         slotTargets_.resize(config.slots);
         for (uint32_t slot = 0; slot < config.slots; ++slot) {
@@ -409,7 +409,7 @@ class CudaBackend final : public SimBackend {
         }
     }
 
-    const Device& device_;
+    const Context& context_;
     sim::OutputLayout layout_;
     uint32_t display_ = 0;
     bool stampFrames_ = false;
@@ -437,9 +437,9 @@ class CudaBackend final : public SimBackend {
 
 } // namespace
 
-std::unique_ptr<SimBackend> createCudaBackend(const Device& device, VkCommandPool pool,
+std::unique_ptr<SimBackend> createCudaBackend(const interop::Context& context, VkCommandPool pool,
                                               const BackendConfig& config, int cudaDevice) {
-    return std::make_unique<CudaBackend>(device, pool, config, cudaDevice);
+    return std::make_unique<CudaBackend>(context, pool, config, cudaDevice);
 }
 
 } // namespace estuary

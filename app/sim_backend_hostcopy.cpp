@@ -6,7 +6,7 @@
 #include "sim_backend.h"
 #include "cuda_check.h"
 #include "fault_injection.h"
-#include "frame_timelines.h"
+#include "estuary/interop/frame_timelines.h"
 #include "cuda_simulation.h"
 #include "staged_outputs.h"
 
@@ -21,8 +21,9 @@ namespace {
 
 class HostCopyBackend final : public StagedBackend {
   public:
-    HostCopyBackend(const Device& device, const BackendConfig& config, int cudaDevice)
-        : StagedBackend(device, config) {
+    HostCopyBackend(const Device& device, const interop::Context& context,
+                    const BackendConfig& config, int cudaDevice)
+        : StagedBackend(device, context, config) {
         if (!config.simulation->createCuda)
             throw unsupported(config.simulation->name +
                               " has no CUDA implementation in this build");
@@ -169,9 +170,10 @@ class HostCopyBackend final : public StagedBackend {
 
 } // namespace
 
-std::unique_ptr<SimBackend> createHostCopyBackend(const Device& device, const BackendConfig& config,
-                                                  int cudaDevice) {
-    return std::make_unique<HostCopyBackend>(device, config, cudaDevice);
+std::unique_ptr<SimBackend> createHostCopyBackend(const Device& device,
+                                                  const interop::Context& context,
+                                                  const BackendConfig& config, int cudaDevice) {
+    return std::make_unique<HostCopyBackend>(device, context, config, cudaDevice);
 }
 
 } // namespace estuary

@@ -1,5 +1,5 @@
 #include "staged_outputs.h"
-#include "exported.h"
+#include "estuary/interop/exported.h"
 #include "simulations.h"
 
 #include <cstring>
@@ -17,7 +17,7 @@ void destroyStagedImage(const Device& device, StagedImage& image) {
 }
 
 StagedImage createStagedImage(const Device& device, const sim::ImageOutput& output, uint32_t slots,
-                              bool exported) {
+                              const interop::Context* exportedWith) {
     StagedImage staged;
     staged.output = output;
     const VkExtent2D extent{output.width, output.height};
@@ -33,7 +33,7 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
             const VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT |
                                             VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                                             VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-            if (exported) {
+            if (exportedWith) {
                 interop::ExportedImageDesc desc;
                 desc.format = vulkanFormat(output.format);
                 desc.extent = extent;
@@ -41,7 +41,7 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
                 desc.mipLevels = levels;
                 desc.usage = usage;
                 desc.name = name.c_str();
-                interop::ExportedImage image = interop::createExportedImage(device, desc);
+                interop::ExportedImage image = interop::createExportedImage(*exportedWith, desc);
                 staged.shared.push_back({image.image.memory, image.allocationSize, image.dedicated,
                                          desc.format, extent, levels});
                 staged.images.push_back(std::move(image.image));
@@ -65,11 +65,11 @@ StagedImage createStagedImage(const Device& device, const sim::ImageOutput& outp
 } // namespace
 
 StagedOutputs createStagedOutputs(const Device& device, const sim::OutputLayout& layout,
-                                  uint32_t slots, bool exported) {
+                                  uint32_t slots, const interop::Context* exportedWith) {
     StagedOutputs out;
     try { // what was made so far is released if a later allocation fails
         for (const sim::ImageOutput& image : layout.images)
-            out.images.push_back(createStagedImage(device, image, slots, exported));
+            out.images.push_back(createStagedImage(device, image, slots, exportedWith));
         for (const sim::BufferOutput& buffer : layout.buffers) {
             out.buffers.emplace_back();
             for (uint32_t slot = 0; slot < slots; ++slot)
@@ -123,9 +123,11 @@ void* stagedTexel(const StagedOutputs& outputs, uint32_t image, uint32_t slot, u
            (size_t(y) * staged.output.width + x) * sim::texelBytes(staged.output.format);
 }
 
-StagedBackend::StagedBackend(const Device& device, const BackendConfig& config)
+StagedBackend::StagedBackend(const Device& device, const interop::Context& context,
+                             const BackendConfig& config)
     : device_(device), layout_(checkedOutputs(config)),
-      outputs_(createStagedOutputs(device, layout_, config.slots, config.exportOutputs)),
+      outputs_(createStagedOutputs(device, layout_, config.slots,
+                                   config.exportOutputs ? &context : nullptr)),
       display_(config.displayImage), stampFrames_(config.stampFrameIndex),
       simMs_(config.slots, kNotMeasured),
       spans_(config.slots, {kNotMeasured, kNotMeasured, kNotMeasured}) {}

@@ -17,8 +17,8 @@ namespace estuary {
 struct StagedImage : MoveOnly {
     sim::ImageOutput output;
     std::vector<VkBufferImageCopy> regions; // one per level, into the staging buffer
-    std::vector<GpuImage> images;              // one per slot
-    std::vector<GpuBuffer> staging;            // one per slot
+    std::vector<GpuImage> images;           // one per slot
+    std::vector<GpuBuffer> staging;         // one per slot
     std::vector<SharedImage> shared;        // per slot, when the images are exported
 };
 
@@ -39,10 +39,10 @@ struct StagedOutputs : MoveOnly {
     std::vector<StagedSlotTargets> slots;
 };
 
-// `exported`: the images' memory is exportable as opaque fds (for the OpenGL consumer), which needs
-// VK_KHR_external_memory_fd on the device.
+// `exportedWith`: the images' memory is exportable as opaque fds (for the OpenGL consumer), made by
+// interop through this Context of the same device, which needs VK_KHR_external_memory_fd.
 StagedOutputs createStagedOutputs(const Device& device, const sim::OutputLayout& layout,
-                                  uint32_t slots, bool exported = false);
+                                  uint32_t slots, const interop::Context* exportedWith = nullptr);
 void destroyStagedOutputs(const Device& device, StagedOutputs& outputs);
 // Copies the slot's staging buffers into its images and leaves them SHADER_READ_ONLY for the
 // shaders. Host writes to the (coherent) staging memory before vkQueueSubmit are visible to it.
@@ -105,7 +105,8 @@ class StagedBackend : public SimBackend {
     std::optional<ProbeValue> probeValue() const override { return probe_.value; }
 
   protected:
-    StagedBackend(const Device& device, const BackendConfig& config);
+    StagedBackend(const Device& device, const interop::Context& context,
+                  const BackendConfig& config);
 
     uint32_t slotOf(uint64_t frame) const { return uint32_t(frame % slotCount()); }
     // Once the slot's staging memory holds `frame`: its stamp (stampFrameIndex) and the probed

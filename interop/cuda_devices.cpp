@@ -1,4 +1,4 @@
-#include "cuda_devices.h"
+#include "estuary/interop/cuda_devices.h"
 
 #include <cuda_runtime_api.h>
 

@@ -1,7 +1,7 @@
-#include "cuda_import.h"
+#include "estuary/interop/cuda_import.h"
 #include "cuda_check.h"
-#include "format_tables.h"
-#include "vk_check.h"
+#include "estuary/interop/format_tables.h"
+#include "vk_calls.h"
 
 #include <tuple>
 #include <unistd.h>
@@ -35,7 +35,7 @@ cudaExternalMemory_t importMemoryFd(int fd, VkDeviceSize size, bool dedicated) {
 
 } // namespace
 
-CudaImage importImage(const Device& device, const ExportedImage& image, bool surfaceLoadStore) {
+CudaImage importImage(const Context& context, const ExportedImage& image, bool surfaceLoadStore) {
     const auto format = channelFormatFor(image.image.format);
     const ImageShape& shape = image.image.shape;
     const VkExtent3D extent{image.image.extent.width, image.image.extent.height, shape.depth};
@@ -45,7 +45,7 @@ CudaImage importImage(const Device& device, const ExportedImage& image, bool sur
                           formatName(image.image.format) + " image into CUDA");
 
     CudaImage out;
-    out.memory = importMemoryFd(exportMemoryFd(device, image.image.memory), image.allocationSize,
+    out.memory = importMemoryFd(exportMemoryFd(context, image.image.memory), image.allocationSize,
                                 image.dedicated);
     cudaExternalMemoryMipmappedArrayDesc desc{};
     desc.offset = 0;
@@ -84,11 +84,11 @@ void destroyCudaImage(CudaImage& image) {
     image = CudaImage{};
 }
 
-CudaBuffer importBuffer(const Device& device, const ExportedBuffer& buffer) {
+CudaBuffer importBuffer(const Context& context, const ExportedBuffer& buffer) {
     CudaBuffer out;
     out.size = buffer.buffer.size;
-    out.memory = importMemoryFd(exportMemoryFd(device, buffer.buffer.memory), buffer.allocationSize,
-                                buffer.dedicated);
+    out.memory = importMemoryFd(exportMemoryFd(context, buffer.buffer.memory),
+                                buffer.allocationSize, buffer.dedicated);
     cudaExternalMemoryBufferDesc desc{};
     desc.offset = 0;
     desc.size = buffer.buffer.size;
@@ -111,7 +111,7 @@ namespace {
 // Checks that `type` semaphores export as opaque fds, creates one and imports it into CUDA as
 // `cudaType`. Returns the pair; nothing is leaked on failure.
 std::pair<VkSemaphore, cudaExternalSemaphore_t>
-createSharedSemaphore(const Device& device, VkSemaphoreType type,
+createSharedSemaphore(const Context& context, VkSemaphoreType type,
                       cudaExternalSemaphoreHandleType cudaType, const char* name) {
     VkPhysicalDeviceExternalSemaphoreInfo query{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO};
@@ -120,20 +120,21 @@ createSharedSemaphore(const Device& device, VkSemaphoreType type,
     query.pNext = &typeInfo;
     query.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkExternalSemaphoreProperties props{VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
-    vkGetPhysicalDeviceExternalSemaphoreProperties(device.physical, &query, &props);
+    context.fn->vkGetPhysicalDeviceExternalSemaphoreProperties(context.vulkan.physicalDevice,
+                                                               &query, &props);
     const char* kind = type == VK_SEMAPHORE_TYPE_TIMELINE ? "timeline" : "binary";
     if (!(props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT))
-        throw unsupported(std::string(device.properties.deviceName) + " cannot export a " + kind +
+        throw unsupported(context.deviceName + " cannot export a " + kind +
                           " semaphore as an opaque fd");
 
     const VkSemaphore semaphore = type == VK_SEMAPHORE_TYPE_TIMELINE
-                                      ? createTimelineSemaphore(device, true, name)
-                                      : createExportableBinarySemaphore(device, name);
+                                      ? createTimelineSemaphore(context, true, name)
+                                      : createExportableBinarySemaphore(context, name);
     int fd = -1;
     try {
-        fd = exportSemaphoreFd(device, semaphore);
+        fd = exportSemaphoreFd(context, semaphore);
     } catch (...) {
-        vkDestroySemaphore(device.handle, semaphore, nullptr);
+        context.fn->vkDestroySemaphore(context.vulkan.device, semaphore, nullptr);
         throw;
     }
     cudaExternalSemaphoreHandleDesc desc{};
@@ -143,7 +144,7 @@ createSharedSemaphore(const Device& device, VkSemaphoreType type,
     const cudaError_t err = cudaImportExternalSemaphore(&cuda, &desc);
     if (err != cudaSuccess) {
         close(fd);
-        vkDestroySemaphore(device.handle, semaphore, nullptr);
+        context.fn->vkDestroySemaphore(context.vulkan.device, semaphore, nullptr);
         throw cudaFailure(err, "cudaImportExternalSemaphore", __FILE__, __LINE__);
     }
     return {semaphore, cuda};
@@ -151,24 +152,25 @@ createSharedSemaphore(const Device& device, VkSemaphoreType type,
 
 } // namespace
 
-SharedTimeline createSharedTimeline(const Device& device, const char* name) {
+SharedTimeline createSharedTimeline(const Context& context, const char* name) {
     SharedTimeline out;
     std::tie(out.semaphore, out.cuda) =
-        createSharedSemaphore(device, VK_SEMAPHORE_TYPE_TIMELINE,
+        createSharedSemaphore(context, VK_SEMAPHORE_TYPE_TIMELINE,
                               cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd, name);
     return out;
 }
 
-SharedBinary createSharedBinary(const Device& device, const char* name) {
+SharedBinary createSharedBinary(const Context& context, const char* name) {
     SharedBinary out;
     std::tie(out.semaphore, out.cuda) = createSharedSemaphore(
-        device, VK_SEMAPHORE_TYPE_BINARY, cudaExternalSemaphoreHandleTypeOpaqueFd, name);
+        context, VK_SEMAPHORE_TYPE_BINARY, cudaExternalSemaphoreHandleTypeOpaqueFd, name);
     return out;
 }
 
-void destroySharedBinary(const Device& device, SharedBinary& binary) {
+void destroySharedBinary(const Context& context, SharedBinary& binary) {
     if (binary.cuda) (void)cudaDestroyExternalSemaphore(binary.cuda);
-    if (binary.semaphore) vkDestroySemaphore(device.handle, binary.semaphore, nullptr);
+    if (binary.semaphore)
+        context.fn->vkDestroySemaphore(context.vulkan.device, binary.semaphore, nullptr);
     binary = SharedBinary{};
 }
 
@@ -182,9 +184,10 @@ void cudaSignalBinary(const SharedBinary& binary, cudaStream_t stream) {
     CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&binary.cuda, &params, 1, stream));
 }
 
-void destroySharedTimeline(const Device& device, SharedTimeline& timeline) {
+void destroySharedTimeline(const Context& context, SharedTimeline& timeline) {
     if (timeline.cuda) (void)cudaDestroyExternalSemaphore(timeline.cuda);
-    if (timeline.semaphore) vkDestroySemaphore(device.handle, timeline.semaphore, nullptr);
+    if (timeline.semaphore)
+        context.fn->vkDestroySemaphore(context.vulkan.device, timeline.semaphore, nullptr);
     timeline = SharedTimeline{};
 }
 

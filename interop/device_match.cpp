@@ -1,70 +1,109 @@
-#include "device_match.h"
+#include "estuary/interop/device_match.h"
 #include "errors.h"
 
-#include <algorithm>
-#include <cstring>
-
 namespace estuary::interop {
-
 namespace {
 
-std::string describeBoth(std::span<const PhysicalDeviceInfo> vulkanDevices,
-                         std::span<const CudaDeviceInfo> cudaDevices) {
+const char* typeName(VkPhysicalDeviceType type) {
+    switch (type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+        return "discrete GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+        return "integrated GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+        return "virtual GPU";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+        return "CPU";
+    default:
+        return "other";
+    }
+}
+
+std::string versionName(uint32_t version) {
+    return std::to_string(VK_API_VERSION_MAJOR(version)) + "." +
+           std::to_string(VK_API_VERSION_MINOR(version));
+}
+
+std::string describeBoth(const std::vector<VulkanDeviceInfo>& vulkanDevices,
+                         const std::vector<CudaDeviceInfo>& cudaDevices) {
     std::string s = "\n  Vulkan devices:";
     if (vulkanDevices.empty()) s += " none";
-    for (const auto& v : vulkanDevices)
-        s += "\n    " + describePhysicalDevice(v);
+    for (const VulkanDeviceInfo& v : vulkanDevices)
+        s += "\n    " + v.name + " (" + typeName(v.type) + ", Vulkan " + versionName(v.apiVersion) +
+             ", UUID " + formatUuid(v.uuid.data()) +
+             (v.deviceGroupSize != 1 ? ", in a device group of " + std::to_string(v.deviceGroupSize)
+                                     : std::string()) +
+             ")";
     s += "\n  CUDA devices:";
     if (cudaDevices.empty()) s += " none";
-    for (const auto& c : cudaDevices)
+    for (const CudaDeviceInfo& c : cudaDevices)
         s += "\n    [" + std::to_string(c.ordinal) + "] " + c.name + " (sm_" +
              std::to_string(c.computeMajor) + std::to_string(c.computeMinor) + ", UUID " +
              formatUuid(c.uuid.data()) + ")";
     return s;
 }
 
-} // namespace
-
-DevicePair matchDevices(std::span<const PhysicalDeviceInfo> vulkanDevices,
-                        std::span<const CudaDeviceInfo> cudaDevices, int requestedCuda) {
-    auto twinOf = [&](const CudaDeviceInfo& c) -> const PhysicalDeviceInfo* {
-        for (const auto& v : vulkanDevices)
-            if (v.properties.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU && v.uuid == c.uuid)
-                return &v;
-        return nullptr;
-    };
-    const CudaDeviceInfo* chosen = nullptr;
-    if (requestedCuda >= 0) {
-        for (const auto& c : cudaDevices)
-            if (c.ordinal == requestedCuda) chosen = &c;
-        if (!chosen)
-            throw unsupported("--device " + std::to_string(requestedCuda) +
-                              " does not name a CUDA device (allowed: 0.." +
-                              std::to_string(int(cudaDevices.size()) - 1) + ")" +
-                              describeBoth(vulkanDevices, cudaDevices));
-    } else {
-        for (const auto& c : cudaDevices)
-            if (!chosen && twinOf(c)) chosen = &c;
-    }
-    const PhysicalDeviceInfo* twin = chosen ? twinOf(*chosen) : nullptr;
-    if (!twin)
-        throw unsupported(std::string("no Vulkan device has the UUID of ") +
-                          (chosen ? "CUDA device " + std::to_string(chosen->ordinal)
-                                  : std::string("any CUDA device")) +
-                          "; CUDA and Vulkan must run on the same GPU" +
-                          describeBoth(vulkanDevices, cudaDevices));
+// Why a CUDA device whose Vulkan twin (same UUID) is `twin` cannot be used, or "" when it can.
+std::string whyUnusable(const VulkanDeviceInfo* twin) {
+    if (!twin) return "no Vulkan device has its UUID";
     if (twin->deviceGroupSize != 1)
-        throw unsupported(std::string(twin->properties.deviceName) + " is part of a " +
-                          std::to_string(twin->deviceGroupSize) +
-                          "-GPU device group; CUDA interop needs a device group of size 1");
-    if (twin->properties.apiVersion < VK_API_VERSION_1_3)
-        throw unsupported(std::string(twin->properties.deviceName) +
-                          " does not support Vulkan 1.3");
-    return DevicePair{*twin, *chosen};
+        return "its Vulkan twin " + twin->name + " is part of a " +
+               std::to_string(twin->deviceGroupSize) +
+               "-GPU device group; CUDA interop needs a device group of size 1";
+    if (twin->apiVersion < VK_API_VERSION_1_3)
+        return "its Vulkan twin " + twin->name + " supports only Vulkan " +
+               versionName(twin->apiVersion) + "; interop needs 1.3";
+    return {};
 }
 
-std::vector<const char*> requiredDeviceExtensions() {
-    return {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
+} // namespace
+
+std::vector<DevicePair> matchDevices(const std::vector<VulkanDeviceInfo>& vulkanDevices,
+                                     const std::vector<CudaDeviceInfo>& cudaDevices,
+                                     int requestedCuda) {
+    const auto twinOf = [&](const CudaDeviceInfo& c) -> const VulkanDeviceInfo* {
+        // A CPU implementation never shares memory with CUDA, whatever UUID it reports.
+        for (const VulkanDeviceInfo& v : vulkanDevices)
+            if (v.type != VK_PHYSICAL_DEVICE_TYPE_CPU && v.uuid == c.uuid) return &v;
+        return nullptr;
+    };
+    bool requestedFound = false;
+    std::vector<DevicePair> pairs;
+    std::string reasons;
+    for (const CudaDeviceInfo& c : cudaDevices) {
+        if (requestedCuda >= 0 && c.ordinal != requestedCuda) continue;
+        requestedFound = true;
+        const VulkanDeviceInfo* twin = twinOf(c);
+        const std::string why = whyUnusable(twin);
+        if (why.empty())
+            pairs.push_back(DevicePair{*twin, c});
+        else
+            reasons += "\n  CUDA device " + std::to_string(c.ordinal) + " (" + c.name + "): " + why;
+    }
+    if (requestedCuda >= 0 && !requestedFound)
+        throw unsupported("CUDA device " + std::to_string(requestedCuda) +
+                          " was asked for, but there is none (allowed: " +
+                          (cudaDevices.empty() ? std::string("none")
+                                               : "0.." + std::to_string(cudaDevices.size() - 1)) +
+                          ")" + describeBoth(vulkanDevices, cudaDevices));
+    if (pairs.empty())
+        throw unsupported(
+            std::string("no CUDA device can share memory with a Vulkan device (they "
+                        "must be the same GPU, with the same UUID)") +
+            (cudaDevices.empty() ? std::string(": there is no CUDA device") : ":" + reasons) +
+            describeBoth(vulkanDevices, cudaDevices));
+    return pairs;
+}
+
+std::string formatUuid(const uint8_t* uuid16) {
+    static const char* hex = "0123456789abcdef";
+    std::string s;
+    for (int i = 0; i < 16; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+        s += hex[uuid16[i] >> 4];
+        s += hex[uuid16[i] & 15];
+    }
+    return s;
 }
 
 } // namespace estuary::interop

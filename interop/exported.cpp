@@ -1,7 +1,8 @@
-#include "exported.h"
-#include "vk_check.h"
-#include "format_tables.h"
+#include "estuary/interop/exported.h"
+#include "estuary/interop/format_tables.h"
+#include "vk_calls.h"
 
+#include <initializer_list>
 #include <string>
 
 namespace estuary::interop {
@@ -10,23 +11,57 @@ namespace {
 constexpr VkExternalMemoryHandleTypeFlagBits kHandleType =
     VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
 
-std::string usageString(VkImageUsageFlags usage) {
-    struct Bit {
-        VkImageUsageFlags bit;
-        const char* name;
-    };
-    static const Bit bits[] = {{VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "TRANSFER_SRC"},
-                               {VK_IMAGE_USAGE_TRANSFER_DST_BIT, "TRANSFER_DST"},
-                               {VK_IMAGE_USAGE_SAMPLED_BIT, "SAMPLED"},
-                               {VK_IMAGE_USAGE_STORAGE_BIT, "STORAGE"},
-                               {VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, "COLOR_ATTACHMENT"}};
+struct UsageBit {
+    VkFlags bit;
+    const char* name;
+};
+
+std::string usageString(VkFlags usage, std::initializer_list<UsageBit> bits) {
     std::string s;
-    for (const auto& b : bits)
+    for (const UsageBit& b : bits)
         if (usage & b.bit) s += (s.empty() ? "" : "|") + std::string(b.name);
     return s.empty() ? "0" : s;
 }
 
-VkDeviceMemory allocateExportable(const Device& device, const VkMemoryRequirements& req,
+std::string imageUsageString(VkImageUsageFlags usage) {
+    return usageString(usage, {{VK_IMAGE_USAGE_TRANSFER_SRC_BIT, "TRANSFER_SRC"},
+                               {VK_IMAGE_USAGE_TRANSFER_DST_BIT, "TRANSFER_DST"},
+                               {VK_IMAGE_USAGE_SAMPLED_BIT, "SAMPLED"},
+                               {VK_IMAGE_USAGE_STORAGE_BIT, "STORAGE"},
+                               {VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, "COLOR_ATTACHMENT"}});
+}
+
+std::string bufferUsageString(VkBufferUsageFlags usage) {
+    return usageString(usage,
+                       {{VK_BUFFER_USAGE_TRANSFER_SRC_BIT, "TRANSFER_SRC"},
+                        {VK_BUFFER_USAGE_TRANSFER_DST_BIT, "TRANSFER_DST"},
+                        {VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT, "UNIFORM_TEXEL_BUFFER"},
+                        {VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT, "STORAGE_TEXEL_BUFFER"},
+                        {VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT, "UNIFORM_BUFFER"},
+                        {VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, "STORAGE_BUFFER"},
+                        {VK_BUFFER_USAGE_INDEX_BUFFER_BIT, "INDEX_BUFFER"},
+                        {VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, "VERTEX_BUFFER"},
+                        {VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, "INDIRECT_BUFFER"},
+                        {VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT, "SHADER_DEVICE_ADDRESS"}});
+}
+
+// Whether the device can export a buffer of `usage` as an opaque fd, and only as a dedicated
+// allocation (throws unsupported() naming the usage when it cannot export it at all).
+bool checkBufferExport(const Context& context, VkBufferUsageFlags usage) {
+    VkPhysicalDeviceExternalBufferInfo info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+    info.usage = usage;
+    info.handleType = kHandleType;
+    VkExternalBufferProperties props{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+    context.fn->vkGetPhysicalDeviceExternalBufferProperties(context.vulkan.physicalDevice, &info,
+                                                            &props);
+    const auto features = props.externalMemoryProperties.externalMemoryFeatures;
+    if (!(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT))
+        throw unsupported(context.deviceName + " cannot export a buffer with usage " +
+                          bufferUsageString(usage) + " as an opaque fd");
+    return features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT;
+}
+
+VkDeviceMemory allocateExportable(const Context& context, const VkMemoryRequirements& req,
                                   bool dedicated, VkImage image, VkBuffer buffer) {
     VkMemoryDedicatedAllocateInfo dedicatedInfo{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
     dedicatedInfo.image = image;
@@ -37,15 +72,15 @@ VkDeviceMemory allocateExportable(const Device& device, const VkMemoryRequiremen
     VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &exportInfo};
     alloc.allocationSize = req.size;
     alloc.memoryTypeIndex =
-        findMemoryType(device, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+        findMemoryType(context, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     VkDeviceMemory memory = VK_NULL_HANDLE;
-    VK_CHECK(vkAllocateMemory(device.handle, &alloc, nullptr, &memory));
+    VK_CHECK(context.fn->vkAllocateMemory(context.vulkan.device, &alloc, nullptr, &memory));
     return memory;
 }
 
 } // namespace
 
-ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsageFlags usage,
+ExportSupport checkImageExport(const Context& context, VkFormat format, VkImageUsageFlags usage,
                                VkImageViewType viewType) {
     VkPhysicalDeviceExternalImageFormatInfo external{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO};
@@ -60,11 +95,11 @@ ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsa
     VkExternalImageFormatProperties externalProps{
         VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES};
     VkImageFormatProperties2 props{VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2, &externalProps};
-    const VkResult r = vkGetPhysicalDeviceImageFormatProperties2(device.physical, &info, &props);
-    const std::string what = std::string(device.properties.deviceName) + " cannot export a " +
-                             viewTypeName(viewType) + " " + formatName(format) +
-                             " optimal-tiled image with usage " + usageString(usage) +
-                             " as an opaque fd";
+    const VkResult r = context.fn->vkGetPhysicalDeviceImageFormatProperties2(
+        context.vulkan.physicalDevice, &info, &props);
+    const std::string what = context.deviceName + " cannot export a " + viewTypeName(viewType) +
+                             " " + formatName(format) + " optimal-tiled image with usage " +
+                             imageUsageString(usage) + " as an opaque fd";
     if (r == VK_ERROR_FORMAT_NOT_SUPPORTED)
         throw unsupported(what + " (format/usage not supported with external memory)");
     VK_CHECK(r);
@@ -79,7 +114,7 @@ ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsa
     return support;
 }
 
-ExportedImage createExportedImage(const Device& device, const ExportedImageDesc& desc) {
+ExportedImage createExportedImage(const Context& context, const ExportedImageDesc& desc) {
     if (!channelFormatFor(desc.format))
         throw unsupported(std::string("format ") + std::to_string(desc.format) +
                           " has no CUDA channel format; shareable formats are the 21 of the CUDA "
@@ -87,7 +122,8 @@ ExportedImage createExportedImage(const Device& device, const ExportedImageDesc&
     if (const std::string problem = checkImageShape(desc.extent, desc.shape); !problem.empty())
         throw runtimeError(std::string(desc.name) + ": " + problem);
     const ImageShape& shape = desc.shape;
-    const ExportSupport support = checkImageExport(device, desc.format, desc.usage, shape.viewType);
+    const ExportSupport support =
+        checkImageExport(context, desc.format, desc.usage, shape.viewType);
     const uint32_t fullChain = fullMipCount(desc.extent.width, desc.extent.height, shape.depth);
     const uint32_t levels = desc.mipLevels == 0 ? fullChain : desc.mipLevels;
     const VkExtent3D max = support.maxExtent;
@@ -129,40 +165,41 @@ ExportedImage createExportedImage(const Device& device, const ExportedImageDesc&
     info.usage = desc.usage;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-    VK_CHECK(vkCreateImage(device.handle, &info, nullptr, &out.image.handle));
-    setDebugName(device, VK_OBJECT_TYPE_IMAGE, reinterpret_cast<uint64_t>(out.image.handle),
-                 desc.name);
+    VK_CHECK(context.fn->vkCreateImage(context.vulkan.device, &info, nullptr, &out.image.handle));
+    setDebugName(context, VK_OBJECT_TYPE_IMAGE, out.image.handle, desc.name);
 
     try { // a failed allocation or bind must not leak the image
         VkMemoryDedicatedRequirements dedicatedReq{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
         VkMemoryRequirements2 req{VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicatedReq};
         VkImageMemoryRequirementsInfo2 reqInfo{VK_STRUCTURE_TYPE_IMAGE_MEMORY_REQUIREMENTS_INFO_2};
         reqInfo.image = out.image.handle;
-        vkGetImageMemoryRequirements2(device.handle, &reqInfo, &req);
+        context.fn->vkGetImageMemoryRequirements2(context.vulkan.device, &reqInfo, &req);
         out.dedicated = support.dedicatedOnly || dedicatedReq.requiresDedicatedAllocation ||
                         dedicatedReq.prefersDedicatedAllocation;
         out.allocationSize = req.memoryRequirements.size;
-        out.image.memory = allocateExportable(device, req.memoryRequirements, out.dedicated,
+        out.image.memory = allocateExportable(context, req.memoryRequirements, out.dedicated,
                                               out.image.handle, nullptr);
-        setDebugName(device, VK_OBJECT_TYPE_DEVICE_MEMORY,
-                     reinterpret_cast<uint64_t>(out.image.memory), desc.name);
-        VK_CHECK(vkBindImageMemory(device.handle, out.image.handle, out.image.memory, 0));
+        setDebugName(context, VK_OBJECT_TYPE_DEVICE_MEMORY, out.image.memory, desc.name);
+        VK_CHECK(context.fn->vkBindImageMemory(context.vulkan.device, out.image.handle,
+                                               out.image.memory, 0));
         out.image.view =
-            createImageView(device, out.image.handle, desc.format, shape, levels, desc.name);
+            createImageView(context, out.image.handle, desc.format, shape, levels, desc.name);
     } catch (...) {
-        destroyImage(device, out.image);
+        destroyImage(context, out.image);
         throw;
     }
     return out;
 }
 
-void destroyExportedImage(const Device& device, ExportedImage& image) {
-    destroyImage(device, image.image);
+void destroyExportedImage(const Context& context, ExportedImage& image) {
+    destroyImage(context, image.image);
     image = ExportedImage{};
 }
 
-ExportedBuffer createExportedBuffer(const Device& device, VkDeviceSize size,
+ExportedBuffer createExportedBuffer(const Context& context, VkDeviceSize size,
                                     VkBufferUsageFlags usage, const char* name) {
+    if (size == 0) throw runtimeError(std::string(name) + ": a buffer needs at least 1 byte");
+    const bool dedicatedOnly = checkBufferExport(context, usage);
     ExportedBuffer out;
     out.buffer.size = size;
     VkExternalMemoryBufferCreateInfo external{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
@@ -171,9 +208,8 @@ ExportedBuffer createExportedBuffer(const Device& device, VkDeviceSize size,
     info.size = size;
     info.usage = usage;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    VK_CHECK(vkCreateBuffer(device.handle, &info, nullptr, &out.buffer.handle));
-    setDebugName(device, VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(out.buffer.handle),
-                 name);
+    VK_CHECK(context.fn->vkCreateBuffer(context.vulkan.device, &info, nullptr, &out.buffer.handle));
+    setDebugName(context, VK_OBJECT_TYPE_BUFFER, out.buffer.handle, name);
 
     try { // a failed allocation or bind must not leak the buffer
         VkMemoryDedicatedRequirements dedicatedReq{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
@@ -181,122 +217,109 @@ ExportedBuffer createExportedBuffer(const Device& device, VkDeviceSize size,
         VkBufferMemoryRequirementsInfo2 reqInfo{
             VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2};
         reqInfo.buffer = out.buffer.handle;
-        vkGetBufferMemoryRequirements2(device.handle, &reqInfo, &req);
-        out.dedicated =
-            dedicatedReq.requiresDedicatedAllocation || dedicatedReq.prefersDedicatedAllocation;
+        context.fn->vkGetBufferMemoryRequirements2(context.vulkan.device, &reqInfo, &req);
+        out.dedicated = dedicatedOnly || dedicatedReq.requiresDedicatedAllocation ||
+                        dedicatedReq.prefersDedicatedAllocation;
         out.allocationSize = req.memoryRequirements.size;
-        out.buffer.memory = allocateExportable(device, req.memoryRequirements, out.dedicated,
+        out.buffer.memory = allocateExportable(context, req.memoryRequirements, out.dedicated,
                                                nullptr, out.buffer.handle);
-        setDebugName(device, VK_OBJECT_TYPE_DEVICE_MEMORY,
-                     reinterpret_cast<uint64_t>(out.buffer.memory), name);
-        VK_CHECK(vkBindBufferMemory(device.handle, out.buffer.handle, out.buffer.memory, 0));
+        setDebugName(context, VK_OBJECT_TYPE_DEVICE_MEMORY, out.buffer.memory, name);
+        VK_CHECK(context.fn->vkBindBufferMemory(context.vulkan.device, out.buffer.handle,
+                                                out.buffer.memory, 0));
     } catch (...) {
-        destroyBuffer(device, out.buffer);
+        destroyBuffer(context, out.buffer);
         throw;
     }
     return out;
 }
 
-void destroyExportedBuffer(const Device& device, ExportedBuffer& buffer) {
-    destroyBuffer(device, buffer.buffer);
+void destroyExportedBuffer(const Context& context, ExportedBuffer& buffer) {
+    destroyBuffer(context, buffer.buffer);
     buffer = ExportedBuffer{};
 }
 
-int exportMemoryFd(const Device& device, VkDeviceMemory memory) {
+int exportMemoryFd(const Context& context, VkDeviceMemory memory) {
     VkMemoryGetFdInfoKHR info{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
     info.memory = memory;
     info.handleType = kHandleType;
     int fd = -1;
-    VK_CHECK(vkGetMemoryFdKHR(device.handle, &info, &fd));
+    const PFN_vkGetMemoryFdKHR getFd = context.fn->vkGetMemoryFdKHR;
+    if (!getFd) throw missingFunction("vkGetMemoryFdKHR", VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    VK_CHECK(getFd(context.vulkan.device, &info, &fd));
     return fd;
 }
 
-int exportSemaphoreFd(const Device& device, VkSemaphore semaphore) {
+int exportSemaphoreFd(const Context& context, VkSemaphore semaphore) {
     VkSemaphoreGetFdInfoKHR info{VK_STRUCTURE_TYPE_SEMAPHORE_GET_FD_INFO_KHR};
     info.semaphore = semaphore;
     info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     int fd = -1;
-    VK_CHECK(vkGetSemaphoreFdKHR(device.handle, &info, &fd));
+    const PFN_vkGetSemaphoreFdKHR getFd = context.fn->vkGetSemaphoreFdKHR;
+    if (!getFd)
+        throw missingFunction("vkGetSemaphoreFdKHR", VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    VK_CHECK(getFd(context.vulkan.device, &info, &fd));
     return fd;
 }
 
-VkSemaphore createExportableBinarySemaphore(const Device& device, const char* name) {
+VkSemaphore createExportableBinarySemaphore(const Context& context, const char* name) {
     VkExportSemaphoreCreateInfo exportInfo{VK_STRUCTURE_TYPE_EXPORT_SEMAPHORE_CREATE_INFO};
     exportInfo.handleTypes = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
     VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &exportInfo};
     VkSemaphore semaphore = VK_NULL_HANDLE;
-    VK_CHECK(vkCreateSemaphore(device.handle, &info, nullptr, &semaphore));
-    setDebugName(device, VK_OBJECT_TYPE_SEMAPHORE, reinterpret_cast<uint64_t>(semaphore), name);
+    VK_CHECK(context.fn->vkCreateSemaphore(context.vulkan.device, &info, nullptr, &semaphore));
+    setDebugName(context, VK_OBJECT_TYPE_SEMAPHORE, semaphore, name);
     return semaphore;
 }
 
-void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device, const ExportedImage& image,
-                             VkImageLayout oldLayout, VkPipelineStageFlags2 srcStage,
-                             VkAccessFlags2 srcAccess) {
-    ImageTransition t;
-    t.oldLayout = oldLayout;
-    t.newLayout = VK_IMAGE_LAYOUT_GENERAL;
-    t.srcStage = srcStage;
-    t.srcAccess = srcAccess;
+void recordReleaseToExternal(VkCommandBuffer cmd, const Context& context,
+                             const ExportedImage& image, VkImageLayout oldLayout,
+                             VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess) {
+    BarrierScope scope;
+    scope.srcStage = srcStage;
+    scope.srcAccess = srcAccess;
     // The destination half of a release is ignored; the external user synchronizes through the
     // semaphore signalled after this submission.
-    t.srcQueueFamily = device.queueFamily;
-    t.dstQueueFamily = VK_QUEUE_FAMILY_EXTERNAL;
-    recordImageBarrier(cmd, image.image.handle, t);
+    scope.srcQueueFamily = context.vulkan.queueFamily;
+    scope.dstQueueFamily = VK_QUEUE_FAMILY_EXTERNAL;
+    recordImageBarrier(context, cmd, image.image.handle, oldLayout, VK_IMAGE_LAYOUT_GENERAL, scope);
 }
 
-void recordAcquireFromExternal(VkCommandBuffer cmd, const Device& device,
+void recordAcquireFromExternal(VkCommandBuffer cmd, const Context& context,
                                const ExportedImage& image, VkImageLayout newLayout,
                                VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess,
                                VkPipelineStageFlags2 waitStage) {
-    ImageTransition t;
-    t.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
-    t.newLayout = newLayout;
+    BarrierScope scope;
     // The source access of an acquire is ignored; its source stage chains to the semaphore wait.
-    t.srcStage = waitStage;
-    t.dstStage = dstStage;
-    t.dstAccess = dstAccess;
-    t.srcQueueFamily = VK_QUEUE_FAMILY_EXTERNAL;
-    t.dstQueueFamily = device.queueFamily;
-    recordImageBarrier(cmd, image.image.handle, t);
+    scope.srcStage = waitStage;
+    scope.dstStage = dstStage;
+    scope.dstAccess = dstAccess;
+    scope.srcQueueFamily = VK_QUEUE_FAMILY_EXTERNAL;
+    scope.dstQueueFamily = context.vulkan.queueFamily;
+    recordImageBarrier(context, cmd, image.image.handle, VK_IMAGE_LAYOUT_GENERAL, newLayout, scope);
 }
 
-namespace {
-
-void recordBufferOwnership(VkCommandBuffer cmd, VkBuffer buffer, uint32_t srcFamily,
-                           uint32_t dstFamily, VkPipelineStageFlags2 srcStage,
-                           VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
-                           VkAccessFlags2 dstAccess) {
-    VkBufferMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2};
-    barrier.srcStageMask = srcStage;
-    barrier.srcAccessMask = srcAccess;
-    barrier.dstStageMask = dstStage;
-    barrier.dstAccessMask = dstAccess;
-    barrier.srcQueueFamilyIndex = srcFamily;
-    barrier.dstQueueFamilyIndex = dstFamily;
-    barrier.buffer = buffer;
-    barrier.size = VK_WHOLE_SIZE;
-    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-    dep.bufferMemoryBarrierCount = 1;
-    dep.pBufferMemoryBarriers = &barrier;
-    vkCmdPipelineBarrier2(cmd, &dep);
-}
-
-} // namespace
-
-void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device,
+void recordReleaseToExternal(VkCommandBuffer cmd, const Context& context,
                              const ExportedBuffer& buffer, VkPipelineStageFlags2 srcStage,
                              VkAccessFlags2 srcAccess) {
+    BarrierScope scope;
+    scope.srcStage = srcStage;
+    scope.srcAccess = srcAccess;
     // As for images: the destination half of a release is ignored.
-    recordBufferOwnership(cmd, buffer.buffer.handle, device.queueFamily, VK_QUEUE_FAMILY_EXTERNAL,
-                          srcStage, srcAccess, VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
+    scope.srcQueueFamily = context.vulkan.queueFamily;
+    scope.dstQueueFamily = VK_QUEUE_FAMILY_EXTERNAL;
+    recordBufferBarrier(context, cmd, buffer.buffer.handle, scope);
 }
 
-void recordAcquireFromExternal(VkCommandBuffer cmd, const Device& device,
+void recordAcquireFromExternal(VkCommandBuffer cmd, const Context& context,
                                const ExportedBuffer& buffer, VkPipelineStageFlags2 dstStage,
                                VkAccessFlags2 dstAccess, VkPipelineStageFlags2 waitStage) {
-    recordBufferOwnership(cmd, buffer.buffer.handle, VK_QUEUE_FAMILY_EXTERNAL, device.queueFamily,
-                          waitStage, VK_ACCESS_2_NONE, dstStage, dstAccess);
+    BarrierScope scope;
+    scope.srcStage = waitStage;
+    scope.dstStage = dstStage;
+    scope.dstAccess = dstAccess;
+    scope.srcQueueFamily = VK_QUEUE_FAMILY_EXTERNAL;
+    scope.dstQueueFamily = context.vulkan.queueFamily;
+    recordBufferBarrier(context, cmd, buffer.buffer.handle, scope);
 }
 
 } // namespace estuary::interop

@@ -1,4 +1,4 @@
-#include "format_tables.h"
+#include "estuary/interop/format_tables.h"
 
 #include <array>
 
@@ -59,8 +59,9 @@ const FormatRow* findRow(VkFormat format) {
 
 } // namespace
 
-std::span<const VkFormat> shareableFormats() {
-    return kFormatList;
+const std::vector<VkFormat>& shareableFormats() {
+    static const std::vector<VkFormat> list(kFormatList.begin(), kFormatList.end());
+    return list;
 }
 
 std::optional<ChannelFormat> channelFormatFor(VkFormat format) {

@@ -1,7 +1,7 @@
-#include "frame_timelines.h"
+#include "estuary/interop/frame_timelines.h"
 #include "cuda_check.h"
-#include "errors.h"
-#include "vk_check.h"
+#include "gpu_wait.h"
+#include "vk_calls.h"
 
 #include <chrono>
 #include <string>
@@ -9,36 +9,36 @@
 
 namespace estuary::interop {
 
-FrameTimelines createFrameTimelines(const Device& device, uint32_t slots, const char* name,
+FrameTimelines createFrameTimelines(const Context& context, uint32_t slots, const char* name,
                                     bool binaryHandoff) {
     if (slots == 0) throw runtimeError("createFrameTimelines: slots must be at least 1");
     FrameTimelines t;
     t.slots = slots;
     const std::string base = name;
     try { // what was made so far is released if a later one fails
-        t.written = createSharedTimeline(device, (base + ": written (CUDA signals)").c_str());
-        t.released = createSharedTimeline(device, (base + ": released (Vulkan signals)").c_str());
+        t.written = createSharedTimeline(context, (base + ": written (CUDA signals)").c_str());
+        t.released = createSharedTimeline(context, (base + ": released (Vulkan signals)").c_str());
         for (uint32_t slot = 0; binaryHandoff && slot < slots; ++slot) {
             const std::string s = ", slot " + std::to_string(slot);
             t.writtenBinary.push_back(
-                createSharedBinary(device, (base + ": written (binary)" + s).c_str()));
+                createSharedBinary(context, (base + ": written (binary)" + s).c_str()));
             t.releasedBinary.push_back(
-                createSharedBinary(device, (base + ": released (binary)" + s).c_str()));
+                createSharedBinary(context, (base + ": released (binary)" + s).c_str()));
         }
     } catch (...) {
-        destroyFrameTimelines(device, t);
+        destroyFrameTimelines(context, t);
         throw;
     }
     return t;
 }
 
-void destroyFrameTimelines(const Device& device, FrameTimelines& t) {
+void destroyFrameTimelines(const Context& context, FrameTimelines& t) {
     for (SharedBinary& b : t.releasedBinary)
-        destroySharedBinary(device, b);
+        destroySharedBinary(context, b);
     for (SharedBinary& b : t.writtenBinary)
-        destroySharedBinary(device, b);
-    destroySharedTimeline(device, t.released);
-    destroySharedTimeline(device, t.written);
+        destroySharedBinary(context, b);
+    destroySharedTimeline(context, t.released);
+    destroySharedTimeline(context, t.written);
     t = FrameTimelines{};
 }
 
@@ -56,6 +56,16 @@ void cudaBeginFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
 void cudaEndFrame(const FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
     cudaSignalTimeline(t.written, frame + 1, stream);
     if (!t.writtenBinary.empty()) cudaSignalBinary(t.writtenBinary[slotOf(t, frame)], stream);
+}
+
+void cudaWaitAllDrawn(FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
+    // A binary wait consumes its signal, which cudaBeginFrame of a later frame waits for.
+    if (!t.releasedBinary.empty())
+        throw runtimeError("cudaWaitAllDrawn needs the timeline hand-off: with the binary one, "
+                           "each release is waited for once, by cudaBeginFrame");
+    if (!t.firstFrame) t.firstFrame = frame;
+    // released = f + 1 once frame f is drawn, and frames are drawn in order.
+    if (frame > *t.firstFrame) cudaWaitTimeline(t.released, frame, stream);
 }
 
 VkSemaphoreSubmitInfo drawWaitInfo(const FrameTimelines& t, uint64_t frame,
@@ -143,10 +153,12 @@ bool releaseVulkanWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutN
     return signalFromRescueStream(t.written.cuda, pastEveryWait(nextFrame, t.slots), timeoutNs);
 }
 
-std::string describeTimelines(const Device& device, const FrameTimelines& t) {
+std::string describeTimelines(const Context& context, const FrameTimelines& t) {
     uint64_t written = 0, released = 0;
-    (void)vkGetSemaphoreCounterValue(device.handle, t.written.semaphore, &written);
-    (void)vkGetSemaphoreCounterValue(device.handle, t.released.semaphore, &released);
+    // For a message, also about a lost device: a value that cannot be read stays 0.
+    const VkDevice device = context.vulkan.device;
+    (void)context.fn->vkGetSemaphoreCounterValue(device, t.written.semaphore, &written);
+    (void)context.fn->vkGetSemaphoreCounterValue(device, t.released.semaphore, &released);
     const auto frame = [](uint64_t value) {
         return value == 0 ? std::string("no frame yet") : "frame " + std::to_string(value - 1);
     };

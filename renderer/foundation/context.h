@@ -1,10 +1,13 @@
 // The Vulkan foundation every other part builds on: instance (with an optional validation layer
 // whose messages are counted), physical-device listing and picking, and the logical device with one
 // graphics queue. Plain structs with createX/destroyX; the caller owns them and destroys them in
-// reverse order of creation. volk is the loader: nothing here links libvulkan.
+// reverse order of creation. volk is the loader: nothing here links libvulkan. MoveOnly, the base
+// of every owning struct, comes from interop's types.h, shared with the library.
 #pragma once
 
 #include <volk.h>
+
+#include "estuary/interop/types.h" // MoveOnly
 
 #include <array>
 #include <atomic>
@@ -14,17 +17,6 @@
 #include <vector>
 
 namespace estuary {
-
-// Base of the structs that own GPU objects (Instance, Device, GpuBuffer, GpuImage, ...): they may be
-// moved (into a vector, out of a create function) but never copied, so no two copies can both be
-// destroyed. A move copies the handles: the moved-from struct is dropped, not destroyed.
-struct MoveOnly {
-    MoveOnly() = default;
-    MoveOnly(const MoveOnly&) = delete;
-    MoveOnly& operator=(const MoveOnly&) = delete;
-    MoveOnly(MoveOnly&&) = default;
-    MoveOnly& operator=(MoveOnly&&) = default;
-};
 
 // Counts validation-layer messages of warning or error severity. Tests and `--validate` treat any
 // count above zero as failure. The first messages are kept for the report.

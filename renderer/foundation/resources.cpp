@@ -17,94 +17,12 @@ uint32_t findMemoryType(const Device& device, uint32_t typeBits, VkMemoryPropert
                       " among type bits " + std::to_string(typeBits));
 }
 
-uint32_t fullMipCount(uint32_t width, uint32_t height, uint32_t depth) {
-    uint32_t levels = 1;
-    for (uint32_t s = std::max({width, height, depth}); s > 1; s >>= 1)
-        ++levels;
-    return levels;
-}
-
 VkExtent2D mipExtent(VkExtent2D base, uint32_t level) {
     return {std::max(1u, base.width >> level), std::max(1u, base.height >> level)};
 }
 
 uint32_t mipDepth(uint32_t depth, uint32_t level) {
     return std::max(1u, depth >> level);
-}
-
-VkImageType imageTypeFor(VkImageViewType viewType) {
-    switch (viewType) {
-    case VK_IMAGE_VIEW_TYPE_1D:
-    case VK_IMAGE_VIEW_TYPE_1D_ARRAY:
-        return VK_IMAGE_TYPE_1D;
-    case VK_IMAGE_VIEW_TYPE_3D:
-        return VK_IMAGE_TYPE_3D;
-    default:
-        return VK_IMAGE_TYPE_2D;
-    }
-}
-
-VkImageCreateFlags imageCreateFlagsFor(VkImageViewType viewType) {
-    return viewType == VK_IMAGE_VIEW_TYPE_CUBE || viewType == VK_IMAGE_VIEW_TYPE_CUBE_ARRAY
-               ? VK_IMAGE_CREATE_CUBE_COMPATIBLE_BIT
-               : 0;
-}
-
-const char* viewTypeName(VkImageViewType viewType) {
-    switch (viewType) {
-    case VK_IMAGE_VIEW_TYPE_1D:
-        return "1D";
-    case VK_IMAGE_VIEW_TYPE_2D:
-        return "2D";
-    case VK_IMAGE_VIEW_TYPE_3D:
-        return "3D";
-    case VK_IMAGE_VIEW_TYPE_CUBE:
-        return "cube";
-    case VK_IMAGE_VIEW_TYPE_1D_ARRAY:
-        return "1D array";
-    case VK_IMAGE_VIEW_TYPE_2D_ARRAY:
-        return "2D array";
-    case VK_IMAGE_VIEW_TYPE_CUBE_ARRAY:
-        return "cube array";
-    default:
-        return "(unknown view type)";
-    }
-}
-
-std::string checkImageShape(VkExtent2D extent, const ImageShape& shape) {
-    const std::string what = std::string("a ") + viewTypeName(shape.viewType) + " image of " +
-                             std::to_string(extent.width) + "x" + std::to_string(extent.height) +
-                             "x" + std::to_string(shape.depth) + " with " +
-                             std::to_string(shape.layers) + " layer(s)";
-    if (extent.width == 0 || extent.height == 0 || shape.depth == 0 || shape.layers == 0)
-        return what + ": every size must be at least 1";
-    const bool is3d = shape.viewType == VK_IMAGE_VIEW_TYPE_3D;
-    if (!is3d && shape.depth != 1) return what + ": only 3D images have a depth";
-    if (is3d && shape.layers != 1) return what + ": 3D images have one layer";
-    switch (shape.viewType) {
-    case VK_IMAGE_VIEW_TYPE_1D:
-    case VK_IMAGE_VIEW_TYPE_1D_ARRAY:
-        if (extent.height != 1) return what + ": 1D images have height 1";
-        if (shape.viewType == VK_IMAGE_VIEW_TYPE_1D && shape.layers != 1)
-            return what + ": use a 1D array for layers";
-        break;
-    case VK_IMAGE_VIEW_TYPE_CUBE:
-    case VK_IMAGE_VIEW_TYPE_CUBE_ARRAY:
-        if (extent.width != extent.height) return what + ": cube faces are square";
-        if (shape.layers % 6 != 0) return what + ": a cube has 6 layers per cube";
-        if (shape.viewType == VK_IMAGE_VIEW_TYPE_CUBE && shape.layers != 6)
-            return what + ": a cube view has exactly 6 layers";
-        break;
-    case VK_IMAGE_VIEW_TYPE_2D:
-    case VK_IMAGE_VIEW_TYPE_3D:
-        if (shape.layers != 1) return what + ": use a 2D array for layers";
-        break;
-    case VK_IMAGE_VIEW_TYPE_2D_ARRAY:
-        break;
-    default:
-        return what + ": unknown view type";
-    }
-    return {};
 }
 
 VkDeviceSize levelTexels(VkExtent2D extent, const ImageShape& shape, uint32_t level) {
@@ -172,7 +90,7 @@ std::vector<VkBufferImageCopy> mipChainRegions(VkExtent2D extent, uint32_t level
 }
 
 GpuBuffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
-                    VkMemoryPropertyFlags memoryFlags, const char* name) {
+                       VkMemoryPropertyFlags memoryFlags, const char* name) {
     GpuBuffer buffer;
     buffer.size = size;
     VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -219,8 +137,9 @@ VkImageView createImageView(const Device& device, VkImage image, VkFormat format
     return view;
 }
 
-GpuImage createImage(const Device& device, VkExtent2D extent, const ImageShape& shape, VkFormat format,
-                  uint32_t mipLevels, VkImageUsageFlags usage, const char* name) {
+GpuImage createImage(const Device& device, VkExtent2D extent, const ImageShape& shape,
+                     VkFormat format, uint32_t mipLevels, VkImageUsageFlags usage,
+                     const char* name) {
     if (const std::string problem = checkImageShape(extent, shape); !problem.empty())
         throw runtimeError(std::string(name) + ": " + problem);
     GpuImage image;
@@ -300,28 +219,6 @@ VkSemaphore createTimelineSemaphore(const Device& device, bool exportable, const
     return semaphore;
 }
 
-std::optional<uint64_t> gpuWaitTimeoutOverrideNs() {
-    static const std::optional<uint64_t> timeout = []() -> std::optional<uint64_t> {
-        const char* text = std::getenv("ESTUARY_WAIT_TIMEOUT_S");
-        if (!text || !*text) return std::nullopt;
-        char* end = nullptr;
-        const double seconds = std::strtod(text, &end);
-        if (*end != '\0' || !(seconds >= 0.0) || seconds > 1e9) {
-            std::fprintf(stderr,
-                         "estuary: ESTUARY_WAIT_TIMEOUT_S=%s is not a number of seconds (0 waits "
-                         "forever); ignoring it\n",
-                         text);
-            return std::nullopt;
-        }
-        return seconds == 0.0 ? UINT64_MAX : uint64_t(seconds * 1e9);
-    }();
-    return timeout;
-}
-
-uint64_t gpuWaitTimeoutNs() {
-    return gpuWaitTimeoutOverrideNs().value_or(20'000'000'000ull);
-}
-
 bool waitTimelineFor(const Device& device, VkSemaphore semaphore, uint64_t value,
                      uint64_t timeoutNs) {
     VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
@@ -332,12 +229,6 @@ bool waitTimelineFor(const Device& device, VkSemaphore semaphore, uint64_t value
     if (r == VK_TIMEOUT) return false;
     VK_CHECK(r);
     return true;
-}
-
-std::string formatSeconds(uint64_t ns) {
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.1f s", double(ns) / 1e9);
-    return text;
 }
 
 void waitTimeline(const Device& device, VkSemaphore semaphore, uint64_t value, const char* what,
@@ -451,8 +342,8 @@ void uploadForSampling(const Device& device, VkCommandPool pool, VkImage image,
     destroyBuffer(device, staging);
 }
 
-std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, const GpuImage& image,
-                                     VkImageLayout layout) {
+std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool,
+                                     const GpuImage& image, VkImageLayout layout) {
     const VkDeviceSize texel = formatTexelSize(image.format);
     if (texel == 0)
         throw runtimeError("readImageLevels: unsupported format " + std::to_string(image.format));

@@ -1,9 +1,11 @@
 // Plain Vulkan resources (buffers, images of any shape with views) and the small command helpers
 // everything uses: image barriers, one-shot submissions for set-up and readback. No allocator:
-// estuary allocates a handful of objects at start-up and none per frame.
+// estuary allocates a handful of objects at start-up and none per frame. The structs (GpuImage,
+// GpuBuffer, ImageShape) and the pure shape rules are interop's types.h, shared with the library.
 #pragma once
 
 #include "context.h"
+#include "gpu_wait.h" // gpuWaitTimeoutNs, formatSeconds
 
 #include <functional>
 #include <optional>
@@ -14,29 +16,11 @@
 namespace estuary {
 
 uint32_t findMemoryType(const Device& device, uint32_t typeBits, VkMemoryPropertyFlags flags);
-// Number of levels of a full mip chain down to 1×1(×1).
-uint32_t fullMipCount(uint32_t width, uint32_t height, uint32_t depth = 1);
 VkExtent2D mipExtent(VkExtent2D base, uint32_t level);
 uint32_t mipDepth(uint32_t depth, uint32_t level);
 // Size in bytes of one texel; 0 for formats estuary does not use.
 uint32_t formatTexelSize(VkFormat format);
 
-// What an image is beyond its base width and height: the view type it is seen through (2D, 3D,
-// 2D array, cube, cube array, 1D), the depth of a 3D image, and its array layers (6 per cube).
-struct ImageShape {
-    VkImageViewType viewType = VK_IMAGE_VIEW_TYPE_2D;
-    uint32_t depth = 1;
-    uint32_t layers = 1;
-};
-// The image type and create flags an image of `viewType` needs (3D for 3D views, cube-compatible
-// for cube views, 1D for 1D views, else 2D).
-VkImageType imageTypeFor(VkImageViewType viewType);
-VkImageCreateFlags imageCreateFlagsFor(VkImageViewType viewType);
-// "2D", "3D", "2D array", "cube", ... for messages.
-const char* viewTypeName(VkImageViewType viewType);
-// Empty when `extent` and `shape` describe a valid image (a 3D image has one layer, a 2D image
-// depth 1, a cube is square with 6 layers, a cube array a multiple of 6, ...); else what is wrong.
-std::string checkImageShape(VkExtent2D extent, const ImageShape& shape);
 // Texels in level `level` of all layers (or all slices) of an image.
 VkDeviceSize levelTexels(VkExtent2D extent, const ImageShape& shape, uint32_t level);
 
@@ -49,32 +33,16 @@ std::vector<VkBufferImageCopy> mipChainRegions(VkExtent2D extent, uint32_t level
                                                VkDeviceSize& totalBytes,
                                                const ImageShape& shape = {});
 
-struct GpuBuffer : MoveOnly {
-    VkBuffer handle = VK_NULL_HANDLE;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    VkDeviceSize size = 0;
-    void* mapped = nullptr; // persistently mapped when host-visible
-};
-
 GpuBuffer createBuffer(const Device& device, VkDeviceSize size, VkBufferUsageFlags usage,
-                    VkMemoryPropertyFlags memoryFlags, const char* name);
+                       VkMemoryPropertyFlags memoryFlags, const char* name);
 void destroyBuffer(const Device& device, GpuBuffer& buffer);
 
-struct GpuImage : MoveOnly {
-    VkImage handle = VK_NULL_HANDLE;
-    VkDeviceMemory memory = VK_NULL_HANDLE;
-    VkImageView view = VK_NULL_HANDLE;
-    VkFormat format = VK_FORMAT_UNDEFINED;
-    VkExtent2D extent{};
-    uint32_t mipLevels = 1;
-    ImageShape shape; // the view covers all of its levels and layers
-};
-
 // A device-local, optimal-tiled image of `shape` with a view over all its levels and layers.
-GpuImage createImage(const Device& device, VkExtent2D extent, const ImageShape& shape, VkFormat format,
-                  uint32_t mipLevels, VkImageUsageFlags usage, const char* name);
+GpuImage createImage(const Device& device, VkExtent2D extent, const ImageShape& shape,
+                     VkFormat format, uint32_t mipLevels, VkImageUsageFlags usage,
+                     const char* name);
 inline GpuImage createImage2D(const Device& device, VkExtent2D extent, VkFormat format,
-                           uint32_t mipLevels, VkImageUsageFlags usage, const char* name) {
+                              uint32_t mipLevels, VkImageUsageFlags usage, const char* name) {
     return createImage(device, extent, {}, format, mipLevels, usage, name);
 }
 void destroyImage(const Device& device, GpuImage& image);
@@ -113,15 +81,6 @@ void submitAndWait(const Device& device, VkCommandPool pool,
 
 // A timeline semaphore starting at 0; `exportable` adds opaque-fd export for CUDA.
 VkSemaphore createTimelineSemaphore(const Device& device, bool exportable, const char* name);
-// How long a host wait for the GPU may last before it counts as a hang: ESTUARY_WAIT_TIMEOUT_S
-// (seconds; 0 waits forever) where set, otherwise 20 s. Frame loops stretch the default for slow
-// frames (see app/frame.cpp), so slow drivers, valgrind and huge sizes are not taken for hangs.
-uint64_t gpuWaitTimeoutNs();
-// ESTUARY_WAIT_TIMEOUT_S in nanoseconds (UINT64_MAX for 0), when set to a valid value.
-std::optional<uint64_t> gpuWaitTimeoutOverrideNs();
-// "2.0 s": a wait's bound or length in messages.
-std::string formatSeconds(uint64_t ns);
-
 // Host wait until the timeline reaches `value`, at most `timeoutNs`. False on timeout; other
 // failures throw (VK_ERROR_DEVICE_LOST says so).
 bool waitTimelineFor(const Device& device, VkSemaphore semaphore, uint64_t value,
@@ -147,7 +106,7 @@ void uploadForSampling(const Device& device, VkCommandPool pool, VkImage image,
 
 // Copies every level and layer of `image` (in TRANSFER_SRC_OPTIMAL or GENERAL `layout`) into host
 // memory, tightly packed as mipChainRegions packs them. Blocking; for screenshots and tests.
-std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool, const GpuImage& image,
-                                     VkImageLayout layout);
+std::vector<uint8_t> readImageLevels(const Device& device, VkCommandPool pool,
+                                     const GpuImage& image, VkImageLayout layout);
 
 } // namespace estuary

@@ -1,7 +1,7 @@
 // Vulkan-exported objects seen by OpenGL: memory imported as a memory object and bound to a texture
 // with the image's full mip chain (GL_EXT_memory_object_fd), and semaphores imported for GPU-side
 // waits and signals (GL_EXT_semaphore_fd; timelines with GL_NV_timeline_semaphore). The GL twin of
-// interop/cuda_import.h.
+// estuary/interop/cuda_import.h.
 //
 // fd ownership as the extensions say: a successful import owns the fd; on failure it is still ours
 // and is closed here. The texture's format, extent, levels and tiling must be those of the Vulkan

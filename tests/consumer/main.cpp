@@ -9,10 +9,10 @@
 #include "renderer.h"
 #include "cpu_gray_scott.h"
 #include "errors.h"
-#include "format_tables.h"
+#include "estuary/interop/format_tables.h"
 #include "simulation.h"
 #ifdef ESTUARY_HAVE_CUDA
-#include "cuda_devices.h"
+#include "estuary/interop/cuda_devices.h"
 #endif
 
 #include <algorithm>
@@ -74,8 +74,8 @@ void checkDrawing(const Device& device) {
     desc.dataDir = ESTUARY_DATA_DIR;
     Renderer renderer = createRenderer(device, pool, desc);
     GpuImage field = createImage2D(device, {2, 1}, VK_FORMAT_R32_SFLOAT, 1,
-                                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                "consumer field");
+                                   VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                   "consumer field");
     const float values[2] = {0.0f, 1.0f};
     VkDeviceSize bytes = 0;
     const auto regions = mipChainRegions({2, 1}, 1, sizeof(float), 1, bytes);

@@ -3,14 +3,14 @@
 // images, their Vulkan type and flags, mip chains and copy regions of 3D and layered images, worked
 // out by hand here), plus UUID device matching over hand-made device lists. None of it needs CUDA
 // or a GPU: these run in every build, with or without the toolkit.
-#include "device_match.h"
+#include "estuary/interop/device_match.h"
 #include "errors.h"
-#include "format_tables.h"
+#include "estuary/interop/format_tables.h"
 #include "resources.h"
 
 #include <gtest/gtest.h>
 
-#include <cstring>
+#include <array>
 #include <initializer_list>
 #include <set>
 #include <string>
@@ -315,12 +315,12 @@ TEST(InteropShapes, MipChainOfLayeredImagesKeepsEveryLayerAtEveryLevel) {
     EXPECT_EQ(total, 2016u);
 }
 
-PhysicalDeviceInfo vulkanDevice(const char* name, uint8_t uuidSeed, VkPhysicalDeviceType type,
-                                uint32_t groupSize = 1) {
-    PhysicalDeviceInfo info;
-    std::strncpy(info.properties.deviceName, name, VK_MAX_PHYSICAL_DEVICE_NAME_SIZE - 1);
-    info.properties.deviceType = type;
-    info.properties.apiVersion = VK_API_VERSION_1_3;
+VulkanDeviceInfo vulkanDevice(const char* name, uint8_t uuidSeed, VkPhysicalDeviceType type,
+                              uint32_t groupSize = 1, uint32_t apiVersion = VK_API_VERSION_1_3) {
+    VulkanDeviceInfo info;
+    info.name = name;
+    info.type = type;
+    info.apiVersion = apiVersion;
     for (uint8_t i = 0; i < 16; ++i)
         info.uuid[i] = uint8_t(uuidSeed + i);
     info.deviceGroupSize = groupSize;
@@ -337,65 +337,151 @@ CudaDeviceInfo cudaDevice(int ordinal, const char* name, uint8_t uuidSeed) {
     return info;
 }
 
+// The message of the unsupported() error matchDevices throws; fails the test when it returns.
+std::string matchFailure(const std::vector<VulkanDeviceInfo>& vk,
+                         const std::vector<CudaDeviceInfo>& cuda, int requested) {
+    try {
+        const auto pairs = matchDevices(vk, cuda, requested);
+        ADD_FAILURE() << "expected no usable pair, got " << pairs.size();
+    } catch (const Error& e) {
+        EXPECT_EQ(exitCode(e), ExitCode::Unsupported) << e.what();
+        return e.what();
+    }
+    return {};
+}
+
 TEST(InteropMatch, PicksTheVulkanDeviceWithTheSameUuid) {
-    const std::vector<PhysicalDeviceInfo> vk = {
+    const std::vector<VulkanDeviceInfo> vk = {
         vulkanDevice("llvmpipe", 50, VK_PHYSICAL_DEVICE_TYPE_CPU),
         vulkanDevice("GPU B", 20, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU),
         vulkanDevice("GPU A", 10, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)};
     const std::vector<CudaDeviceInfo> cuda = {cudaDevice(0, "GPU A", 10),
                                               cudaDevice(1, "GPU B", 20)};
-    EXPECT_STREQ(matchDevices(vk, cuda, -1).vulkan.properties.deviceName, "GPU A");
-    EXPECT_EQ(matchDevices(vk, cuda, 1).cuda.ordinal, 1);
-    EXPECT_STREQ(matchDevices(vk, cuda, 1).vulkan.properties.deviceName, "GPU B");
+    const auto all = matchDevices(vk, cuda, -1);
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[0].vulkan.name, "GPU A");
+    EXPECT_EQ(all[0].cuda.ordinal, 0);
+    EXPECT_EQ(all[1].vulkan.name, "GPU B");
+    EXPECT_EQ(all[1].cuda.ordinal, 1);
+    const auto second = matchDevices(vk, cuda, 1);
+    ASSERT_EQ(second.size(), 1u);
+    EXPECT_EQ(second[0].cuda.ordinal, 1);
+    EXPECT_EQ(second[0].vulkan.name, "GPU B");
+}
+
+TEST(InteropMatch, ReturnsEveryUsablePairInCudaOrder) {
+    // Vulkan lists them in another order than CUDA: the pairs follow CUDA's.
+    const std::vector<VulkanDeviceInfo> vk = {
+        vulkanDevice("GPU C", 30, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU),
+        vulkanDevice("GPU A", 10, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU),
+        vulkanDevice("GPU B", 20, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)};
+    const std::vector<CudaDeviceInfo> cuda = {
+        cudaDevice(0, "GPU A", 10), cudaDevice(1, "GPU B", 20), cudaDevice(2, "GPU C", 30)};
+    const auto pairs = matchDevices(vk, cuda, -1);
+    ASSERT_EQ(pairs.size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(pairs[size_t(i)].cuda.ordinal, i);
+        EXPECT_EQ(pairs[size_t(i)].vulkan.uuid, pairs[size_t(i)].cuda.uuid);
+    }
+}
+
+TEST(InteropMatch, FirstCudaDeviceInADeviceGroupIsSkippedForTheSecond) {
+    const std::vector<VulkanDeviceInfo> vk = {
+        vulkanDevice("GPU A", 10, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, 2),
+        vulkanDevice("GPU B", 20, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)};
+    const std::vector<CudaDeviceInfo> cuda = {cudaDevice(0, "GPU A", 10),
+                                              cudaDevice(1, "GPU B", 20)};
+    const auto pairs = matchDevices(vk, cuda, -1);
+    ASSERT_EQ(pairs.size(), 1u);
+    EXPECT_EQ(pairs[0].cuda.ordinal, 1);
+    EXPECT_EQ(pairs[0].vulkan.name, "GPU B");
+}
+
+TEST(InteropMatch, FirstCudaDeviceWithAVulkan12TwinIsSkippedForTheSecond) {
+    const std::vector<VulkanDeviceInfo> vk = {
+        vulkanDevice("GPU A", 10, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, 1, VK_API_VERSION_1_2),
+        vulkanDevice("GPU B", 20, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)};
+    const std::vector<CudaDeviceInfo> cuda = {cudaDevice(0, "GPU A", 10),
+                                              cudaDevice(1, "GPU B", 20)};
+    const auto pairs = matchDevices(vk, cuda, -1);
+    ASSERT_EQ(pairs.size(), 1u);
+    EXPECT_EQ(pairs[0].cuda.ordinal, 1);
+    EXPECT_EQ(pairs[0].vulkan.name, "GPU B");
+}
+
+TEST(InteropMatch, NoUsablePairListsEachDevicesReasonAndBothLists) {
+    const std::vector<VulkanDeviceInfo> vk = {
+        vulkanDevice("GPU A", 10, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, 2),
+        vulkanDevice("GPU B", 20, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, 1, VK_API_VERSION_1_2),
+        vulkanDevice("Other GPU", 99, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)};
+    const std::vector<CudaDeviceInfo> cuda = {
+        cudaDevice(0, "GPU A", 10), cudaDevice(1, "GPU B", 20), cudaDevice(2, "GPU C", 30)};
+    const std::string what = matchFailure(vk, cuda, -1);
+    EXPECT_NE(what.find("CUDA device 0 (GPU A): its Vulkan twin GPU A is part of a 2-GPU device "
+                        "group"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("CUDA device 1 (GPU B): its Vulkan twin GPU B supports only Vulkan 1.2"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("CUDA device 2 (GPU C): no Vulkan device has its UUID"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("Vulkan devices:"), std::string::npos) << what;
+    EXPECT_NE(what.find("Other GPU"), std::string::npos) << what;
+    EXPECT_NE(what.find("CUDA devices:"), std::string::npos) << what;
+    EXPECT_NE(what.find(formatUuid(cuda[2].uuid.data())), std::string::npos) << what;
 }
 
 TEST(InteropMatch, NoMatchListsBothSidesAndIsUnsupported) {
-    const std::vector<PhysicalDeviceInfo> vk = {
+    const std::vector<VulkanDeviceInfo> vk = {
         vulkanDevice("Other GPU", 99, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)};
     const std::vector<CudaDeviceInfo> cuda = {cudaDevice(0, "GPU A", 10)};
-    try {
-        matchDevices(vk, cuda, -1);
-        FAIL() << "expected no match";
-    } catch (const Error& e) {
-        EXPECT_EQ(exitCode(e), ExitCode::Unsupported);
-        const std::string what = e.what();
-        EXPECT_NE(what.find("Other GPU"), std::string::npos) << what;
-        EXPECT_NE(what.find("GPU A"), std::string::npos) << what;
-        EXPECT_NE(what.find("UUID"), std::string::npos) << what;
-    }
+    const std::string what = matchFailure(vk, cuda, -1);
+    EXPECT_NE(what.find("Other GPU"), std::string::npos) << what;
+    EXPECT_NE(what.find("GPU A"), std::string::npos) << what;
+    EXPECT_NE(what.find("UUID"), std::string::npos) << what;
+}
+
+TEST(InteropMatch, NoCudaDeviceSaysSo) {
+    const std::vector<VulkanDeviceInfo> vk = {
+        vulkanDevice("GPU A", 10, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)};
+    const std::string what = matchFailure(vk, {}, -1);
+    EXPECT_NE(what.find("there is no CUDA device"), std::string::npos) << what;
 }
 
 TEST(InteropMatch, CpuVulkanDevicesAreNeverMatched) {
     // Even a (contrived) UUID collision with a CPU implementation must not pick it.
-    const std::vector<PhysicalDeviceInfo> vk = {
+    const std::vector<VulkanDeviceInfo> vk = {
         vulkanDevice("llvmpipe", 10, VK_PHYSICAL_DEVICE_TYPE_CPU)};
     const std::vector<CudaDeviceInfo> cuda = {cudaDevice(0, "GPU A", 10)};
-    EXPECT_THROW(matchDevices(vk, cuda, -1), Error);
+    EXPECT_NE(matchFailure(vk, cuda, -1).find("no Vulkan device has its UUID"), std::string::npos);
 }
 
-TEST(InteropMatch, DeviceOutOfRangeNamesTheAllowedRange) {
-    const std::vector<PhysicalDeviceInfo> vk = {
+TEST(InteropMatch, RequestedDeviceOutOfRangeNamesTheAllowedRange) {
+    const std::vector<VulkanDeviceInfo> vk = {
         vulkanDevice("GPU A", 10, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)};
     const std::vector<CudaDeviceInfo> cuda = {cudaDevice(0, "GPU A", 10)};
-    try {
-        matchDevices(vk, cuda, 3);
-        FAIL() << "expected an error for --device 3";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("--device 3"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("0..0"), std::string::npos) << e.what();
-    }
+    const std::string what = matchFailure(vk, cuda, 3);
+    EXPECT_NE(what.find("CUDA device 3"), std::string::npos) << what;
+    EXPECT_NE(what.find("0..0"), std::string::npos) << what;
 }
 
-TEST(InteropMatch, MultiGpuDeviceGroupIsRefused) {
-    const std::vector<PhysicalDeviceInfo> vk = {
-        vulkanDevice("GPU A", 10, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, 2)};
-    const std::vector<CudaDeviceInfo> cuda = {cudaDevice(0, "GPU A", 10)};
-    try {
-        matchDevices(vk, cuda, -1);
-        FAIL() << "expected a device-group error";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("device group"), std::string::npos) << e.what();
-    }
+TEST(InteropMatch, RequestedDeviceIsNotReplacedByAnotherWhenUnusable) {
+    const std::vector<VulkanDeviceInfo> vk = {
+        vulkanDevice("GPU A", 10, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, 2),
+        vulkanDevice("GPU B", 20, VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)};
+    const std::vector<CudaDeviceInfo> cuda = {cudaDevice(0, "GPU A", 10),
+                                              cudaDevice(1, "GPU B", 20)};
+    const std::string what = matchFailure(vk, cuda, 0);
+    EXPECT_NE(what.find("device group"), std::string::npos) << what;
+    EXPECT_EQ(what.find("CUDA device 1 (GPU B):"), std::string::npos) << what;
+}
+
+TEST(InteropMatch, FormatUuidWritesTheCanonicalForm) {
+    std::array<uint8_t, 16> uuid{};
+    for (uint8_t i = 0; i < 16; ++i)
+        uuid[i] = uint8_t(i * 17);
+    EXPECT_EQ(formatUuid(uuid.data()), "00112233-4455-6677-8899-aabbccddeeff");
 }
 
 } // namespace

@@ -31,11 +31,11 @@ TEST_F(AppGpu, CudaSimulationWritesFieldAndMipsIntoSharedImageLikeTheCpuReferenc
 
     ExportedImageDesc desc;
     desc.extent = {uint32_t(w), uint32_t(h)};
-    ExportedImage image = createExportedImage(device, desc);
-    CudaImage cuda = importImage(device, image);
-    SharedTimeline written = createSharedTimeline(device, "field written");
+    ExportedImage image = createExportedImage(context, desc);
+    CudaImage cuda = importImage(context, image);
+    SharedTimeline written = createSharedTimeline(context, "field written");
     submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-        recordReleaseToExternal(cmd, device, image, VK_IMAGE_LAYOUT_UNDEFINED,
+        recordReleaseToExternal(cmd, context, image, VK_IMAGE_LAYOUT_UNDEFINED,
                                 VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
     });
     const sim::DeviceImageTarget target{cuda.surfaces};
@@ -44,7 +44,7 @@ TEST_F(AppGpu, CudaSimulationWritesFieldAndMipsIntoSharedImageLikeTheCpuReferenc
     // The host waits for CUDA's signal; then Vulkan takes the image back and reads it.
     waitTimeline(device, written.semaphore, 1, "field written");
     submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-        recordAcquireFromExternal(cmd, device, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+        recordAcquireFromExternal(cmd, context, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                   VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
     });
     const auto bytes =
@@ -76,8 +76,8 @@ TEST_F(AppGpu, CudaSimulationWritesFieldAndMipsIntoSharedImageLikeTheCpuReferenc
 
     CUDA_CHECK(cudaStreamSynchronize(stream));
     destroyCudaImage(cuda);
-    destroySharedTimeline(device, written);
-    destroyExportedImage(device, image);
+    destroySharedTimeline(context, written);
+    destroyExportedImage(context, image);
 }
 
 class AppGpuRun : public ::testing::Test {

@@ -1,30 +1,32 @@
 // Fixture for tests that need CUDA and Vulkan on the same GPU: skips (with the reason) where no
-// CUDA device exists, otherwise opens the UUID-matched Vulkan device with the interop extensions
-// and a CUDA stream on the matching CUDA device. Validation stays on: any message fails the test.
-// Also the blocking hand-overs of one exported image the round-trip tests use.
+// CUDA device exists, otherwise opens the first UUID-matched Vulkan device with the interop
+// extensions (`device`, and `context` for interop's calls) and a CUDA stream on the matching CUDA
+// device. Validation stays on: any message fails the test. Also the blocking hand-overs of one
+// exported image the round-trip tests use.
 #pragma once
 
 #include "cuda_check.h"
-#include "cuda_devices.h"
-#include "cuda_import.h"
-#include "device_match.h"
+#include "estuary/interop/cuda_devices.h"
+#include "estuary/interop/cuda_import.h"
+#include "estuary/interop/device_match.h"
+#include "interop_context.h"
 #include "test_support.h"
 
 namespace estuary::test {
 
 // Vulkan hands the image to CUDA (GENERAL, external queue family) and waits for it to be done.
-inline void releaseToCuda(const Device& device, VkCommandPool pool,
+inline void releaseToCuda(const Device& device, const interop::Context& context, VkCommandPool pool,
                           const interop::ExportedImage& image) {
     submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-        interop::recordReleaseToExternal(cmd, device, image, VK_IMAGE_LAYOUT_UNDEFINED,
+        interop::recordReleaseToExternal(cmd, context, image, VK_IMAGE_LAYOUT_UNDEFINED,
                                          VK_PIPELINE_STAGE_2_NONE, VK_ACCESS_2_NONE);
     });
 }
 
 // Vulkan waits on the GPU for `timeline` >= value, then takes the image back from CUDA into
 // TRANSFER_SRC_OPTIMAL.
-inline void acquireAfterCuda(const Device& device, VkCommandPool pool,
-                             const interop::ExportedImage& image,
+inline void acquireAfterCuda(const Device& device, const interop::Context& context,
+                             VkCommandPool pool, const interop::ExportedImage& image,
                              const interop::SharedTimeline& timeline, uint64_t value) {
     VkSemaphoreSubmitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
     wait.semaphore = timeline.semaphore;
@@ -34,7 +36,7 @@ inline void acquireAfterCuda(const Device& device, VkCommandPool pool,
         device, pool,
         [&](VkCommandBuffer cmd) {
             interop::recordAcquireFromExternal(
-                cmd, device, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                cmd, context, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                 VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
         },
         &wait);
@@ -48,6 +50,7 @@ class CudaVulkanTest : public VulkanTest {
             GTEST_SKIP() << "no NVIDIA GPU usable by CUDA here: " << cuda.problem;
         cudaDevices_ = cuda.devices;
         VulkanTest::SetUp();
+        context = interopContext(instance, device);
         CUDA_CHECK(cudaSetDevice(cudaOrdinal));
         CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     }
@@ -61,7 +64,8 @@ class CudaVulkanTest : public VulkanTest {
     }
 
     DeviceDesc makeDeviceDesc(VkInstance vkInstance) override {
-        const auto pair = interop::matchDevices(listPhysicalDevices(vkInstance), cudaDevices_, -1);
+        const auto pair = interop::matchDevices(
+            interop::listVulkanDevices(vkInstance, vkGetInstanceProcAddr), cudaDevices_, -1)[0];
         cudaOrdinal = pair.cuda.ordinal;
         DeviceDesc desc;
         desc.physical = pair.vulkan.handle;
@@ -69,6 +73,7 @@ class CudaVulkanTest : public VulkanTest {
         return desc;
     }
 
+    interop::Context context; // `device` as interop sees it
     int cudaOrdinal = 0;
     cudaStream_t stream = nullptr;
 

@@ -5,9 +5,9 @@
 // unsupported() naming the type and the number refused; a 3D ring of the frame protocol carries
 // frames end to end.
 #include "cuda_vulkan_fixture.h"
-#include "format_tables.h"
-#include "frame_timelines.h"
-#include "image_ring.h"
+#include "estuary/interop/format_tables.h"
+#include "estuary/interop/frame_timelines.h"
+#include "estuary/interop/image_ring.h"
 #include "interop_kernels.h"
 #include "vk_check.h"
 
@@ -113,28 +113,28 @@ struct RoundTrip {
 
 // Export, import, CUDA writes every level and layer, signals; Vulkan waits on the GPU, acquires,
 // reads every level and layer back (readImageLevels: levels tightly one after another).
-RoundTrip writeWithCudaReadWithVulkan(const Device& device, VkCommandPool pool, cudaStream_t stream,
-                                      VkFormat format, VkExtent2D extent, const ImageShape& shape,
-                                      uint32_t salt) {
+RoundTrip writeWithCudaReadWithVulkan(const Device& device, const Context& context,
+                                      VkCommandPool pool, cudaStream_t stream, VkFormat format,
+                                      VkExtent2D extent, const ImageShape& shape, uint32_t salt) {
     ExportedImageDesc desc;
     desc.format = format;
     desc.extent = extent;
     desc.shape = shape;
     desc.name = formatName(format);
-    ExportedImage image = createExportedImage(device, desc);
-    CudaImage cuda = importImage(device, image);
-    SharedTimeline timeline = createSharedTimeline(device, "cuda writes done");
+    ExportedImage image = createExportedImage(context, desc);
+    CudaImage cuda = importImage(context, image);
+    SharedTimeline timeline = createSharedTimeline(context, "cuda writes done");
     RoundTrip result;
     result.levels = image.image.mipLevels;
     if (cuda.surfaces.size() != result.levels)
         throw runtimeError("importImage made " + std::to_string(cuda.surfaces.size()) +
                            " surfaces for " + std::to_string(result.levels) + " levels");
-    releaseToCuda(device, pool, image);
+    releaseToCuda(device, context, pool, image);
 
     const uint32_t texel = formatTexelSize(format);
     writeEveryLevel(cuda, extent, shape, texel, salt, stream);
     cudaSignalTimeline(timeline, 1, stream);
-    acquireAfterCuda(device, pool, image, timeline, 1);
+    acquireAfterCuda(device, context, pool, image, timeline, 1);
     const std::vector<uint8_t> bytes =
         readImageLevels(device, pool, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
     result.bytesRead = bytes.size();
@@ -152,8 +152,8 @@ RoundTrip writeWithCudaReadWithVulkan(const Device& device, VkCommandPool pool, 
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));
     destroyCudaImage(cuda);
-    destroySharedTimeline(device, timeline);
-    destroyExportedImage(device, image);
+    destroySharedTimeline(context, timeline);
+    destroyExportedImage(context, image);
     return result;
 }
 
@@ -170,15 +170,15 @@ class InteropImageTypesGpu : public CudaVulkanTest {
         for (VkFormat format : kRepresentativeFormats) {
             SCOPED_TRACE(std::string(type) + " " + formatName(format));
             try {
-                checkImageExport(device, format, usage, shape.viewType);
+                checkImageExport(context, format, usage, shape.viewType);
             } catch (const Error& e) {
                 if (estuaryNeeds(format, shape.viewType))
                     ADD_FAILURE() << "estuary needs this export: " << e.what();
                 refused += std::string(" ") + formatName(format);
                 continue;
             }
-            const RoundTrip r = writeWithCudaReadWithVulkan(device, pool, stream, format, extent,
-                                                            shape, uint32_t(format) * 31 + 7);
+            const RoundTrip r = writeWithCudaReadWithVulkan(
+                device, context, pool, stream, format, extent, shape, uint32_t(format) * 31 + 7);
             EXPECT_EQ(r.levels, expectedLevels);
             EXPECT_EQ(r.bytesRead, r.comparison.bytesCompared)
                 << "readImageLevels returned another size than the levels and layers hold";
@@ -200,8 +200,8 @@ class InteropImageTypesGpu : public CudaVulkanTest {
     void expectRefused(const ExportedImageDesc& desc, ExitCode code,
                        std::initializer_list<std::string> names) {
         try {
-            ExportedImage image = createExportedImage(device, desc);
-            destroyExportedImage(device, image);
+            ExportedImage image = createExportedImage(context, desc);
+            destroyExportedImage(context, image);
             ADD_FAILURE() << "createExportedImage accepted a " << viewTypeName(desc.shape.viewType)
                           << " image of " << desc.extent.width << "x" << desc.extent.height << "x"
                           << desc.shape.depth << ", " << desc.shape.layers << " layer(s)";
@@ -237,20 +237,20 @@ TEST_F(InteropImageTypesGpu, Every1dLevelRoundTripsExactlyWhereTheDriverExports1
     probe.shape = shape;
     probe.name = "1D probe";
     try {
-        checkImageExport(device, probe.format, probe.usage, shape.viewType);
+        checkImageExport(context, probe.format, probe.usage, shape.viewType);
     } catch (const Error& e) {
         GTEST_SKIP() << "the Vulkan driver does not export 1D images: " << e.what();
     }
     // The CUDA guide lists 1D, (w, 0, 0); whether this driver maps it is asked here, not assumed.
-    ExportedImage image = createExportedImage(device, probe);
+    ExportedImage image = createExportedImage(context, probe);
     std::string cudaRefusal;
     try {
-        CudaImage cuda = importImage(device, image);
+        CudaImage cuda = importImage(context, image);
         destroyCudaImage(cuda);
     } catch (const Error& e) {
         cudaRefusal = e.what();
     }
-    destroyExportedImage(device, image);
+    destroyExportedImage(context, image);
     if (!cudaRefusal.empty())
         GTEST_SKIP() << "CUDA does not map a 1D image exported by Vulkan: " << cudaRefusal;
     roundTripRepresentativeFormats(extent, shape, 7);
@@ -259,7 +259,7 @@ TEST_F(InteropImageTypesGpu, Every1dLevelRoundTripsExactlyWhereTheDriverExports1
 TEST_F(InteropImageTypesGpu, A3dImageDeeperThanTheDriverExportsIsUnsupportedNamingTheDepth) {
     ExportedImageDesc desc;
     const ExportSupport support =
-        checkImageExport(device, desc.format, desc.usage, VK_IMAGE_VIEW_TYPE_3D);
+        checkImageExport(context, desc.format, desc.usage, VK_IMAGE_VIEW_TYPE_3D);
     desc.extent = {4, 4};
     desc.shape = {VK_IMAGE_VIEW_TYPE_3D, support.maxExtent.depth + 1, 1};
     desc.name = "too deep";
@@ -269,7 +269,7 @@ TEST_F(InteropImageTypesGpu, A3dImageDeeperThanTheDriverExportsIsUnsupportedNami
 TEST_F(InteropImageTypesGpu, A2dArrayWithMoreLayersThanTheDriverExportsIsUnsupportedNamingThem) {
     ExportedImageDesc desc;
     const ExportSupport support =
-        checkImageExport(device, desc.format, desc.usage, VK_IMAGE_VIEW_TYPE_2D_ARRAY);
+        checkImageExport(context, desc.format, desc.usage, VK_IMAGE_VIEW_TYPE_2D_ARRAY);
     desc.extent = {4, 4};
     desc.shape = {VK_IMAGE_VIEW_TYPE_2D_ARRAY, 1, support.maxArrayLayers + 1};
     desc.name = "too many layers";
@@ -279,7 +279,7 @@ TEST_F(InteropImageTypesGpu, A2dArrayWithMoreLayersThanTheDriverExportsIsUnsuppo
 TEST_F(InteropImageTypesGpu, ACubeWiderThanTheDriverExportsIsUnsupportedNamingTheWidth) {
     ExportedImageDesc desc;
     const ExportSupport support =
-        checkImageExport(device, desc.format, desc.usage, VK_IMAGE_VIEW_TYPE_CUBE);
+        checkImageExport(context, desc.format, desc.usage, VK_IMAGE_VIEW_TYPE_CUBE);
     const uint32_t side = support.maxExtent.width + 1;
     desc.extent = {side, side};
     desc.shape = {VK_IMAGE_VIEW_TYPE_CUBE, 1, 6};
@@ -306,13 +306,13 @@ TEST_F(InteropImageTypesGpu, ARingOf3dR32fImagesCarriesEveryFrameFromCudaToVulka
     constexpr uint32_t kSlots = 2;
     constexpr uint32_t kFrames = 2 * kSlots + 1; // every slot reused, so the GPU waits matter
     constexpr uint32_t kTexel = 4;
-    FrameTimelines timelines = createFrameTimelines(device, kSlots, "3D ring test");
+    FrameTimelines timelines = createFrameTimelines(context, kSlots, "3D ring test");
     ImageRingDesc desc;
     desc.format = VK_FORMAT_R32_SFLOAT;
     desc.extent = extent;
     desc.shape = shape;
     desc.name = "3D ring";
-    ImageRing ring = createImageRing(device, pool, timelines, desc);
+    ImageRing ring = createImageRing(context, pool, timelines, desc);
     const uint32_t levels = ring.images[0].image.mipLevels;
     EXPECT_EQ(levels, 5u); // 19x11x7 → 9x5x3 → 4x2x1 → 2x1x1 → 1x1x1
     VkDeviceSize frameBytes = 0;
@@ -335,7 +335,7 @@ TEST_F(InteropImageTypesGpu, ARingOf3dR32fImagesCarriesEveryFrameFromCudaToVulka
     for (uint64_t f = 0; f < kFrames; ++f) {
         VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
         VK_CHECK(vkBeginCommandBuffer(cmds[f], &begin));
-        recordAcquire(cmds[f], device, ring, f, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+        recordAcquire(cmds[f], context, ring, f, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                       VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
         std::vector<VkBufferImageCopy> at = regions;
         for (VkBufferImageCopy& r : at)
@@ -343,7 +343,7 @@ TEST_F(InteropImageTypesGpu, ARingOf3dR32fImagesCarriesEveryFrameFromCudaToVulka
         vkCmdCopyImageToBuffer(cmds[f], vulkanSlot(ring, f).image.handle,
                                VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.handle,
                                uint32_t(at.size()), at.data());
-        recordRelease(cmds[f], device, ring, f, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+        recordRelease(cmds[f], context, ring, f, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                       VK_PIPELINE_STAGE_2_COPY_BIT);
         VK_CHECK(vkEndCommandBuffer(cmds[f]));
     }
@@ -377,8 +377,8 @@ TEST_F(InteropImageTypesGpu, ARingOf3dR32fImagesCarriesEveryFrameFromCudaToVulka
     }
     EXPECT_EQ(wrongFrames, 0u) << "first wrong: " << first;
     destroyBuffer(device, readback);
-    destroyFrameTimelines(device, timelines);
-    destroyImageRing(device, ring);
+    destroyFrameTimelines(context, timelines);
+    destroyImageRing(context, ring);
 }
 
 } // namespace

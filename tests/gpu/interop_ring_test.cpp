@@ -3,11 +3,11 @@
 // the frame's own submission, for 1 to 8 slots in flight and every format the ring accepts. All
 // frames are enqueued up front with no host wait, so only the GPU-side waits keep CUDA from
 // overwriting a slot Vulkan has not read yet: a wrong wait shows as another frame's bytes.
-#include "buffer_ring.h"
+#include "estuary/interop/buffer_ring.h"
 #include "cuda_vulkan_fixture.h"
-#include "format_tables.h"
-#include "frame_timelines.h"
-#include "image_ring.h"
+#include "estuary/interop/format_tables.h"
+#include "estuary/interop/frame_timelines.h"
+#include "estuary/interop/image_ring.h"
 #include "interop_kernels.h"
 #include "vk_check.h"
 
@@ -67,7 +67,7 @@ TEST_F(ImageRingGpu, EveryFrameReadsItsOwnSlotForEveryFormatAndOneToEightInFligh
     for (VkFormat format : shareableFormats()) {
         ImageRingDesc desc;
         try {
-            checkImageExport(device, format, desc.usage);
+            checkImageExport(context, format, desc.usage);
         } catch (const Error&) {
             notExportable += std::string(" ") + formatName(format);
             continue;
@@ -78,8 +78,8 @@ TEST_F(ImageRingGpu, EveryFrameReadsItsOwnSlotForEveryFormatAndOneToEightInFligh
             desc.format = format;
             desc.extent = extent;
             desc.name = formatName(format);
-            FrameTimelines timelines = createFrameTimelines(device, slots, "image ring test");
-            ImageRing ring = createImageRing(device, pool, timelines, desc);
+            FrameTimelines timelines = createFrameTimelines(context, slots, "image ring test");
+            ImageRing ring = createImageRing(context, pool, timelines, desc);
             const uint32_t levels = ring.images[0].image.mipLevels;
             ASSERT_EQ(levels, fullMipCount(extent.width, extent.height));
             VkDeviceSize frameBytes = 0;
@@ -103,7 +103,7 @@ TEST_F(ImageRingGpu, EveryFrameReadsItsOwnSlotForEveryFormatAndOneToEightInFligh
                     }
                 },
                 [&](VkCommandBuffer cmd, uint64_t f) {
-                    recordAcquire(cmd, device, ring, f, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                    recordAcquire(cmd, context, ring, f, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                   VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
                     std::vector<VkBufferImageCopy> at = regions;
                     for (VkBufferImageCopy& r : at)
@@ -111,7 +111,7 @@ TEST_F(ImageRingGpu, EveryFrameReadsItsOwnSlotForEveryFormatAndOneToEightInFligh
                     vkCmdCopyImageToBuffer(cmd, vulkanSlot(ring, f).image.handle,
                                            VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.handle,
                                            uint32_t(at.size()), at.data());
-                    recordRelease(cmd, device, ring, f, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                    recordRelease(cmd, context, ring, f, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                   VK_PIPELINE_STAGE_2_COPY_BIT);
                 });
             uint32_t wrongFrames = 0;
@@ -134,8 +134,8 @@ TEST_F(ImageRingGpu, EveryFrameReadsItsOwnSlotForEveryFormatAndOneToEightInFligh
             }
             EXPECT_EQ(wrongFrames, 0u) << "first wrong: " << first;
             destroyBuffer(device, readback);
-            destroyFrameTimelines(device, timelines);
-            destroyImageRing(device, ring);
+            destroyFrameTimelines(context, timelines);
+            destroyImageRing(context, ring);
             VK_CHECK(vkResetCommandPool(device.handle, pool, 0));
             ++ringsRun;
         }
@@ -151,8 +151,8 @@ TEST_F(BufferRingGpu, EveryFrameReadsItsOwnSlotForOneToEightInFlight) {
         SCOPED_TRACE(std::to_string(slots) + " slots");
         BufferRingDesc desc;
         desc.size = size;
-        FrameTimelines timelines = createFrameTimelines(device, slots, "buffer ring test");
-        BufferRing ring = createBufferRing(device, pool, timelines, desc);
+        FrameTimelines timelines = createFrameTimelines(context, slots, "buffer ring test");
+        BufferRing ring = createBufferRing(context, pool, timelines, desc);
         const uint32_t frames = 2 * slots + 3;
         GpuBuffer readback =
             createBuffer(device, size * frames, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -164,11 +164,11 @@ TEST_F(BufferRingGpu, EveryFrameReadsItsOwnSlotForOneToEightInFlight) {
                 launchFillPattern(cudaSlot(ring, f).pointer, size, uint32_t(f + 1), stream);
             },
             [&](VkCommandBuffer cmd, uint64_t f) {
-                recordAcquire(cmd, device, ring, f, VK_PIPELINE_STAGE_2_COPY_BIT,
+                recordAcquire(cmd, context, ring, f, VK_PIPELINE_STAGE_2_COPY_BIT,
                               VK_ACCESS_2_TRANSFER_READ_BIT);
                 const VkBufferCopy copy{0, f * size, size};
                 vkCmdCopyBuffer(cmd, vulkanSlot(ring, f).buffer.handle, readback.handle, 1, &copy);
-                recordRelease(cmd, device, ring, f, VK_PIPELINE_STAGE_2_COPY_BIT);
+                recordRelease(cmd, context, ring, f, VK_PIPELINE_STAGE_2_COPY_BIT);
             });
         uint32_t wrongFrames = 0;
         const auto* bytes = static_cast<const uint8_t*>(readback.mapped);
@@ -181,8 +181,8 @@ TEST_F(BufferRingGpu, EveryFrameReadsItsOwnSlotForOneToEightInFlight) {
         }
         EXPECT_EQ(wrongFrames, 0u) << "frames whose readback holds another frame's bytes";
         destroyBuffer(device, readback);
-        destroyFrameTimelines(device, timelines);
-        destroyBufferRing(device, ring);
+        destroyFrameTimelines(context, timelines);
+        destroyBufferRing(context, ring);
         VK_CHECK(vkResetCommandPool(device.handle, pool, 0));
     }
 }
@@ -191,17 +191,17 @@ TEST_F(ImageRingGpu, AFormatCudaCannotShareIsRefusedNamingIt) {
     ImageRingDesc desc;
     desc.format = VK_FORMAT_B8G8R8A8_UNORM; // no CUDA channel format
     desc.extent = {16, 16};
-    FrameTimelines timelines = createFrameTimelines(device, 2, "refused ring");
+    FrameTimelines timelines = createFrameTimelines(context, 2, "refused ring");
     try {
-        ImageRing ring = createImageRing(device, pool, timelines, desc);
-        destroyImageRing(device, ring);
+        ImageRing ring = createImageRing(context, pool, timelines, desc);
+        destroyImageRing(context, ring);
         FAIL() << "a ring of a format CUDA cannot map was created";
     } catch (const Error& e) {
         EXPECT_EQ(exitCode(e), ExitCode::Unsupported) << e.what();
         EXPECT_NE(std::string(e.what()).find("no CUDA channel format"), std::string::npos)
             << e.what();
     }
-    destroyFrameTimelines(device, timelines);
+    destroyFrameTimelines(context, timelines);
 }
 
 } // namespace

@@ -3,7 +3,7 @@
 // timeline semaphores order 1000 CUDA↔Vulkan round trips with no host wait between them.
 #include "cuda_vulkan_fixture.h"
 #include "vk_check.h"
-#include "format_tables.h"
+#include "estuary/interop/format_tables.h"
 #include "interop_kernels.h"
 
 #include <cstring>
@@ -19,16 +19,17 @@ struct RoundTrip {
     std::string firstMismatch;
 };
 
-RoundTrip writeWithCudaReadWithVulkan(const Device& device, VkCommandPool pool, cudaStream_t stream,
-                                      VkFormat format, VkExtent2D extent, uint32_t salt) {
+RoundTrip writeWithCudaReadWithVulkan(const Device& device, const Context& context,
+                                      VkCommandPool pool, cudaStream_t stream, VkFormat format,
+                                      VkExtent2D extent, uint32_t salt) {
     ExportedImageDesc desc;
     desc.format = format;
     desc.extent = extent;
     desc.name = formatName(format);
-    ExportedImage image = createExportedImage(device, desc);
-    CudaImage cuda = importImage(device, image);
-    SharedTimeline timeline = createSharedTimeline(device, "cuda writes done");
-    releaseToCuda(device, pool, image);
+    ExportedImage image = createExportedImage(context, desc);
+    CudaImage cuda = importImage(context, image);
+    SharedTimeline timeline = createSharedTimeline(context, "cuda writes done");
+    releaseToCuda(device, context, pool, image);
 
     const uint32_t texel = formatTexelSize(format);
     for (uint32_t level = 0; level < image.image.mipLevels; ++level) {
@@ -36,7 +37,7 @@ RoundTrip writeWithCudaReadWithVulkan(const Device& device, VkCommandPool pool, 
         launchWritePattern(cuda.surfaces[level], e.width, e.height, texel, level, salt, stream);
     }
     cudaSignalTimeline(timeline, 1, stream);
-    acquireAfterCuda(device, pool, image, timeline, 1);
+    acquireAfterCuda(device, context, pool, image, timeline, 1);
     const std::vector<uint8_t> bytes =
         readImageLevels(device, pool, image.image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL);
 
@@ -57,8 +58,8 @@ RoundTrip writeWithCudaReadWithVulkan(const Device& device, VkCommandPool pool, 
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));
     destroyCudaImage(cuda);
-    destroySharedTimeline(device, timeline);
-    destroyExportedImage(device, image);
+    destroySharedTimeline(context, timeline);
+    destroyExportedImage(context, image);
     return result;
 }
 
@@ -68,8 +69,8 @@ TEST_F(InteropGpu, EveryShareableFormatRoundTripsEveryMipLevelExactly) {
     const VkExtent2D extent{67, 45}; // odd sizes: 7 levels, uneven halvings
     for (VkFormat format : shareableFormats()) {
         SCOPED_TRACE(formatName(format));
-        const RoundTrip r =
-            writeWithCudaReadWithVulkan(device, pool, stream, format, extent, uint32_t(format));
+        const RoundTrip r = writeWithCudaReadWithVulkan(device, context, pool, stream, format,
+                                                        extent, uint32_t(format));
         EXPECT_GT(r.bytesCompared, 0u);
         EXPECT_EQ(r.mismatches, 0u) << "first mismatch at " << r.firstMismatch;
         ASSERT_EQ(vkResetCommandPool(device.handle, pool, 0), VK_SUCCESS);
@@ -78,7 +79,7 @@ TEST_F(InteropGpu, EveryShareableFormatRoundTripsEveryMipLevelExactly) {
 
 TEST_F(InteropGpu, Rgba32fImage4096SquaredRoundTripsExactly) {
     const RoundTrip r = writeWithCudaReadWithVulkan(
-        device, pool, stream, VK_FORMAT_R32G32B32A32_SFLOAT, {4096, 4096}, 0xA5A5u);
+        device, context, pool, stream, VK_FORMAT_R32G32B32A32_SFLOAT, {4096, 4096}, 0xA5A5u);
     // 4096² × 16 B = 256 MiB at level 0, plus the 12 smaller levels.
     EXPECT_GT(r.bytesCompared, size_t(4096) * 4096 * 16);
     EXPECT_EQ(r.mismatches, 0u) << "first mismatch at " << r.firstMismatch;
@@ -88,15 +89,15 @@ TEST_F(InteropGpu, ThousandTimelinePingPongsWithoutHostWaitsKeepOrder) {
     constexpr uint32_t kRounds = 1000;
     // shared[0]: CUDA's counter; shared[1]: Vulkan's round number; shared[2]: CUDA-seen misorders.
     ExportedBuffer shared = createExportedBuffer(
-        device, 256, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        context, 256, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         "ping-pong shared");
-    CudaBuffer cudaShared = importBuffer(device, shared);
+    CudaBuffer cudaShared = importBuffer(context, shared);
     GpuBuffer history =
         createBuffer(device, kRounds * sizeof(uint32_t), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                      "ping-pong history");
-    SharedTimeline cudaDone = createSharedTimeline(device, "cuda done");
-    SharedTimeline vulkanDone = createSharedTimeline(device, "vulkan done");
+    SharedTimeline cudaDone = createSharedTimeline(context, "cuda done");
+    SharedTimeline vulkanDone = createSharedTimeline(context, "vulkan done");
     CUDA_CHECK(cudaMemsetAsync(cudaShared.pointer, 0, 256, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
 
@@ -110,12 +111,12 @@ TEST_F(InteropGpu, ThousandTimelinePingPongsWithoutHostWaitsKeepOrder) {
         VkCommandBuffer cmd = cmds[i];
         VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
         ASSERT_EQ(vkBeginCommandBuffer(cmd, &begin), VK_SUCCESS);
-        recordAcquireFromExternal(cmd, device, shared, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+        recordAcquireFromExternal(cmd, context, shared, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                                   VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT);
         VkBufferCopy copy{0, i * sizeof(uint32_t), sizeof(uint32_t)};
         vkCmdCopyBuffer(cmd, shared.buffer.handle, history.handle, 1, &copy);
         vkCmdFillBuffer(cmd, shared.buffer.handle, sizeof(uint32_t), sizeof(uint32_t), i + 1);
-        recordReleaseToExternal(cmd, device, shared, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+        recordReleaseToExternal(cmd, context, shared, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
                                 VK_ACCESS_2_TRANSFER_WRITE_BIT);
         ASSERT_EQ(vkEndCommandBuffer(cmd), VK_SUCCESS);
     }
@@ -155,11 +156,11 @@ TEST_F(InteropGpu, ThousandTimelinePingPongsWithoutHostWaitsKeepOrder) {
     EXPECT_EQ(misordered, 0u) << "Vulkan rounds that saw CUDA's counter out of order";
 
     vkFreeCommandBuffers(device.handle, pool, kRounds, cmds.data());
-    destroySharedTimeline(device, cudaDone);
-    destroySharedTimeline(device, vulkanDone);
+    destroySharedTimeline(context, cudaDone);
+    destroySharedTimeline(context, vulkanDone);
     destroyBuffer(device, history);
     destroyCudaBuffer(cudaShared);
-    destroyExportedBuffer(device, shared);
+    destroyExportedBuffer(context, shared);
 }
 
 TEST_F(InteropGpu, CreateImportDestroyCyclesLeakNoDeviceMemory) {
@@ -167,12 +168,12 @@ TEST_F(InteropGpu, CreateImportDestroyCyclesLeakNoDeviceMemory) {
         ExportedImageDesc desc;
         desc.format = VK_FORMAT_R32_SFLOAT;
         desc.extent = {1024, 1024};
-        ExportedImage image = createExportedImage(device, desc);
-        CudaImage cuda = importImage(device, image);
-        SharedTimeline timeline = createSharedTimeline(device, "leak check");
+        ExportedImage image = createExportedImage(context, desc);
+        CudaImage cuda = importImage(context, image);
+        SharedTimeline timeline = createSharedTimeline(context, "leak check");
         destroyCudaImage(cuda);
-        destroySharedTimeline(device, timeline);
-        destroyExportedImage(device, image);
+        destroySharedTimeline(context, timeline);
+        destroyExportedImage(context, image);
     };
     cycle(); // first use may allocate driver-internal pools
     size_t freeBefore = 0, total = 0, freeAfter = 0;
@@ -215,14 +216,14 @@ bool driverWantsDedicated(const Device& device, VkFormat format, VkExtent2D exte
 TEST_F(InteropGpu, DedicatedFlagFollowsTheDriverAtASizeThatPrefersItAndOneThatDoesNot) {
     const VkFormat format = VK_FORMAT_R32G32B32A32_SFLOAT;
     const ExportedImageDesc base;
-    const bool dedicatedOnly = checkImageExport(device, format, base.usage).dedicatedOnly;
+    const bool dedicatedOnly = checkImageExport(context, format, base.usage).dedicatedOnly;
     std::vector<bool> wanted;
     for (const VkExtent2D extent : {VkExtent2D{4096, 4096}, VkExtent2D{1024, 1024}}) {
         SCOPED_TRACE(std::to_string(extent.width) + "^2 RGBA32F");
         ExportedImageDesc desc;
         desc.format = format;
         desc.extent = extent;
-        ExportedImage image = createExportedImage(device, desc);
+        ExportedImage image = createExportedImage(context, desc);
         const bool driver = driverWantsDedicated(device, format, extent, desc.usage);
         wanted.push_back(driver);
         std::printf(
@@ -233,10 +234,10 @@ TEST_F(InteropGpu, DedicatedFlagFollowsTheDriverAtASizeThatPrefersItAndOneThatDo
         EXPECT_EQ(image.dedicated, driver || dedicatedOnly);
         EXPECT_GE(image.allocationSize, VkDeviceSize(extent.width) * extent.height * 16);
         // The CUDA import must accept the allocation with the matching dedicated flag.
-        CudaImage cuda = importImage(device, image);
+        CudaImage cuda = importImage(context, image);
         EXPECT_EQ(cuda.surfaces.size(), image.image.mipLevels);
         destroyCudaImage(cuda);
-        destroyExportedImage(device, image);
+        destroyExportedImage(context, image);
     }
     // Measured on the H100 and H200 (INTEROP_FACTS.md): 4096^2 prefers dedicated, 1024^2 does not,
     // so there both branches of the flag are exercised. Other GPUs may draw the line elsewhere.

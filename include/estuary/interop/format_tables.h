@@ -5,11 +5,13 @@
 // converts them and checks that at compile time), so all of it is unit-tested in every build.
 #pragma once
 
+#ifndef VULKAN_CORE_H_
 #include <vulkan/vulkan_core.h>
+#endif
 
 #include <cstddef>
 #include <optional>
-#include <span>
+#include <vector>
 
 namespace estuary::interop {
 
@@ -34,7 +36,7 @@ inline constexpr unsigned kArrayCubemap = 0x04;
 inline constexpr unsigned kArrayColorAttachment = 0x20;
 
 // The 21 formats of the guide's table plus R16G16B16A16_SFLOAT and R8G8B8A8_UNORM.
-std::span<const VkFormat> shareableFormats();
+const std::vector<VkFormat>& shareableFormats();
 std::optional<ChannelFormat> channelFormatFor(VkFormat format);
 const char* formatName(VkFormat format);
 

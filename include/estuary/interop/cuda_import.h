@@ -27,7 +27,7 @@ struct CudaImage : MoveOnly {
 
 // Import `image` into the current CUDA device. `surfaceLoadStore` adds cudaArraySurfaceLoadStore
 // and creates the per-level surfaces.
-CudaImage importImage(const Device& device, const ExportedImage& image,
+CudaImage importImage(const Context& context, const ExportedImage& image,
                       bool surfaceLoadStore = true);
 void destroyCudaImage(CudaImage& image);
 
@@ -37,7 +37,7 @@ struct CudaBuffer : MoveOnly {
     size_t size = 0;
 };
 
-CudaBuffer importBuffer(const Device& device, const ExportedBuffer& buffer);
+CudaBuffer importBuffer(const Context& context, const ExportedBuffer& buffer);
 void destroyCudaBuffer(CudaBuffer& buffer);
 
 // A Vulkan timeline semaphore, exported and imported into CUDA. Each semaphore has exactly one
@@ -47,8 +47,8 @@ struct SharedTimeline : MoveOnly {
     cudaExternalSemaphore_t cuda = nullptr;
 };
 
-SharedTimeline createSharedTimeline(const Device& device, const char* name);
-void destroySharedTimeline(const Device& device, SharedTimeline& timeline);
+SharedTimeline createSharedTimeline(const Context& context, const char* name);
+void destroySharedTimeline(const Context& context, SharedTimeline& timeline);
 
 // A Vulkan binary semaphore, exported and imported into CUDA: for consumers that have no timeline
 // semaphores (OpenGL without GL_NV_timeline_semaphore). One wait per signal, the wait enqueued
@@ -58,8 +58,8 @@ struct SharedBinary : MoveOnly {
     cudaExternalSemaphore_t cuda = nullptr;
 };
 
-SharedBinary createSharedBinary(const Device& device, const char* name);
-void destroySharedBinary(const Device& device, SharedBinary& binary);
+SharedBinary createSharedBinary(const Context& context, const char* name);
+void destroySharedBinary(const Context& context, SharedBinary& binary);
 void cudaWaitBinary(const SharedBinary& binary, cudaStream_t stream);
 void cudaSignalBinary(const SharedBinary& binary, cudaStream_t stream);
 

@@ -27,6 +27,10 @@ struct ImageRingDesc {
     VkImageUsageFlags usage = VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                               VK_IMAGE_USAGE_TRANSFER_DST_BIT;
     std::string name = "image ring";
+    // 0: one image per slot of the timelines (CUDA writes frame f + 1 while Vulkan draws f); 1:
+    // one image shared by every frame, which CUDA may write only once every earlier frame is drawn
+    // (cudaWaitAllDrawn).
+    uint32_t copies = 0;
 };
 
 // Owns its images and imports: move-only.
@@ -35,13 +39,14 @@ struct ImageRing : MoveOnly {
     std::vector<CudaImage> cuda;       // CUDA side: mipmapped array, level arrays, surfaces
 };
 
-// One slot per slot of `timelines` (the ring and the protocol must agree, so the ring takes the
-// count from it). Allocates, exports and imports every slot, then hands all of them to CUDA with
-// one blocking submission on `pool`'s queue (start-up only). Throws unsupported() naming format,
-// usage or extent when the device cannot export such an image; nothing is leaked on failure.
-ImageRing createImageRing(const Device& device, VkCommandPool pool, const FrameTimelines& timelines,
-                          const ImageRingDesc& desc);
-void destroyImageRing(const Device& device, ImageRing& ring);
+// One image per slot of `timelines` (the ring and the protocol must agree, so the ring takes the
+// count from it), or one for all (desc.copies = 1). Allocates, exports and imports every slot, then
+// hands all of them to CUDA with one blocking submission on `pool`'s queue (start-up only). Throws
+// unsupported() naming format, usage or extent when the device cannot export such an image; nothing
+// is leaked on failure.
+ImageRing createImageRing(const Context& context, VkCommandPool pool,
+                          const FrameTimelines& timelines, const ImageRingDesc& desc);
+void destroyImageRing(const Context& context, ImageRing& ring);
 
 inline uint32_t slotCount(const ImageRing& ring) {
     return uint32_t(ring.images.size());
@@ -55,12 +60,12 @@ inline const ExportedImage& vulkanSlot(const ImageRing& ring, uint64_t frame) {
 
 // Takes frame's image from CUDA into `newLayout` for reads at dstStage/dstAccess. `waitStage` is
 // the stage of the submission's wait on FrameTimelines::written.
-void recordAcquire(VkCommandBuffer cmd, const Device& device, const ImageRing& ring, uint64_t frame,
-                   VkImageLayout newLayout, VkPipelineStageFlags2 dstStage,
+void recordAcquire(VkCommandBuffer cmd, const Context& context, const ImageRing& ring,
+                   uint64_t frame, VkImageLayout newLayout, VkPipelineStageFlags2 dstStage,
                    VkAccessFlags2 dstAccess,
                    VkPipelineStageFlags2 waitStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
 // Hands frame's image back to CUDA after the reads in `layout` at srcStage.
-void recordRelease(VkCommandBuffer cmd, const Device& device, const ImageRing& ring, uint64_t frame,
-                   VkImageLayout layout, VkPipelineStageFlags2 srcStage);
+void recordRelease(VkCommandBuffer cmd, const Context& context, const ImageRing& ring,
+                   uint64_t frame, VkImageLayout layout, VkPipelineStageFlags2 srcStage);
 
 } // namespace estuary::interop

@@ -40,9 +40,9 @@ struct FrameTimelines : MoveOnly {
 
 // Throws unsupported() when the device cannot export timeline (or, with binaryHandoff, binary)
 // semaphores as opaque fds.
-FrameTimelines createFrameTimelines(const Device& device, uint32_t slots, const char* name,
+FrameTimelines createFrameTimelines(const Context& context, uint32_t slots, const char* name,
                                     bool binaryHandoff = false);
-void destroyFrameTimelines(const Device& device, FrameTimelines& timelines);
+void destroyFrameTimelines(const Context& context, FrameTimelines& timelines);
 
 // The slot frame `frame` uses.
 inline uint32_t slotOf(const FrameTimelines& t, uint64_t frame) {
@@ -55,6 +55,11 @@ inline uint32_t slotOf(const FrameTimelines& t, uint64_t frame) {
 // memory (e.g. the simulation steps) overlaps with Vulkan still drawing the slot.
 void cudaBeginFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream);
 void cudaEndFrame(const FrameTimelines& t, uint64_t frame, cudaStream_t stream);
+// For outputs shared by every frame (rings of one copy): the stream waits until Vulkan drew every
+// frame before `frame`. Enqueue it before writing such an output in `frame`. Timeline hand-off
+// only: with the binary one it throws a runtime error (each binary release has one waiter,
+// cudaBeginFrame).
+void cudaWaitAllDrawn(FrameTimelines& t, uint64_t frame, cudaStream_t stream);
 
 // Vulkan side: the semaphore infos of frame f's draw submission. The wait happens at `waitStage`;
 // pass the same stage to the rings' recordAcquire so their barriers chain to it.
@@ -84,6 +89,6 @@ bool releaseCudaWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs)
 // then stay, and the caller leaves the objects to the driver.
 bool releaseVulkanWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs);
 // "CUDA wrote up to frame 46, Vulkan released up to frame 45" — for messages about a hang.
-std::string describeTimelines(const Device& device, const FrameTimelines& t);
+std::string describeTimelines(const Context& context, const FrameTimelines& t);
 
 } // namespace estuary::interop

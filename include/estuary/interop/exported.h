@@ -5,8 +5,7 @@
 // import can say so too.
 #pragma once
 
-#include "context.h"
-#include "resources.h"
+#include "vulkan_device.h"
 
 namespace estuary::interop {
 
@@ -36,14 +35,14 @@ struct ExportSupport {
 
 // Throws unsupported() naming the image type, format and usage when the device cannot export such
 // an optimal-tiled image (3D and cube support and limits differ from 2D, so each is asked for).
-ExportSupport checkImageExport(const Device& device, VkFormat format, VkImageUsageFlags usage,
+ExportSupport checkImageExport(const Context& context, VkFormat format, VkImageUsageFlags usage,
                                VkImageViewType viewType = VK_IMAGE_VIEW_TYPE_2D);
 
 // Throws unsupported() naming what the driver refused (type, format, usage, extent, layers,
 // levels) before allocating; a shape that is not an image at all (checkImageShape) is a runtime
 // error. Nothing is leaked on failure.
-ExportedImage createExportedImage(const Device& device, const ExportedImageDesc& desc);
-void destroyExportedImage(const Device& device, ExportedImage& image);
+ExportedImage createExportedImage(const Context& context, const ExportedImageDesc& desc);
+void destroyExportedImage(const Context& context, ExportedImage& image);
 
 struct ExportedBuffer : MoveOnly {
     GpuBuffer buffer;
@@ -51,35 +50,37 @@ struct ExportedBuffer : MoveOnly {
     bool dedicated = false;
 };
 
-ExportedBuffer createExportedBuffer(const Device& device, VkDeviceSize size,
+// Throws unsupported() naming the usage when the device cannot export such a buffer as an opaque
+// fd; the allocation is dedicated where the driver requires or prefers it.
+ExportedBuffer createExportedBuffer(const Context& context, VkDeviceSize size,
                                     VkBufferUsageFlags usage, const char* name);
-void destroyExportedBuffer(const Device& device, ExportedBuffer& buffer);
+void destroyExportedBuffer(const Context& context, ExportedBuffer& buffer);
 
 // A new fd for the memory; the caller owns it until a successful import (CUDA's, OpenGL's) takes
 // it over. Each importer needs its own fd.
-int exportMemoryFd(const Device& device, VkDeviceMemory memory);
+int exportMemoryFd(const Context& context, VkDeviceMemory memory);
 // The same for a semaphore made exportable as an opaque fd (createTimelineSemaphore(.., true, ..),
 // createExportableBinarySemaphore).
-int exportSemaphoreFd(const Device& device, VkSemaphore semaphore);
+int exportSemaphoreFd(const Context& context, VkSemaphore semaphore);
 // A binary semaphore exportable as an opaque fd.
-VkSemaphore createExportableBinarySemaphore(const Device& device, const char* name);
+VkSemaphore createExportableBinarySemaphore(const Context& context, const char* name);
 
 // Queue-family ownership transfer around CUDA's access: Vulkan releases the image (in GENERAL
 // layout) or buffer to VK_QUEUE_FAMILY_EXTERNAL before CUDA touches it and acquires it back before
 // using it. The acquire's source stage is `waitStage`, the stage at which the submission holding it
 // waits for CUDA's semaphore, so the barrier (and its layout transition) is chained to that wait.
-void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device, const ExportedImage& image,
-                             VkImageLayout oldLayout, VkPipelineStageFlags2 srcStage,
-                             VkAccessFlags2 srcAccess);
+void recordReleaseToExternal(VkCommandBuffer cmd, const Context& context,
+                             const ExportedImage& image, VkImageLayout oldLayout,
+                             VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess);
 void recordAcquireFromExternal(
-    VkCommandBuffer cmd, const Device& device, const ExportedImage& image, VkImageLayout newLayout,
-    VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess,
+    VkCommandBuffer cmd, const Context& context, const ExportedImage& image,
+    VkImageLayout newLayout, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess,
     VkPipelineStageFlags2 waitStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
-void recordReleaseToExternal(VkCommandBuffer cmd, const Device& device,
+void recordReleaseToExternal(VkCommandBuffer cmd, const Context& context,
                              const ExportedBuffer& buffer, VkPipelineStageFlags2 srcStage,
                              VkAccessFlags2 srcAccess);
 void recordAcquireFromExternal(
-    VkCommandBuffer cmd, const Device& device, const ExportedBuffer& buffer,
+    VkCommandBuffer cmd, const Context& context, const ExportedBuffer& buffer,
     VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess,
     VkPipelineStageFlags2 waitStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
 

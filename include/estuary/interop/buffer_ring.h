@@ -23,6 +23,7 @@ struct BufferRingDesc {
                                VK_BUFFER_USAGE_VERTEX_BUFFER_BIT |
                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     std::string name = "buffer ring";
+    uint32_t copies = 0; // 0: one per slot; 1: one shared by every frame (see ImageRingDesc)
 };
 
 // Owns its buffers and imports: move-only.
@@ -33,9 +34,9 @@ struct BufferRing : MoveOnly {
 
 // One slot per slot of `timelines`. Allocates, exports and maps every slot and hands them to CUDA
 // with one blocking submission on `pool`'s queue (start-up only). Nothing is leaked on failure.
-BufferRing createBufferRing(const Device& device, VkCommandPool pool,
+BufferRing createBufferRing(const Context& context, VkCommandPool pool,
                             const FrameTimelines& timelines, const BufferRingDesc& desc);
-void destroyBufferRing(const Device& device, BufferRing& ring);
+void destroyBufferRing(const Context& context, BufferRing& ring);
 
 inline uint32_t slotCount(const BufferRing& ring) {
     return uint32_t(ring.buffers.size());
@@ -48,11 +49,11 @@ inline const ExportedBuffer& vulkanSlot(const BufferRing& ring, uint64_t frame) 
 }
 
 // Takes frame's buffer from CUDA for reads at dstStage/dstAccess; `waitStage` as for images.
-void recordAcquire(VkCommandBuffer cmd, const Device& device, const BufferRing& ring,
+void recordAcquire(VkCommandBuffer cmd, const Context& context, const BufferRing& ring,
                    uint64_t frame, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess,
                    VkPipelineStageFlags2 waitStage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
 // Hands frame's buffer back to CUDA after the reads at srcStage.
-void recordRelease(VkCommandBuffer cmd, const Device& device, const BufferRing& ring,
+void recordRelease(VkCommandBuffer cmd, const Context& context, const BufferRing& ring,
                    uint64_t frame, VkPipelineStageFlags2 srcStage);
 
 } // namespace estuary::interop
