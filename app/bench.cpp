@@ -1,28 +1,25 @@
-// The benchmark: for each mode a fresh session (same grid, steps, renderer and output size),
-// warm-up frames, then timed frames; per-frame times come from the frame history (host frame
-// interval, CUDA events, Vulkan timestamps), taken out of its small ring as each frame's GPU times
-// arrive, so memory grows with the measured frames only (at most kMaxBenchFrames per mode; warm-up
-// frames are not kept). Each mode's clocks are aligned before its first frame and after its last
-// (run_clocks.h), which gives every frame's hand-off latency; with --trace the frames of every
-// mode, warm-up included, go into one trace (trace.h). A stop request (stop_signal.h) ends the
-// current mode at a frame boundary, skips the rest, and the report of what was measured is written,
-// marked "interrupted". Modes:
-//   pipelined  — the normal frame loop, frames in flight over a ring of shared images;
-//   serialized — one shared image, and the host waits for every frame before starting the next,
-//                the CUDA↔Vulkan round trip of the reference samples;
-//   host-copy  — no interop: field and mips through pinned host memory and staging buffers.
+// The benchmark: for each mode a fresh viewer (same grid, steps, views and picture size), warm-up
+// frames, then timed frames; per-frame times come from the viewer's frame stats (host interval,
+// CUDA events, Vulkan timestamps), read as each frame is drawn, so memory grows with the measured
+// frames only (at most kMaxBenchFrames per mode; warm-up frames are not kept). Each mode's clocks
+// are aligned by the viewer before its first frame and after its last (estuary_finish), which
+// gives every frame's hand-off latency; with --trace the frames of every mode, warm-up included,
+// go into one trace (trace.h). A stop request (stop_signal.h) ends the current mode at a frame
+// boundary, skips the rest, and the report of what was measured is written, marked
+// "interrupted". Modes:
+//   pipelined  — the normal frame loop, frames in flight over rings of shared images;
+//   serialized — one copy of each image, and the host waits for every frame before starting the
+//                next, the CUDA↔Vulkan round trip of the reference samples;
+//   host-copy  — no interop: outputs and mips through pinned host memory and staging.
 #include "bench.h"
+#include "app_viewer.h"
 #include "bench_report.h"
-#include "vk_check.h"
-#include "frame.h"
-#include "gl_field.h"
+#include "errors.h"
 #include "memory_budget.h"
-#include "offscreen.h"
-#include "run_clocks.h"
-#include "session.h"
 #include "simulations.h"
 #include "stop_signal.h"
 #include "trace.h"
+#include "watchdog.h"
 
 #ifdef ESTUARY_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -39,11 +36,6 @@
 namespace estuary {
 namespace {
 
-std::string versionString(uint32_t v) {
-    return std::to_string(VK_API_VERSION_MAJOR(v)) + "." + std::to_string(VK_API_VERSION_MINOR(v)) +
-           "." + std::to_string(VK_API_VERSION_PATCH(v));
-}
-
 std::string nowIso8601() {
     const std::time_t t = std::time(nullptr);
     char buf[32];
@@ -51,20 +43,15 @@ std::string nowIso8601() {
     return buf;
 }
 
-BenchEnvironment describeEnvironment(const Session& session) {
+BenchEnvironment describeEnvironment(const Viewer& viewer, RunKind kind) {
     BenchEnvironment env;
-    const PhysicalDeviceInfo& physical = session.choice.physical;
-    env.gpuName = physical.properties.deviceName;
-    env.gpuUuid = formatUuid(physical.uuid.data());
-    env.vulkanApiVersion = versionString(physical.properties.apiVersion);
-    const uint32_t dv = physical.properties.driverVersion;
-    // NVIDIA packs its driver version as 10.8.8.6 bits; others follow the Vulkan convention.
-    env.driverVersion = physical.properties.vendorID == 0x10DE
-                            ? std::to_string(dv >> 22) + "." + std::to_string((dv >> 14) & 0xFF) +
-                                  "." + std::to_string((dv >> 6) & 0xFF)
-                            : versionString(dv);
-    env.vulkanDriver = deviceTypeName(physical.properties.deviceType);
-    env.backend = backendName(session.choice.kind);
+    const estuary_viewer_info info = viewer.info();
+    env.gpuName = info.device_name;
+    env.gpuUuid = info.device_uuid;
+    env.vulkanApiVersion = info.vulkan_version;
+    env.driverVersion = info.driver_version;
+    env.vulkanDriver = info.device_type;
+    env.backend = runKindName(kind == RunKind::HostCopy ? RunKind::Cuda : kind);
     env.gitRevision = ESTUARY_GIT_REVISION;
     env.buildType = ESTUARY_BUILD_TYPE;
     char host[256] = {};
@@ -72,9 +59,9 @@ BenchEnvironment describeEnvironment(const Session& session) {
     env.hostName = host;
     env.date = nowIso8601();
 #ifdef ESTUARY_HAVE_CUDA
-    if (session.choice.kind == Backend::Cuda) {
+    if (info.has_cuda) {
         int runtime = 0, driver = 0, sms = 0, clockKHz = 0, busBits = 0;
-        const int dev = session.choice.cudaDevice;
+        const int dev = info.cuda_device;
         if (cudaRuntimeGetVersion(&runtime) == cudaSuccess)
             env.cudaRuntimeVersion =
                 std::to_string(runtime / 1000) + "." + std::to_string((runtime % 1000) / 10);
@@ -99,94 +86,82 @@ void printProgress(const char* mode, uint64_t done, uint64_t total) {
     if (done == total) std::fprintf(stderr, "\n");
 }
 
-FrameSample sampleOf(const FrameTiming& t) {
+// A frame as the report keeps it. The simulation's time is CUDA's where it ran there, else the
+// host's measure of the CPU reference's (or the host-copy run's CUDA events).
+FrameSample sampleOf(const estuary_frame_stats& s, const std::optional<HostSimTimes>& host) {
     FrameSample sample;
-    sample.frameMs = std::isnan(t.gpuIntervalMs) ? t.cpuMs : t.gpuIntervalMs;
-    sample.cpuFrameMs = t.cpuMs;
-    sample.simMs = t.simMs;
-    sample.renderMs = t.renderMs;
-    sample.waitMs = t.waitMs;
-    sample.gpuBusyMs = t.simMs + t.renderMs;
-    sample.hostBusyUs = t.hostBusyUs;
+    sample.frameMs = std::isnan(s.gpu_interval_ms) ? s.interval_ms : s.gpu_interval_ms;
+    sample.cpuFrameMs = s.interval_ms;
+    sample.simMs = std::isfinite(s.cuda_ms) ? s.cuda_ms : host ? host->simMs : kNotMeasured;
+    sample.renderMs = s.draw_ms;
+    sample.waitMs = s.wait_ms;
+    sample.gpuBusyMs = sample.simMs + sample.renderMs;
+    sample.hostBusyUs = s.host_busy_us;
     return sample;
 }
 
-// The raw ends of a measured frame's hand-off, turned into a latency once the mode's clocks are
-// aligned at its end.
+// The raw readings behind a measured frame's hand-off, aligned again once the mode's last
+// calibration is in.
 struct HandoffMarks {
-    double simEndUs = kNotMeasured;
+    double cudaEndUs = kNotMeasured;
     uint64_t drawStartTicks = 0;
 };
 
 // The frames of one mode: warm-up, then timed frames until done or asked to stop.
-void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result,
-               FrameTrace* trace) {
+void runFrames(const Viewer& viewer, SimRun& run, const Options& o, BenchMode mode,
+               const sim::ParamValues& params, int steps, ModeResult& result, FrameTrace* trace) {
     const uint64_t total = uint64_t(o.warmup) + o.frames;
-    const VkExtent2D extent{o.resolution.width, o.resolution.height};
-    FrameTarget target;
-    target.extent = extent;
-    if (s.gl) {
-        target.glFramebuffer =
-            keepUntilClose(
-                s, createGlTarget(extent), +[](const Device&, GlTarget& t) { destroyGlTarget(t); })
-                .framebuffer;
-    } else {
-        OffscreenTarget& offscreen =
-            keepUntilClose(s, createOffscreenTarget(s.device, extent), destroyOffscreenTarget);
-        target.view = offscreen.image.view;
-        target.image = offscreen.image.handle;
-        target.begin = [&offscreen](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
-        target.end = [&offscreen](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
-        // The same target and commands every frame: each ring entry's command buffer is recorded
-        // once per slot and view, then submitted again (frame.cpp).
-        target.repeatKey = 0;
-    }
-
     result.frames.reserve(o.frames);
     std::vector<HandoffMarks> handoffs;
     handoffs.reserve(o.frames);
-    // The OpenGL consumer's frames carry no Vulkan timestamps to align.
-    SessionClocks clocks;
-    if (!s.gl) calibrateClocks(s, clocks);
-    if (trace) trace->beginPart(result.mode, s.backend->name());
-    // A frame's times are complete once the session collected its GPU times (its slot came round
-    // again); the history ring still holds it then, since it keeps far more frames than in flight.
-    uint64_t taken = 0;
-    const auto take = [&](uint64_t upTo) {
-        for (; taken < upTo; ++taken) {
-            const FrameTiming* t = s.history.find(taken);
-            if (!t)
-                throw runtimeError("benchmark: the times of frame " + std::to_string(taken) +
-                                   " left the frame history before they were read");
-            if (trace) trace->add(*t);
-            if (taken < o.warmup) continue;
-            result.frames.push_back(sampleOf(*t));
-            result.framesFromGraphs += t->fromGraph ? 1 : 0;
-            handoffs.push_back({t->marks.simEndUs, t->marks.drawStartTicks});
+    if (trace) trace->beginPart(result.mode, run.name());
+    const auto take = [&] {
+        estuary_frame_stats s{};
+        while (viewer.nextFrameStats(s)) {
+            const std::optional<HostSimTimes> host = run.hostTimes(s.frame);
+            if (trace) trace->add(s, host);
+            if (s.frame < o.warmup) continue;
+            result.frames.push_back(sampleOf(s, host));
+            result.framesFromGraphs += s.from_graph ? 1 : 0;
+            handoffs.push_back({s.raw_cuda_us[3], s.raw_draw_ticks[0]});
         }
     };
     auto timedStart = std::chrono::steady_clock::now();
+    double slowestMs = 0;
+    auto previous = timedStart;
     uint64_t frame = 0;
     for (; frame < total && stopSignal() == 0; ++frame) {
         if (frame == o.warmup) timedStart = std::chrono::steady_clock::now();
-        drawFrame(s, frame, target);
-        if (mode == BenchMode::Serialized)
-            waitFrameDrawn(s, frame); // the per-frame host round trip being measured
-        take(s.collectedFrames);
+        {
+            const WatchdogScope watch("frame", frame, frameTimeoutNs(slowestMs));
+            run.frame(params, steps);
+            if (mode == BenchMode::Serialized)
+                viewer.waitFrame(frame); // the per-frame host round trip being measured
+        }
+        const auto now = std::chrono::steady_clock::now();
+        slowestMs =
+            std::max(slowestMs, std::chrono::duration<double, std::milli>(now - previous).count());
+        previous = now;
+        take();
         if ((frame + 1) % 250 == 0 || frame + 1 == total)
             printProgress(result.mode.c_str(), frame + 1, total);
     }
-    finishFrames(s);
-    take(frame);
-    if (!s.gl) {
-        calibrateClocks(s, clocks);
-        fitClocks(clocks);
+    {
+        const WatchdogScope watch("finishing frame", frame, 2 * frameTimeoutNs(slowestMs));
+        viewer.finish(); // every frame drawn, its times read, the clocks aligned once more
     }
-    for (size_t i = 0; i < handoffs.size(); ++i)
-        result.frames[i].handoffMs =
-            handoffLatencyMs(clocks, handoffs[i].simEndUs, handoffs[i].drawStartTicks);
-    result.handoffErrorUs = handoffErrorUs(clocks);
-    if (trace) trace->endPart(clocks);
+    take();
+    for (size_t i = 0; i < handoffs.size(); ++i) {
+        estuary_frame_stats s{};
+        s.raw_cuda_us[3] = handoffs[i].cudaEndUs;
+        s.raw_draw_ticks[0] = handoffs[i].drawStartTicks;
+        check(estuary_align_frame_stats(viewer.get(), &s, 1));
+        result.frames[i].handoffMs = s.handoff_ms;
+    }
+    estuary_clock_info clocks{};
+    check(estuary_get_clock_info(viewer.get(), &clocks));
+    result.handoffErrorUs = clocks.handoff_error_us;
+    if (trace) trace->endPart(viewer.get());
     if (frame > o.warmup)
         result.wallSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - timedStart).count();
@@ -201,45 +176,57 @@ void runFrames(Session& s, const Options& o, BenchMode mode, ModeResult& result,
 ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report, FrameTrace* trace) {
     Options o = options;
     if (mode == BenchMode::Serialized) o.framesInFlight = 1;
-    Session session;
-    session.hostCopy = mode == BenchMode::HostCopy;
     ModeResult result;
     result.mode = benchModeName(mode);
-    openInstance(session, o, {});
-    const int code = runSession(session, [&](Session& s) {
-        openDevice(s, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
-        if (mode == BenchMode::HostCopy && s.choice.kind != Backend::Cuda)
+    Viewer viewer = openAppViewer(o, {false, mode == BenchMode::HostCopy});
+    int code = 0;
+    try {
+        const RunKind kind = runKindFor(viewer, mode == BenchMode::HostCopy);
+        if (mode == BenchMode::HostCopy && kind == RunKind::Cpu)
             result.note = "CPU backend: its field always reaches Vulkan through host memory, so "
                           "host-copy runs the same path as pipelined";
+        const sim::SimDefinition& def = *findSimulation(o.simulation);
+        const std::unique_ptr<SimRun> run = openSimRun(viewer, o, def, kind);
         if (report.env.gpuName.empty()) {
-            report.env = describeEnvironment(s);
-            // --draw auto resolves by the device (drawPathFor); the report names the path taken.
+            report.env = describeEnvironment(viewer, kind);
+            // --draw auto resolves by the device; the report names the path taken.
             if (options.consumer == Consumer::Vulkan)
-                report.config.draw = drawPathName(drawPathFor(
-                    options.draw, s.device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU));
+                report.config.draw =
+                    viewer.info().draw_path == ESTUARY_DRAW_COMPUTE ? "compute" : "raster";
         }
-        result.handoff = s.gl ? glHandoffName(s.glHandoff)
-                         : s.choice.kind == Backend::Cuda && !s.hostCopy ? "timeline"
-                                                                         : "staging";
-        runFrames(s, o, mode, result, trace);
-        result.bytesPerCellStep = s.simulation->bytesPerCellStep;
-        result.bytesPerParticleStep = s.simulation->bytesPerParticleStep;
-        result.particles = s.particles;
-        const sim::PointsVisual& points = s.simulation->points;
+        const estuary_viewer_info info = viewer.info();
+        result.handoff = info.consumer == ESTUARY_CONSUMER_OPENGL
+                             ? (info.gl_handoff == ESTUARY_GL_HANDOFF_TIMELINE ? "timeline"
+                                : info.gl_handoff == ESTUARY_GL_HANDOFF_BINARY ? "binary"
+                                                                               : "host")
+                         : kind == RunKind::Cuda ? "timeline"
+                                                 : "staging";
+        runFrames(viewer, *run, o, mode, startParams(o, def), startSteps(o, def), result, trace);
+        result.bytesPerCellStep = def.bytesPerCellStep;
+        result.bytesPerParticleStep = def.bytesPerParticleStep;
+        result.particles = run->particles();
+        const sim::PointsVisual& points = def.points;
+        const sim::ParamValues params = startParams(o, def);
         result.particlesPerFrame = sim::activeParticles(
-            s.particles, points.shareParam >= 0 ? s.params[size_t(points.shareParam)] : 1.0f);
-        const sim::OutputLayout layout =
-            s.simulation->outputs({o.grid.width, o.grid.height, o.grid.depth, s.particles});
-        for (const sim::ImageOutput& image : layout.images)
+            run->particles(), points.shareParam >= 0 ? params[size_t(points.shareParam)] : 1.0f);
+        for (const sim::ImageOutput& image : run->layout().images)
             result.outputBytesPerFrame += double(imageBytes(image));
-        for (const sim::BufferOutput& buffer : layout.buffers)
+        for (const sim::BufferOutput& buffer : run->layout().buffers)
             result.outputBytesPerFrame += double(buffer.bytes);
         // CUDA with interop: nothing; host-copy: download and upload; the CPU backend: upload.
-        if (s.choice.kind != Backend::Cuda)
+        if (kind == RunKind::Cpu)
             result.hostBytesPerFrame = result.outputBytesPerFrame;
-        else if (s.hostCopy)
+        else if (kind == RunKind::HostCopy)
             result.hostBytesPerFrame = 2.0 * result.outputBytesPerFrame;
-    });
+    } catch (...) {
+        try {
+            (void)viewer.close();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "estuary: also failed while closing: %s\n", e.what());
+        }
+        throw;
+    }
+    code = closeAppViewer(viewer, o);
     if (code != 0)
         throw runtimeError(std::string("benchmark mode ") + result.mode +
                            " produced validation messages");

@@ -54,7 +54,7 @@
 // Mode names in keys have '-' replaced by '_' (host-copy → host_copy).
 #pragma once
 
-#include "frame_timing.h"
+#include "bench_stats.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -64,8 +64,6 @@
 #include <vector>
 
 namespace estuary {
-
-// kNotMeasured (NaN) comes from frame_timing.h, shared with the frame loop.
 
 struct BenchEnvironment {
     std::string gpuName, gpuUuid, driverVersion, vulkanApiVersion, vulkanDriver;

@@ -9,10 +9,14 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <span>
 #include <vector>
 
 namespace estuary {
+
+// What a sample holds where nothing was measured.
+inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 
 struct Summary {
     size_t count = 0;

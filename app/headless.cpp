@@ -1,9 +1,8 @@
 #include "headless.h"
-#include "frame.h"
-#include "gl_field.h"
-#include "offscreen.h"
+#include "app_viewer.h"
+#include "gpu_wait.h"
 #include "png.h"
-#include "run_clocks.h"
+#include "simulations.h"
 #include "stop_signal.h"
 #include "trace.h"
 #include "watchdog.h"
@@ -11,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +25,7 @@ struct FrameTimes {
     std::vector<double> first;
     std::vector<double> recent; // a ring once full
     uint64_t count = 0;
+    double slowestMs = 0;
 
     void add(double ms) {
         if (first.size() < kFirstFrames) first.push_back(ms);
@@ -34,6 +33,7 @@ struct FrameTimes {
             recent.push_back(ms);
         else
             recent[count % kRecentFrames] = ms;
+        slowestMs = std::max(slowestMs, ms);
         ++count;
     }
 };
@@ -53,90 +53,87 @@ void printFrameTimes(FrameTimes times, double wallSeconds) {
                 ms[ms.size() / 2], ms[std::min(ms.size() - 1, ms.size() * 99 / 100)], ms.back());
 }
 
-} // namespace
+void drainStats(const Viewer& viewer, const SimRun& run, FrameTrace* trace) {
+    estuary_frame_stats stats{};
+    while (viewer.nextFrameStats(stats))
+        if (trace) trace->add(stats, run.hostTimes(stats.frame));
+}
 
-void runHeadless(Session& session, OutputFile& screenshot, OutputFile* traceFile) {
-    const Options& o = session.options;
+void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
+    const sim::SimDefinition& def = *findSimulation(o.simulation);
+    const std::unique_ptr<SimRun> sim = openSimRun(viewer, o, def, runKindFor(viewer, false));
+    const sim::ParamValues params = startParams(o, def);
+    const int steps = startSteps(o, def);
     const uint64_t frames = o.frames ? o.frames : 300;
-    const VkExtent2D extent{o.resolution.width, o.resolution.height};
-    // Decided before each frame is recorded: only the last one is copied for the screenshot.
-    bool last = false;
-    FrameTarget target;
-    target.extent = extent;
-    OffscreenTarget* offscreen = nullptr;
-    GlTarget* glTarget = nullptr;
-    if (session.gl) {
-        glTarget = &keepUntilClose(
-            session, createGlTarget(extent),
-            +[](const Device&, GlTarget& t) { destroyGlTarget(t); });
-        target.glFramebuffer = glTarget->framebuffer;
-    } else {
-        offscreen = &keepUntilClose(session, createOffscreenTarget(session.device, extent),
-                                    destroyOffscreenTarget);
-        target.view = offscreen->image.view;
-        target.image = offscreen->image.handle;
-        target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, *offscreen); };
-        target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, *offscreen, last); };
-    }
-
-    // The trace takes each frame once its GPU times are collected, and its clocks are aligned
-    // around the frames.
     std::optional<FrameTrace> trace;
-    SessionClocks clocks;
-    uint64_t traced = 0;
-    const auto traceCollected = [&] {
-        for (; traced < session.collectedFrames; ++traced)
-            if (const FrameTiming* t = session.history.find(traced)) trace->add(*t);
-    };
-    if (traceFile) {
+    if (outputs.trace) {
         trace.emplace(frames);
-        trace->beginPart("headless", session.backend->name());
-        calibrateClocks(session, clocks);
+        trace->beginPart("headless", sim->name());
     }
-
     FrameTimes times;
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     auto previous = start;
     uint64_t drawn = 0;
-    while (!last) {
+    for (bool last = false; !last;) {
         last = drawn + 1 == frames || stopSignal() != 0;
-        drawFrame(session, drawn, target);
+        {
+            const WatchdogScope watch("frame", drawn, frameTimeoutNs(times.slowestMs));
+            sim->frame(params, steps);
+        }
         ++drawn;
-        if (trace) traceCollected();
+        drainStats(viewer, *sim, trace ? &*trace : nullptr);
         const auto now = Clock::now();
         times.add(std::chrono::duration<double, std::milli>(now - previous).count());
         previous = now;
     }
-    if (trace) {
-        finishFrames(session); // collects the GPU times of the frames still in flight
-        traceCollected();
-        calibrateClocks(session, clocks);
-        fitClocks(clocks);
-        trace->endPart(clocks);
-    } else {
-        waitFrameDrawn(session, drawn - 1);
+    {
+        const WatchdogScope watch("finishing frame", drawn - 1,
+                                  2 * frameTimeoutNs(times.slowestMs));
+        viewer.finish(); // every frame drawn, its times collected, the clocks aligned again
     }
+    drainStats(viewer, *sim, trace ? &*trace : nullptr);
     printFrameTimes(std::move(times), std::chrono::duration<double>(Clock::now() - start).count());
     if (const int signal = stopSignal())
         std::printf("estuary: stopped by %s after %llu of %llu frames\n", stopSignalName(signal),
                     static_cast<unsigned long long>(drawn),
                     static_cast<unsigned long long>(frames));
 
-    const auto pixels = [&] {
+    const estuary_viewer_info info = viewer.info();
+    std::vector<uint8_t> pixels(size_t(info.width) * info.height * 4);
+    {
         const WatchdogScope watch("reading back frame", drawn - 1, gpuWaitTimeoutNs());
-        return glTarget ? readGlPixels(*glTarget) : readbackPixels(*offscreen);
-    }();
-    screenshot.write(encodePng(extent.width, extent.height, pixels.data()));
-    std::printf("estuary: wrote %s (%ux%u)\n", screenshot.path().c_str(), extent.width,
-                extent.height);
+        check(estuary_read_pixels(viewer.get(), pixels.data(), pixels.size()));
+    }
+    outputs.screenshot->write(encodePng(info.width, info.height, pixels.data()));
+    std::printf("estuary: wrote %s (%ux%u)\n", outputs.screenshot->path().c_str(), info.width,
+                info.height);
     if (trace) {
-        traceFile->write([&](const WriteChunk& put) { trace->write(put); });
+        trace->endPart(viewer.get());
+        outputs.trace->write([&](const WriteChunk& put) { trace->write(put); });
         std::printf("estuary: wrote %s (%zu frames%s); clock alignment:\n%s",
-                    traceFile->path().c_str(), trace->framesKept(),
+                    outputs.trace->path().c_str(), trace->framesKept(),
                     trace->framesDropped() ? ", later ones dropped" : "",
                     trace->alignmentSummary().c_str());
     }
+}
+
+} // namespace
+
+int runHeadless(const Options& options, RunOutputs& outputs) {
+    Viewer viewer = openAppViewer(options, {});
+    try {
+        run(viewer, options, outputs);
+    } catch (...) {
+        // Keep the original error: a second failure while tearing down is only reported.
+        try {
+            (void)viewer.close();
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "estuary: also failed while closing: %s\n", e.what());
+        }
+        throw;
+    }
+    return closeAppViewer(viewer, options);
 }
 
 } // namespace estuary

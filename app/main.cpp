@@ -2,11 +2,10 @@
 // benchmark, headless, or the desktop window — and map every failure to a documented exit code.
 #include "bench.h"
 #include "errors.h"
-#include "gl_window.h"
+#include "estuary/estuary.h"
 #include "headless.h"
 #include "options.h"
 #include "run_outputs.h"
-#include "session.h"
 #include "stop_signal.h"
 #include "watchdog.h"
 #include "windowed.h"
@@ -20,15 +19,8 @@ namespace {
 int runMode(const estuary::Options& options, estuary::RunOutputs& outputs) {
     using namespace estuary;
     if (options.bench) return runBench(options, outputs);
-    if (!options.headless)
-        return options.consumer == Consumer::OpenGL ? runGlWindowed(options, outputs.screenshot)
-                                                    : runWindowed(options, outputs.screenshot);
-    Session session;
-    openInstance(session, options, {});
-    return runSession(session, [&](Session& s) {
-        openDevice(s, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
-        runHeadless(s, *outputs.screenshot, outputs.trace ? &*outputs.trace : nullptr);
-    });
+    if (!options.headless) return runWindowed(options, outputs.screenshot);
+    return runHeadless(options, outputs);
 }
 
 // A run stopped by SIGINT/SIGTERM wrote what was asked and exits 128 + the signal, unless it
@@ -40,9 +32,9 @@ int run(const estuary::Options& options) {
     return code == 0 && signal != 0 ? estuary::stoppedExitCode(signal) : code;
 }
 
-// The exit, skipping the exit handlers when GPU work was left unsettled (session.h says why).
+// The exit, skipping the exit handlers when GPU work was left unsettled (estuary.h says why).
 int endProcess(int code) {
-    if (!estuary::gpuWorkAbandoned()) return code;
+    if (!estuary_gpu_work_abandoned()) return code;
     std::fflush(stdout);
     std::fflush(stderr);
     _exit(code);

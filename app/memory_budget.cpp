@@ -47,18 +47,6 @@ MemoryNeed estimateMemory(const sim::SimDefinition& def, const sim::OutputLayout
 
 namespace {
 
-bool hasDeviceExtension(VkPhysicalDevice physical, const char* name) {
-    uint32_t count = 0;
-    if (vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr) != VK_SUCCESS)
-        return false;
-    std::vector<VkExtensionProperties> all(count);
-    if (vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, all.data()) != VK_SUCCESS)
-        return false;
-    return std::any_of(all.begin(), all.end(), [&](const VkExtensionProperties& e) {
-        return std::strcmp(e.extensionName, name) == 0;
-    });
-}
-
 // MemAvailable of /proc/meminfo, in bytes.
 std::optional<uint64_t> hostAvailable() {
     std::ifstream meminfo("/proc/meminfo");
@@ -79,39 +67,19 @@ std::string gib(uint64_t bytes) {
 
 } // namespace
 
-MemoryBudget queryMemoryBudget(const Device& device, std::optional<uint64_t> cudaFree) {
-    VkPhysicalDeviceMemoryBudgetPropertiesEXT budgetProps{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
-    const bool budgetExt = hasDeviceExtension(device.physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
-    VkPhysicalDeviceMemoryProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
-                                            budgetExt ? &budgetProps : nullptr};
-    vkGetPhysicalDeviceMemoryProperties2(device.physical, &props);
-    const VkPhysicalDeviceMemoryProperties& memory = props.memoryProperties;
-    // The heap of the first memory type with the flags: where createImage2D / createBuffer land.
-    const auto heapOf = [&](VkMemoryPropertyFlags flags) -> std::optional<uint32_t> {
-        for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
-            if ((memory.memoryTypes[i].propertyFlags & flags) == flags)
-                return memory.memoryTypes[i].heapIndex;
-        return std::nullopt;
-    };
-    const auto freeIn = [&](uint32_t heap, std::string& source) {
-        if (budgetExt) {
-            source = "VK_EXT_memory_budget";
-            const uint64_t budget = budgetProps.heapBudget[heap],
-                           used = budgetProps.heapUsage[heap];
-            return budget > used ? budget - used : 0;
-        }
-        source = "the heap's size";
-        return uint64_t(memory.memoryHeaps[heap].size);
-    };
+MemoryBudget memoryBudgetOf(const estuary_metrics& m) {
     MemoryBudget out;
-    const auto local = heapOf(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    const auto visible =
-        heapOf(VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-    if (local) out.deviceLocal = freeIn(*local, out.deviceLocalSource);
-    if (visible) out.hostVisible = freeIn(*visible, out.hostVisibleSource);
-    out.sameHeap = local && visible && *local == *visible;
-    out.cuda = cudaFree;
+    const auto freeOf = [](uint64_t budget, uint64_t usage) -> std::optional<uint64_t> {
+        if (budget == 0) return std::nullopt;
+        return budget > usage ? budget - usage : 0;
+    };
+    out.deviceLocal = freeOf(m.device_local_budget, m.device_local_usage);
+    out.hostVisible = freeOf(m.host_visible_budget, m.host_visible_usage);
+    out.deviceLocalSource = out.hostVisibleSource = "the viewer's memory budget";
+    // One heap for both (lavapipe, integrated GPUs): the same budget and usage.
+    out.sameHeap = m.device_local_budget == m.host_visible_budget &&
+                   m.device_local_usage == m.host_visible_usage;
+    if (m.cuda_total > 0) out.cuda = m.cuda_free;
     out.host = hostAvailable();
     return out;
 }
@@ -139,6 +107,23 @@ void checkMemoryBudget(const MemoryNeed& need, const MemoryBudget& budget,
     if (!problems.empty())
         throw unsupported(what + " does not fit in memory: " + problems +
                           "; try a smaller --size or fewer --frames-in-flight");
+}
+
+void checkRunFits(const Viewer& viewer, const SimRunConfig& config,
+                  const sim::OutputLayout& layout) {
+    const BackendKind kind = config.kind == RunKind::Cuda       ? BackendKind::Cuda
+                             : config.kind == RunKind::HostCopy ? BackendKind::HostCopy
+                                                                : BackendKind::Cpu;
+    const uint64_t cells = uint64_t(config.grid.width) * config.grid.height * config.grid.depth;
+    const uint32_t slots = viewer.info().frames_in_flight;
+    const MemoryNeed need =
+        estimateMemory(*config.simulation, layout, cells, slots, kind, config.particles);
+    checkMemoryBudget(need, memoryBudgetOf(viewer.metrics()),
+                      config.simulation->name + " on a " + gridName(config.grid) + " grid" +
+                          (config.particles
+                               ? " with " + std::to_string(config.particles) + " particles"
+                               : std::string()) +
+                          " and " + std::to_string(slots) + " frame(s) in flight");
 }
 
 } // namespace estuary

@@ -4,7 +4,8 @@
 // exit 3 naming the need and the budget, instead of after minutes of allocating and swapping.
 #pragma once
 
-#include "context.h"
+#include "estuary/estuary.hpp"
+#include "sim_run.h"
 #include "simulation.h"
 
 #include <cstdint>
@@ -33,16 +34,21 @@ MemoryNeed estimateMemory(const sim::SimDefinition& def, const sim::OutputLayout
                           uint64_t particles = 0);
 
 // What is free, as far as it can be known: per Vulkan heap (VK_EXT_memory_budget where the device
-// has it, the heap's size otherwise), the CUDA device's free memory (cuda and host-copy) and the
-// host's available memory.
+// has it, the heap's size otherwise, as the viewer's metrics report them), the CUDA device's free
+// memory (cuda and host-copy) and the host's available memory.
 struct MemoryBudget {
     std::optional<uint64_t> deviceLocal, hostVisible, cuda, host;
     std::string deviceLocalSource, hostVisibleSource; // e.g. "VK_EXT_memory_budget", "heap size"
     bool sameHeap = false; // device-local and host-visible memory share one heap (lavapipe)
 };
-MemoryBudget queryMemoryBudget(const Device& device, std::optional<uint64_t> cudaFree);
+MemoryBudget memoryBudgetOf(const estuary_metrics& metrics);
 
 // Throws unsupported() (exit 3) naming `what`, each part that does not fit and its budget.
 void checkMemoryBudget(const MemoryNeed& need, const MemoryBudget& budget, const std::string& what);
+
+// Before a run allocates anything: its need (outputs in every slot, state) against what the
+// viewer's device, CUDA and the host have free; exit 3 naming the run when it does not fit.
+void checkRunFits(const Viewer& viewer, const SimRunConfig& config,
+                  const sim::OutputLayout& layout);
 
 } // namespace estuary

@@ -1,5 +1,5 @@
 #include "options.h"
-#include "colormap.h"
+#include "estuary/estuary.h"
 #include "output_file.h"
 #include "simulations.h"
 
@@ -123,11 +123,21 @@ constexpr uint32_t kMaxGridSide = 16384;
 constexpr uint32_t kMaxVolumeSide = 2048;
 constexpr uint32_t kMaxResolutionSide = 8192;
 
+// The colormaps of estuary.h (estuary_colormap), by name.
+constexpr const char* kColormapNames[] = {"viridis", "magma"};
+static_assert(ESTUARY_COLORMAP_VIRIDIS == 0 && ESTUARY_COLORMAP_MAGMA == 1);
+
 std::string colormapList() {
     std::string s;
     for (const char* name : kColormapNames)
         s += (s.empty() ? "" : ", ") + std::string(name);
     return s;
+}
+
+std::optional<uint32_t> findColormap(std::string_view name) {
+    for (uint32_t i = 0; i < std::size(kColormapNames); ++i)
+        if (name == kColormapNames[i]) return i;
+    return std::nullopt;
 }
 
 // CLI11 validators return an empty string when fine, else the message.
@@ -274,7 +284,8 @@ std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
         return std::string("--trace traces the Vulkan renderer's frames; --consumer opengl is not "
                            "traced");
     if (o.bench) {
-        for (const char* name : {"--screenshot", "--colormap", "--present-mode", "--no-ui"})
+        for (const char* name :
+             {"--screenshot", "--colormap", "--present-mode", "--no-ui", "--colorbar"})
             if (given(name))
                 return std::string(name) +
                        " is ignored by --bench, which writes no image and opens no window: "
@@ -397,7 +408,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                  "Enable the Khronos validation layer; any message makes the exit code non-zero");
     app.add_option("--frames-in-flight", o.framesInFlight,
                    "Frames in flight over a ring of shared images")
-        ->transform(wholeNumber(1, 8));
+        ->transform(wholeNumber(1, 16));
     app.add_option("--seed", o.seed, "Seed of the initial condition")
         ->transform(wholeNumber(0, UINT64_MAX));
     std::string presentMode = "fifo", benchMode = "pipelined";
@@ -406,6 +417,10 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     app.add_option("--present-mode", presentMode, "Window present mode: fifo, mailbox or immediate")
         ->check(CLI::IsMember({"fifo", "mailbox", "immediate"}));
     app.add_flag("--no-ui", o.noUi, "Hide the Dear ImGui overlay (H toggles it)");
+    std::string colorbar = "auto";
+    app.add_option("--colorbar", colorbar,
+                   "A colorbar beside the field: on, off or auto (on in the window, off headless)")
+        ->check(CLI::IsMember({"on", "off", "auto"}));
     app.add_flag("--bench", o.bench, "Benchmark (headless): time frames per mode and report");
     app.add_option("--mode", benchMode, "Benchmark mode: pipelined, serialized, host-copy or all")
         ->check(CLI::IsMember({"pipelined", "serialized", "host-copy", "all"}));
@@ -531,12 +546,17 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                         : benchMode == "host-copy" ? BenchMode::HostCopy
                                                    : BenchMode::Pipelined};
     if (const auto problem = modeProblem(app, o)) return usage(out, *problem);
+    o.colorbar = colorbar == "on" || (colorbar == "auto" && !o.headless && !o.bench);
     if (o.bench) {
         o.headless = true;
         if (framesInFlight->count() == 0) o.framesInFlight = kBenchFramesInFlight;
         if (frames->count() == 0) o.frames = 5000;
     }
     return out;
+}
+
+uint32_t colormapIndex(std::string_view name) {
+    return findColormap(name).value_or(0);
 }
 
 } // namespace estuary

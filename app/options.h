@@ -78,7 +78,7 @@ struct Options {
     std::string colormap = "viridis";
     std::string screenshot; // headless default: estuary.png
     bool validate = false;
-    uint32_t framesInFlight = 2; // interactive default; --bench defaults to kBenchFramesInFlight
+    uint32_t framesInFlight = 2; // 1..16; interactive default; --bench: kBenchFramesInFlight
     uint64_t seed = 1;
     // Volumes (3D simulations): the orbit camera in degrees, the transfer function's opacity, the
     // slice view's axis (0 = x, 1 = y, 2 = z) and position (0..1)
@@ -96,6 +96,8 @@ struct Options {
     // Window
     PresentMode presentMode = PresentMode::Fifo;
     bool noUi = false;
+    // A colorbar beside the field or volume (--colorbar; on in the window, off headless).
+    bool colorbar = false;
     // Benchmark
     bool bench = false;
     std::vector<BenchMode> benchModes; // --mode; all three for "all"
@@ -120,6 +122,9 @@ struct ParseOutcome {
 };
 
 ParseOutcome parseOptions(int argc, const char* const* argv);
+
+// The estuary_colormap of --colormap's name (parseOptions checked it).
+uint32_t colormapIndex(std::string_view name);
 
 // "WxH" with both sides in [minSide, maxSide], or with `allowDepth` also "WxHxD"; nullopt
 // otherwise.

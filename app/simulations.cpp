@@ -52,23 +52,4 @@ std::string listSimulations() {
     return out;
 }
 
-VkFormat vulkanFormat(sim::TexelFormat format) {
-    switch (format) {
-    case sim::TexelFormat::R32Float:
-        return VK_FORMAT_R32_SFLOAT;
-    case sim::TexelFormat::RG32Float:
-        return VK_FORMAT_R32G32_SFLOAT;
-    case sim::TexelFormat::RGBA32Float:
-        return VK_FORMAT_R32G32B32A32_SFLOAT;
-    case sim::TexelFormat::RGBA16Float:
-        return VK_FORMAT_R16G16B16A16_SFLOAT;
-    }
-    return VK_FORMAT_UNDEFINED;
-}
-
-ImageShape imageShapeOf(const sim::ImageOutput& output) {
-    if (output.depth > 1) return {VK_IMAGE_VIEW_TYPE_3D, output.depth, 1};
-    return {};
-}
-
 } // namespace estuary

@@ -1,9 +1,7 @@
 // The simulations estuary offers (--sim, --list-sims, the window's selector), in one list in
-// simulations.cpp: adding a simulation is its files in cuda_sim/ plus one line there. Also the one
-// mapping from a simulation's outputs to Vulkan formats and image shapes.
+// simulations.cpp: adding a simulation is its files in cuda_sim/ plus one line there.
 #pragma once
 
-#include "resources.h"
 #include "simulation.h"
 
 #include <span>
@@ -20,9 +18,5 @@ const sim::SimDefinition* findSimulation(std::string_view name);
 std::string simulationNames();
 // One "NAME  description" line per simulation, for --list-sims.
 std::string listSimulations();
-
-VkFormat vulkanFormat(sim::TexelFormat format);
-// An output's Vulkan image shape: 3D when it has a depth, else 2D.
-ImageShape imageShapeOf(const sim::ImageOutput& output);
 
 } // namespace estuary

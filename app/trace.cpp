@@ -1,9 +1,11 @@
 #include "trace.h"
+#include "estuary/error.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <chrono>
 #include <cstdio>
 
 namespace estuary {
@@ -73,75 +75,90 @@ void span(EventWriter& w, int pid, int tid, const char* name, double start, doub
            {"args", std::move(args)}});
 }
 
-// How a clock was aligned. The drift is only as good as the error bound over the calibrations'
-// span allows: a short run cannot measure it.
-json alignmentJson(const ClockAlignment& a) {
-    if (!a.aligned()) return nullptr;
-    double tightest = INFINITY;
-    for (const ClockBracket& p : a.points)
-        tightest = std::min(tightest, p.halfWidthUs());
-    return {{"method", a.method},
-            {"error_us", a.fit.errorUs},
-            {"tightest_half_width_us", tightest},
-            {"drift_ppm", driftPpm(a.fit)},
-            {"calibrations", a.fit.points},
-            {"span_s", (a.points.back().deviceUs - a.points.front().deviceUs) / 1e6}};
+json alignmentJson(bool aligned, const std::string& method, double errorUs, double tightestUs,
+                   double driftPpm, uint32_t calibrations, double spanS) {
+    if (!aligned) return nullptr;
+    return {{"method", method},
+            {"error_us", errorUs},
+            {"tightest_half_width_us", tightestUs},
+            {"drift_ppm", driftPpm},
+            {"calibrations", calibrations},
+            {"span_s", spanS}};
 }
 
-// Where the fallback puts the Vulkan clock against the calibrated timestamps (at the first
-// calibration): within both error bounds when both are right.
-double submissionOffsetUs(const SessionClocks& c) {
-    const double device = c.vulkan.fit.deviceOriginUs;
-    return toHostUs(c.vulkanSubmission.fit, device) - toHostUs(c.vulkan.fit, device);
-}
-
-std::string errorText(const ClockAlignment& a) {
+std::string errorText(double errorUs) {
     char text[64];
-    std::snprintf(text, sizeof(text), "+-%.2f us", a.fit.errorUs);
+    std::snprintf(text, sizeof(text), "+-%.2f us", errorUs);
     return text;
+}
+
+int64_t nowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 
 } // namespace
 
-FrameTrace::FrameTrace(size_t frames) : originNs_(hostNowNs()) {
+FrameTrace::FrameTrace(size_t frames) : originNs_(nowNs()) {
     frames_.reserve(std::min(frames, kMaxTraceFrames));
 }
 
 void FrameTrace::beginPart(const std::string& name, const std::string& backend) {
-    parts_.push_back({name, backend, {}, frames_.size(), 0});
+    Part part;
+    part.name = name;
+    part.backend = backend;
+    part.hostSimulation = backend != "cuda";
+    part.first = frames_.size();
+    parts_.push_back(part);
 }
 
-void FrameTrace::add(const FrameTiming& timing) {
+void FrameTrace::add(const estuary_frame_stats& stats, const std::optional<HostSimTimes>& host) {
     if (frames_.size() == frames_.capacity() || parts_.empty()) {
         ++dropped_;
         return;
     }
-    frames_.push_back({timing.frame, timing.hostBusyUs, timing.marks});
+    frames_.push_back({stats, host});
     ++parts_.back().count;
 }
 
-void FrameTrace::endPart(const SessionClocks& clocks) {
-    if (!parts_.empty()) parts_.back().clocks = clocks;
+void FrameTrace::endPart(estuary_viewer* viewer) {
+    if (parts_.empty()) return;
+    Part& part = parts_.back();
+    estuary_clock_info info{};
+    check(estuary_get_clock_info(viewer, &info));
+    const auto keep = [](const estuary_clock_alignment& a) {
+        return Alignment{a.aligned != 0, a.method ? a.method : "",
+                         a.error_us,     a.tightest_half_width_us,
+                         a.drift_ppm,    a.span_s,
+                         a.calibrations};
+    };
+    part.vulkan = keep(info.vulkan);
+    part.crossCheck = keep(info.vulkan_cross_check);
+    part.cuda = keep(info.cuda);
+    part.crossCheckOffsetUs = info.cross_check_offset_us;
+    part.handoffErrorUs = info.handoff_error_us;
+    for (size_t i = part.first; i < part.first + part.count; ++i)
+        check(estuary_align_frame_stats(viewer, &frames_[i].stats, 1));
 }
 
 std::string FrameTrace::alignmentSummary() const {
     std::string out;
     for (const Part& part : parts_) {
-        const SessionClocks& c = part.clocks;
         out += part.name + ": Vulkan ";
-        out += c.vulkan.aligned() ? errorText(c.vulkan) + " by " + c.vulkan.method
-                                  : std::string("not aligned (no timestamps)");
-        if (c.vulkanSubmission.aligned()) {
+        out += part.vulkan.aligned ? errorText(part.vulkan.errorUs) + " by " + part.vulkan.method
+                                   : std::string("not aligned (no timestamps)");
+        if (part.crossCheck.aligned) {
             char offset[64];
-            std::snprintf(offset, sizeof(offset), ", %+.2f us apart", submissionOffsetUs(c));
-            out +=
-                "; cross-check by bracketed submission " + errorText(c.vulkanSubmission) + offset;
+            std::snprintf(offset, sizeof(offset), ", %+.2f us apart", part.crossCheckOffsetUs);
+            out += "; cross-check by bracketed submission " + errorText(part.crossCheck.errorUs) +
+                   offset;
         }
-        if (c.simClock == SimBackend::Clock::Host)
+        if (part.hostSimulation)
             out += "; simulation (" + part.backend + ") on the host clock";
-        else if (c.simulation.aligned())
-            out += "; simulation (" + part.backend + ") " + errorText(c.simulation) + " by " +
-                   c.simulation.method;
+        else if (part.cuda.aligned)
+            out += "; simulation (" + part.backend + ") " + errorText(part.cuda.errorUs) + " by " +
+                   part.cuda.method;
         else
             out += "; simulation (" + part.backend + ") not aligned";
         out += '\n';
@@ -150,22 +167,25 @@ std::string FrameTrace::alignmentSummary() const {
 }
 
 void FrameTrace::write(const WriteChunk& put) const {
+    const auto alignment = [](const Alignment& a) {
+        return alignmentJson(a.aligned, a.method, a.errorUs, a.tightestUs, a.driftPpm,
+                             a.calibrations, a.spanS);
+    };
     json parts = json::array();
     for (const Part& part : parts_) {
-        const SessionClocks& c = part.clocks;
-        json submission = alignmentJson(c.vulkanSubmission);
-        if (c.vulkanSubmission.aligned() && c.vulkan.aligned())
-            submission["offset_from_vulkan_us"] = submissionOffsetUs(c);
+        json crossCheck = alignment(part.crossCheck);
+        if (part.crossCheck.aligned && part.vulkan.aligned)
+            crossCheck["offset_from_vulkan_us"] = part.crossCheckOffsetUs;
         parts.push_back(
             {{"name", part.name},
              {"backend", part.backend},
              {"frames", part.count},
              {"alignment",
-              {{"vulkan", alignmentJson(c.vulkan)},
-               {"vulkan_bracketed_submission", std::move(submission)},
-               {"simulation", c.simClock == SimBackend::Clock::Host ? json("host clock")
-                                                                    : alignmentJson(c.simulation)},
-               {"handoff_error_us", handoffErrorUs(c)}}}});
+              {{"vulkan", alignment(part.vulkan)},
+               {"vulkan_bracketed_submission", std::move(crossCheck)},
+               {"simulation", part.hostSimulation ? json("host clock") : alignment(part.cuda)},
+               {"handoff_error_us",
+                std::isfinite(part.handoffErrorUs) ? json(part.handoffErrorUs) : json(nullptr)}}}});
     }
     const json other = {
         {"generator", "estuary --trace"},
@@ -179,15 +199,12 @@ void FrameTrace::write(const WriteChunk& put) const {
     w.raw("{\"displayTimeUnit\": \"ms\",\n\"otherData\": " + other.dump(2) +
           ",\n\"traceEvents\": [");
     const double originUs = double(originNs_) / 1000.0;
-    const auto host = [&](int64_t ns) {
-        return ns == 0 ? kNotMeasured : double(ns - originNs_) / 1000.0;
-    };
+    const auto axis = [&](double hostUs) { return hostUs - originUs; };
     for (size_t p = 0; p < parts_.size(); ++p) {
         const Part& part = parts_[p];
-        const SessionClocks& clocks = part.clocks;
         const int gpu = int(2 * p + 1), cpu = int(2 * p + 2);
         const std::string suffix = parts_.size() > 1 ? " (" + part.name + ")" : "";
-        const bool deviceSim = clocks.simClock == SimBackend::Clock::Device;
+        const bool deviceSim = !part.hostSimulation;
         const int simPid = deviceSim ? gpu : cpu;
         const int simTid = deviceSim ? kCudaStream : kHostSimulation;
         nameTrack(w, gpu, 0, "GPU" + suffix, int(2 * p));
@@ -196,41 +213,44 @@ void FrameTrace::write(const WriteChunk& put) const {
         nameTrack(w, cpu, kFrameLoop, "frame loop", 1);
         nameTrack(w, simPid, simTid,
                   deviceSim ? "CUDA stream" : "simulation (" + part.backend + " backend)", 1);
-        const auto onAxis = [&](double hostUs) { return hostUs - originUs; };
         for (size_t i = part.first; i < part.first + part.count; ++i) {
-            const Frame& f = frames_[i];
-            const FrameMarks& m = f.marks;
-            const json args = {{"frame", f.index}};
-            if (m.frameStart != 0) {
-                json frameArgs = args;
-                if (std::isfinite(f.hostBusyUs)) frameArgs["host_busy_us"] = f.hostBusyUs;
-                span(w, cpu, kFrameLoop, "frame", host(m.frameStart), host(m.submitEnd), frameArgs);
-                span(w, cpu, kFrameLoop, "frames-in-flight wait", host(m.waitStart),
-                     host(m.waitEnd), args);
-                span(w, cpu, kFrameLoop, deviceSim ? "simulate (CUDA enqueue)" : "simulate",
-                     host(m.simulateStart), host(m.simulateEnd), args);
-                span(w, cpu, kFrameLoop, "record", host(m.simulateEnd), host(m.recordEnd), args);
-                span(w, cpu, kFrameLoop, "vkQueueSubmit2", host(m.submitStart), host(m.submitEnd),
-                     args);
+            const estuary_frame_stats& s = frames_[i].stats;
+            const json args = {{"frame", s.frame}};
+            json frameArgs = args;
+            if (std::isfinite(s.host_busy_us)) frameArgs["host_busy_us"] = s.host_busy_us;
+            const double workStart = std::isfinite(s.wait_end_us) ? s.wait_end_us : s.begin_us;
+            span(w, cpu, kFrameLoop, "frame", axis(s.begin_us), axis(s.submit_end_us), frameArgs);
+            span(w, cpu, kFrameLoop, "frames-in-flight wait", axis(s.wait_start_us),
+                 axis(s.wait_end_us), args);
+            span(w, cpu, kFrameLoop, deviceSim ? "simulate (CUDA enqueue)" : "simulate",
+                 axis(workStart), axis(s.end_us), args);
+            span(w, cpu, kFrameLoop, "record", axis(s.end_us), axis(s.record_end_us), args);
+            span(w, cpu, kFrameLoop, "vkQueueSubmit2", axis(s.submit_start_us),
+                 axis(s.submit_end_us), args);
+            double simStart, stepsEnd, writeStart, simEnd;
+            if (deviceSim) {
+                simStart = axis(s.cuda_start_us);
+                stepsEnd = axis(s.cuda_wait_start_us);
+                writeStart = axis(s.cuda_wait_end_us);
+                simEnd = axis(s.cuda_end_us);
+            } else if (const auto& h = frames_[i].host) {
+                simStart = axis(h->startUs);
+                stepsEnd = writeStart = axis(h->stepsEndUs);
+                simEnd = axis(h->endUs);
+            } else {
+                simStart = stepsEnd = writeStart = simEnd = NAN;
             }
-            const double simStart = onAxis(simulationHostUs(clocks, m.simStartUs));
-            const double stepsEnd = onAxis(simulationHostUs(clocks, m.simStepsEndUs));
-            const double writeStart = onAxis(simulationHostUs(clocks, m.simWriteStartUs));
-            const double simEnd = onAxis(simulationHostUs(clocks, m.simEndUs));
             span(w, simPid, simTid, "steps", simStart, stepsEnd, args);
             if (writeStart > stepsEnd)
                 span(w, simPid, simTid, "wait for Vulkan's release", stepsEnd, writeStart, args);
             span(w, simPid, simTid, "write outputs", writeStart, simEnd, args);
-
-            const double drawStart = onAxis(vulkanHostUs(clocks, m.drawStartTicks));
-            const double drawEnd = onAxis(vulkanHostUs(clocks, m.drawEndTicks));
+            const double drawStart = axis(s.draw_start_us), drawEnd = axis(s.draw_end_us);
             json drawArgs = args;
-            const double handoffMs = handoffLatencyMs(clocks, m.simEndUs, m.drawStartTicks);
-            if (std::isfinite(handoffMs)) drawArgs["handoff_latency_us"] = 1000.0 * handoffMs;
+            if (std::isfinite(s.handoff_ms)) drawArgs["handoff_latency_us"] = 1000.0 * s.handoff_ms;
             span(w, gpu, kVulkanQueue, "draw", drawStart, drawEnd, drawArgs);
-            if (std::isfinite(simEnd) && std::isfinite(drawStart)) {
+            if (deviceSim && std::isfinite(simEnd) && std::isfinite(drawStart)) {
                 // The arrow leaves from inside the write's slice and lands on the draw's.
-                const uint64_t id = (uint64_t(p) << 48) | f.index;
+                const uint64_t id = (uint64_t(p) << 48) | s.frame;
                 w.add({{"ph", "s"},
                        {"id", id},
                        {"pid", simPid},

@@ -1,8 +1,9 @@
 #include "watchdog.h"
 #include "errors.h"
-#include "resources.h"
+#include "gpu_wait.h"
 #include "stop_signal.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -94,6 +95,13 @@ void watch() {
 void startWatchdog() {
     if (gStarted.exchange(true)) return;
     std::thread(watch).detach();
+}
+
+uint64_t frameTimeoutNs(double slowestFrameMs) {
+    if (const auto set = gpuWaitTimeoutOverrideNs()) return *set;
+    const double stretched = 50.0 * slowestFrameMs * 1e6;
+    return stretched >= double(UINT64_MAX) ? UINT64_MAX
+                                           : std::max(gpuWaitTimeoutNs(), uint64_t(stretched));
 }
 
 uint64_t watchdogSlackNs() {

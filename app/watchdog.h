@@ -32,6 +32,11 @@ class WatchdogScope {
     uint64_t savedLimit_;
 };
 
+// How long the viewer's waits for a frame may last, so the watchdog's promise around a frame is
+// never the shorter: ESTUARY_WAIT_TIMEOUT_S where set, else 20 s or 50 times the slowest frame so
+// far, whichever is longer (the viewer's own rule).
+uint64_t frameTimeoutNs(double slowestFrameMs);
+
 // The time the watchdog allows beyond a scope's timeout. A stop request may go unanswered for the
 // GPU wait timeout plus this slack before the process ends with 128 + the signal.
 uint64_t watchdogSlackNs();

@@ -1,19 +1,21 @@
-# cmake --install and the exported package: find_package(estuary CONFIG) gives estuary::errors,
-# estuary::foundation, estuary::renderer, estuary::interop and estuary::cuda_sim, with the public
-# headers flat in include/estuary (they include each other by file name), and estuary_DATA_DIR
-# naming the installed shaders and assets the renderer loads (RendererDesc::dataDir). The
-# executable, shaders and assets install from their own folders.
+# cmake --install and the exported package. find_package(estuary CONFIG) gives
+#   estuary::viewer   libestuary, the shared library behind <estuary/estuary.h> (C) and
+#                     <estuary/estuary.hpp> (header-only C++ over it);
+#   estuary::interop  interop on its own (static; <estuary/interop.h>), for programs with a Vulkan
+#                     renderer of their own;
+# the public headers under include/estuary, and estuary_DATA_DIR naming the installed shaders and
+# assets libestuary loads (it finds them by itself: share/estuary beside its lib/). The executable,
+# shaders and assets install from their own folders. Nothing internal (the renderer, the Vulkan
+# foundation, volk, Dear ImGui) is installed: it lives hidden inside libestuary.
 include(CMakePackageConfigHelpers)
 
 set(ESTUARY_INSTALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/estuary)
 
-# volk is in the link interface of foundation, so it is exported too. estuary_warnings only because
-# the static libraries name it privately: as a link-only item it carries nothing to a consumer.
+# errors (header-only) and estuary_warnings only because interop names them privately: as
+# link-only items they carry nothing to a consumer.
 set_target_properties(estuary_warnings PROPERTIES EXPORT_NAME warnings)
-install(TARGETS errors foundation renderer interop cuda_sim volk estuary_warnings
-        EXPORT estuaryTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        FILE_SET HEADERS DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/estuary)
+install(TARGETS interop errors estuary_warnings EXPORT estuaryTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT estuaryTargets NAMESPACE estuary:: DESTINATION ${ESTUARY_INSTALL_CMAKE_DIR})
 
 # The config file finds the same CUDA toolkit this build used unless the consumer names another.

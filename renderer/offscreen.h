@@ -10,7 +10,7 @@
 namespace estuary {
 
 struct OffscreenTarget : MoveOnly {
-    GpuImage image;     // COLOR_ATTACHMENT | TRANSFER_SRC | TRANSFER_DST (the compute march copies in)
+    GpuImage image; // COLOR_ATTACHMENT | TRANSFER_SRC | TRANSFER_DST (the compute march copies in)
     GpuBuffer readback; // host-visible, coherent, width * height * 4 bytes
 };
 

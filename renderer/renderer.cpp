@@ -29,6 +29,8 @@ void requireFormatSupport(const Device& device, VkFormat fieldFormat, VkFormat t
                           " lacks COLOR_ATTACHMENT (optimal tiling) on this device");
 }
 
+} // namespace
+
 VkSampler createLinearSampler(const Device& device, float maxLod, const char* name) {
     VkSamplerCreateInfo info{VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO};
     info.magFilter = VK_FILTER_LINEAR;
@@ -44,9 +46,8 @@ VkSampler createLinearSampler(const Device& device, float maxLod, const char* na
     return sampler;
 }
 
-// All colormaps in one RGBA8 image, one row each, so switching maps is a push constant.
 GpuImage createColormapImage(const Device& device, VkCommandPool pool,
-                          const std::filesystem::path& dataDir) {
+                             const std::filesystem::path& dataDir) {
     std::vector<uint8_t> texels;
     texels.reserve(size_t(kColormapSize) * kColormapCount * 4);
     for (const char* name : kColormapNames) {
@@ -74,34 +75,30 @@ GpuImage createColormapImage(const Device& device, VkCommandPool pool,
     return image;
 }
 
+namespace {
+
 void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCount) {
-    VkDescriptorSetLayoutBinding bindings[3]{};
+    VkDescriptorSetLayoutBinding bindings[2]{};
     bindings[0].binding = ESTUARY_BINDING_FIELD;
     bindings[0].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
     bindings[0].descriptorCount = 1;
     bindings[0].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
     bindings[1] = bindings[0];
     bindings[1].binding = ESTUARY_BINDING_COLORMAP;
-    bindings[1].stageFlags = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    bindings[2].binding = ESTUARY_BINDING_POINTS; // written only for renderers with points
-    bindings[2].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    bindings[2].descriptorCount = 1;
-    bindings[2].stageFlags = VK_SHADER_STAGE_VERTEX_BIT;
     VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    layoutInfo.bindingCount = 3;
+    layoutInfo.bindingCount = 2;
     layoutInfo.pBindings = bindings;
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &renderer.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, renderer.setLayout,
                "field set layout");
 
     // Room for the compute draw's sets too (renderers made with compute).
-    const VkDescriptorPoolSize poolSizes[3] = {
+    const VkDescriptorPoolSize poolSizes[2] = {
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 4 * slotCount},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, slotCount},
         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, slotCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = 2 * slotCount;
-    poolInfo.poolSizeCount = 3;
+    poolInfo.poolSizeCount = 2;
     poolInfo.pPoolSizes = poolSizes;
     VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &renderer.descriptorPool));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_POOL, renderer.descriptorPool, "field sets");
@@ -137,10 +134,6 @@ Renderer createRenderer(const Device& device, VkCommandPool pool, const Renderer
     renderer.fieldExtents.assign(desc.slotCount, VkExtent2D{0, 0});
     renderer.fieldDepths.assign(desc.slotCount, 1);
     renderer.volume = desc.volume;
-    if (desc.volume && desc.points)
-        throw runtimeError("createRenderer: a volume renderer draws no particles");
-    renderer.pointBytes.assign(desc.slotCount, 0);
-    renderer.maxPointSize = device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
     try {
         renderer.fieldSampler = createLinearSampler(device, VK_LOD_CLAMP_NONE, "field trilinear");
         renderer.colormapSampler = createLinearSampler(device, 0.0f, "colormap linear");
@@ -160,7 +153,6 @@ void destroyRenderer(const Device& device, Renderer& renderer) {
     vkDestroyPipelineLayout(device.handle, renderer.computeLayout, nullptr);
     vkDestroyDescriptorSetLayout(device.handle, renderer.computeSetLayout, nullptr);
     destroyImage(device, renderer.computeTarget);
-    vkDestroyPipeline(device.handle, renderer.pointsPipeline, nullptr);
     vkDestroyPipeline(device.handle, renderer.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, renderer.pipelineLayout, nullptr);
     vkDestroyDescriptorPool(device.handle, renderer.descriptorPool, nullptr); // frees the sets
@@ -207,34 +199,7 @@ void setComputeExtent(const Device& device, Renderer& renderer, VkExtent2D exten
                              VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, target);
 }
 
-void setPointBuffer(const Device& device, Renderer& renderer, uint32_t slot, VkBuffer buffer,
-                    VkDeviceSize bytes) {
-    if (!renderer.pointsPipeline)
-        throw runtimeError("setPointBuffer: this renderer was made without points");
-    if (slot >= renderer.slotSets.size())
-        throw runtimeError("setPointBuffer: slot " + std::to_string(slot) + " out of " +
-                           std::to_string(renderer.slotSets.size()));
-    const VkDescriptorBufferInfo info{buffer, 0, bytes};
-    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    write.dstSet = renderer.slotSets[slot];
-    write.dstBinding = ESTUARY_BINDING_POINTS;
-    write.descriptorCount = 1;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    write.pBufferInfo = &info;
-    vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
-    renderer.pointBytes[slot] = bytes;
-}
-
 namespace {
-
-// Additive intensity of one particle: dense clouds would saturate to white, so the brightness of
-// one point falls as the points' total area outgrows the target; never so low that an 8-bit target
-// rounds a lone particle away.
-float pointIntensity(VkExtent2D target, uint32_t count, float size) {
-    const double area = double(count) * double(size) * double(size);
-    const double fill = double(target.width) * double(target.height) / std::max(area, 1.0);
-    return float(std::clamp(2.0 * fill, 0.15, 1.0));
-}
 
 // The fields of ESTUARY_VIEW_PUSH_CONSTANTS, which both push blocks start with.
 template <class Push>
@@ -246,6 +211,9 @@ void setViewMapping(Push& pc, VkExtent2D target, VkExtent2D field, const ViewPar
     pc.panX = view.panX;
     pc.panY = view.panY;
     pc.zoom = view.zoom;
+    pc.backgroundR = view.background[0];
+    pc.backgroundG = view.background[1];
+    pc.backgroundB = view.background[2];
 }
 
 VolumePushConstants volumePushConstants(VkExtent2D target, VkExtent2D field, uint32_t depth,
@@ -270,34 +238,6 @@ VolumePushConstants volumePushConstants(VkExtent2D target, VkExtent2D field, uin
     pc.slicePosition = std::clamp(view.slicePosition, 0.0f, 1.0f);
     pc.lodBias = view.mipBias;
     return pc;
-}
-
-// Before anything is recorded: a draw must not read past the slot's particle buffer.
-void checkPoints(const Renderer& renderer, uint32_t slot, const ViewParams& view) {
-    constexpr VkDeviceSize kParticleBytes = 4 * sizeof(float);
-    if (view.pointCount == 0) return;
-    if (!renderer.pointsPipeline)
-        throw runtimeError("recordDraw: points asked of a renderer made without them");
-    if (VkDeviceSize(view.pointCount) * kParticleBytes > renderer.pointBytes[slot])
-        throw runtimeError("recordDraw: " + std::to_string(view.pointCount) +
-                           " points do not fit slot " + std::to_string(slot) + "'s buffer of " +
-                           std::to_string(renderer.pointBytes[slot]) + " bytes");
-}
-
-void recordPoints(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot,
-                  VkExtent2D targetExtent, const ViewParams& view) {
-    PointPushConstants pc{};
-    setViewMapping(pc, targetExtent, renderer.fieldExtents[slot], view);
-    pc.pointSize = std::clamp(view.pointSize, 1.0f, renderer.maxPointSize);
-    pc.speedMax = view.pointSpeedMax > 0.0f ? view.pointSpeedMax : 1.0f;
-    pc.colormapIndex = float(view.colormap);
-    pc.colormapCount = float(renderer.colormapCount);
-    pc.intensity = pointIntensity(targetExtent, view.pointCount, pc.pointSize);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pointsPipeline);
-    vkCmdPushConstants(cmd, renderer.pipelineLayout,
-                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
-                       &pc);
-    vkCmdDraw(cmd, view.pointCount, 1, 0, 0);
 }
 
 // The field's push constants (2D renderers), the same for the raster and the compute draw.
@@ -389,14 +329,16 @@ void recordComputeDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t s
     recordImageBarrier(cmd, target, back);
 }
 
-// Dynamic rendering into `target`: cleared to the background, or kept (the compute draw's copy).
-void beginTargetPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent, bool clear) {
+} // namespace
+
+void beginTargetPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent, bool clear,
+                     const std::array<float, 3>& background) {
     VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     color.imageView = target;
     color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
     color.loadOp = clear ? VK_ATTACHMENT_LOAD_OP_CLEAR : VK_ATTACHMENT_LOAD_OP_LOAD;
     color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    color.clearValue.color = {{ESTUARY_BACKGROUND_COLOR, 1.0f}};
+    color.clearValue.color = {{background[0], background[1], background[2], 1.0f}};
     VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
     rendering.renderArea = {{0, 0}, extent};
     rendering.layerCount = 1;
@@ -409,8 +351,6 @@ void beginTargetPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent,
     vkCmdSetScissor(cmd, 0, 1, &scissor);
 }
 
-} // namespace
-
 void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                 VkExtent2D targetExtent, const ViewParams& view, VkImage targetImage) {
     if (slot >= renderer.slotSets.size() || renderer.fieldExtents[slot].width == 0)
@@ -418,19 +358,12 @@ void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, Vk
     if (view.colormap >= renderer.colormapCount)
         throw runtimeError("recordDraw: colormap " + std::to_string(view.colormap) + " out of " +
                            std::to_string(renderer.colormapCount));
-    checkPoints(renderer, slot, view);
     if (renderer.computePipeline) {
         recordComputeDraw(renderer, cmd, slot, targetImage, targetExtent, view);
-        if (view.pointCount == 0) return;
-        beginTargetPass(cmd, target, targetExtent, false);
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pipelineLayout, 0, 1,
-                                &renderer.slotSets[slot], 0, nullptr);
-        recordPoints(renderer, cmd, slot, targetExtent, view);
-        vkCmdEndRendering(cmd);
         return;
     }
 
-    beginTargetPass(cmd, target, targetExtent, true);
+    beginTargetPass(cmd, target, targetExtent, true, view.background);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, renderer.pipelineLayout, 0, 1,
                             &renderer.slotSets[slot], 0, nullptr);
@@ -448,7 +381,6 @@ void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, Vk
                            &pc);
     }
     vkCmdDraw(cmd, 3, 1, 0, 0);
-    if (view.pointCount > 0) recordPoints(renderer, cmd, slot, targetExtent, view);
     vkCmdEndRendering(cmd);
 }
 

@@ -1,17 +1,16 @@
 // Draws a field image (any float format the device filters linearly, with a mip chain, in
 // SHADER_READ_ONLY_OPTIMAL) into a colour target with dynamic rendering: channel 0 or the length of
-// channels 0-1 through a colormap, or channels 0-2 as colour; a 3D field ray-marched through a
-// transfer function or cut by a slice (RendererDesc::volume); and, optionally, particles over it:
-// points pulled from a storage buffer of vec4 (x, y, vx, vy) in field cells, coloured by speed and
-// blended additively. The app owns the field images and particle buffers (one per slot, i.e. per
-// frame in flight) and the targets; the renderer owns its pipelines, descriptors, samplers and the
-// colormap image. Knows nothing of CUDA or of simulations. Per-frame calls allocate nothing and
-// never wait.
+// channels 0-1 through a colormap, or channels 0-2 as colour; or a 3D field ray-marched through a
+// transfer function or cut by a slice (RendererDesc::volume). Points over it are points.h's. The
+// caller owns the field images (one per slot, i.e. per frame in flight) and the targets; the
+// renderer owns its pipelines, descriptors, samplers and the colormap image. Knows nothing of CUDA
+// or of simulations. Per-frame calls allocate nothing and never wait.
 #pragma once
 
 #include "resources.h"
 #include "shared_layout.h"
 
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,11 +23,7 @@ struct ViewParams {
     float mipBias = 0.0f;           // added to the level the hardware picks
     uint32_t colormap = 0;          // index into kColormapNames
     float valueMin = 0.0f, valueMax = 1.0f; // mapped to the colormap's first and last entries
-    // Particles (renderers made with points): how many of the slot's buffer to draw (0: none),
-    // their size in pixels (clamped to what the device draws) and the speed at the colormap's end.
-    uint32_t pointCount = 0;
-    float pointSize = 1.0f;
-    float pointSpeedMax = 1.0f;
+    std::array<float, 3> background{ESTUARY_BACKGROUND_COLOR}; // outside the field
     // Volumes (renderers made with volume): the orbit camera (volume_camera.h; radians, zoom
     // above brings it closer), the transfer function's extinction per voxel at the colormap's
     // end, and the slice the slice view shows (axis 0 = x, 1 = y, 2 = z; position 0..1).
@@ -66,7 +61,6 @@ struct RendererDesc {
     // over it. The target needs TRANSFER_DST usage. Same picture as the raster path (the shaders
     // share every line but main), several times faster on GPUs with few graphics units.
     bool compute = false;
-    bool points = false; // also draw particles (points.vert/.frag) from setPointBuffer's buffers
 };
 
 struct Renderer : MoveOnly {
@@ -75,9 +69,6 @@ struct Renderer : MoveOnly {
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
-    VkPipeline pointsPipeline = VK_NULL_HANDLE; // RendererDesc::points only
-    std::vector<VkDeviceSize> pointBytes;       // per slot; 0 until setPointBuffer
-    float maxPointSize = 1.0f;                  // the device's largest point (largePoints)
     VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
     std::vector<VkDescriptorSet> slotSets; // one per slot
     std::vector<VkExtent2D> fieldExtents;  // per slot; {0,0} until setFieldImage
@@ -91,7 +82,7 @@ struct Renderer : MoveOnly {
     std::vector<VkDescriptorSet> computeSets;
     GpuImage computeTarget;
     VkSampler fieldSampler = VK_NULL_HANDLE; // trilinear, clamp to edge, all levels
-    GpuImage colormaps;                         // kColormapSize x colormapCount RGBA8, one map per row
+    GpuImage colormaps;                      // kColormapSize x colormapCount RGBA8, one map per row
     VkSampler colormapSampler = VK_NULL_HANDLE;
     uint32_t colormapCount = 0;
 };
@@ -113,19 +104,11 @@ void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkIm
 // using the renderer in flight.
 void setComputeExtent(const Device& device, Renderer& renderer, VkExtent2D extent);
 
-// Points the slot's particle descriptor at `buffer` (`bytes` long: bytes / 16 particles). Only
-// while no submitted work using the slot is still in flight; renderers made with points only.
-void setPointBuffer(const Device& device, Renderer& renderer, uint32_t slot, VkBuffer buffer,
-                    VkDeviceSize bytes);
-
 // Records a dynamic-rendering pass that clears `target` to the background colour and draws the
-// slot's field letterboxed into it, then view.pointCount of the slot's particles over it. `target`
-// must be in COLOR_ATTACHMENT_OPTIMAL (caller's barrier), the slot's field in
-// SHADER_READ_ONLY_OPTIMAL and its particle buffer readable by vertex shaders. Sets viewport and
-// scissor.
+// slot's field letterboxed into it. `target` must be in COLOR_ATTACHMENT_OPTIMAL (caller's
+// barrier), the slot's field in SHADER_READ_ONLY_OPTIMAL. Sets viewport and scissor.
 // Renderers made with compute draw in a compute pass instead and copy (or blit) the result into
-// `targetImage` (needed then), leaving it in COLOR_ATTACHMENT_OPTIMAL too; `target` (the view) is
-// then used only for the particles' pass.
+// `targetImage` (needed then), leaving it in COLOR_ATTACHMENT_OPTIMAL too.
 void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                 VkExtent2D targetExtent, const ViewParams& view,
                 VkImage targetImage = VK_NULL_HANDLE);

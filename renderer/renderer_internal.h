@@ -1,6 +1,7 @@
 // The renderer's own helpers shared by its source files (not installed, not for callers): debug
-// names, descriptor writes, SPIR-V loading, and the pipelines (renderer_pipelines.cpp): the field's
-// and the particles' graphics pipelines and the compute draw's pipeline, set layout and sets.
+// names, descriptor writes, SPIR-V loading, samplers and the colormap image, the dynamic-rendering
+// pass, and the pipelines (renderer_pipelines.cpp): graphics pipelines for the field and the
+// points, and the compute draw's pipeline, set layout and sets.
 #pragma once
 
 #include "renderer.h"
@@ -30,8 +31,39 @@ inline void writeImageDescriptor(const Device& device, VkDescriptorSet set, uint
 // Throws a runtime error naming the file when it is missing or not SPIR-V.
 VkShaderModule loadShaderModule(const Device& device, const std::filesystem::path& path);
 
-// The pipeline layout, the field's pipeline (unless RendererDesc::compute) and the particles'.
+// A pipeline layout of one set layout and the push range every block fits (kPushConstantBytes,
+// shared_layout.h) for `stages`.
+VkPipelineLayout createPushLayout(const Device& device, VkDescriptorSetLayout setLayout,
+                                  VkShaderStageFlags stages, const char* name);
+
+// What differs between the graphics pipelines (field, points).
+struct PipelineShape {
+    std::string vertexShader, fragmentShader; // paths relative to <dataDir>/shaders, or absolute
+    VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    bool additive = false; // ONE + ONE blending instead of replacing
+    const VkSpecializationInfo* fragmentSpecialization = nullptr;
+    const char* name = "";
+};
+VkPipeline createGraphicsPipeline(const Device& device, VkFormat targetFormat,
+                                  VkPipelineLayout layout, const std::filesystem::path& dataDir,
+                                  const PipelineShape& shape);
+// `name` under <dataDir>/shaders with ".spv" appended (or `name` + ".spv" itself when absolute).
+std::filesystem::path shaderPath(const std::filesystem::path& dataDir, const std::string& name);
+
+// The pipeline layout and the field's pipeline (unless RendererDesc::compute).
 void createPipelines(const Device& device, Renderer& renderer, const RendererDesc& desc);
+
+// Trilinear, clamp to edge, levels up to maxLod.
+VkSampler createLinearSampler(const Device& device, float maxLod, const char* name);
+// All colormaps in one RGBA8 image, one row each, so switching maps is a push constant. Uploaded
+// with a blocking submission on `pool` (start-up only).
+GpuImage createColormapImage(const Device& device, VkCommandPool pool,
+                             const std::filesystem::path& dataDir);
+
+// Dynamic rendering into `target` with viewport and scissor set: cleared to `background`, or
+// kept (what an earlier pass drew).
+void beginTargetPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent, bool clear,
+                     const std::array<float, 3>& background);
 
 // RendererDesc::compute: the fragment shader's compute twin with its own set layout (field,
 // colormaps, storage image), layout and one set per slot from the renderer's pool.

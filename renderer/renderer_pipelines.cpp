@@ -37,10 +37,11 @@ VkShaderModule loadShaderModule(const Device& device, const std::filesystem::pat
     return module;
 }
 
-namespace {
+std::filesystem::path shaderPath(const std::filesystem::path& dataDir, const std::string& name) {
+    const std::filesystem::path path(name + ".spv");
+    return path.is_absolute() ? path : dataDir / "shaders" / path;
+}
 
-// A pipeline layout of one set layout and the push range every block fits (kPushConstantBytes,
-// shared_layout.h) for `stages`.
 VkPipelineLayout createPushLayout(const Device& device, VkDescriptorSetLayout setLayout,
                                   VkShaderStageFlags stages, const char* name) {
     const VkPushConstantRange push{stages, 0, kPushConstantBytes};
@@ -55,22 +56,13 @@ VkPipelineLayout createPushLayout(const Device& device, VkDescriptorSetLayout se
     return layout;
 }
 
-// What differs between the field's and the particles' pipelines.
-struct PipelineShape {
-    std::string vertexShader, fragmentShader; // source names in shaders/
-    VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-    bool additive = false; // ONE + ONE blending instead of replacing
-    const VkSpecializationInfo* fragmentSpecialization = nullptr;
-    const char* name = "";
-};
-
-VkPipeline createPipeline(const Device& device, const Renderer& renderer,
-                          const std::filesystem::path& dataDir, const PipelineShape& shape) {
-    const VkShaderModule vert =
-        loadShaderModule(device, dataDir / "shaders" / (shape.vertexShader + ".spv"));
+VkPipeline createGraphicsPipeline(const Device& device, VkFormat targetFormat,
+                                  VkPipelineLayout layout, const std::filesystem::path& dataDir,
+                                  const PipelineShape& shape) {
+    const VkShaderModule vert = loadShaderModule(device, shaderPath(dataDir, shape.vertexShader));
     VkShaderModule frag = VK_NULL_HANDLE;
     try {
-        frag = loadShaderModule(device, dataDir / "shaders" / (shape.fragmentShader + ".spv"));
+        frag = loadShaderModule(device, shaderPath(dataDir, shape.fragmentShader));
     } catch (...) {
         vkDestroyShaderModule(device.handle, vert, nullptr);
         throw;
@@ -126,7 +118,7 @@ VkPipeline createPipeline(const Device& device, const Renderer& renderer,
     dynamic.pDynamicStates = dynamicStates;
     VkPipelineRenderingCreateInfo rendering{VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO};
     rendering.colorAttachmentCount = 1;
-    rendering.pColorAttachmentFormats = &renderer.targetFormat;
+    rendering.pColorAttachmentFormats = &targetFormat;
 
     VkGraphicsPipelineCreateInfo info{VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, &rendering};
     info.stageCount = 2;
@@ -139,7 +131,7 @@ VkPipeline createPipeline(const Device& device, const Renderer& renderer,
     info.pDepthStencilState = &depth;
     info.pColorBlendState = &blend;
     info.pDynamicState = &dynamic;
-    info.layout = renderer.pipelineLayout;
+    info.layout = layout;
     VkPipeline pipeline = VK_NULL_HANDLE;
     const VkResult result =
         vkCreateGraphicsPipelines(device.handle, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
@@ -155,11 +147,7 @@ VkPipeline createPipeline(const Device& device, const Renderer& renderer,
     return pipeline;
 }
 
-} // namespace
-
 void createPipelines(const Device& device, Renderer& renderer, const RendererDesc& desc) {
-    // One push range for both pipelines (the blocks have the same size, shared_layout.h), so the
-    // descriptor set stays bound across the switch from field to points.
     renderer.pipelineLayout =
         createPushLayout(device, renderer.setLayout,
                          VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, "field layout");
@@ -171,16 +159,10 @@ void createPipelines(const Device& device, Renderer& renderer, const RendererDes
     field.fragmentShader = desc.fragmentShader;
     field.fragmentSpecialization = &specialization;
     field.name = "field pipeline";
-    // The compute draw replaces the field's pipeline; particles are still rasterized.
-    if (!desc.compute) renderer.pipeline = createPipeline(device, renderer, desc.dataDir, field);
-    if (!desc.points) return;
-    PipelineShape points;
-    points.vertexShader = "points.vert";
-    points.fragmentShader = "points.frag";
-    points.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
-    points.additive = true;
-    points.name = "points pipeline";
-    renderer.pointsPipeline = createPipeline(device, renderer, desc.dataDir, points);
+    // The compute draw replaces the field's pipeline.
+    if (!desc.compute)
+        renderer.pipeline = createGraphicsPipeline(device, renderer.targetFormat,
+                                                   renderer.pipelineLayout, desc.dataDir, field);
 }
 
 void createComputeDraw(const Device& device, Renderer& renderer, const RendererDesc& desc) {
@@ -214,8 +196,7 @@ void createComputeDraw(const Device& device, Renderer& renderer, const RendererD
         writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
                              VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
 
-    const std::filesystem::path path =
-        desc.dataDir / "shaders" / (desc.fragmentShader + ".compute.spv");
+    const std::filesystem::path path = shaderPath(desc.dataDir, desc.fragmentShader + ".compute");
     const VkShaderModule module = loadShaderModule(device, path);
     const uint32_t shading = uint32_t(desc.shading);
     const VkSpecializationMapEntry shadingEntry{ESTUARY_SPEC_SHADING, 0, sizeof(shading)};

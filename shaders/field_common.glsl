@@ -67,5 +67,5 @@ vec3 colormapColor(float value) {
 }
 
 vec4 background() {
-    return vec4(ESTUARY_BACKGROUND_COLOR, 1.0);
+    return vec4(pc.backgroundR, pc.backgroundG, pc.backgroundB, 1.0);
 }

@@ -23,10 +23,12 @@
 // Entries per colormap: one row of the colormap image each.
 #define ESTUARY_COLORMAP_SIZE 256
 
+// The picture's default background (estuary_set_background changes it per viewer).
 #define ESTUARY_BACKGROUND_COLOR 0.08f, 0.08f, 0.10f
 
-// The letterboxed view mapping both draws share, first in both blocks: sizes in pixels (target)
-// and texels (field), pan in field-normalised units.
+// The letterboxed view mapping the 2D draws share, first in their blocks: sizes in pixels
+// (target) and texels (field), pan in field-normalised units, and the background colour drawn
+// outside the field.
 #define ESTUARY_VIEW_PUSH_CONSTANTS                                                                \
     float targetWidth;                                                                             \
     float targetHeight;                                                                            \
@@ -34,7 +36,10 @@
     float fieldHeight;                                                                             \
     float panX;                                                                                    \
     float panY;                                                                                    \
-    float zoom;
+    float zoom;                                                                                    \
+    float backgroundR;                                                                             \
+    float backgroundG;                                                                             \
+    float backgroundB;
 
 // colormapIndex is the row of the colormap image, passed as a float because it only feeds a
 // texture coordinate.
@@ -46,12 +51,47 @@
     float colormapIndex;                                                                           \
     float colormapCount;
 
-// The particles' draw: the same view mapping, then the point size in pixels, the speed at the
-// colormap's last entry and the additive intensity of one particle.
+// 2D points (points.vert): the same view mapping over a domain of fieldWidth x fieldHeight, a
+// point's uv = position * uvScale + uvOffset (cells: 1 / size and 0.5 / size), then the point size
+// in pixels, the value range over the colormap and the additive intensity of one point.
 #define ESTUARY_POINT_PUSH_CONSTANTS                                                               \
     ESTUARY_VIEW_PUSH_CONSTANTS                                                                    \
+    float uvScaleX;                                                                                \
+    float uvScaleY;                                                                                \
+    float uvOffsetX;                                                                               \
+    float uvOffsetY;                                                                               \
     float pointSize;                                                                               \
-    float speedMax;                                                                                \
+    float valueMin;                                                                                \
+    float valueMax;                                                                                \
+    float colormapIndex;                                                                           \
+    float colormapCount;                                                                           \
+    float intensity;
+
+// 3D points (points3d.vert): the target's size, the orbit camera as the volume's (eye, forward,
+// right, up; see below), the box framed (a point p is at (p - centre) * invScale in the camera's
+// frame), then as for 2D points.
+#define ESTUARY_POINT3D_PUSH_CONSTANTS                                                             \
+    float targetWidth;                                                                             \
+    float targetHeight;                                                                            \
+    float eyeX;                                                                                    \
+    float eyeY;                                                                                    \
+    float eyeZ;                                                                                    \
+    float forwardX;                                                                                \
+    float forwardY;                                                                                \
+    float forwardZ;                                                                                \
+    float rightX;                                                                                  \
+    float rightY;                                                                                  \
+    float rightZ;                                                                                  \
+    float upX;                                                                                     \
+    float upY;                                                                                     \
+    float upZ;                                                                                     \
+    float centreX;                                                                                 \
+    float centreY;                                                                                 \
+    float centreZ;                                                                                 \
+    float invScale;                                                                                \
+    float pointSize;                                                                               \
+    float valueMin;                                                                                \
+    float valueMax;                                                                                \
     float colormapIndex;                                                                           \
     float colormapCount;                                                                           \
     float intensity;
@@ -96,14 +136,18 @@ struct FieldPushConstants {
 struct PointPushConstants {
     ESTUARY_POINT_PUSH_CONSTANTS
 };
+struct Point3dPushConstants {
+    ESTUARY_POINT3D_PUSH_CONSTANTS
+};
 struct VolumePushConstants {
     ESTUARY_VOLUME_PUSH_CONSTANTS
 };
 // All pipelines share one layout with one push range as large as the largest block (the volume's),
 // within the 128 bytes every device offers.
-static_assert(sizeof(FieldPushConstants) == 12 * sizeof(float) &&
-                  sizeof(PointPushConstants) == sizeof(FieldPushConstants) &&
-                  sizeof(VolumePushConstants) == 28 * sizeof(float),
+static_assert(sizeof(FieldPushConstants) == 15 * sizeof(float) &&
+                  sizeof(PointPushConstants) == 20 * sizeof(float) &&
+                  sizeof(Point3dPushConstants) == 24 * sizeof(float) &&
+                  sizeof(VolumePushConstants) == 31 * sizeof(float),
               "push constants must stay tightly packed scalars (std430 == C++)");
 inline constexpr unsigned kPushConstantBytes = sizeof(VolumePushConstants);
 static_assert(kPushConstantBytes <= 128, "the push range must fit every device's minimum limit");

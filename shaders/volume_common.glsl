@@ -28,5 +28,5 @@ vec3 colormapAt(float t) {
 }
 
 vec3 background() {
-    return vec3(ESTUARY_BACKGROUND_COLOR);
+    return vec3(pc.backgroundR, pc.backgroundG, pc.backgroundB);
 }

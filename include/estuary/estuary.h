@@ -142,7 +142,8 @@ typedef void (*estuary_log_fn)(void* user, estuary_log_level level, const char* 
 /* estuary_viewer_desc.flags */
 #define ESTUARY_VIEWER_VALIDATION 0x1u /* the Khronos validation layer; messages are counted */
 #define ESTUARY_VIEWER_NO_UI 0x2u      /* the window starts with its panels hidden (H shows them) */
-#define ESTUARY_VIEWER_NO_PANELS 0x4u  /* no built-in panels: only colorbars and your UI callback  \
+#define ESTUARY_VIEWER_NO_PANELS                                                                   \
+    0x4u                               /* no built-in panels: only colorbars and your UI callback  \
                                         */
 #define ESTUARY_VIEWER_NO_HOTKEYS 0x8u /* the window leaves every key to you (Esc included) */
 
@@ -192,10 +193,12 @@ typedef struct estuary_viewer_info {
     const char* cuda_choice;       /* why CUDA is (not) used, in words */
     const char *vulkan_version, *driver_version;
     const char* data_dir;
+    uint32_t gl_debug_messages; /* OpenGL debug errors so far (OpenGL consumer only) */
 } /* strings owned by the viewer, valid until it is destroyed */ estuary_viewer_info;
 ESTUARY_API estuary_status estuary_get_viewer_info(estuary_viewer* viewer,
                                                    estuary_viewer_info* info);
-/* Validation-layer messages so far (0 without ESTUARY_VIEWER_VALIDATION). */
+/* Validation-layer messages so far, and OpenGL debug errors for the OpenGL consumer (0 without
+ * ESTUARY_VIEWER_VALIDATION). */
 ESTUARY_API uint32_t estuary_validation_messages(estuary_viewer* viewer);
 
 /* ---- images and buffers -------------------------------------------------------------------------
@@ -434,6 +437,8 @@ ESTUARY_API estuary_status estuary_frame_wait(estuary_frame* frame);
 ESTUARY_API estuary_status estuary_end_frame(estuary_frame* frame);
 
 ESTUARY_API uint64_t estuary_frame_index(const estuary_frame* frame);
+/* The index the next estuary_begin_frame gives its frame (the number of frames begun so far). */
+ESTUARY_API uint64_t estuary_next_frame_index(estuary_viewer* viewer);
 /* The frame's ring slot (index % frames in flight). */
 ESTUARY_API uint32_t estuary_frame_slot(const estuary_frame* frame);
 /* The stream (cudaStream_t) the frame's work goes on; NULL without CUDA. */
@@ -482,9 +487,10 @@ ESTUARY_API estuary_status estuary_frame_read_buffer(estuary_frame* frame, estua
                                                      uint32_t flags, void* destination);
 
 /* The loop for the simple case: until the window closes or `frames` frames (0: no limit; headless
- * needs a limit or estuary_request_close), begin a frame on the viewer's stream, call `callback`,
- * end it; then waits for the last frame. A callback returning non-zero stops the loop after its
- * frame. */
+ * runs until estuary_request_close), begin a frame on the viewer's stream, call `callback`, end
+ * it; then waits for the last frame. A callback returning non-zero stops the loop after its frame.
+ * For running programs unchanged in tests: $ESTUARY_FRAMES caps the frames, and
+ * $ESTUARY_SCREENSHOT names a PNG the last frame's picture is written to. */
 typedef int (*estuary_frame_fn)(estuary_frame* frame, void* user);
 ESTUARY_API estuary_status estuary_display(estuary_viewer* viewer, estuary_frame_fn callback,
                                            void* user, uint64_t frames);
@@ -589,6 +595,7 @@ typedef struct estuary_frame_stats {
     int from_graph;         /* the CUDA work was a replayed graph */
     /* marks */
     double begin_us, wait_start_us, wait_end_us; /* host: begin, the frames-in-flight wait */
+    double end_us;                               /* host: estuary_end_frame called */
     double record_end_us, submit_start_us, submit_end_us; /* host: end_frame's parts */
     double cuda_start_us, cuda_wait_start_us, cuda_wait_end_us, cuda_end_us; /* CUDA stream */
     double draw_start_us, draw_end_us;                                       /* Vulkan queue */
@@ -606,13 +613,27 @@ ESTUARY_API estuary_status estuary_next_frame_stats(estuary_viewer* viewer,
 ESTUARY_API estuary_status estuary_align_frame_stats(estuary_viewer* viewer,
                                                      estuary_frame_stats* stats, size_t count);
 
+/* How one device clock is put on the host's: by which method, from how many calibrations (one
+ * at creation, one per estuary_finish), within what error bound, drifting how fast. */
+typedef struct estuary_clock_alignment {
+    int aligned;
+    const char* method;
+    double error_us;               /* bound on the mapping's error */
+    double tightest_half_width_us; /* the best calibration's own uncertainty */
+    double drift_ppm;              /* the device clock's rate against the host's, minus one */
+    double span_s;                 /* device time between the first and last calibration */
+    uint32_t calibrations;
+} estuary_clock_alignment;
+
 typedef struct estuary_clock_info {
-    int cuda_aligned, vulkan_aligned;
-    double cuda_error_us, vulkan_error_us; /* bound on each clock's mapping error */
-    double cuda_drift_ppm, vulkan_drift_ppm;
-    double handoff_error_us;   /* the two bounds added */
-    const char* vulkan_method; /* "calibrated timestamps (VK_EXT_...)", "bracketed submissions" */
-    const char* summary;       /* one line per clock, for reports */
+    estuary_clock_alignment vulkan; /* calibrated timestamps where offered, else bracketed */
+    /* Beside calibrated timestamps, the Vulkan clock aligned again by bracketed submissions, and
+     * how far apart the two put it (agreeing within both error bounds when both are right). */
+    estuary_clock_alignment vulkan_cross_check;
+    double cross_check_offset_us;
+    estuary_clock_alignment cuda; /* bracketed events on an idle stream */
+    double handoff_error_us;      /* the CUDA and Vulkan bounds added */
+    const char* summary;          /* one line per clock, for reports */
 } estuary_clock_info;
 ESTUARY_API estuary_status estuary_get_clock_info(estuary_viewer* viewer, estuary_clock_info* info);
 
@@ -638,7 +659,10 @@ ESTUARY_API estuary_status estuary_get_metrics(estuary_viewer* viewer, estuary_m
 typedef enum estuary_fault {
     ESTUARY_FAULT_DEVICE_LOST = 0,  /* frame `frame`'s submission reports VK_ERROR_DEVICE_LOST */
     ESTUARY_FAULT_VULKAN_STALL = 1, /* frame `frame`'s draw waits for a semaphore nothing signals */
-    ESTUARY_FAULT_ALLOC_FAIL = 2    /* the next image or buffer fails as if out of GPU memory */
+    ESTUARY_FAULT_ALLOC_FAIL = 2,   /* the next image or buffer fails as if out of GPU memory */
+    /* frame `frame`'s CUDA wait waits for the draw of the frame after it, which waits for this
+     * frame's writes: the APIs deadlock until a wait times out and teardown releases CUDA. */
+    ESTUARY_FAULT_CUDA_STALL = 3
 } estuary_fault;
 /* Arms a fault on purpose, to test how your program handles it. */
 ESTUARY_API estuary_status estuary_inject_fault(estuary_viewer* viewer, estuary_fault fault,

@@ -276,6 +276,7 @@ class Viewer {
         if (call.error) std::rethrow_exception(call.error);
         check(status);
     }
+    uint64_t nextFrameIndex() const { return estuary_next_frame_index(viewer_); }
     void waitFrame(uint64_t frame) const { check(estuary_wait_frame(viewer_, frame)); }
     void finish() const { check(estuary_finish(viewer_)); }
 

@@ -187,6 +187,9 @@ void drawGlField(const GlFieldRenderer& r, uint32_t fieldTexture, VkExtent2D fie
     pc.panX = view.panX;
     pc.panY = view.panY;
     pc.zoom = view.zoom;
+    pc.backgroundR = view.background[0];
+    pc.backgroundG = view.background[1];
+    pc.backgroundB = view.background[2];
     pc.mipBias = view.mipBias;
     pc.valueMin = view.valueMin;
     pc.valueMax = view.valueMax;
@@ -195,7 +198,7 @@ void drawGlField(const GlFieldRenderer& r, uint32_t fieldTexture, VkExtent2D fie
     glNamedBufferSubData(r.uniforms, 0, sizeof(pc), &pc);
 
     glViewport(0, 0, GLsizei(target.width), GLsizei(target.height));
-    const float background[] = {ESTUARY_BACKGROUND_COLOR, 1.0f};
+    const float background[] = {view.background[0], view.background[1], view.background[2], 1.0f};
     glClearColor(background[0], background[1], background[2], background[3]);
     glClear(GL_COLOR_BUFFER_BIT);
     glUseProgram(r.program);

@@ -74,6 +74,34 @@ uint32_t glInternalFormat(VkFormat format) {
     }
 }
 
+void readGlTexels(const GlImage& image, VkFormat format, uint32_t level, uint32_t x, uint32_t y,
+                  uint32_t width, uint32_t height, void* destination, size_t bytes) {
+    GLenum layout = GL_RGBA, type = GL_FLOAT;
+    switch (format) {
+    case VK_FORMAT_R32_SFLOAT:
+        layout = GL_RED;
+        break;
+    case VK_FORMAT_R32G32_SFLOAT:
+        layout = GL_RG;
+        break;
+    case VK_FORMAT_R32G32B32A32_SFLOAT:
+        break;
+    case VK_FORMAT_R16G16B16A16_SFLOAT:
+        type = GL_HALF_FLOAT;
+        break;
+    case VK_FORMAT_R8G8B8A8_UNORM:
+        type = GL_UNSIGNED_BYTE;
+        break;
+    default:
+        throw unsupported("readGlTexels: no OpenGL read for Vulkan format " +
+                          std::to_string(int(format)));
+    }
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glGetTextureSubImage(image.texture, GLint(level), GLint(x), GLint(y), 0, GLsizei(width),
+                         GLsizei(height), 1, layout, type, GLsizei(bytes), destination);
+    throwIfGlError("glGetTextureSubImage");
+}
+
 GlImage importGlImage(int fd, const GlImportedImageDesc& desc) {
     const GLenum internalFormat = glInternalFormat(desc.format);
     if (internalFormat == 0) {

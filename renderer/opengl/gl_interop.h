@@ -44,6 +44,11 @@ struct GlImage : MoveOnly {
 // naming the GL error when the driver refuses the import.
 GlImage importGlImage(int fd, const GlImportedImageDesc& desc);
 void destroyGlImage(GlImage& image);
+// Copies texels [x, x + width) x [y, y + height) of `level` of the image, tightly packed in its
+// own format, to `destination` (`bytes` long). A GL command like any other: it sees what the GL
+// commands before it left, and returns once it has.
+void readGlTexels(const GlImage& image, VkFormat format, uint32_t level, uint32_t x, uint32_t y,
+                  uint32_t width, uint32_t height, void* destination, size_t bytes);
 
 struct GlSemaphore : MoveOnly {
     uint32_t handle = 0;

@@ -1,0 +1,162 @@
+#include "app_viewer.h"
+#include "errors.h"
+#include "fault_injection.h"
+#include "memory_budget.h"
+#include "simulations.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace estuary {
+namespace {
+
+// estuary's own data: beside the executable in the build tree and in a bundle; installed, in
+// share/estuary (ESTUARY_DATA_DIR_FROM_BIN away from bin/). Where neither has it, the library
+// looks beside itself.
+std::string dataDir() {
+    const std::filesystem::path beside =
+        std::filesystem::read_symlink("/proc/self/exe").parent_path();
+    std::error_code ec;
+    if (std::filesystem::exists(beside / "shaders", ec)) return beside.string();
+    const std::filesystem::path installed = (beside / ESTUARY_DATA_DIR_FROM_BIN).lexically_normal();
+    if (std::filesystem::exists(installed / "shaders", ec)) return installed.string();
+    return {};
+}
+
+void printLog(void*, estuary_log_level level, const char* message) {
+    std::FILE* out = level == ESTUARY_LOG_INFO ? stdout : stderr;
+    std::fprintf(out, "estuary: %s%s\n", level == ESTUARY_LOG_WARNING ? "warning: " : "", message);
+    std::fflush(out);
+}
+
+estuary_viewer_desc describe(const Options& o, const AppViewerDesc& a, estuary_cuda_mode cuda,
+                             const std::string& data) {
+    ViewerDesc d;
+    d.display = a.window ? ESTUARY_DISPLAY_WINDOW : ESTUARY_DISPLAY_HEADLESS;
+    d.width = o.resolution.width;
+    d.height = o.resolution.height;
+    d.title = o.consumer == Consumer::OpenGL ? "estuary (OpenGL consumer)" : "estuary";
+    d.frames_in_flight = o.framesInFlight;
+    d.present_mode = o.presentMode == PresentMode::Mailbox     ? ESTUARY_PRESENT_MAILBOX
+                     : o.presentMode == PresentMode::Immediate ? ESTUARY_PRESENT_IMMEDIATE
+                                                               : ESTUARY_PRESENT_FIFO;
+    d.cuda = cuda;
+    d.cuda_device = std::max(o.device, 0);
+    d.draw_path = o.draw == DrawPath::Compute  ? ESTUARY_DRAW_COMPUTE
+                  : o.draw == DrawPath::Raster ? ESTUARY_DRAW_RASTER
+                                               : ESTUARY_DRAW_AUTO;
+    d.consumer = o.consumer == Consumer::OpenGL ? ESTUARY_CONSUMER_OPENGL : ESTUARY_CONSUMER_VULKAN;
+    d.gl_handoff = o.glHandoff == GlHandoff::Timeline ? ESTUARY_GL_HANDOFF_TIMELINE
+                   : o.glHandoff == GlHandoff::Binary ? ESTUARY_GL_HANDOFF_BINARY
+                   : o.glHandoff == GlHandoff::Host   ? ESTUARY_GL_HANDOFF_HOST
+                                                      : ESTUARY_GL_HANDOFF_AUTO;
+    d.flags = (o.validate ? ESTUARY_VIEWER_VALIDATION : 0u) | (o.noUi ? ESTUARY_VIEWER_NO_UI : 0u);
+    d.data_dir = data.empty() ? nullptr : data.c_str();
+    d.log = printLog;
+    return d;
+}
+
+void armFaults(const Viewer& viewer) {
+    const FaultPlan& plan = faultPlan();
+    if (plan.deviceLost)
+        check(estuary_inject_fault(viewer.get(), ESTUARY_FAULT_DEVICE_LOST, *plan.deviceLost));
+    if (plan.vulkanStall)
+        check(estuary_inject_fault(viewer.get(), ESTUARY_FAULT_VULKAN_STALL, *plan.vulkanStall));
+    if (plan.allocFail) check(estuary_inject_fault(viewer.get(), ESTUARY_FAULT_ALLOC_FAIL, 0));
+    if (plan.cudaStall && viewer.hasCuda())
+        check(estuary_inject_fault(viewer.get(), ESTUARY_FAULT_CUDA_STALL, *plan.cudaStall));
+}
+
+} // namespace
+
+Viewer openAppViewer(const Options& o, const AppViewerDesc& a) {
+    (void)faultPlan(); // a malformed ESTUARY_FAULT is exit 2 before any work
+    const std::string data = dataDir();
+    const estuary_cuda_mode asked = o.backend == Backend::Cpu    ? ESTUARY_CUDA_OFF
+                                    : o.device >= 0              ? ESTUARY_CUDA_DEVICE
+                                    : o.backend == Backend::Cuda ? ESTUARY_CUDA_REQUIRED
+                                                                 : ESTUARY_CUDA_AUTO;
+    try {
+        Viewer viewer(describe(o, a, asked, data));
+        armFaults(viewer);
+        return viewer;
+    } catch (const Error& e) {
+        if (e.status() != ESTUARY_ERROR_UNSUPPORTED || asked == ESTUARY_CUDA_OFF ||
+            asked == ESTUARY_CUDA_AUTO)
+            throw;
+        if (o.backend == Backend::Cuda)
+            throw unsupported(std::string("--backend cuda cannot run: ") + e.what());
+        // --device N with --backend auto: that device cannot run CUDA, the CPU backend can.
+        std::printf("estuary: --device %d cannot run CUDA (%s); using the CPU backend\n", o.device,
+                    e.what());
+        Viewer viewer(describe(o, a, ESTUARY_CUDA_OFF, data));
+        armFaults(viewer);
+        return viewer;
+    }
+}
+
+RunKind runKindFor(const Viewer& viewer, bool hostCopy) {
+    if (!viewer.hasCuda()) return RunKind::Cpu;
+    return hostCopy ? RunKind::HostCopy : RunKind::Cuda;
+}
+
+sim::ParamValues startParams(const Options& o, const sim::SimDefinition& def) {
+    sim::ParamValues params = sim::initialParams(def);
+    if (def.name == o.simulation)
+        for (const ParamSetting& setting : o.params)
+            params[size_t(sim::findParam(def, setting.name))] = setting.value;
+    return params;
+}
+
+int startSteps(const Options& o, const sim::SimDefinition& def) {
+    return o.stepsPerFrame >= 0 && def.name == o.simulation ? o.stepsPerFrame : def.stepsPerFrame;
+}
+
+uint32_t startView(const Options& o, const sim::SimDefinition& def) {
+    if (def.name != o.simulation || o.view.empty()) return 0;
+    return uint32_t(std::max(0, sim::findView(def, o.view)));
+}
+
+std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
+                                   const sim::SimDefinition& def, RunKind kind, bool stampFrames) {
+    SimRunConfig config;
+    config.simulation = &def;
+    config.grid = def.name == o.simulation ? o.grid : defaultGrid(def.dimensions);
+    if ((def.dimensions == 3) != (config.grid.depth > 1)) config.grid = defaultGrid(def.dimensions);
+    config.particles =
+        def.particles.max == 0 ? 0
+        : def.name == o.simulation && o.particles >= 0
+            ? uint32_t(o.particles)
+            : (kind == RunKind::Cuda ? def.particles.cudaDefault : def.particles.cpuDefault);
+    config.seed = o.seed;
+    config.kind = kind;
+    config.cudaGraphs = o.cudaGraphs;
+    config.view = startView(o, def);
+    config.colormap = colormapIndex(o.colormap);
+    config.colorbar = o.colorbar;
+    config.opacity = o.opacity;
+    config.sliceAxis = o.sliceAxis;
+    config.slicePosition = o.slicePosition;
+    config.stampFrames = stampFrames;
+    config.cudaFault = faultPlan().cudaFault;
+    const estuary_viewer_info info = viewer.info();
+    std::printf("estuary: %s on backend %s, %s (%s)\n", def.name.c_str(), runKindName(kind),
+                info.device_name, info.device_type);
+    std::fflush(stdout);
+    checkRunFits(viewer, config, checkedOutputs(config));
+    return SimRun::create(viewer, config);
+}
+
+int closeAppViewer(Viewer& viewer, const Options& o) {
+    const uint32_t gl = o.consumer == Consumer::OpenGL ? viewer.info().gl_debug_messages : 0;
+    const uint32_t messages = viewer.close();
+    if (!o.validate) return 0;
+    std::printf("estuary: validation layer reported %u message(s)\n",
+                messages - std::min(gl, messages));
+    if (o.consumer == Consumer::OpenGL)
+        std::printf("estuary: OpenGL debug output reported %u error(s)\n", gl);
+    return messages > 0 ? int(ExitCode::Runtime) : 0;
+}
+
+} // namespace estuary

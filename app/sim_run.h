@@ -1,0 +1,118 @@
+// A simulation of cuda_sim (a SimDefinition) running on an estuary viewer, through the public API
+// only (estuary.hpp): its outputs become the viewer's images and buffers, its visuals the viewer's
+// views, and each frame() is one frame of the viewer. Three ways to run it:
+//   cuda      — the CUDA simulation writes the Vulkan-exported outputs on its stream, between the
+//               frame's wait (deferred past its steps, which touch only CUDA-private state) and
+//               the frame's end; with --cuda-graphs the frame's work is replayed as a CUDA graph
+//               keyed by everything it depends on;
+//   cpu       — the CPU reference writes the frame's host memory, which the viewer uploads;
+//   host-copy — the CUDA simulation writes private CUDA memory, copied through pinned host memory
+//               into the frame's host memory (the benchmark's no-interop reference).
+// The app owns the loop (headless, window, benchmark); this owns what differs per simulation.
+#pragma once
+
+#include "estuary/estuary.hpp"
+#include "options.h"
+#include "simulation.h"
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace estuary {
+
+enum class RunKind { Cuda, Cpu, HostCopy };
+const char* runKindName(RunKind kind);
+
+struct SimRunConfig {
+    const sim::SimDefinition* simulation = nullptr;
+    Extent grid;
+    uint32_t particles = 0;
+    uint64_t seed = 1;
+    RunKind kind = RunKind::Cpu;
+    bool cudaGraphs = true;
+    uint32_t view = 0;          // index into the simulation's visuals
+    uint32_t colormap = 0;      // estuary_colormap
+    bool colorbar = false;      // on the field or volume
+    float opacity = 0.5f;       // volumes
+    uint32_t sliceAxis = 2;     // volumes
+    float slicePosition = 0.5f; // volumes
+    // Tests: channel 0 of texel (0, 0) of the shown image's level 0, and the last 4 bytes of each
+    // buffer (a float), hold the frame's index instead of the simulation's value.
+    bool stampFrames = false;
+    // ESTUARY_FAULT=cuda-fault@N: the frame whose CUDA work launches a faulting kernel.
+    std::optional<uint64_t> cudaFault;
+};
+
+// A frame's simulation as the host measured it (cpu and host-copy runs): its time, and its spans
+// in steady-clock µs: steps (for host-copy: the CUDA work and the wait for its download), then
+// the output write.
+struct HostSimTimes {
+    uint64_t frame = UINT64_MAX;
+    double simMs = 0;
+    double startUs = 0, stepsEndUs = 0, endUs = 0;
+};
+
+class SimRun {
+  public:
+    // Throws estuary::Error: usage (the simulation refuses the grid), unsupported (no CUDA, or
+    // the run does not fit in memory).
+    static std::unique_ptr<SimRun> create(const Viewer& viewer, const SimRunConfig& config);
+    virtual ~SimRun() = default;
+
+    virtual const char* name() const = 0;
+    // One frame of the viewer: the simulation's `steps` steps and its outputs. `inspect` (tests)
+    // is called just before the frame ends.
+    void frame(const sim::ParamValues& params, int steps,
+               const std::function<void(const Frame&)>& inspect = {});
+    virtual void brush(const sim::Brush& brush, const sim::ParamValues& params) = 0;
+    virtual void reset(uint64_t seed) = 0;
+
+    const SimRunConfig& config() const { return config_; }
+    const sim::OutputLayout& layout() const { return layout_; }
+    const Image& image(uint32_t index) const { return images_.at(index); }
+    const Buffer& buffer(uint32_t index) const { return buffers_.at(index); }
+    // The host's measure of a recent frame (the last 64), where the simulation runs on the host.
+    std::optional<HostSimTimes> hostTimes(uint64_t frame) const;
+
+    uint32_t viewIndex() const { return shown_; }
+    void showView(uint32_t index);
+    bool particlesShown() const { return particlesShown_; }
+    void showParticles(bool shown) { particlesShown_ = shown; }
+    uint32_t particles() const { return config_.particles; }
+    // The points drawn and their size, as the simulation's parameters say now.
+    void updatePoints(const sim::ParamValues& params);
+    void setColormap(uint32_t colormap);
+
+  protected:
+    SimRun(const Viewer& viewer, const SimRunConfig& config, estuary_writer writer);
+    virtual void runFrame(const sim::ParamValues& params, int steps,
+                          const std::function<void(const Frame&)>& inspect) = 0;
+    void keepHostTimes(const HostSimTimes& times) { host_[times.frame % host_.size()] = times; }
+    // The stamp's value in a texel of the shown image's format (4 floats or halves).
+    void stampTexel(void* texel, uint64_t frame) const;
+
+    const Viewer& viewer_;
+    SimRunConfig config_;
+    sim::OutputLayout layout_;
+    std::vector<Image> images_;
+    std::vector<Buffer> buffers_;
+
+  private:
+    std::vector<View> views_; // one per visual
+    View points_;
+    uint32_t shown_ = 0;
+    bool particlesShown_ = true;
+    uint32_t drawnCount_ = UINT32_MAX; // what the points view was last told
+    float drawnSize_ = 0;
+    std::array<HostSimTimes, 64> host_{};
+};
+
+// The simulation's outputs for the grid, checked: a usage error naming the simulation when it
+// cannot run on that grid (a depth for a 2D simulation, too many particles, ...).
+sim::OutputLayout checkedOutputs(const SimRunConfig& config);
+
+} // namespace estuary

@@ -1,0 +1,74 @@
+// Points pulled from a storage buffer of vec4 per point (no vertex input), drawn as point
+// primitives blended additively over the picture: in 2D a vec4 (x, y, vx, vy) placed with the
+// field's letterboxed view mapping over a domain and coloured by its speed, in 3D a vec4
+// (x, y, z, s) under the volume's orbit camera (volume_camera.h) coloured by s. The caller owns
+// the buffers (one per slot) and the target; the renderer owns its pipeline, descriptors and
+// colormap image. Per-frame calls allocate nothing and never wait.
+#pragma once
+
+#include "renderer.h"
+#include "resources.h"
+
+#include <array>
+#include <filesystem>
+#include <vector>
+
+namespace estuary {
+
+struct PointsDesc {
+    VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
+    std::filesystem::path dataDir; // holds shaders/ and assets/
+    uint32_t slotCount = 1;
+    bool threeD = false;
+};
+
+struct PointsRenderer : MoveOnly {
+    bool threeD = false;
+    VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+    VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
+    std::vector<VkDescriptorSet> slotSets;
+    std::vector<VkDeviceSize> bytes; // per slot; 0 until setPointsBuffer
+    GpuImage colormaps;
+    VkSampler colormapSampler = VK_NULL_HANDLE;
+    uint32_t colormapCount = 0;
+    float maxPointSize = 1.0f; // the device's largest point (largePoints)
+};
+
+// Uploads the colormaps with a blocking submission on `pool` (start-up only). Throws a runtime
+// error naming a missing or malformed shader or colormap file.
+PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
+                                    const PointsDesc& desc);
+void destroyPointsRenderer(const Device& device, PointsRenderer& renderer);
+
+// Points the slot's descriptor at `buffer` (`bytes` long: bytes / 16 points). Only while no
+// submitted work using the slot is in flight.
+void setPointsBuffer(const Device& device, PointsRenderer& renderer, uint32_t slot, VkBuffer buffer,
+                     VkDeviceSize bytes);
+
+struct PointsDraw {
+    uint32_t count = 0;
+    float size = 1.0f; // pixels, clamped to what the device draws
+    uint32_t colormap = 0;
+    float valueMin = 0.0f, valueMax = 1.0f;
+    // 2D: the domain's size (the letterbox's aspect) and where a position lands in it: uv =
+    // position * uvScale + uvOffset; the view's zoom and pan as for fields.
+    VkExtent2D domain{1, 1};
+    std::array<float, 2> uvScale{1.0f, 1.0f}, uvOffset{0.0f, 0.0f};
+    // 3D: the box framed (min x, y, z, max x, y, z).
+    std::array<float, 6> box{-0.5f, -0.5f, -0.5f, 0.5f, 0.5f, 0.5f};
+    ViewParams view; // zoom, pan (2D), yaw, pitch (3D)
+};
+
+// Records a dynamic-rendering pass over `target` (COLOR_ATTACHMENT_OPTIMAL, kept) drawing
+// draw.count points of the slot's buffer; the buffer must be readable by vertex shaders.
+void recordPoints(const PointsRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
+                  VkImageView target, VkExtent2D extent, const PointsDraw& draw);
+
+// Additive intensity of one point: dense clouds would saturate to white, so the brightness of one
+// point falls as the points' total area outgrows the target; never so low that an 8-bit target
+// rounds a lone point away.
+float pointIntensity(VkExtent2D target, uint32_t count, float size);
+
+} // namespace estuary

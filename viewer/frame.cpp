@@ -1,0 +1,441 @@
+// The frame, top to bottom:
+//   begin: host waits for the frame that last used this host-ring entry (the only host wait) →
+//          its times and readbacks are collected → on the frame's CUDA stream: start, and the wait
+//          until the slot's previous frame is drawn (CUDA side, cuda_side.cpp)
+//   [the user's CUDA work writes the slot's images and buffers; host writes fill staging memory]
+//   end:   CUDA signals written = f + 1 → record (or reuse) the draw: acquire the slot from CUDA,
+//          upload host writes, generate mips, draw the views, the UI, release the slot → submit,
+//          waiting written ≥ f + 1 on the GPU, signalling released = f + 1 → present.
+#include "viewer.h"
+#include "cuda_side.h"
+#include "vk_check.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace estuary::lib {
+namespace {
+
+bool protocolRuns(const estuary_viewer& v, uint64_t frame) {
+    return v.cuda && v.protocolStart && frame >= *v.protocolStart;
+}
+
+// Debug-utils labels, so Nsight Graphics and RenderDoc show frames and their parts by name.
+void beginLabel(const Device& device, VkCommandBuffer cmd, const char* name) {
+    if (!device.debugUtils || !vkCmdBeginDebugUtilsLabelEXT) return;
+    VkDebugUtilsLabelEXT label{VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT};
+    label.pLabelName = name;
+    vkCmdBeginDebugUtilsLabelEXT(cmd, &label);
+}
+void endLabel(const Device& device, VkCommandBuffer cmd) {
+    if (device.debugUtils && vkCmdEndDebugUtilsLabelEXT) vkCmdEndDebugUtilsLabelEXT(cmd);
+}
+
+uint64_t mix(uint64_t h, uint64_t x) {
+    h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h;
+}
+
+// What a command buffer recorded for this frame depends on, where it may be submitted again
+// unchanged: 0 where it may not (readbacks, the UI, a window's swapchain image).
+uint64_t reuseKey(const estuary_viewer& v, const estuary_frame& frame, const DrawSet& set,
+                  bool cudaWait) {
+    if (!v.headless || overlayWanted(v) || !v.entries[frame.entry].reads.empty()) return 0;
+    uint64_t key = mix(v.drawVersion, cudaWait ? 1 : 2);
+    for (const estuary_image* image : set.images)
+        key = mix(key, reinterpret_cast<uintptr_t>(image) ^ (image->writtenFrame == frame.index));
+    for (const estuary_buffer* buffer : set.buffers)
+        key = mix(key, reinterpret_cast<uintptr_t>(buffer) ^ (buffer->writtenFrame == frame.index));
+    return key == 0 ? 1 : key;
+}
+
+// The headless target: discarded, drawn, left for copies (screenshots).
+void recordOffscreenBegin(VkCommandBuffer cmd, const OffscreenTarget& target) {
+    recordBeginTarget(cmd, target);
+}
+
+void recordWindowBegin(VkCommandBuffer cmd, VkImage image) {
+    // Whatever the image held is replaced; the acquire semaphore's wait stage (colour output) is
+    // the source scope, so the transition happens after the presentation engine let go.
+    ImageTransition toDraw;
+    toDraw.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    toDraw.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    toDraw.srcStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    toDraw.dstStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    toDraw.dstAccess = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+    recordImageBarrier(cmd, image, toDraw);
+}
+
+void recordWindowEnd(VkCommandBuffer cmd, VkImage image) {
+    ImageTransition toPresent;
+    toPresent.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    toPresent.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+    toPresent.srcStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    toPresent.srcAccess = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+    recordImageBarrier(cmd, image, toPresent);
+}
+
+// The readback buffer holds every read of the frame, each at a 16-byte aligned offset.
+void placeReads(estuary_viewer& v, EntryState& entry) {
+    VkDeviceSize total = 0;
+    for (ReadRequest& read : entry.reads) {
+        read.stagingOffset = total;
+        const VkDeviceSize bytes = read.image
+                                       ? VkDeviceSize(read.extent.width) * read.extent.height *
+                                             read.extent.depth * read.image->texelBytes
+                                       : read.bytes;
+        total += (bytes + 15) & ~VkDeviceSize(15);
+    }
+    if (total <= entry.readback.size) return;
+    destroyBuffer(v.device, entry.readback); // its frame is drawn: the host waited for it
+    entry.readback = createBuffer(
+        v.device, std::max<VkDeviceSize>(total, 4096), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+        "frame readbacks");
+}
+
+void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, const DrawSet& set,
+                 bool cudaWait, VkPipelineStageFlags2 waitStage, const WindowTarget& window) {
+    EntryState& entry = v.entries[frame.entry];
+    VK_CHECK(vkResetCommandBuffer(cmd, 0));
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+    char name[48];
+    std::snprintf(name, sizeof(name), "frame, ring entry %u", frame.entry);
+    beginLabel(v.device, cmd, name);
+    // The draw's start. Where the submission waits on CUDA, the wait holds back only the stages
+    // that read its outputs, so a timestamp at the top would be written before the wait resolves:
+    // it is written after the acquire barriers, at the compute-shader stage, inside the wait's
+    // scope. Without a wait the uploads are part of the draw and the start stays at the top.
+    if (v.timestamps) {
+        vkCmdResetQueryPool(cmd, v.timestamps, 2 * frame.entry, 2);
+        if (!cudaWait)
+            vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, v.timestamps,
+                                 2 * frame.entry);
+    }
+    beginLabel(v.device, cmd, "acquire");
+    recordBeforeDraw(v, cmd, frame.index, set, waitStage);
+    endLabel(v.device, cmd);
+    if (v.timestamps && cudaWait)
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, v.timestamps,
+                             2 * frame.entry);
+    recordReads(v, cmd, entry, frame.index, false);
+    beginLabel(v.device, cmd, "draw");
+    if (v.headless) {
+        recordOffscreenBegin(cmd, v.offscreen);
+        recordViews(v, cmd, frame.index, v.offscreen.image.handle, v.offscreen.image.view,
+                    v.offscreen.image.extent);
+        if (overlayWanted(v))
+            recordOverlay(v, cmd, v.offscreen.image.view, v.offscreen.image.extent);
+        recordEndTarget(cmd, v.offscreen, false);
+    } else if (window.valid) {
+        recordWindowBegin(cmd, window.image);
+        recordViews(v, cmd, frame.index, window.image, window.view, window.extent);
+        if (overlayWanted(v)) recordOverlay(v, cmd, window.view, window.extent);
+        recordWindowEnd(cmd, window.image);
+    }
+    endLabel(v.device, cmd);
+    recordReads(v, cmd, entry, frame.index, true);
+    beginLabel(v.device, cmd, "release");
+    recordAfterDraw(v, cmd, frame.index, set);
+    endLabel(v.device, cmd);
+    if (v.timestamps)
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, v.timestamps,
+                             2 * frame.entry + 1);
+    endLabel(v.device, cmd);
+    VK_CHECK(vkEndCommandBuffer(cmd));
+}
+
+void submitFrame(estuary_viewer& v, const estuary_frame& frame, VkCommandBuffer cmd, bool cudaWait,
+                 VkPipelineStageFlags2 waitStage, const WindowTarget& window) {
+    VkSemaphoreSubmitInfo waits[3];
+    uint32_t waitCount = 0;
+    if (cudaWait) waits[waitCount++] = cudaDrawWait(v, frame.index, waitStage);
+    if (v.faultVulkanStall == frame.index) {
+        v.stallSemaphore = createTimelineSemaphore(v.device, false, "stall (estuary_inject_fault)");
+        VkSemaphoreSubmitInfo never{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+        never.semaphore = v.stallSemaphore;
+        never.value = 1;
+        never.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        waits[waitCount++] = never;
+    }
+    if (window.valid) {
+        VkSemaphoreSubmitInfo w{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+        w.semaphore = window.acquired;
+        w.stageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+        waits[waitCount++] = w;
+    }
+    VkSemaphoreSubmitInfo signals[3];
+    uint32_t signalCount = 0;
+    VkSemaphoreSubmitInfo drawn{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+    drawn.semaphore = v.frameTimeline;
+    drawn.value = frame.index + 1;
+    drawn.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    signals[signalCount++] = drawn;
+    if (cudaWait) signals[signalCount++] = cudaDrawSignal(v, frame.index);
+    if (window.valid) {
+        VkSemaphoreSubmitInfo s{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+        s.semaphore = window.renderFinished;
+        s.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        signals[signalCount++] = s;
+    }
+    if (v.faultDeviceLost == frame.index)
+        throwVkFailure(VK_ERROR_DEVICE_LOST, "vkQueueSubmit2 (estuary_inject_fault)", __FILE__,
+                       __LINE__);
+    submitCommands(v.device, cmd, {waits, waitCount}, {signals, signalCount});
+}
+
+} // namespace
+
+estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
+    if (v.frame.active)
+        throw usageError("estuary_begin_frame: frame " + std::to_string(v.frame.index) +
+                         " has begun and not ended; call estuary_end_frame first");
+    const estuary_frame_desc none{};
+    const estuary_frame_desc& d = desc ? *desc : none;
+    if (d.flags & ~ESTUARY_FRAME_DEFER_WAIT)
+        throw usageError("estuary_begin_frame: unknown flags (allowed: ESTUARY_FRAME_DEFER_WAIT)");
+    if (!v.cuda && d.stream)
+        throw usageError("estuary_begin_frame: a CUDA stream was given, but this viewer has no "
+                         "CUDA (" +
+                         v.cudaChoice + ")");
+    if (!v.cuda && d.replay_key)
+        throw usageError("estuary_begin_frame: replay_key needs CUDA (" + v.cudaChoice + ")");
+    if (d.replay_key && !d.stream)
+        throw usageError("estuary_begin_frame: replay_key needs a stream of your own (graph "
+                         "capture cannot use the viewer's stream's legacy semantics)");
+    startInputPoll(v);
+    if (v.window) prepareWindow(v);
+    if (v.panels.screenshotRequested) {
+        v.panels.screenshotRequested = false;
+        if (v.nextFrame > 0) writeNumberedScreenshot(v);
+    }
+    if (v.window && !v.gl) updateProbe(v);
+    const uint64_t f = v.nextFrame;
+    estuary_frame& frame = v.frame;
+    frame = estuary_frame{};
+    frame.viewer = &v;
+    frame.index = f;
+    frame.slot = uint32_t(f % v.slots);
+    frame.entry = uint32_t(f % v.hostRing);
+    frame.flags = d.flags;
+    frame.replayKey = d.replay_key;
+    frame.stream = v.cuda ? (d.stream ? d.stream : cudaStream(v)) : nullptr;
+    beginRecord(v, f);
+    FrameRecord* record = findRecord(v, f);
+    if (f >= v.hostRing) {
+        record->waitStartNs = hostNowNs();
+        waitFrame(v, f - v.hostRing, "the frames-in-flight limit");
+        record->waitEndNs = hostNowNs();
+        completeFrame(v, f - v.hostRing);
+    }
+    v.entries[frame.entry].reads.clear();
+    v.entries[frame.entry].frame = f;
+    frame.active = true;
+    if (protocolRuns(v, f)) {
+        try {
+            cudaBeginFrame(v, frame);
+        } catch (...) {
+            frame.active = false;
+            throw;
+        }
+    }
+    return &frame;
+}
+
+void endFrame(estuary_frame& frame) {
+    estuary_viewer& v = *frame.viewer;
+    if (!frame.active) throw usageError("estuary_end_frame: the frame has already ended");
+    FrameRecord* record = findRecord(v, frame.index);
+    record->endNs = hostNowNs();
+    const bool cudaWait = protocolRuns(v, frame.index);
+    struct Deactivate { // the frame ends whatever happens below; a failure is reported as such
+        estuary_frame& frame;
+        ~Deactivate() { frame.active = false; }
+    } deactivate{frame};
+    if (cudaWait) cudaEndFrame(v, frame);
+    if (v.gl) {
+        glEndFrame(v, frame);
+        v.nextFrame = frame.index + 1;
+        record->submitEndNs = hostNowNs();
+        return;
+    }
+    // The probe under the cursor: one texel of the picture's field, read in this frame's draw.
+    if (v.panels.probeActive && backgroundView(v) && !backgroundIs3d(v)) {
+        ReadRequest probe;
+        probe.image = backgroundView(v)->image;
+        probe.offset = {v.panels.probeX, v.panels.probeY, 0};
+        probe.extent = {1, 1, 1};
+        v.entries[frame.entry].reads.push_back(probe);
+    }
+    EntryState& entry = v.entries[frame.entry];
+    placeReads(v, entry);
+    const DrawSet set = drawSet(v, frame);
+    const VkPipelineStageFlags2 waitStage = cudaWaitStage(set);
+    WindowTarget window;
+    if (v.window) {
+        window = acquireWindowImage(v, frame.entry);
+        if (window.valid && overlayWanted(v)) buildUi(v, window.extent);
+    } else if (overlayWanted(v)) {
+        buildUi(v, v.offscreen.image.extent);
+    }
+    const uint64_t key = reuseKey(v, frame, set, cudaWait);
+    VkCommandBuffer cmd = entry.commands;
+    if (key == 0 || key != entry.recordedKey) {
+        entry.recordedKey = 0; // until the new recording is complete
+        recordFrame(v, frame, cmd, set, cudaWait, waitStage, window);
+        entry.recordedKey = key;
+    }
+    record->recordEndNs = hostNowNs();
+    record->submitStartNs = hostNowNs();
+    submitFrame(v, frame, cmd, cudaWait, waitStage, window);
+    record->submitEndNs = hostNowNs();
+    v.nextFrame = frame.index + 1;
+    if (window.valid) presentWindowImage(v, window);
+    record->hostBusyUs =
+        double(record->submitEndNs - record->beginNs - (record->waitEndNs - record->waitStartNs)) /
+        1000.0;
+}
+
+void waitFrame(estuary_viewer& v, uint64_t frame, const char* why) {
+    if (v.gl) return glWaitEntry(v, uint32_t(frame % v.hostRing), frame, why);
+    const uint64_t timeout = frameWaitTimeoutNs(v);
+    // Usually done at once. Otherwise wait in slices and look at CUDA between them: a CUDA fault
+    // is reported as such at once, not as a timeout on the frame it never wrote.
+    constexpr uint64_t kSliceNs = 50'000'000;
+    for (uint64_t waited = 0;; waited += kSliceNs) {
+        if (waitTimelineFor(v.device, v.frameTimeline, frame + 1,
+                            std::min(kSliceNs, timeout - waited)))
+            return;
+        throwIfCudaFailed(v);
+        if (timeout - waited <= kSliceNs) break;
+    }
+    const std::string state = waitState(v);
+    throw runtimeError("timed out after " + formatSeconds(timeout) +
+                       " waiting for the GPU to finish frame " + std::to_string(frame) + " (" +
+                       why + ")" + (state.empty() ? "" : "; " + state) +
+                       "; ESTUARY_WAIT_TIMEOUT_S sets the limit for slower runs");
+}
+
+void finish(estuary_viewer& v) {
+    if (v.frame.active)
+        throw usageError("estuary_finish: frame " + std::to_string(v.frame.index) +
+                         " has begun and not ended");
+    if (v.nextFrame > 0) {
+        const uint64_t last = v.nextFrame - 1;
+        waitFrame(v, last, "the last frame");
+        const uint64_t first = last + 1 >= v.hostRing ? last + 1 - v.hostRing : 0;
+        for (uint64_t f = first; f <= last; ++f)
+            completeFrame(v, f);
+        if (v.cuda) finishCudaStream(v, frameWaitTimeoutNs(v));
+    }
+    calibrateClocks(v);
+    fitClocks(v);
+}
+
+void readImage(estuary_frame& frame, estuary_image* image, uint32_t level, uint32_t x, uint32_t y,
+               uint32_t width, uint32_t height, uint32_t flags, void* destination) {
+    const std::string what = "estuary_frame_read_image (" + image->name + ")";
+    if (!destination) throw usageError(what + ": destination is NULL");
+    if (flags & ~ESTUARY_READ_AFTER_DRAW)
+        throw usageError(what + ": unknown flags (allowed: ESTUARY_READ_AFTER_DRAW)");
+    if (level >= image->levels)
+        throw usageError(what + ": level " + std::to_string(level) + " of " +
+                         std::to_string(image->levels));
+    const VkExtent3D e = image->regions[level].imageExtent;
+    if (width == 0 || height == 0 || uint64_t(x) + width > e.width ||
+        uint64_t(y) + height > e.height)
+        throw usageError(what + ": region " + std::to_string(x) + "," + std::to_string(y) + " " +
+                         std::to_string(width) + "x" + std::to_string(height) +
+                         " is not inside level " + std::to_string(level) + " (" +
+                         std::to_string(e.width) + "x" + std::to_string(e.height) + ")");
+    if (frame.viewer->gl && image->kind != ESTUARY_IMAGE_2D)
+        throw unsupported(what + ": the OpenGL consumer reads back only 2D images, the ones it "
+                                 "draws");
+    ReadRequest read;
+    read.image = image;
+    read.level = level;
+    read.offset = {int32_t(x), int32_t(y), 0};
+    read.extent = {width, height, 1};
+    read.afterDraw = flags & ESTUARY_READ_AFTER_DRAW;
+    read.destination = destination;
+    frame.viewer->entries[frame.entry].reads.push_back(read);
+}
+
+void readBuffer(estuary_frame& frame, estuary_buffer* buffer, uint64_t offset, uint64_t bytes,
+                uint32_t flags, void* destination) {
+    const std::string what = "estuary_frame_read_buffer (" + buffer->name + ")";
+    if (!destination) throw usageError(what + ": destination is NULL");
+    if (flags & ~ESTUARY_READ_AFTER_DRAW)
+        throw usageError(what + ": unknown flags (allowed: ESTUARY_READ_AFTER_DRAW)");
+    if (bytes == 0 || offset > buffer->size || bytes > buffer->size - offset)
+        throw usageError(what + ": bytes [" + std::to_string(offset) + ", " +
+                         std::to_string(offset + bytes) + ") are not inside its " +
+                         std::to_string(buffer->size) + " bytes");
+    if (frame.viewer->gl) throw unsupported(what + ": the OpenGL consumer reads no buffers back");
+    ReadRequest read;
+    read.buffer = buffer;
+    read.bufferOffset = offset;
+    read.bytes = bytes;
+    read.afterDraw = flags & ESTUARY_READ_AFTER_DRAW;
+    read.destination = destination;
+    frame.viewer->entries[frame.entry].reads.push_back(read);
+}
+
+void recordReads(estuary_viewer& v, VkCommandBuffer cmd, EntryState& entry, uint64_t frame,
+                 bool afterDraw) {
+    bool any = false;
+    for (const ReadRequest& read : entry.reads) {
+        if (read.afterDraw != afterDraw) continue;
+        any = true;
+        if (read.buffer) {
+            const VkBufferCopy region{read.bufferOffset, read.stagingOffset, read.bytes};
+            vkCmdCopyBuffer(cmd, vulkanBuffer(*read.buffer, copyOf(*read.buffer, frame)),
+                            entry.readback.handle, 1, &region);
+            continue;
+        }
+        // Images are SHADER_READ_ONLY between the acquire and the release: copy in between.
+        const VkImage image = vulkanImage(*read.image, copyOf(*read.image, frame)).handle;
+        ImageTransition toCopy;
+        toCopy.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+        toCopy.srcStage = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                          VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
+                          VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+        toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+        toCopy.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+        toCopy.baseMip = read.level;
+        toCopy.mipCount = 1;
+        recordImageBarrier(cmd, image, toCopy);
+        VkBufferImageCopy region{};
+        region.bufferOffset = read.stagingOffset;
+        region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, read.level, 0, 1};
+        region.imageOffset = read.offset;
+        region.imageExtent = read.extent;
+        vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                               entry.readback.handle, 1, &region);
+        ImageTransition back = toCopy;
+        back.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+        back.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        back.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+        back.srcAccess = VK_ACCESS_2_NONE;
+        back.dstStage = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                        VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+        back.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_TRANSFER_READ_BIT;
+        recordImageBarrier(cmd, image, back);
+    }
+    if (!any) return;
+    VkMemoryBarrier2 toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+    toHost.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
+    toHost.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    toHost.dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT;
+    toHost.dstAccessMask = VK_ACCESS_2_HOST_READ_BIT;
+    VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dep.memoryBarrierCount = 1;
+    dep.pMemoryBarriers = &toHost;
+    vkCmdPipelineBarrier2(cmd, &dep);
+}
+
+} // namespace estuary::lib

@@ -1,0 +1,241 @@
+// The window's input, from GLFW's callbacks or estuary_inject_event alike: what the viewer does
+// with it itself (the camera: wheel zoom about the cursor, middle- or Ctrl+left-drag pan, a drag
+// over a ray-marched volume orbits; hotkeys Esc, F12, H, C, Home, X/Y/Z, PgUp/PgDn), what Dear
+// ImGui gets, and what the user reads back with estuary_get_input (cursor, the field cell under
+// it, buttons, wheel, keys since the last poll).
+#include "viewer.h"
+#include "view_mapping.h"
+
+#include <volk.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace estuary::lib {
+namespace {
+
+ViewParams cameraParams(const estuary_viewer& v) {
+    ViewParams p;
+    p.zoom = v.camera.zoom;
+    p.panX = v.camera.panX;
+    p.panY = v.camera.panY;
+    p.yaw = v.camera.yaw;
+    p.pitch = v.camera.pitch;
+    return p;
+}
+
+void setCamera(estuary_viewer& v, const ViewParams& p) {
+    v.camera.zoom = p.zoom;
+    v.camera.panX = p.panX;
+    v.camera.panY = p.panY;
+    v.camera.yaw = p.yaw;
+    v.camera.pitch = p.pitch;
+    ++v.drawVersion;
+}
+
+Vec2 pixelOf(const estuary_viewer& v, float x, float y) {
+    const auto p = windowToPixels(v, x, y);
+    return {p[0], p[1]};
+}
+
+estuary_view* volumeBackground(estuary_viewer& v) {
+    const estuary_view* bg = backgroundView(v);
+    return bg && bg->kind == ViewKind::Volume ? const_cast<estuary_view*>(bg) : nullptr;
+}
+
+void hotkey(estuary_viewer& v, int key) {
+    estuary_view* volume = volumeBackground(v);
+    switch (key) {
+    case GLFW_KEY_ESCAPE:
+        v.closeRequested = true;
+        break;
+    case GLFW_KEY_F12:
+        v.panels.screenshotRequested = true;
+        break;
+    case GLFW_KEY_H:
+        v.panels.visible = !v.panels.visible;
+        break;
+    case GLFW_KEY_HOME:
+        setCamera(v, resetCamera(cameraParams(v)));
+        break;
+    case GLFW_KEY_C: // volumes: the camera back where it started
+        if (volume) setCamera(v, resetCamera(cameraParams(v)));
+        break;
+    case GLFW_KEY_X:
+    case GLFW_KEY_Y:
+    case GLFW_KEY_Z: // volumes: the slice's axis
+        if (volume) {
+            volume->params.slice_axis = uint32_t(key - GLFW_KEY_X);
+            ++v.drawVersion;
+        }
+        break;
+    case GLFW_KEY_PAGE_UP:
+    case GLFW_KEY_PAGE_DOWN: // volumes: the slice one cell along its axis
+        if (volume) {
+            const estuary_image& image = *volume->image;
+            const uint32_t axis = volume->params.slice_axis;
+            const uint32_t side = axis == 0   ? image.extent.width
+                                  : axis == 1 ? image.extent.height
+                                              : image.shape.depth;
+            float& position = volume->params.slice_position;
+            position = std::clamp(position + float(key == GLFW_KEY_PAGE_UP ? 1 : -1) /
+                                                 float(std::max(side, 1u)),
+                                  0.0f, 1.0f);
+            ++v.drawVersion;
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void onButton(estuary_viewer& v, const estuary_event& e) {
+    InputState& in = v.input;
+    const uint32_t bit = e.code == 0   ? ESTUARY_MOUSE_LEFT
+                         : e.code == 1 ? ESTUARY_MOUSE_RIGHT
+                                       : ESTUARY_MOUSE_MIDDLE;
+    in.mods = e.mods;
+    if (!e.action) {
+        in.buttons &= ~bit;
+        in.drag = InputState::Drag::None;
+        return;
+    }
+    in.buttons |= bit;
+    in.pressed |= bit;
+    in.pressedSinceUi |= bit;
+    if (uiWantsMouse(v) || in.drag != InputState::Drag::None) return;
+    const Vec2 pixel = pixelOf(v, in.cursorX, in.cursorY);
+    in.lastPixelX = pixel.x;
+    in.lastPixelY = pixel.y;
+    if (backgroundIs3d(v) && (bit == ESTUARY_MOUSE_LEFT || bit == ESTUARY_MOUSE_MIDDLE))
+        in.drag = InputState::Drag::Orbit;
+    else if (bit == ESTUARY_MOUSE_MIDDLE ||
+             (bit == ESTUARY_MOUSE_LEFT && (e.mods & ESTUARY_MOD_CONTROL)))
+        in.drag = InputState::Drag::Pan;
+    else
+        in.drag = InputState::Drag::User;
+}
+
+void onCursor(estuary_viewer& v, const estuary_event& e) {
+    InputState& in = v.input;
+    in.cursorX = float(e.x);
+    in.cursorY = float(e.y);
+    if (in.drag != InputState::Drag::Pan && in.drag != InputState::Drag::Orbit) return;
+    const Vec2 pixel = pixelOf(v, in.cursorX, in.cursorY);
+    const Vec2 delta{pixel.x - in.lastPixelX, pixel.y - in.lastPixelY};
+    const VkExtent2D target = windowExtent(v);
+    if (in.drag == InputState::Drag::Orbit) {
+        setCamera(v, orbitBy(cameraParams(v), delta, target));
+    } else if (const VkExtent2D field = backgroundExtent(v); field.width > 0) {
+        setCamera(v, panBy(cameraParams(v), delta, target, field));
+    }
+    in.lastPixelX = pixel.x;
+    in.lastPixelY = pixel.y;
+}
+
+void onScroll(estuary_viewer& v, const estuary_event& e) {
+    if (uiWantsMouse(v)) {
+        if (GLFWwindow* w = glfwWindowOf(v)) ImGui_ImplGlfw_ScrollCallback(w, e.x, e.y);
+        return;
+    }
+    v.input.scroll += float(e.y);
+    const ViewParams now = cameraParams(v);
+    const float zoom = std::clamp(now.zoom * std::pow(1.15f, float(e.y)), 0.1f, 64.0f);
+    const VkExtent2D field = backgroundExtent(v);
+    if (backgroundIs3d(v) || field.width == 0) { // the camera moves towards the centre
+        ViewParams p = now;
+        p.zoom = zoom;
+        setCamera(v, p);
+        return;
+    }
+    setCamera(v, zoomAbout(now, zoom, pixelOf(v, v.input.cursorX, v.input.cursorY), windowExtent(v),
+                           field));
+}
+
+void onKey(estuary_viewer& v, const estuary_event& e) {
+    GLFWwindow* w = glfwWindowOf(v);
+    if (w && overlayReady(v))
+        ImGui_ImplGlfw_KeyCallback(w, e.code, 0, e.action ? GLFW_PRESS : GLFW_RELEASE, 0);
+    if (!e.action) return;
+    // Hotkeys are letters too: while a text field has focus they belong to it.
+    if (uiWantsKeyboard(v)) return;
+    if (v.input.keys.size() < 16) v.input.keys.push_back(e.code);
+    if (!(v.flags & ESTUARY_VIEWER_NO_HOTKEYS)) hotkey(v, e.code);
+}
+
+} // namespace
+
+void handleEvent(estuary_viewer& v, const estuary_event& e) {
+    switch (e.kind) {
+    case ESTUARY_EVENT_CURSOR:
+        onCursor(v, e);
+        break;
+    case ESTUARY_EVENT_BUTTON:
+        onButton(v, e);
+        break;
+    case ESTUARY_EVENT_SCROLL:
+        onScroll(v, e);
+        break;
+    case ESTUARY_EVENT_KEY:
+        onKey(v, e);
+        break;
+    case ESTUARY_EVENT_CHAR:
+        if (GLFWwindow* w = glfwWindowOf(v); w && overlayReady(v))
+            ImGui_ImplGlfw_CharCallback(w, unsigned(e.code));
+        break;
+    }
+}
+
+estuary_input currentInput(estuary_viewer& v) {
+    estuary_input out{};
+    const InputState& in = v.input;
+    out.cursor_x = in.cursorX;
+    out.cursor_y = in.cursorY;
+    const VkExtent2D target = windowExtent(v);
+    out.width = target.width;
+    out.height = target.height;
+    if (in.cursorX >= 0) {
+        const Vec2 pixel = pixelOf(v, in.cursorX, in.cursorY);
+        out.cursor_x = pixel.x;
+        out.cursor_y = pixel.y;
+        const VkExtent2D field = backgroundExtent(v);
+        if (field.width > 0 && !backgroundIs3d(v)) {
+            const Vec2 cell = targetToCell(pixel, target, field, cameraParams(v));
+            out.field_x = cell.x;
+            out.field_y = cell.y;
+            int cx = 0, cy = 0;
+            out.over_field = cellUnder(pixel, target, field, cameraParams(v), cx, cy) ? 1 : 0;
+        }
+    }
+    out.buttons = in.buttons;
+    out.pressed = in.pressed;
+    out.mods = in.mods;
+    out.scroll = in.scroll;
+    out.ui_wants_mouse = uiWantsMouse(v) ? 1 : 0;
+    out.ui_wants_keyboard = uiWantsKeyboard(v) ? 1 : 0;
+    out.key_count = uint32_t(std::min<size_t>(in.keys.size(), 16));
+    std::copy_n(in.keys.begin(), out.key_count, out.keys);
+    return out;
+}
+
+void startInputPoll(estuary_viewer& v) {
+    v.input.pressed = 0;
+    v.input.scroll = 0;
+    v.input.keys.clear();
+}
+
+void updateProbe(estuary_viewer& v) {
+    PanelState& p = v.panels;
+    const estuary_input in = currentInput(v);
+    const bool over = in.over_field && !in.ui_wants_mouse;
+    const int x = int(std::floor(in.field_x + 0.5f)), y = int(std::floor(in.field_y + 0.5f));
+    if (!over || x != p.probeX || y != p.probeY) p.probeValid = false;
+    p.probeActive = over && backgroundView(v) && backgroundView(v)->kind == ViewKind::Field;
+    p.probeX = x;
+    p.probeY = y;
+}
+
+} // namespace estuary::lib

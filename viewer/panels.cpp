@@ -1,0 +1,365 @@
+// What estuary draws with Dear ImGui itself: a colorbar beside the picture for each view that
+// maps values through a colormap (its name, range and ticks; headless screenshots have it too),
+// and in a window the View panel (the views and their parameters, the camera, the value under the
+// cursor), the Performance panel (host, CUDA, draw and wait times over the last frames) and the
+// notice line. The user's own panels come after these (estuary_set_ui_callback).
+#include "viewer.h"
+#include "colormap.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace estuary::lib {
+namespace {
+
+constexpr ImU32 kSeriesColours[] = {IM_COL32(240, 240, 240, 255), IM_COL32(90, 200, 250, 255),
+                                    IM_COL32(250, 170, 60, 255), IM_COL32(240, 80, 110, 255)};
+constexpr const char* kSeriesNames[] = {"frame interval", "CUDA", "draw (GPU)", "interop wait"};
+
+double seriesValue(const FrameRecord& r, size_t series) {
+    switch (series) {
+    case 0:
+        return r.intervalMs;
+    case 1:
+        return ((r.cudaUs[1] - r.cudaUs[0]) + (r.cudaUs[3] - r.cudaUs[2])) / 1000.0;
+    case 2:
+        return r.drawMs;
+    default:
+        return r.waitMs;
+    }
+}
+
+// The colormap's colours, read once from the data folder.
+const std::vector<std::array<float, 3>>& colormapTable(const estuary_viewer& v, uint32_t index) {
+    static std::vector<std::vector<std::array<float, 3>>> tables;
+    if (tables.empty())
+        for (const char* name : kColormapNames)
+            tables.push_back(loadColormapFile(v.dataDir / "assets" / "colormaps" /
+                                              (std::string(name) + ".txt")));
+    return tables.at(index);
+}
+
+// A vertical bar at the right edge (the `slot`-th from it), labelled with the view's name, its
+// range's ends and middle.
+void drawColorbar(const estuary_viewer& v, const estuary_view& view, int slot) {
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    const float height = std::clamp(display.y * 0.5f, 60.0f, 400.0f);
+    const float width = 16.0f, margin = 14.0f, labelWidth = 64.0f;
+    const float x1 = display.x - margin - float(slot) * (width + labelWidth + margin);
+    const float x0 = x1 - width;
+    const float y0 = 0.5f * (display.y - height), y1 = y0 + height;
+    ImDrawList* draw = ImGui::GetForegroundDrawList();
+    const auto& table = colormapTable(v, uint32_t(view.params.colormap));
+    const auto colour = [&](size_t i) {
+        const auto& c = table[std::min(i, table.size() - 1)];
+        return IM_COL32(int(c[0] * 255.0f + 0.5f), int(c[1] * 255.0f + 0.5f),
+                        int(c[2] * 255.0f + 0.5f), 255);
+    };
+    constexpr int kSegments = 64;
+    for (int s = 0; s < kSegments; ++s) { // top: the range's end
+        const float ya = y1 - height * float(s + 1) / kSegments,
+                    yb = y1 - height * float(s) / kSegments;
+        const ImU32 lo = colour(size_t(s) * (table.size() - 1) / kSegments);
+        const ImU32 hi = colour(size_t(s + 1) * (table.size() - 1) / kSegments);
+        draw->AddRectFilledMultiColor(ImVec2(x0, ya), ImVec2(x1, yb), hi, hi, lo, lo);
+    }
+    draw->AddRect(ImVec2(x0 - 1, y0 - 1), ImVec2(x1 + 1, y1 + 1), IM_COL32(220, 220, 220, 200));
+    const ImU32 text = IM_COL32(235, 235, 235, 255), shade = IM_COL32(0, 0, 0, 160);
+    const auto label = [&](float y, float value) {
+        char s[32];
+        std::snprintf(s, sizeof(s), "%.4g", double(value));
+        const ImVec2 size = ImGui::CalcTextSize(s);
+        const ImVec2 at(x0 - 6.0f - size.x, y - 0.5f * size.y);
+        draw->AddRectFilled(ImVec2(at.x - 2, at.y - 1),
+                            ImVec2(at.x + size.x + 2, at.y + size.y + 1), shade);
+        draw->AddText(at, text, s);
+        draw->AddLine(ImVec2(x0 - 4.0f, y), ImVec2(x0, y), text);
+    };
+    const float lo = view.params.value_min, hi = view.params.value_max;
+    label(y1, lo);
+    label(0.5f * (y0 + y1), 0.5f * (lo + hi));
+    label(y0, hi);
+    const ImVec2 size = ImGui::CalcTextSize(view.label.c_str());
+    const ImVec2 at(std::max(4.0f, x1 - size.x), y0 - 8.0f - size.y);
+    draw->AddRectFilled(ImVec2(at.x - 2, at.y - 1), ImVec2(at.x + size.x + 2, at.y + size.y + 1),
+                        shade);
+    draw->AddText(at, text, view.label.c_str());
+}
+
+void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(10, display.y - 10), place, ImVec2(0, 1));
+    ImGui::SetNextWindowSize(ImVec2(300, 0), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("View")) {
+        ImGui::End();
+        return;
+    }
+    int id = 0;
+    for (const auto& view : v.views) {
+        ImGui::PushID(id++);
+        estuary_view_params p = view->params;
+        bool visible = p.visible;
+        const char* kind = view->kind == ViewKind::Field    ? "field"
+                           : view->kind == ViewKind::Volume ? "volume"
+                                                            : "points";
+        if (ImGui::Checkbox((view->label + " (" + kind + ")").c_str(), &visible))
+            p.visible = visible;
+        if (visible && view->shading != ESTUARY_FIELD_RGB) {
+            int colormap = int(p.colormap);
+            if (ImGui::Combo("colormap", &colormap, "viridis\0magma\0"))
+                p.colormap = estuary_colormap(colormap);
+            ImGui::DragFloatRange2("values", &p.value_min, &p.value_max, 0.005f);
+            if (p.value_max <= p.value_min) p.value_max = p.value_min + 1e-6f;
+        }
+        if (visible && view->kind != ViewKind::Points)
+            ImGui::SliderFloat("mip bias", &p.mip_bias, -2.0f, 8.0f, "%.1f");
+        if (visible && view->kind == ViewKind::Volume) {
+            int style = int(p.style);
+            if (ImGui::Combo("style", &style, "march\0slice\0"))
+                p.style = estuary_volume_style(style);
+            ImGui::SliderFloat("opacity", &p.opacity, 0.0f, 50.0f, "%.3f per voxel",
+                               ImGuiSliderFlags_Logarithmic);
+            int axis = int(p.slice_axis);
+            if (ImGui::Combo("slice axis (X/Y/Z)", &axis, "x\0y\0z\0"))
+                p.slice_axis = uint32_t(axis);
+            ImGui::SliderFloat("slice (PgUp/PgDn)", &p.slice_position, 0.0f, 1.0f, "%.3f");
+        }
+        if (visible && view->kind == ViewKind::Points) {
+            ImGui::SliderFloat("point size", &p.point_size, 1.0f, 16.0f, "%.1f px");
+            ImGui::TextDisabled("%u of %u points", p.point_count, view->maxPoints);
+        }
+        if (std::memcmp(&p, &view->params, sizeof(p)) != 0) {
+            try {
+                setViewParams(v, *view, p);
+            } catch (const std::exception& e) {
+                showNotice(v, e.what(), true);
+            }
+        }
+        ImGui::Separator();
+        ImGui::PopID();
+    }
+    Camera& c = v.camera;
+    const Camera before = c;
+    ImGui::SliderFloat("zoom", &c.zoom, 0.1f, 64.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
+    if (backgroundIs3d(v) || std::any_of(v.views.begin(), v.views.end(), [](const auto& view) {
+            return view->params.visible && view->layout == ESTUARY_POINTS_XYZ_SCALAR &&
+                   view->kind == ViewKind::Points;
+        })) {
+        constexpr float kDegrees = 57.29578f;
+        float yaw = c.yaw * kDegrees, pitch = c.pitch * kDegrees;
+        if (ImGui::SliderFloat("yaw", &yaw, -180.0f, 180.0f, "%.0f deg")) c.yaw = yaw / kDegrees;
+        if (ImGui::SliderFloat("pitch", &pitch, -85.0f, 85.0f, "%.0f deg"))
+            c.pitch = pitch / kDegrees;
+        ImGui::TextDisabled("drag: turn, wheel: zoom, C/Home: reset");
+    } else {
+        ImGui::Text("pan %.3f, %.3f", double(c.panX), double(c.panY));
+        ImGui::TextDisabled("wheel: zoom; middle/ctrl+drag: pan; Home: reset");
+    }
+    if (std::memcmp(&before, &c, sizeof(c)) != 0) ++v.drawVersion;
+    const PanelState& p = v.panels;
+    if (p.probeActive) {
+        const estuary_view* bg = backgroundView(v);
+        char text[128];
+        int n = std::snprintf(text, sizeof(text), "cell %d, %d  %s =", p.probeX, p.probeY,
+                              bg->label.c_str());
+        if (!p.probeValid) {
+            std::snprintf(text + n, sizeof(text) - size_t(n), " (pending)");
+        } else {
+            const auto values = probeValues(*bg->image, p.probeBytes.data());
+            for (size_t i = 0; i < values.size() && n > 0 && size_t(n) < sizeof(text); ++i)
+                n += std::snprintf(text + n, sizeof(text) - size_t(n), " %.4f", double(values[i]));
+        }
+        ImGui::TextUnformatted(text);
+    } else {
+        ImGui::TextDisabled("cursor outside the field");
+    }
+    ImGui::End();
+}
+
+void drawTimingPlot(estuary_viewer& v, float topMs) {
+    const ImVec2 size(ImGui::GetContentRegionAvail().x, 120.0f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("timing plot", size);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 corner(origin.x + size.x, origin.y + size.y);
+    draw->AddRectFilled(origin, corner, IM_COL32(20, 20, 26, 220));
+    // The plot's top eases towards the slowest p99 so one hitch does not flatten everything.
+    PanelState& p = v.panels;
+    p.plotScaleMs = p.plotScaleMs > 0.0f ? p.plotScaleMs + 0.05f * (topMs - p.plotScaleMs) : topMs;
+    const float scale = std::max(p.plotScaleMs, 0.1f);
+    const Timing& t = v.timing;
+    const size_t n = t.recent.size();
+    if (n < 2) return;
+    // Oldest first: the ring's next slot is its oldest entry once it is full.
+    const size_t start = t.recentCount > n ? t.recentCount % n : 0;
+    const auto at = [&](size_t i) -> const FrameRecord& { return t.recent[(start + i) % n]; };
+    const float dx = size.x / float(n - 1);
+    for (size_t s = 0; s < 4; ++s)
+        for (size_t i = 1; i < n; ++i) {
+            const double a = seriesValue(at(i - 1), s), b = seriesValue(at(i), s);
+            if (!std::isfinite(a) || !std::isfinite(b)) continue; // not measured (yet)
+            const auto y = [&](double ms) {
+                return corner.y - std::min(float(ms) / scale, 1.0f) * size.y;
+            };
+            draw->AddLine(ImVec2(origin.x + float(i - 1) * dx, y(a)),
+                          ImVec2(origin.x + float(i) * dx, y(b)), kSeriesColours[s]);
+        }
+    char label[32];
+    std::snprintf(label, sizeof(label), "%.2f ms", double(scale));
+    draw->AddText(ImVec2(origin.x + 4, origin.y + 2), IM_COL32(200, 200, 200, 255), label);
+}
+
+void drawPerformancePanel(estuary_viewer& v, ImGuiCond place) {
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(display.x - 10, 10), place, ImVec2(1, 0));
+    ImGui::SetNextWindowSize(ImVec2(380, 0), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("Performance")) {
+        ImGui::End();
+        return;
+    }
+    double now[4], p50[4], p99[4];
+    float top = 0.0f;
+    std::vector<double>& values = v.panels.scratch;
+    for (size_t s = 0; s < 4; ++s) {
+        values.clear();
+        now[s] = NAN;
+        for (size_t i = 0; i < v.timing.recent.size(); ++i)
+            values.push_back(seriesValue(v.timing.recent[i], s));
+        if (!v.timing.recent.empty())
+            now[s] = seriesValue(
+                v.timing.recent[(v.timing.recentCount - 1) % v.timing.recent.size()], s);
+        p50[s] = percentile(values, 50);
+        p99[s] = percentile(values, 99);
+        if (std::isfinite(p99[s])) top = std::max(top, float(p99[s]) * 1.25f);
+    }
+    ImGui::Text("last %zu frames, GPU times %u frames late", v.timing.recent.size(), v.hostRing);
+    drawTimingPlot(v, top);
+    if (ImGui::BeginTable("timings", 4, ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("ms");
+        ImGui::TableSetupColumn("now");
+        ImGui::TableSetupColumn("p50");
+        ImGui::TableSetupColumn("p99");
+        ImGui::TableHeadersRow();
+        for (size_t s = 0; s < 4; ++s) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(kSeriesColours[s]), "%s",
+                               kSeriesNames[s]);
+            for (double x : {now[s], p50[s], p99[s]}) {
+                ImGui::TableNextColumn();
+                if (std::isfinite(x))
+                    ImGui::Text("%.3f", x);
+                else
+                    ImGui::TextDisabled("-");
+            }
+        }
+        ImGui::EndTable();
+    }
+    ImGui::Text("%.1f frames/s (p50)", std::isfinite(p50[0]) && p50[0] > 0 ? 1000.0 / p50[0] : 0.0);
+    ImGui::TextDisabled("F12 screenshot, H hide UI, Esc quit");
+    ImGui::End();
+}
+
+void drawNotice(estuary_viewer& v) {
+    PanelState& p = v.panels;
+    if (p.notice.empty() || p.noticeSeconds <= 0.0f) return;
+    p.noticeSeconds -= ImGui::GetIO().DeltaTime;
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    ImGui::SetNextWindowPos(ImVec2(0.5f * display.x, display.y - 10), ImGuiCond_Always,
+                            ImVec2(0.5f, 1.0f));
+    ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), ImVec2(display.x - 20, display.y));
+    ImGui::SetNextWindowBgAlpha(0.85f);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoInputs |
+                                   ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoNav |
+                                   ImGuiWindowFlags_NoFocusOnAppearing |
+                                   ImGuiWindowFlags_NoSavedSettings;
+    if (ImGui::Begin("##notice", nullptr, flags)) {
+        ImGui::PushTextWrapPos(display.x - 40);
+        if (p.noticeIsError)
+            ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", p.notice.c_str());
+        else
+            ImGui::TextUnformatted(p.notice.c_str());
+        ImGui::PopTextWrapPos();
+    }
+    ImGui::End();
+}
+
+// IEEE binary16 to float, for the probe's readout of RGBA16F images.
+float halfToFloat(uint16_t h) {
+    const uint32_t sign = uint32_t(h & 0x8000) << 16, exponent = (h >> 10) & 0x1F,
+                   mantissa = h & 0x3FF;
+    float magnitude;
+    if (exponent == 0)
+        magnitude = std::ldexp(float(mantissa), -24); // zero and subnormals
+    else if (exponent == 31)
+        magnitude = mantissa ? NAN : INFINITY;
+    else
+        magnitude = std::ldexp(float(mantissa | 0x400), int(exponent) - 25);
+    return sign ? -magnitude : magnitude;
+}
+
+} // namespace
+
+bool wantsColorbar(const estuary_view& view) {
+    if (view.kind == ViewKind::Points) return view.flags & ESTUARY_POINTS_COLORBAR;
+    return !(view.flags & ESTUARY_VIEW_NO_COLORBAR) && view.shading != ESTUARY_FIELD_RGB;
+}
+
+std::vector<float> probeValues(const estuary_image& image, const uint8_t* texel) {
+    std::vector<float> out;
+    const uint32_t channels = image.format == ESTUARY_FORMAT_R32_FLOAT    ? 1
+                              : image.format == ESTUARY_FORMAT_RG32_FLOAT ? 2
+                                                                          : 4;
+    for (uint32_t c = 0; c < channels; ++c) {
+        if (image.format == ESTUARY_FORMAT_RGBA8_UNORM) {
+            out.push_back(float(texel[c]) / 255.0f);
+        } else if (image.format == ESTUARY_FORMAT_RGBA16_FLOAT) {
+            uint16_t h = 0;
+            std::memcpy(&h, texel + 2 * c, 2);
+            out.push_back(halfToFloat(h));
+        } else {
+            float f = 0;
+            std::memcpy(&f, texel + 4 * c, 4);
+            out.push_back(f);
+        }
+    }
+    return out;
+}
+
+void showNotice(estuary_viewer& v, const std::string& text, bool isError) {
+    v.panels.notice = text;
+    v.panels.noticeIsError = isError;
+    v.panels.noticeSeconds = 6.0f;
+}
+
+void drawPanels(estuary_viewer& v) {
+    // Panels keep where the user dragged them, until the window changes size: then they go back
+    // to their corners, so none is left off-screen or on top of another.
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    PanelState& p = v.panels;
+    const bool resized = display.x != p.layoutFor[0] || display.y != p.layoutFor[1];
+    p.layoutFor[0] = display.x;
+    p.layoutFor[1] = display.y;
+    const ImGuiCond place = resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    const bool panels = !v.headless && p.visible && !(v.flags & ESTUARY_VIEWER_NO_PANELS);
+    if (panels) {
+        drawViewPanel(v, place);
+        drawPerformancePanel(v, place);
+    }
+    // Colorbars: the picture's background view, then points views that asked for one.
+    int slot = 0;
+    if (const estuary_view* bg = backgroundView(v);
+        bg && wantsColorbar(*bg) && (p.visible || v.headless))
+        drawColorbar(v, *bg, slot++);
+    for (const auto& view : v.views)
+        if (view->kind == ViewKind::Points && view->params.visible && wantsColorbar(*view) &&
+            (p.visible || v.headless))
+            drawColorbar(v, *view, slot++);
+    if (!v.headless) drawNotice(v);
+}
+
+} // namespace estuary::lib

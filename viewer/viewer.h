@@ -1,0 +1,489 @@
+// The library behind estuary.h: what a viewer, its images, buffers, views and frames are inside.
+// The opaque C handles are these structs. Each part of the viewer has a file of its own and a
+// block of functions here: allocations.cpp (images and buffers, their acquire, upload, mips and
+// release), views.cpp (views, their renderers and the draw), frame.cpp (the frame: begin, end,
+// waits), cuda_side.h (everything that calls CUDA), timing.cpp (stats, clocks, metrics),
+// window.cpp and input.cpp (the window, its swapchain and input), overlay.cpp and panels.cpp
+// (Dear ImGui), pictures.cpp (screenshots), gl_side.cpp (the OpenGL consumer), c_api.cpp (the C
+// functions: argument checks and errors).
+//
+// Rings: every CUDA- or host-written allocation has `copies` images (or buffers): one per slot, or
+// one for all frames (ESTUARY_ALLOC_SINGLE). Frame f uses slot f % slots and host-ring entry
+// f % hostRing (command buffer, timestamps, staging memory, readbacks); hostRing is a multiple of
+// slots, so an entry always meets the same slot.
+#pragma once
+
+#include "estuary/estuary.h"
+#include "estuary/interop/exported.h"
+#include "estuary/interop/vulkan_device.h"
+
+#include "clock_sync.h"
+#include "context.h"
+#include "offscreen.h"
+#include "points.h"
+#include "renderer.h"
+#include "resources.h"
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct GLFWwindow;
+
+namespace estuary::lib {
+struct CudaImageRing;  // cuda_side.cpp: an interop::ImageRing
+struct CudaBufferRing; // cuda_side.cpp: an interop::BufferRing
+struct CudaSide;       // cuda_side.cpp: stream, events, timelines, graphs of a viewer
+struct WindowSide;     // window.cpp: GLFW window, swapchain, per-entry semaphores
+struct OverlaySide;    // overlay.cpp: the Dear ImGui context and its Vulkan backend
+struct GlSide;         // gl_side.cpp: the OpenGL consumer
+inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+// Frees each of the above, in the file that knows it, so the structs below hold them by pointer
+// without seeing their definitions.
+struct Deleter {
+    void operator()(CudaImageRing* p) const;
+    void operator()(CudaBufferRing* p) const;
+    void operator()(CudaSide* p) const;
+    void operator()(WindowSide* p) const;
+    void operator()(OverlaySide* p) const;
+    void operator()(GlSide* p) const;
+};
+template <class T> using Owned = std::unique_ptr<T, Deleter>;
+} // namespace estuary::lib
+
+struct estuary_image {
+    estuary_viewer* viewer = nullptr;
+    std::string name;
+    estuary_format format = ESTUARY_FORMAT_R32_FLOAT;
+    estuary_image_kind kind = ESTUARY_IMAGE_2D;
+    estuary_writer writer = ESTUARY_WRITER_HOST;
+    VkFormat vkFormat = VK_FORMAT_UNDEFINED;
+    VkExtent2D extent{};
+    estuary::ImageShape shape;
+    uint32_t levels = 1;
+    uint32_t copies = 1;
+    uint32_t texelBytes = 4;
+    bool generateMips = false;
+    // Per level: bytes (all layers or slices) and where it starts in a staging buffer.
+    std::vector<VkBufferImageCopy> regions;
+    VkDeviceSize stagingBytes = 0;
+    // CUDA writer: the exported ring and its CUDA imports.
+    estuary::lib::Owned<estuary::lib::CudaImageRing> cuda;
+    // Host writer: the images (exportable for the OpenGL consumer) and one staging buffer per
+    // host-ring entry, with the levels written in the entry's current frame.
+    std::vector<estuary::GpuImage> images;
+    std::vector<estuary::interop::ExportedImage> exported; // instead of `images`, for OpenGL
+    std::vector<estuary::GpuBuffer> staging;
+    uint64_t writtenFrame = UINT64_MAX; // the frame that last asked for host memory of it
+    uint32_t viewUsers = 0;
+    ~estuary_image();
+};
+
+struct estuary_buffer {
+    estuary_viewer* viewer = nullptr;
+    std::string name;
+    estuary_writer writer = ESTUARY_WRITER_HOST;
+    uint64_t size = 0;
+    uint32_t copies = 1;
+    estuary::lib::Owned<estuary::lib::CudaBufferRing> cuda;
+    // Host writer: `copies` device-local buffers, then one host-visible staging buffer per
+    // host-ring entry, uploaded by the draw of a frame that wrote it.
+    std::vector<estuary::GpuBuffer> host;
+    uint64_t writtenFrame = UINT64_MAX;
+    uint32_t viewUsers = 0;
+    ~estuary_buffer();
+};
+
+enum class ViewKind { Field, Volume, Points };
+
+struct estuary_view {
+    estuary_viewer* viewer = nullptr;
+    ViewKind kind = ViewKind::Field;
+    std::string label;
+    uint32_t flags = 0;
+    estuary_image* image = nullptr;
+    estuary_buffer* buffer = nullptr;
+    estuary_view_params params{};
+    estuary_field_shading shading = ESTUARY_FIELD_SCALAR;
+    std::string shader;
+    estuary_points_layout layout = ESTUARY_POINTS_XY_VELOCITY;
+    std::array<float, 6> bounds{};
+    uint32_t maxPoints = 0;
+    estuary::Renderer renderer;     // fields and volumes (Vulkan)
+    estuary::PointsRenderer points; // points (Vulkan)
+    uint32_t glIndex = UINT32_MAX;  // the OpenGL consumer's renderer of this view
+    ~estuary_view();
+};
+
+// A readback recorded into a frame's draw (estuary_frame_read_*, the probe under the cursor).
+struct ReadRequest {
+    estuary_image* image = nullptr;
+    estuary_buffer* buffer = nullptr;
+    uint32_t level = 0;
+    VkOffset3D offset{};
+    VkExtent3D extent{};
+    uint64_t bufferOffset = 0, bytes = 0;
+    bool afterDraw = false;
+    void* destination = nullptr; // nullptr: the probe
+    VkDeviceSize stagingOffset = 0;
+};
+
+struct estuary_frame {
+    estuary_viewer* viewer = nullptr;
+    uint64_t index = 0;
+    uint32_t slot = 0, entry = 0;
+    void* stream = nullptr;
+    uint32_t flags = 0;
+    uint64_t replayKey = 0;
+    bool active = false, waited = false, replayed = false, capturing = false;
+    std::vector<estuary_image*> singlesWaited; // singles whose wait was enqueued this frame
+    bool allDrawnWaited = false;
+};
+
+namespace estuary::lib {
+
+// The camera all views share and what each view adds: composed into the renderer's ViewParams.
+struct Camera {
+    float zoom = 1.0f, panX = 0.0f, panY = 0.0f;
+    float yaw = ViewParams::kDefaultYaw, pitch = ViewParams::kDefaultPitch;
+};
+
+// What one entry of the host ring holds between its frames.
+struct EntryState {
+    VkCommandBuffer commands = VK_NULL_HANDLE;
+    uint64_t frame = UINT64_MAX; // the frame that last used it
+    std::vector<ReadRequest> reads;
+    GpuBuffer readback; // host-visible; grows to the largest set of reads
+    // What the command buffer holds, for submitting it again unchanged (headless runs without
+    // readbacks or UI): 0 = nothing reusable.
+    uint64_t recordedKey = 0;
+    VkImage recordedTarget = VK_NULL_HANDLE;
+    bool swapchainAcquired = false;
+};
+
+// Host marks and GPU readings of a frame, as the frame loop takes them (frame_stats built from
+// it once the frame is drawn).
+struct FrameRecord {
+    uint64_t frame = 0;
+    int64_t beginNs = 0, waitStartNs = 0, waitEndNs = 0, endNs = 0, recordEndNs = 0;
+    int64_t submitStartNs = 0, submitEndNs = 0;
+    double intervalMs = kNotMeasured;
+    double hostBusyUs = kNotMeasured;
+    // CUDA: µs on the CUDA clock (start, wait start, wait end, end), and whether from a graph.
+    std::array<double, 4> cudaUs{kNotMeasured, kNotMeasured, kNotMeasured, kNotMeasured};
+    bool fromGraph = false;
+    uint64_t drawTicks[2] = {0, 0};
+    double drawMs = kNotMeasured, gpuIntervalMs = kNotMeasured, waitMs = kNotMeasured;
+    bool complete = false;
+};
+
+struct ClockAlignment {
+    std::string method;
+    std::vector<ClockBracket> points;
+    ClockFit fit;
+    bool aligned() const { return fit.points > 0; }
+};
+
+struct Timing {
+    std::deque<FrameRecord> pending;       // begun, not yet drawn (at most hostRing + 1)
+    std::deque<estuary_frame_stats> ready; // drawn, not yet read by the user (bounded)
+    uint64_t dropped = 0;
+    std::vector<FrameRecord> recent; // the last kRecent drawn frames, a ring
+    uint64_t recentCount = 0;
+    uint64_t lastDrawEndTicks = 0;
+    std::chrono::steady_clock::time_point lastBegin;
+    uint64_t slowestFrameNs = 0;
+    // Clocks: Vulkan ticks count from the first sample's, so device µs stay exact in a double.
+    uint64_t vulkanOriginTicks = 0;
+    double vulkanUsPerTick = 0;
+    ClockAlignment vulkan, vulkanSubmission, cuda;
+    std::string summary;
+    static constexpr size_t kRecent = 512;
+    static constexpr size_t kReadyMax = 4096;
+};
+
+// The built-in panels' state and the window's notices.
+struct PanelState {
+    bool visible = true;
+    std::string notice;
+    bool noticeIsError = false;
+    float noticeSeconds = 0;
+    std::vector<double> scratch;
+    float plotScaleMs = 0;
+    float layoutFor[2] = {0, 0};
+    // The probe: the texel under the cursor, read by the frame that asked.
+    bool probeActive = false;
+    int probeX = 0, probeY = 0;
+    std::array<float, 4> probeValue{};
+    uint32_t probeChannels = 0;
+    bool probeValid = false;
+    std::array<uint8_t, 16> probeBytes{};
+    bool screenshotRequested = false; // F12, served by the next estuary_begin_frame
+};
+
+struct InputState {
+    float cursorX = -1, cursorY = -1; // window coordinates
+    uint32_t buttons = 0, pressed = 0, pressedSinceUi = 0, mods = 0;
+    float scroll = 0;
+    std::vector<int32_t> keys;
+    enum class Drag { None, Pan, Orbit, User } drag = Drag::None;
+    float lastPixelX = 0, lastPixelY = 0;
+};
+
+} // namespace estuary::lib
+
+struct estuary_viewer {
+    uint32_t apiVersion = 0;
+    // What was asked, resolved.
+    bool headless = true;
+    uint32_t width = 1024, height = 768;
+    std::string title = "estuary";
+    uint32_t slots = 2, hostRing = 4;
+    estuary_present_mode presentMode = ESTUARY_PRESENT_FIFO;
+    estuary_draw_path drawPath = ESTUARY_DRAW_RASTER;
+    estuary_consumer consumer = ESTUARY_CONSUMER_VULKAN;
+    estuary_gl_handoff glHandoff = ESTUARY_GL_HANDOFF_AUTO;
+    uint32_t flags = 0;
+    std::filesystem::path dataDir;
+    estuary_log_fn log = nullptr;
+    void* logUser = nullptr;
+
+    // Vulkan.
+    estuary::Instance instance;
+    estuary::PhysicalDeviceInfo physical;
+    estuary::Device device;
+    estuary::interop::Context interop;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkSemaphore frameTimeline = VK_NULL_HANDLE; // signalled f + 1 by frame f's submission
+    VkQueryPool timestamps = VK_NULL_HANDLE;    // two per host-ring entry
+    std::vector<estuary::lib::EntryState> entries;
+    VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
+    estuary::OffscreenTarget offscreen; // headless
+    std::string deviceUuid, deviceType, cudaChoice, vulkanVersion, driverVersion, dataDirText;
+
+    // CUDA (null without).
+    estuary::lib::Owned<estuary::lib::CudaSide> cuda;
+    int cudaDevice = -1;
+    std::optional<uint64_t> protocolStart; // the first frame of the CUDA hand-off
+
+    // What the user made, in creation order.
+    std::vector<std::unique_ptr<estuary_image>> images;
+    std::vector<std::unique_ptr<estuary_buffer>> buffers;
+    std::vector<std::unique_ptr<estuary_view>> views;
+    uint64_t drawVersion = 1; // bumped by every change a recorded command buffer depends on
+
+    estuary::lib::Camera camera;
+    std::array<float, 3> background{0.08f, 0.08f, 0.10f};
+
+    // Frames.
+    uint64_t nextFrame = 0;
+    estuary_frame frame;
+    estuary::lib::Timing timing;
+    bool closeRequested = false;
+    bool gpuStuck = false;
+
+    // Window, UI, OpenGL.
+    estuary::lib::Owned<estuary::lib::WindowSide> window;
+    estuary::lib::Owned<estuary::lib::OverlaySide> overlay;
+    estuary::lib::Owned<estuary::lib::GlSide> gl;
+    estuary::lib::PanelState panels;
+    estuary::lib::InputState input;
+    estuary_ui_fn uiCallback = nullptr;
+    void* uiUser = nullptr;
+    uint32_t screenshotCount = 0;
+
+    // Faults armed by estuary_inject_fault.
+    std::optional<uint64_t> faultDeviceLost, faultVulkanStall, faultCudaStall;
+    bool faultAllocFail = false;
+    VkSemaphore stallSemaphore = VK_NULL_HANDLE;
+
+    ~estuary_viewer();
+};
+
+namespace estuary::lib {
+
+// ---- viewer.cpp ----
+estuary_viewer* createViewer(const estuary_viewer_desc& desc);
+// Returns the validation layer's message count over the viewer's life.
+uint32_t destroyViewer(estuary_viewer* v);
+bool gpuWorkAbandoned();
+void logMessage(const estuary_viewer& v, estuary_log_level level, const std::string& message);
+// Waits for every frame submitted so far (bounded); a hang names what each side has done.
+void waitIdle(estuary_viewer& v, const char* why);
+// The end of the viewer's GPU work, whatever happened: true when nothing remains in flight.
+bool settleGpuWork(estuary_viewer& v);
+// How long a host wait for a frame may last: ESTUARY_WAIT_TIMEOUT_S, else 20 s or 50 times the
+// slowest frame so far, whichever is longer.
+uint64_t frameWaitTimeoutNs(const estuary_viewer& v);
+// What a hang report says of both APIs.
+std::string waitState(const estuary_viewer& v);
+
+// ---- allocations.cpp ----
+estuary_image* createImage(estuary_viewer& v, const estuary_image_desc& desc);
+estuary_buffer* createBuffer(estuary_viewer& v, const estuary_buffer_desc& desc);
+void destroyImage(estuary_viewer& v, estuary_image* image);
+void destroyBuffer(estuary_viewer& v, estuary_buffer* buffer);
+const GpuImage& vulkanImage(const estuary_image& image, uint32_t copy);
+VkBuffer vulkanBuffer(const estuary_buffer& buffer, uint32_t copy);
+uint32_t copyOf(const estuary_image& image, uint64_t frame);
+uint32_t copyOf(const estuary_buffer& buffer, uint64_t frame);
+// The frame's draw: CUDA images and buffers it reads taken from CUDA (after the submission's wait
+// at `waitStage`), host images uploaded, mips generated, all left readable by shaders; after the
+// draw, handed back.
+struct DrawSet {
+    std::vector<estuary_image*> images;
+    std::vector<estuary_buffer*> buffers;
+};
+DrawSet drawSet(const estuary_viewer& v, const estuary_frame& frame);
+bool usesCuda(const DrawSet& set);
+VkPipelineStageFlags2 cudaWaitStage(const DrawSet& set);
+void recordBeforeDraw(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, const DrawSet& set,
+                      VkPipelineStageFlags2 waitStage);
+void recordAfterDraw(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, const DrawSet& set);
+// Bytes of `level` (all layers or slices), tightly packed.
+VkDeviceSize levelBytes(const estuary_image& image, uint32_t level);
+// The texel (x, y) of level 0 of a host-written image's staging memory for `entry`.
+const void* hostTexel(const estuary_image& image, uint32_t entry, uint32_t x, uint32_t y);
+
+// ---- views.cpp ----
+estuary_view* addFieldView(estuary_viewer& v, const estuary_field_view_desc& desc);
+estuary_view* addVolumeView(estuary_viewer& v, const estuary_volume_view_desc& desc);
+estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& desc);
+void destroyView(estuary_viewer& v, estuary_view* view);
+void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& params);
+// The field or volume drawn (the last visible one), or null.
+const estuary_view* backgroundView(const estuary_viewer& v);
+// Its extent in cells as the 2D camera maps it (a slice's for slices); {0, 0} without one.
+VkExtent2D backgroundExtent(const estuary_viewer& v);
+bool backgroundIs3d(const estuary_viewer& v);
+// The renderer's ViewParams of `view` under the viewer's camera.
+ViewParams viewParams(const estuary_viewer& v, const estuary_view& view);
+// Records the views into `target` (COLOR_ATTACHMENT_OPTIMAL before and after).
+void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage targetImage,
+                 VkImageView targetView, VkExtent2D extent);
+// The renderers' compute draw follows the target's size.
+void resizeViews(estuary_viewer& v, VkExtent2D extent);
+
+// ---- frame.cpp ----
+estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc);
+void endFrame(estuary_frame& frame);
+void waitFrame(estuary_viewer& v, uint64_t frame, const char* why);
+void finish(estuary_viewer& v);
+void readImage(estuary_frame& frame, estuary_image* image, uint32_t level, uint32_t x, uint32_t y,
+               uint32_t width, uint32_t height, uint32_t flags, void* destination);
+void readBuffer(estuary_frame& frame, estuary_buffer* buffer, uint64_t offset, uint64_t bytes,
+                uint32_t flags, void* destination);
+// Records the frame's reads (before or after the draw) into the entry's readback buffer.
+void recordReads(estuary_viewer& v, VkCommandBuffer cmd, EntryState& entry, uint64_t frame,
+                 bool afterDraw);
+
+// ---- timing.cpp ----
+void beginRecord(estuary_viewer& v, uint64_t frame);
+FrameRecord* findRecord(estuary_viewer& v, uint64_t frame);
+// Frame `frame` is drawn: its GPU times, its stats queued, its reads delivered.
+void completeFrame(estuary_viewer& v, uint64_t frame);
+void calibrateClocks(estuary_viewer& v);
+void fitClocks(estuary_viewer& v);
+estuary_frame_stats statsOf(const estuary_viewer& v, const FrameRecord& record);
+void alignStats(const estuary_viewer& v, estuary_frame_stats& stats);
+estuary_metrics metrics(estuary_viewer& v);
+estuary_clock_info clockInfo(estuary_viewer& v);
+// Nearest-rank percentile of the finite values; NaN for none.
+double percentile(std::vector<double>& values, double p);
+// Memory of the device's heaps (VK_EXT_memory_budget where offered) and the host.
+struct MemoryBudget {
+    std::optional<uint64_t> deviceLocalFree, hostVisibleFree;
+    uint64_t deviceLocalBudget = 0, deviceLocalUsage = 0, hostVisibleBudget = 0,
+             hostVisibleUsage = 0;
+    std::string source;
+    bool sameHeap = false;
+};
+MemoryBudget queryMemoryBudget(const Device& device);
+// Throws unsupported() naming `what` when `deviceBytes`/`hostBytes` do not fit what is free.
+void checkFits(const estuary_viewer& v, uint64_t deviceBytes, uint64_t hostBytes,
+               const std::string& what);
+
+// ---- window.cpp / input.cpp ----
+// Before the device: the GLFW window (a Vulkan surface, or an OpenGL context for that consumer).
+void openWindowSystem(estuary_viewer& v); // GLFW up, before the instance
+void openWindow(estuary_viewer& v);
+VkSurfaceKHR windowSurface(const estuary_viewer& v);
+GLFWwindow* glfwWindowOf(const estuary_viewer& v);
+// After the device: the swapchain, its semaphores and the UI overlay for its format.
+void createSwapchainFor(estuary_viewer& v);
+std::array<float, 2> windowToPixels(const estuary_viewer& v, float x, float y);
+bool windowClosed(const estuary_viewer& v);
+void swapGlBuffers(estuary_viewer& v);
+void closeWindow(estuary_viewer& v);
+// Polls events; false while there is nothing to draw into (minimized), after a short sleep.
+bool prepareWindow(estuary_viewer& v);
+// The swapchain image for `entry`'s frame: acquired (its semaphore waited by the submission).
+struct WindowTarget {
+    VkImage image = VK_NULL_HANDLE;
+    VkImageView view = VK_NULL_HANDLE;
+    VkExtent2D extent{};
+    VkSemaphore acquired = VK_NULL_HANDLE, renderFinished = VK_NULL_HANDLE;
+    uint32_t imageIndex = 0;
+    bool valid = false;
+};
+WindowTarget acquireWindowImage(estuary_viewer& v, uint32_t entry);
+void presentWindowImage(estuary_viewer& v, const WindowTarget& target);
+VkExtent2D windowExtent(const estuary_viewer& v);
+void pollEvents(estuary_viewer& v);
+void handleEvent(estuary_viewer& v, const estuary_event& event);
+estuary_input currentInput(estuary_viewer& v);
+// Keys, presses and the wheel count from the last poll on.
+void startInputPoll(estuary_viewer& v);
+// The texel under the cursor the next frame reads for the View panel.
+void updateProbe(estuary_viewer& v);
+
+// ---- overlay.cpp / panels.cpp ----
+// The ImGui overlay for a target of `format`; in a window, with GLFW's platform backend.
+void openOverlay(estuary_viewer& v, VkFormat format);
+void closeOverlay(estuary_viewer& v);
+bool overlayReady(const estuary_viewer& v);
+// The overlay's framebuffers name target views: forget them before those views go.
+void overlayForgetTargets(estuary_viewer& v);
+bool overlayWanted(const estuary_viewer& v);
+// Builds this frame's UI (panels, colorbars, the user's callback) for a target of `extent`.
+void buildUi(estuary_viewer& v, VkExtent2D extent);
+// Records the last built UI over `view` (COLOR_ATTACHMENT_OPTIMAL before and after).
+void recordOverlay(estuary_viewer& v, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent);
+bool uiWantsMouse(const estuary_viewer& v);
+bool uiWantsKeyboard(const estuary_viewer& v);
+void showNotice(estuary_viewer& v, const std::string& text, bool isError);
+void drawPanels(estuary_viewer& v);
+bool wantsColorbar(const estuary_view& view);
+// A texel of `image`'s format as floats (halves and bytes converted).
+std::vector<float> probeValues(const estuary_image& image, const uint8_t* texel);
+
+// ---- pictures.cpp ----
+std::vector<uint8_t> readPixels(estuary_viewer& v, VkExtent2D& extent);
+void writeScreenshot(estuary_viewer& v, const std::filesystem::path& path);
+void writeNumberedScreenshot(estuary_viewer& v);
+
+// ---- gl_side.cpp ----
+// After the device (and before CUDA: the binary hand-off's semaphores depend on it): the context,
+// checked against the Vulkan device, and the hand-off resolved (estuary_viewer::glHandoff).
+void openGl(estuary_viewer& v, bool gpuProducer);
+void closeGl(estuary_viewer& v);
+void glAddView(estuary_viewer& v, estuary_view& view);
+void glRemoveView(estuary_viewer& v, estuary_view& view);
+void glImportImage(estuary_viewer& v, estuary_image& image);
+void glForgetImage(estuary_viewer& v, estuary_image& image);
+void glEndFrame(estuary_viewer& v, estuary_frame& frame);
+void glWaitEntry(estuary_viewer& v, uint32_t entry, uint64_t frame, const char* why);
+bool glFramesDrawn(estuary_viewer& v, uint64_t timeoutNs);
+void glCollect(estuary_viewer& v, uint64_t frame, FrameRecord& record);
+std::vector<uint8_t> readGlPixels(estuary_viewer& v, VkExtent2D& extent);
+uint32_t glMessages(const estuary_viewer& v);
+std::string describeGl(const estuary_viewer& v);
+
+} // namespace estuary::lib

@@ -1,0 +1,366 @@
+// Views (estuary_add_*_view): each owns a renderer over one image or buffer, with one descriptor
+// set per host-ring entry (pointing at the entry's copy), and the parameters the user changes
+// between frames. A frame draws the last visible field or volume as the picture's background,
+// then every visible points view over it, in the order they were added.
+#include "viewer.h"
+#include "colormap.h"
+#include "errors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace estuary::lib {
+namespace {
+
+void checkColormap(estuary_colormap colormap, const std::string& what) {
+    if (uint32_t(colormap) >= kColormapCount)
+        throw usageError(what + ": colormap " + std::to_string(int(colormap)) +
+                         " is not an estuary_colormap (0.." + std::to_string(kColormapCount - 1) +
+                         ": viridis, magma)");
+}
+
+void checkRange(float& lo, float& hi, const std::string& what) {
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+        throw usageError(what + ": value_min and value_max must be finite numbers");
+    if (lo == 0.0f && hi == 0.0f) hi = 1.0f; // the default range
+    if (!(lo < hi))
+        throw usageError(what + ": value_min " + std::to_string(lo) + " must be below value_max " +
+                         std::to_string(hi));
+}
+
+void checkOwned(const estuary_viewer& v, const void* owner, const std::string& what) {
+    if (owner != &v) throw usageError(what + " belongs to another viewer");
+}
+
+const char* kindName(ViewKind kind) {
+    return kind == ViewKind::Field    ? "field view"
+           : kind == ViewKind::Volume ? "volume view"
+                                      : "points view";
+}
+
+// The field or volume renderer for the view, its descriptors pointed at each entry's copy.
+void makeRenderer(estuary_viewer& v, estuary_view& view) {
+    const estuary_image& image = *view.image;
+    RendererDesc desc;
+    desc.targetFormat = v.targetFormat;
+    desc.fieldFormat = image.vkFormat;
+    desc.shading = FieldShading(view.shading);
+    desc.dataDir = v.dataDir;
+    desc.slotCount = v.hostRing;
+    desc.volume = view.kind == ViewKind::Volume;
+    desc.fragmentShader = !view.shader.empty()                        ? view.shader
+                          : view.kind == ViewKind::Field              ? "field.frag"
+                          : view.params.style == ESTUARY_VOLUME_SLICE ? "volume_slice.frag"
+                                                                      : "volume.frag";
+    desc.compute = v.drawPath == ESTUARY_DRAW_COMPUTE;
+    view.renderer = createRenderer(v.device, v.pool, desc);
+    if (desc.compute) setComputeExtent(v.device, view.renderer, {v.width, v.height});
+    for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
+        const GpuImage& copy = vulkanImage(image, image.copies == 1 ? 0 : entry % v.slots);
+        setFieldImage(v.device, view.renderer, entry, copy.view, copy.extent, copy.shape.depth);
+    }
+}
+
+void makePoints(estuary_viewer& v, estuary_view& view) {
+    PointsDesc desc;
+    desc.targetFormat = v.targetFormat;
+    desc.dataDir = v.dataDir;
+    desc.slotCount = v.hostRing;
+    desc.threeD = view.layout == ESTUARY_POINTS_XYZ_SCALAR;
+    view.points = createPointsRenderer(v.device, v.pool, desc);
+    const estuary_buffer& buffer = *view.buffer;
+    for (uint32_t entry = 0; entry < v.hostRing; ++entry)
+        setPointsBuffer(v.device, view.points, entry,
+                        vulkanBuffer(buffer, buffer.copies == 1 ? 0 : entry % v.slots),
+                        buffer.size);
+}
+
+estuary_view* keep(estuary_viewer& v, std::unique_ptr<estuary_view> view) {
+    if (view->image) ++view->image->viewUsers;
+    if (view->buffer) ++view->buffer->viewUsers;
+    ++v.drawVersion;
+    v.views.push_back(std::move(view));
+    return v.views.back().get();
+}
+
+estuary_view_params defaultParams(uint32_t flags, estuary_colormap colormap, float lo, float hi) {
+    estuary_view_params p{};
+    p.visible = (flags & ESTUARY_VIEW_HIDDEN) ? 0 : 1;
+    p.colormap = colormap;
+    p.value_min = lo;
+    p.value_max = hi;
+    p.opacity = 0.5f;
+    p.slice_axis = 2;
+    p.slice_position = 0.5f;
+    p.point_size = 1.0f;
+    return p;
+}
+
+} // namespace
+
+estuary_view* addFieldView(estuary_viewer& v, const estuary_field_view_desc& desc) {
+    if (!desc.image) throw usageError("estuary_add_field_view: image is NULL");
+    estuary_image& image = *desc.image;
+    checkOwned(v, image.viewer, "estuary_add_field_view: the image " + image.name);
+    if (image.kind != ESTUARY_IMAGE_2D)
+        throw usageError("estuary_add_field_view: " + image.name +
+                         " is not a 2D image (volume views draw 3D images)");
+    if (uint32_t(desc.shading) > ESTUARY_FIELD_RGB)
+        throw usageError("estuary_add_field_view: shading " + std::to_string(int(desc.shading)) +
+                         " is not an estuary_field_shading (SCALAR, MAGNITUDE, RGB)");
+    if (desc.flags & ~(ESTUARY_VIEW_HIDDEN | ESTUARY_VIEW_NO_COLORBAR))
+        throw usageError("estuary_add_field_view: unknown flags (allowed: ESTUARY_VIEW_HIDDEN, "
+                         "ESTUARY_VIEW_NO_COLORBAR)");
+    checkColormap(desc.colormap, "estuary_add_field_view");
+    float lo = desc.value_min, hi = desc.value_max;
+    checkRange(lo, hi, "estuary_add_field_view");
+    auto view = std::make_unique<estuary_view>();
+    view->viewer = &v;
+    view->kind = ViewKind::Field;
+    view->image = &image;
+    view->flags = desc.flags;
+    view->shading = desc.shading;
+    view->shader = desc.shader ? desc.shader : "";
+    view->label = desc.label && *desc.label ? desc.label : image.name;
+    view->params = defaultParams(desc.flags, desc.colormap, lo, hi);
+    waitIdle(v, "adding a view");
+    if (v.gl)
+        glAddView(v, *view);
+    else
+        makeRenderer(v, *view);
+    return keep(v, std::move(view));
+}
+
+estuary_view* addVolumeView(estuary_viewer& v, const estuary_volume_view_desc& desc) {
+    if (!desc.image) throw usageError("estuary_add_volume_view: image is NULL");
+    estuary_image& image = *desc.image;
+    checkOwned(v, image.viewer, "estuary_add_volume_view: the image " + image.name);
+    if (image.kind != ESTUARY_IMAGE_3D)
+        throw usageError("estuary_add_volume_view: " + image.name + " is not a 3D image");
+    if (v.consumer == ESTUARY_CONSUMER_OPENGL)
+        throw unsupported("estuary_add_volume_view: the OpenGL consumer draws field views only");
+    if (uint32_t(desc.style) > ESTUARY_VOLUME_SLICE)
+        throw usageError("estuary_add_volume_view: style " + std::to_string(int(desc.style)) +
+                         " is not an estuary_volume_style (MARCH, SLICE)");
+    if (!std::isfinite(desc.opacity) || desc.opacity < 0.0f)
+        throw usageError("estuary_add_volume_view: opacity " + std::to_string(desc.opacity) +
+                         " must be a finite number >= 0");
+    if (desc.flags & ~(ESTUARY_VIEW_HIDDEN | ESTUARY_VIEW_NO_COLORBAR))
+        throw usageError("estuary_add_volume_view: unknown flags");
+    checkColormap(desc.colormap, "estuary_add_volume_view");
+    float lo = desc.value_min, hi = desc.value_max;
+    checkRange(lo, hi, "estuary_add_volume_view");
+    auto view = std::make_unique<estuary_view>();
+    view->viewer = &v;
+    view->kind = ViewKind::Volume;
+    view->image = &image;
+    view->flags = desc.flags;
+    view->label = desc.label && *desc.label ? desc.label : image.name;
+    view->params = defaultParams(desc.flags, desc.colormap, lo, hi);
+    view->params.style = desc.style;
+    view->params.opacity = desc.opacity > 0.0f ? desc.opacity : 0.5f;
+    waitIdle(v, "adding a view");
+    makeRenderer(v, *view);
+    return keep(v, std::move(view));
+}
+
+estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& desc) {
+    if (!desc.buffer) throw usageError("estuary_add_points_view: buffer is NULL");
+    estuary_buffer& buffer = *desc.buffer;
+    checkOwned(v, buffer.viewer, "estuary_add_points_view: the buffer " + buffer.name);
+    if (v.consumer == ESTUARY_CONSUMER_OPENGL)
+        throw unsupported("estuary_add_points_view: the OpenGL consumer draws field views only");
+    if (uint32_t(desc.layout) > ESTUARY_POINTS_XYZ_SCALAR)
+        throw usageError("estuary_add_points_view: layout " + std::to_string(int(desc.layout)) +
+                         " is not an estuary_points_layout (XY_VELOCITY, XYZ_SCALAR)");
+    if (desc.flags & ~(ESTUARY_VIEW_HIDDEN | ESTUARY_POINTS_COLORBAR))
+        throw usageError("estuary_add_points_view: unknown flags (allowed: ESTUARY_VIEW_HIDDEN, "
+                         "ESTUARY_POINTS_COLORBAR)");
+    const uint32_t capacity = uint32_t(std::min<uint64_t>(buffer.size / 16, UINT32_MAX));
+    if (desc.count > capacity)
+        throw usageError("estuary_add_points_view: count " + std::to_string(desc.count) +
+                         " is more than " + buffer.name + " holds (" + std::to_string(capacity) +
+                         " points of 16 bytes)");
+    if (!std::isfinite(desc.size) || desc.size < 0.0f)
+        throw usageError("estuary_add_points_view: size must be a finite number >= 0");
+    for (float b : desc.bounds)
+        if (!std::isfinite(b)) throw usageError("estuary_add_points_view: bounds must be finite");
+    checkColormap(desc.colormap, "estuary_add_points_view");
+    float lo = desc.value_min, hi = desc.value_max;
+    checkRange(lo, hi, "estuary_add_points_view");
+    auto view = std::make_unique<estuary_view>();
+    view->viewer = &v;
+    view->kind = ViewKind::Points;
+    view->buffer = &buffer;
+    view->flags = desc.flags;
+    view->layout = desc.layout;
+    view->maxPoints = capacity;
+    std::copy(std::begin(desc.bounds), std::end(desc.bounds), view->bounds.begin());
+    view->label = desc.label && *desc.label ? desc.label : buffer.name;
+    view->params = defaultParams(desc.flags, desc.colormap, lo, hi);
+    view->params.point_count = desc.count ? desc.count : capacity;
+    view->params.point_size = desc.size > 0.0f ? desc.size : 1.0f;
+    waitIdle(v, "adding a view");
+    makePoints(v, *view);
+    return keep(v, std::move(view));
+}
+
+void destroyView(estuary_viewer& v, estuary_view* view) {
+    waitIdle(v, "destroying a view");
+    if (view->image) --view->image->viewUsers;
+    if (view->buffer) --view->buffer->viewUsers;
+    if (v.gl) glRemoveView(v, *view);
+    ++v.drawVersion;
+    std::erase_if(v.views, [&](const auto& p) { return p.get() == view; });
+}
+
+void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& in) {
+    const std::string what =
+        std::string("estuary_set_view_params (") + kindName(view.kind) + " " + view.label + ")";
+    estuary_view_params p = in;
+    checkColormap(p.colormap, what);
+    checkRange(p.value_min, p.value_max, what);
+    if (!std::isfinite(p.mip_bias)) throw usageError(what + ": mip_bias must be finite");
+    if (!std::isfinite(p.opacity) || p.opacity < 0.0f)
+        throw usageError(what + ": opacity " + std::to_string(p.opacity) + " must be >= 0");
+    if (uint32_t(p.style) > ESTUARY_VOLUME_SLICE)
+        throw usageError(what + ": style must be ESTUARY_VOLUME_MARCH or ESTUARY_VOLUME_SLICE");
+    if (p.slice_axis > 2) throw usageError(what + ": slice_axis must be 0 (x), 1 (y) or 2 (z)");
+    if (!(p.slice_position >= 0.0f && p.slice_position <= 1.0f))
+        throw usageError(what + ": slice_position " + std::to_string(p.slice_position) +
+                         " must be in 0..1");
+    if (view.kind == ViewKind::Points && p.point_count > view.maxPoints)
+        throw usageError(what + ": point_count " + std::to_string(p.point_count) +
+                         " is more than its buffer holds (" + std::to_string(view.maxPoints) + ")");
+    if (!std::isfinite(p.point_size) || p.point_size <= 0.0f)
+        throw usageError(what + ": point_size must be a finite number > 0");
+    p.visible = p.visible ? 1 : 0;
+    const bool restyle = view.kind == ViewKind::Volume && p.style != view.params.style;
+    if (restyle) {
+        waitIdle(v, "changing a volume view's style");
+        destroyRenderer(v.device, view.renderer);
+        view.params.style = p.style;
+        makeRenderer(v, view);
+    }
+    if (std::memcmp(&p, &view.params, sizeof(p)) != 0) ++v.drawVersion;
+    view.params = p;
+}
+
+const estuary_view* backgroundView(const estuary_viewer& v) {
+    const estuary_view* found = nullptr;
+    for (const auto& view : v.views)
+        if (view->params.visible && view->kind != ViewKind::Points) found = view.get();
+    return found;
+}
+
+bool backgroundIs3d(const estuary_viewer& v) {
+    const estuary_view* bg = backgroundView(v);
+    return bg && bg->kind == ViewKind::Volume && bg->params.style == ESTUARY_VOLUME_MARCH;
+}
+
+VkExtent2D backgroundExtent(const estuary_viewer& v) {
+    const estuary_view* bg = backgroundView(v);
+    if (!bg) return {0, 0};
+    const estuary_image& image = *bg->image;
+    if (bg->kind == ViewKind::Volume) {
+        const uint32_t w = image.extent.width, h = image.extent.height, d = image.shape.depth;
+        // volume_slice.frag's order: z by y for x slices, x by z for y slices, x by y for z.
+        const uint32_t axis = bg->params.slice_axis;
+        return axis == 0 ? VkExtent2D{d, h} : axis == 1 ? VkExtent2D{w, d} : VkExtent2D{w, h};
+    }
+    return image.extent;
+}
+
+ViewParams viewParams(const estuary_viewer& v, const estuary_view& view) {
+    ViewParams p;
+    p.zoom = v.camera.zoom;
+    p.panX = v.camera.panX;
+    p.panY = v.camera.panY;
+    p.yaw = v.camera.yaw;
+    p.pitch = v.camera.pitch;
+    p.mipBias = view.params.mip_bias;
+    p.colormap = uint32_t(view.params.colormap);
+    p.valueMin = view.params.value_min;
+    p.valueMax = view.params.value_max;
+    p.opacity = view.params.opacity;
+    p.sliceAxis = view.params.slice_axis;
+    p.slicePosition = view.params.slice_position;
+    p.background = v.background;
+    return p;
+}
+
+namespace {
+
+PointsDraw pointsDraw(const estuary_viewer& v, const estuary_view& view) {
+    PointsDraw draw;
+    draw.count = view.params.point_count;
+    draw.size = view.params.point_size;
+    draw.colormap = uint32_t(view.params.colormap);
+    draw.valueMin = view.params.value_min;
+    draw.valueMax = view.params.value_max;
+    draw.view = viewParams(v, view);
+    const auto& b = view.bounds;
+    if (view.layout == ESTUARY_POINTS_XYZ_SCALAR) {
+        if (std::any_of(b.begin(), b.end(), [](float x) { return x != 0.0f; })) draw.box = b;
+        return draw;
+    }
+    const VkExtent2D field = backgroundExtent(v);
+    if (field.width > 0 && !backgroundIs3d(v)) { // cells of the field below: cell i at i
+        draw.domain = field;
+        draw.uvScale = {1.0f / float(field.width), 1.0f / float(field.height)};
+        draw.uvOffset = {0.5f / float(field.width), 0.5f / float(field.height)};
+        return draw;
+    }
+    // `bounds` (x0, y0, x1, y1) fill the letterbox; none: the unit square.
+    const float x0 = b[0], y0 = b[1];
+    const float x1 = b[2] > b[0] ? b[2] : b[0] + 1.0f, y1 = b[3] > b[1] ? b[3] : b[1] + 1.0f;
+    // The letterbox keeps the domain's aspect: its size in "cells" is scaled to a whole number.
+    const float aspect = (x1 - x0) / (y1 - y0);
+    draw.domain = aspect >= 1.0f ? VkExtent2D{uint32_t(std::lround(1024.0f * aspect)), 1024}
+                                 : VkExtent2D{1024, uint32_t(std::lround(1024.0f / aspect))};
+    draw.uvScale = {1.0f / (x1 - x0), 1.0f / (y1 - y0)};
+    draw.uvOffset = {-x0 / (x1 - x0), -y0 / (y1 - y0)};
+    return draw;
+}
+
+} // namespace
+
+void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage targetImage,
+                 VkImageView targetView, VkExtent2D extent) {
+    const uint32_t entry = uint32_t(frame % v.hostRing);
+    if (const estuary_view* bg = backgroundView(v)) {
+        recordDraw(bg->renderer, cmd, entry, targetView, extent, viewParams(v, *bg), targetImage);
+    } else { // nothing covers the picture: its background
+        VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+        color.imageView = targetView;
+        color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+        color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+        color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+        color.clearValue.color = {{v.background[0], v.background[1], v.background[2], 1.0f}};
+        VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+        rendering.renderArea = {{0, 0}, extent};
+        rendering.layerCount = 1;
+        rendering.colorAttachmentCount = 1;
+        rendering.pColorAttachments = &color;
+        vkCmdBeginRendering(cmd, &rendering);
+        vkCmdEndRendering(cmd);
+    }
+    for (const auto& view : v.views)
+        if (view->params.visible && view->kind == ViewKind::Points)
+            recordPoints(view->points, cmd, entry, targetView, extent, pointsDraw(v, *view));
+}
+
+void resizeViews(estuary_viewer& v, VkExtent2D extent) {
+    for (const auto& view : v.views)
+        if (view->renderer.computePipeline) setComputeExtent(v.device, view->renderer, extent);
+}
+
+} // namespace estuary::lib
+
+estuary_view::~estuary_view() {
+    if (!viewer) return;
+    estuary::destroyRenderer(viewer->device, renderer);
+    estuary::destroyPointsRenderer(viewer->device, points);
+}
