@@ -53,6 +53,7 @@ estuary_viewer_desc describe(const Options& o, const AppViewerDesc& a, estuary_c
                                                       : ESTUARY_GL_HANDOFF_AUTO;
     d.flags = (o.validate ? ESTUARY_VIEWER_VALIDATION : 0u) | (o.noUi ? ESTUARY_VIEWER_NO_UI : 0u);
     d.data_dir = data.empty() ? nullptr : data.c_str();
+    d.screenshot_dir = a.screenshotDir.empty() ? nullptr : a.screenshotDir.c_str();
     d.log = printLog;
     return d;
 }
@@ -148,7 +149,7 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     return SimRun::create(viewer, config);
 }
 
-int closeAppViewer(Viewer& viewer, const Options& o) {
+uint32_t closeAppViewer(Viewer& viewer, const Options& o) {
     const uint32_t gl = o.consumer == Consumer::OpenGL ? viewer.info().gl_debug_messages : 0;
     const uint32_t messages = viewer.close();
     if (!o.validate) return 0;
@@ -156,7 +157,7 @@ int closeAppViewer(Viewer& viewer, const Options& o) {
                 messages - std::min(gl, messages));
     if (o.consumer == Consumer::OpenGL)
         std::printf("estuary: OpenGL debug output reported %u error(s)\n", gl);
-    return messages > 0 ? int(ExitCode::Runtime) : 0;
+    return messages;
 }
 
 } // namespace estuary

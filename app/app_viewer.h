@@ -10,12 +10,14 @@
 #include "sim_run.h"
 
 #include <memory>
+#include <string>
 
 namespace estuary {
 
 struct AppViewerDesc {
     bool window = false;
-    bool hostCopy = false; // the benchmark's no-interop mode
+    bool hostCopy = false;     // the benchmark's no-interop mode
+    std::string screenshotDir; // F12's folder; empty: the working folder
 };
 
 // Throws estuary::Error: --backend cuda where CUDA cannot run is exit 3 saying why.
@@ -39,7 +41,7 @@ int startSteps(const Options& options, const sim::SimDefinition& simulation);
 uint32_t startView(const Options& options, const sim::SimDefinition& simulation);
 
 // Destroys the viewer; with --validate prints the count of validation-layer (and OpenGL debug)
-// messages and returns 1 when there were any, else 0.
-int closeAppViewer(Viewer& viewer, const Options& options);
+// messages and returns it (0 without --validate): a non-zero count is exit 1.
+uint32_t closeAppViewer(Viewer& viewer, const Options& options);
 
 } // namespace estuary

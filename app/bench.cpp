@@ -226,7 +226,7 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report, 
         }
         throw;
     }
-    code = closeAppViewer(viewer, o);
+    code = closeAppViewer(viewer, o) > 0 ? int(ExitCode::Runtime) : 0;
     if (code != 0)
         throw runtimeError(std::string("benchmark mode ") + result.mode +
                            " produced validation messages");

@@ -1,5 +1,6 @@
 #include "headless.h"
 #include "app_viewer.h"
+#include "errors.h"
 #include "gpu_wait.h"
 #include "png.h"
 #include "simulations.h"
@@ -133,7 +134,7 @@ int runHeadless(const Options& options, RunOutputs& outputs) {
         }
         throw;
     }
-    return closeAppViewer(viewer, options);
+    return closeAppViewer(viewer, options) > 0 ? int(ExitCode::Runtime) : 0;
 }
 
 } // namespace estuary

@@ -231,8 +231,8 @@ void handleInput(WindowRun& w) {
 
 } // namespace
 
-std::unique_ptr<WindowRun> openWindowRun(const Options& options) {
-    auto w = std::make_unique<WindowRun>(openAppViewer(options, {true, false}));
+std::unique_ptr<WindowRun> openWindowRun(const Options& options, const std::string& screenshotDir) {
+    auto w = std::make_unique<WindowRun>(openAppViewer(options, {true, false, screenshotDir}));
     w->options = options;
     startSimulation(*w, *findSimulation(options.simulation), std::nullopt);
     WindowRun* self = w.get();
@@ -247,8 +247,8 @@ bool stepWindowRun(WindowRun& w) {
     if (w.viewer.shouldClose()) return false;
     const int steps = !w.paused || w.stepPending ? w.stepsPerFrame : 0;
     w.stepPending = false;
-    w.run->frame(w.params, steps);
-    ++w.framesPresented;
+    w.run->frame(w.params, steps, w.inspect);
+    ++w.framesRun;
     handleInput(w);
     applyRequests(w);
     return !w.viewer.shouldClose();
@@ -257,9 +257,7 @@ bool stepWindowRun(WindowRun& w) {
 uint32_t closeWindowRun(std::unique_ptr<WindowRun>& w) {
     if (!w) return 0;
     w->run.reset();
-    const uint32_t messages = w->viewer.close();
-    if (w->options.validate)
-        std::printf("estuary: validation layer reported %u message(s)\n", messages);
+    const uint32_t messages = closeAppViewer(w->viewer, w->options);
     w.reset();
     return messages;
 }
@@ -271,30 +269,29 @@ int runWindowed(const Options& options, std::optional<OutputFile>& screenshot) {
     try {
         auto previous = start;
         while (stopSignal() == 0) {
-            const WatchdogScope watch("window frame", w->framesPresented,
-                                      frameTimeoutNs(slowestMs));
+            const WatchdogScope watch("window frame", w->framesRun, frameTimeoutNs(slowestMs));
             if (!stepWindowRun(*w)) break;
             const auto now = std::chrono::steady_clock::now();
             slowestMs = std::max(slowestMs,
                                  std::chrono::duration<double, std::milli>(now - previous).count());
             previous = now;
-            if (options.frames && w->framesPresented >= options.frames) break;
+            if (options.frames && w->framesRun >= options.frames) break;
         }
         if (const int signal = stopSignal())
             std::printf("estuary: stopped by %s\n", stopSignalName(signal));
         w->viewer.finish();
         const estuary_metrics m = w->viewer.metrics();
-        std::printf(
-            "estuary: %llu frames presented in %.3f s\n",
-            static_cast<unsigned long long>(w->framesPresented),
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        std::printf("estuary: %llu frames presented in %.3f s, swapchain created %u time(s)\n",
+                    static_cast<unsigned long long>(m.frames_presented),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                    m.swapchain_recreations);
         if (options.consumer == Consumer::OpenGL)
             std::printf("estuary: %llu frames drawn by OpenGL in the window\n",
-                        static_cast<unsigned long long>(w->framesPresented));
+                        static_cast<unsigned long long>(w->framesRun));
         if (std::isfinite(m.interval_ms_p50))
             std::printf("  frame time (ms, last frames): p50 %.3f  p99 %.3f\n", m.interval_ms_p50,
                         m.interval_ms_p99);
-        if (screenshot && w->framesPresented > 0) {
+        if (screenshot && w->framesRun > 0) {
             const estuary_viewer_info info = w->viewer.info();
             std::vector<uint8_t> pixels(size_t(info.width) * info.height * 4);
             check(estuary_read_pixels(w->viewer.get(), pixels.data(), pixels.size()));

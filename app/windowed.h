@@ -12,6 +12,7 @@
 #include "sim_run.h"
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -39,7 +40,7 @@ struct WindowRun {
     int gridEdit[3] = {512, 512, 1};
     Extent grid;
     WindowRequests requests;
-    uint64_t framesPresented = 0;
+    uint64_t framesRun = 0; // frames begun and ended (a minimized window's too)
     // The brush's stroke: where it was at the previous frame, in cells.
     bool painting = false;
     float strokeX = 0, strokeY = 0;
@@ -48,12 +49,16 @@ struct WindowRun {
     std::vector<std::array<float, 2>> presetButtonCentre;
     std::array<float, 2> simulationSelectorCentre{};
     std::vector<std::array<float, 2>> simulationEntryCentre;
+    // Tests: called in each frame just before it ends (estuary_frame_read_image and the like).
+    std::function<void(const Frame&)> inspect;
 
     explicit WindowRun(Viewer v) : viewer(std::move(v)) {}
 };
 
-// Throws unsupported() (exit 3) without a display. Validation follows options.validate.
-std::unique_ptr<WindowRun> openWindowRun(const Options& options);
+// Throws unsupported() (exit 3) without a display. Validation follows options.validate; F12
+// writes into `screenshotDir` (empty: the working folder).
+std::unique_ptr<WindowRun> openWindowRun(const Options& options,
+                                         const std::string& screenshotDir = {});
 // One frame, then the input and requests it brought. False once the window is closed (Esc, the
 // close button, estuary_request_close).
 bool stepWindowRun(WindowRun& run);

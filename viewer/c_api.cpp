@@ -207,6 +207,17 @@ estuary_status estuary_get_image_info(estuary_image* image, estuary_image_info* 
     });
 }
 
+estuary_status estuary_get_buffer_info(estuary_buffer* buffer, estuary_buffer_info* info) {
+    return guard("estuary_get_buffer_info", [&] {
+        require(buffer, "buffer");
+        require(info, "info");
+        *info = estuary_buffer_info{};
+        info->size = buffer->size;
+        info->copies = buffer->copies;
+        info->writer = buffer->writer;
+    });
+}
+
 estuary_status estuary_add_field_view(estuary_viewer* viewer, const estuary_field_view_desc* desc,
                                       estuary_view** view) {
     return guard("estuary_add_field_view", [&] {
@@ -570,6 +581,7 @@ estuary_status estuary_poll_events(estuary_viewer* viewer) {
     return guard("estuary_poll_events", [&] {
         require(viewer, "viewer");
         startInputPoll(*viewer);
+        deliverInjected(*viewer);
         pollEvents(*viewer);
     });
 }
@@ -578,13 +590,23 @@ estuary_status estuary_inject_event(estuary_viewer* viewer, const estuary_event*
     return guard("estuary_inject_event", [&] {
         require(viewer, "viewer");
         require(event, "event");
-        if (uint32_t(event->kind) > ESTUARY_EVENT_CHAR)
+        if (uint32_t(event->kind) > ESTUARY_EVENT_ICONIFY)
             throw usageError("event kind " + std::to_string(int(event->kind)) +
                              " is not an estuary_event_kind");
         if (event->kind == ESTUARY_EVENT_BUTTON && (event->code < 0 || event->code > 2))
             throw usageError("button " + std::to_string(event->code) +
                              " is not 0 (left), 1 (right) or 2 (middle)");
-        handleEvent(*viewer, *event);
+        if (viewer->injected.size() >= 4096)
+            throw usageError("4096 injected events are waiting: poll (estuary_begin_frame or "
+                             "estuary_poll_events) to deliver them");
+        viewer->injected.push_back(*event);
+    });
+}
+
+estuary_status estuary_set_window_size(estuary_viewer* viewer, uint32_t width, uint32_t height) {
+    return guard("estuary_set_window_size", [&] {
+        require(viewer, "viewer");
+        setWindowSize(*viewer, width, height);
     });
 }
 

@@ -206,6 +206,7 @@ estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
         throw usageError("estuary_begin_frame: replay_key needs a stream of your own (graph "
                          "capture cannot use the viewer's stream's legacy semantics)");
     startInputPoll(v);
+    deliverInjected(v);
     if (v.window) prepareWindow(v);
     if (v.panels.screenshotRequested) {
         v.panels.screenshotRequested = false;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace estuary::lib {
 namespace {
@@ -100,9 +101,11 @@ void onButton(estuary_viewer& v, const estuary_event& e) {
     in.mods = e.mods;
     if (!e.action) {
         in.buttons &= ~bit;
+        if (!in.buttons) in.pressOnUi = false;
         in.drag = InputState::Drag::None;
         return;
     }
+    if (!in.buttons) in.pressOnUi = uiWantsMouse(v);
     in.buttons |= bit;
     in.pressed |= bit;
     in.pressedSinceUi |= bit;
@@ -186,6 +189,9 @@ void handleEvent(estuary_viewer& v, const estuary_event& e) {
         if (GLFWwindow* w = glfwWindowOf(v); w && overlayReady(v))
             ImGui_ImplGlfw_CharCallback(w, unsigned(e.code));
         break;
+    case ESTUARY_EVENT_ICONIFY:
+        setIconified(v, e.action != 0);
+        break;
     }
 }
 
@@ -225,6 +231,12 @@ void startInputPoll(estuary_viewer& v) {
     v.input.pressed = 0;
     v.input.scroll = 0;
     v.input.keys.clear();
+}
+
+void deliverInjected(estuary_viewer& v) {
+    const std::vector<estuary_event> events = std::exchange(v.injected, {});
+    for (const estuary_event& e : events)
+        handleEvent(v, e);
 }
 
 void updateProbe(estuary_viewer& v) {

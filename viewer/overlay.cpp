@@ -13,6 +13,7 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_vulkan.h>
+#include <imgui_internal.h> // the windows' rectangles (uiWantsMouse)
 
 #include <algorithm>
 #include <cfloat>
@@ -31,6 +32,11 @@ struct OverlaySide {
     std::map<VkImageView, std::pair<VkFramebuffer, VkExtent2D>> framebuffers;
     std::chrono::steady_clock::time_point lastFrame = std::chrono::steady_clock::now();
     bool built = false; // a UI was built for the frame being recorded
+    // The windows that take the mouse, as the last UI laid them out, and whether a popup is open
+    // (a click anywhere then belongs to it): ImGui's own WantCaptureMouse is one frame behind
+    // the cursor.
+    std::vector<ImRect> mouseWindows;
+    bool popupOpen = false;
 };
 
 void Deleter::operator()(OverlaySide* p) const {
@@ -216,6 +222,12 @@ void buildUi(estuary_viewer& v, VkExtent2D extent) {
     if (v.uiCallback && v.window && v.panels.visible) v.uiCallback(v.uiUser, o.context);
     ImGui::Render();
     o.built = true;
+    o.mouseWindows.clear();
+    for (const ImGuiWindow* w : GImGui->Windows)
+        if (w->Active && !w->Hidden && !(w->Flags & ImGuiWindowFlags_NoMouseInputs))
+            o.mouseWindows.push_back(w->Rect());
+    o.popupOpen =
+        ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel);
 }
 
 void recordOverlay(estuary_viewer& v, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent) {
@@ -249,8 +261,12 @@ void recordOverlay(estuary_viewer& v, VkCommandBuffer cmd, VkImageView view, VkE
 
 bool uiWantsMouse(const estuary_viewer& v) {
     if (!v.overlay || v.headless || !v.panels.visible) return false;
-    current(v);
-    return ImGui::GetIO().WantCaptureMouse;
+    const OverlaySide& o = *v.overlay;
+    const InputState& in = v.input;
+    if (o.popupOpen || (in.buttons && in.pressOnUi)) return true;
+    const ImVec2 cursor(in.cursorX, in.cursorY);
+    return in.cursorX >= 0 && std::any_of(o.mouseWindows.begin(), o.mouseWindows.end(),
+                                          [&](const ImRect& r) { return r.Contains(cursor); });
 }
 
 bool uiWantsKeyboard(const estuary_viewer& v) {

@@ -97,8 +97,8 @@ void writeScreenshot(estuary_viewer& v, const std::filesystem::path& path) {
     writeFileAtomically(path, encodePng(extent.width, extent.height, pixels.data()));
 }
 
-// F12: estuary-screenshot-NNN.png in the working folder, the lowest NNN not taken; never replaces
-// a file. A failure is shown in the window, and the run goes on.
+// F12: estuary-screenshot-NNN.png in the screenshot folder (or the working folder), the lowest NNN
+// not taken; never replaces a file. A failure is shown in the window, and the run goes on.
 void writeNumberedScreenshot(estuary_viewer& v) {
     try {
         VkExtent2D extent{};
@@ -107,13 +107,16 @@ void writeNumberedScreenshot(estuary_viewer& v) {
         for (int attempt = 0; attempt < 10000; ++attempt) {
             char name[64];
             std::snprintf(name, sizeof(name), "estuary-screenshot-%03u.png", v.screenshotCount++);
+            const std::filesystem::path path = v.screenshotDir / name;
             std::error_code ec;
-            if (std::filesystem::exists(name, ec) || !writeNewFile(name, png)) continue;
-            logMessage(v, ESTUARY_LOG_INFO, std::string("wrote ") + name);
-            showNotice(v, std::string("wrote ") + name, false);
+            if (std::filesystem::exists(path, ec) || !writeNewFile(path.string(), png)) continue;
+            logMessage(v, ESTUARY_LOG_INFO, "wrote " + path.string());
+            showNotice(v, "wrote " + path.string(), false);
             return;
         }
-        throw runtimeError("no free screenshot name in the working folder");
+        throw runtimeError("no free screenshot name in " + (v.screenshotDir.empty()
+                                                                ? std::string("the working folder")
+                                                                : v.screenshotDir.string()));
     } catch (const Error& e) {
         logMessage(v, ESTUARY_LOG_ERROR, std::string("screenshot failed: ") + e.what());
         showNotice(v, std::string("screenshot failed: ") + e.what(), true);

@@ -231,9 +231,9 @@ void completeFrame(estuary_viewer& v, uint64_t frame) {
         }
     }
     // The frame's readbacks (its entry still holds them: the next frame of the entry begins
-    // only after this).
+    // only after this). OpenGL's reads were made in its command stream (gl_side.cpp).
     EntryState& e = v.entries[entry];
-    if (e.frame == frame) {
+    if (e.frame == frame && !v.gl) {
         const auto* base = static_cast<const uint8_t*>(e.readback.mapped);
         for (const ReadRequest& read : e.reads) {
             const VkDeviceSize bytes = read.image
@@ -248,8 +248,8 @@ void completeFrame(estuary_viewer& v, uint64_t frame) {
                 v.panels.probeValid = true;
             }
         }
-        e.reads.clear();
     }
+    if (e.frame == frame) e.reads.clear();
     record->complete = true;
     const estuary_frame_stats stats = statsOf(v, *record);
     t.ready.push_back(stats);
@@ -376,6 +376,8 @@ estuary_metrics metrics(estuary_viewer& v) {
     estuary_metrics m{};
     const Timing& t = v.timing;
     m.frames_drawn = t.recentCount;
+    m.frames_presented = v.framesPresented;
+    m.swapchain_recreations = swapchainRecreations(v);
     m.stats_dropped = t.dropped;
     std::vector<double> values;
     const auto over = [&](auto field, double p) {

@@ -143,6 +143,14 @@ void resolveDesc(estuary_viewer& v, const estuary_viewer_desc& d) {
     v.drawPath = d.draw_path; // AUTO resolved once the device is known
     v.panels.visible = !(d.flags & ESTUARY_VIEWER_NO_UI);
     v.dataDir = findDataDir(d.data_dir);
+    if (d.screenshot_dir) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(d.screenshot_dir, ec))
+            throw usageError(std::string("screenshot_dir ") + d.screenshot_dir +
+                             " is not a folder (F12 writes its screenshots there; NULL: the "
+                             "working folder)");
+        v.screenshotDir = d.screenshot_dir;
+    }
     v.dataDirText = v.dataDir.string();
 }
 

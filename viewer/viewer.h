@@ -231,6 +231,7 @@ struct PanelState {
 struct InputState {
     float cursorX = -1, cursorY = -1; // window coordinates
     uint32_t buttons = 0, pressed = 0, pressedSinceUi = 0, mods = 0;
+    bool pressOnUi = false; // the buttons held went down over the UI: it keeps them
     float scroll = 0;
     std::vector<int32_t> keys;
     enum class Drag { None, Pan, Orbit, User } drag = Drag::None;
@@ -252,6 +253,8 @@ struct estuary_viewer {
     estuary_gl_handoff glHandoff = ESTUARY_GL_HANDOFF_AUTO;
     uint32_t flags = 0;
     std::filesystem::path dataDir;
+    std::filesystem::path screenshotDir; // F12's; empty: the working folder
+    uint64_t framesPresented = 0;        // window frames that reached the screen
     estuary_log_fn log = nullptr;
     void* logUser = nullptr;
 
@@ -280,7 +283,7 @@ struct estuary_viewer {
     uint64_t drawVersion = 1; // bumped by every change a recorded command buffer depends on
 
     estuary::lib::Camera camera;
-    std::array<float, 3> background{0.08f, 0.08f, 0.10f};
+    std::array<float, 3> background{ESTUARY_BACKGROUND_COLOR};
 
     // Frames.
     uint64_t nextFrame = 0;
@@ -295,6 +298,7 @@ struct estuary_viewer {
     estuary::lib::Owned<estuary::lib::GlSide> gl;
     estuary::lib::PanelState panels;
     estuary::lib::InputState input;
+    std::vector<estuary_event> injected; // delivered at the next poll
     estuary_ui_fn uiCallback = nullptr;
     void* uiUser = nullptr;
     uint32_t screenshotCount = 0;
@@ -420,6 +424,10 @@ GLFWwindow* glfwWindowOf(const estuary_viewer& v);
 void createSwapchainFor(estuary_viewer& v);
 std::array<float, 2> windowToPixels(const estuary_viewer& v, float x, float y);
 bool windowClosed(const estuary_viewer& v);
+void setWindowSize(estuary_viewer& v, uint32_t width, uint32_t height);
+// An iconify event from estuary_inject_event, as GLFW's callback reports one.
+void setIconified(estuary_viewer& v, bool iconified);
+uint32_t swapchainRecreations(const estuary_viewer& v);
 void swapGlBuffers(estuary_viewer& v);
 void closeWindow(estuary_viewer& v);
 // Polls events; false while there is nothing to draw into (minimized), after a short sleep.
@@ -441,6 +449,8 @@ void handleEvent(estuary_viewer& v, const estuary_event& event);
 estuary_input currentInput(estuary_viewer& v);
 // Keys, presses and the wheel count from the last poll on.
 void startInputPoll(estuary_viewer& v);
+// Delivers the events estuary_inject_event queued since the last poll, in order.
+void deliverInjected(estuary_viewer& v);
 // The texel under the cursor the next frame reads for the View panel.
 void updateProbe(estuary_viewer& v);
 

@@ -75,10 +75,7 @@ void installCallbacks(estuary_viewer& v, GLFWwindow* w) {
         if (viewerOf(win).window) viewerOf(win).window->stale = true;
     });
     glfwSetWindowIconifyCallback(w, [](GLFWwindow* win, int iconified) {
-        if (WindowSide* side = viewerOf(win).window.get()) {
-            side->iconified = iconified == GLFW_TRUE;
-            if (!side->iconified) side->stale = true;
-        }
+        handleEvent(viewerOf(win), {ESTUARY_EVENT_ICONIFY, 0, iconified == GLFW_TRUE, 0, 0, 0});
     });
 }
 
@@ -255,6 +252,7 @@ void presentWindowImage(estuary_viewer& v, const WindowTarget& target) {
     present.pSwapchains = &w.swapchain.handle;
     present.pImageIndices = &target.imageIndex;
     const VkResult r = vkQueuePresentKHR(v.device.queue, &present);
+    ++v.framesPresented;
     // Both still consume the render-finished semaphore's signal (the present is queued anyway).
     if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR)
         w.stale = true;
@@ -278,12 +276,33 @@ std::array<float, 2> windowToPixels(const estuary_viewer& v, float x, float y) {
     return {x * float(fw) / float(ww), y * float(fh) / float(wh)};
 }
 
+void setWindowSize(estuary_viewer& v, uint32_t width, uint32_t height) {
+    if (!v.window) throw usageError("estuary_set_window_size: the viewer is headless");
+    if (width == 0 || height == 0 || width > 16384 || height > 16384)
+        throw usageError("window size " + std::to_string(width) + "x" + std::to_string(height) +
+                         " is not in 1..16384 on each side");
+    glfwSetWindowSize(v.window->window.handle, int(width), int(height));
+    v.window->stale = true;
+}
+
+void setIconified(estuary_viewer& v, bool iconified) {
+    if (!v.window) return;
+    v.window->iconified = iconified;
+    if (!iconified) v.window->stale = true;
+}
+
+uint32_t swapchainRecreations(const estuary_viewer& v) {
+    return v.window ? v.window->recreations : 0;
+}
+
 bool windowClosed(const estuary_viewer& v) {
     return v.window && glfwWindowShouldClose(v.window->window.handle);
 }
 
 void swapGlBuffers(estuary_viewer& v) {
-    if (v.window && v.window->gl) glfwSwapBuffers(v.window->window.handle);
+    if (!v.window || !v.window->gl) return;
+    glfwSwapBuffers(v.window->window.handle);
+    ++v.framesPresented;
 }
 
 } // namespace estuary::lib

@@ -142,10 +142,10 @@ typedef void (*estuary_log_fn)(void* user, estuary_log_level level, const char* 
 /* estuary_viewer_desc.flags */
 #define ESTUARY_VIEWER_VALIDATION 0x1u /* the Khronos validation layer; messages are counted */
 #define ESTUARY_VIEWER_NO_UI 0x2u      /* the window starts with its panels hidden (H shows them) */
-#define ESTUARY_VIEWER_NO_PANELS                                                                   \
-    0x4u                               /* no built-in panels: only colorbars and your UI callback  \
-                                        */
-#define ESTUARY_VIEWER_NO_HOTKEYS 0x8u /* the window leaves every key to you (Esc included) */
+/* no built-in panels: only colorbars and your UI callback */
+#define ESTUARY_VIEWER_NO_PANELS 0x4u
+/* the window leaves every key to you (Esc included) */
+#define ESTUARY_VIEWER_NO_HOTKEYS 0x8u
 
 typedef struct estuary_viewer_desc {
     uint32_t api_version; /* required: ESTUARY_API_VERSION */
@@ -163,6 +163,8 @@ typedef struct estuary_viewer_desc {
     /* Where estuary's shaders/ and assets/ are; NULL: $ESTUARY_DATA_DIR, else beside the library
      * (a build tree or bundle), else the install tree's share/estuary. */
     const char* data_dir;
+    /* Where F12 writes estuary-screenshot-NNN.png; NULL: the working folder. */
+    const char* screenshot_dir;
     estuary_log_fn log; /* what estuary has to say; NULL: standard error */
     void* log_user;
 } estuary_viewer_desc;
@@ -279,6 +281,13 @@ typedef struct estuary_image_info {
     uint64_t level_bytes[16]; /* bytes of each level, all layers or slices, tightly packed */
 } estuary_image_info;
 ESTUARY_API estuary_status estuary_get_image_info(estuary_image* image, estuary_image_info* info);
+typedef struct estuary_buffer_info {
+    uint64_t size;         /* bytes of one copy */
+    uint32_t copies;       /* 1 for ESTUARY_ALLOC_SINGLE, else frames in flight */
+    estuary_writer writer; /* as resolved */
+} estuary_buffer_info;
+ESTUARY_API estuary_status estuary_get_buffer_info(estuary_buffer* buffer,
+                                                   estuary_buffer_info* info);
 
 /* ---- views
  * --------------------------------------------------------------------------------------- */
@@ -559,7 +568,8 @@ typedef enum estuary_event_kind {
     ESTUARY_EVENT_BUTTON = 1, /* code: 0 left, 1 right, 2 middle; action 1 press, 0 release */
     ESTUARY_EVENT_SCROLL = 2, /* y: steps */
     ESTUARY_EVENT_KEY = 3,    /* code: GLFW key; action 1 press, 0 release */
-    ESTUARY_EVENT_CHAR = 4    /* code: a Unicode code point */
+    ESTUARY_EVENT_CHAR = 4,   /* code: a Unicode code point */
+    ESTUARY_EVENT_ICONIFY = 5 /* action 1: minimized, 0: restored */
 } estuary_event_kind;
 typedef struct estuary_event {
     estuary_event_kind kind;
@@ -568,9 +578,13 @@ typedef struct estuary_event {
     uint32_t mods; /* ESTUARY_MOD_* */
     double x, y;
 } estuary_event;
-/* Feeds an event as if the window system had sent it (tests, scripted demos). */
+/* Feeds an event as if the window system had sent it (tests, scripted demos): it is delivered,
+ * in order with the others, at the next estuary_begin_frame or estuary_poll_events. */
 ESTUARY_API estuary_status estuary_inject_event(estuary_viewer* viewer, const estuary_event* event);
 
+/* Resizes the window (window coordinates); the swapchain follows at the next frame. */
+ESTUARY_API estuary_status estuary_set_window_size(estuary_viewer* viewer, uint32_t width,
+                                                   uint32_t height);
 /* Whether the window was closed (or estuary_request_close called). */
 ESTUARY_API int estuary_should_close(estuary_viewer* viewer);
 ESTUARY_API estuary_status estuary_request_close(estuary_viewer* viewer);
@@ -640,6 +654,8 @@ ESTUARY_API estuary_status estuary_get_clock_info(estuary_viewer* viewer, estuar
 /* Over the frames drawn so far (the last few hundred for percentiles). */
 typedef struct estuary_metrics {
     uint64_t frames_drawn;
+    uint64_t frames_presented;      /* a window's frames that reached the screen (not minimized) */
+    uint32_t swapchain_recreations; /* a window's swapchains made so far, the first included */
     uint64_t stats_dropped;
     double fps; /* from the median interval */
     double interval_ms_p50, interval_ms_p99;

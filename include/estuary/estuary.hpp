@@ -67,8 +67,25 @@ template <class Handle, estuary_status (*Destroy)(estuary_viewer*, Handle*)> cla
     estuary_viewer* viewer_ = nullptr;
     Handle* handle_ = nullptr;
 };
-using Image = Allocation<estuary_image, estuary_destroy_image>;
-using Buffer = Allocation<estuary_buffer, estuary_destroy_buffer>;
+class Image : public Allocation<estuary_image, estuary_destroy_image> {
+  public:
+    using Allocation::Allocation;
+    estuary_image_info info() const {
+        estuary_image_info i{};
+        check(estuary_get_image_info(get(), &i));
+        return i;
+    }
+};
+class Buffer : public Allocation<estuary_buffer, estuary_destroy_buffer> {
+  public:
+    using Allocation::Allocation;
+    estuary_buffer_info info() const {
+        estuary_buffer_info i{};
+        check(estuary_get_buffer_info(get(), &i));
+        return i;
+    }
+    uint64_t size() const { return info().size; }
+};
 
 // A view: a handle owned by its viewer (destroyed with it, or by Viewer::destroyView).
 class View {
@@ -298,6 +315,9 @@ class Viewer {
     }
     void pollEvents() const { check(estuary_poll_events(viewer_)); }
     void inject(const estuary_event& event) const { check(estuary_inject_event(viewer_, &event)); }
+    void setWindowSize(uint32_t width, uint32_t height) const {
+        check(estuary_set_window_size(viewer_, width, height));
+    }
     bool shouldClose() const { return estuary_should_close(viewer_) != 0; }
     void requestClose() const { check(estuary_request_close(viewer_)); }
     void notify(const std::string& text, bool isError = false) const {

@@ -9,6 +9,7 @@
 #include "options.h"
 #include "simulation.h"
 #include "simulations.h"
+#include "stamped_run.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -87,8 +88,9 @@ TEST(AppOpenGl, EveryOpenGlDrawSamplesItsOwnFrameThroughTheHostHandoff) {
             o.grid = {48, 32};
             o.stepsPerFrame = 1;
             o.framesInFlight = inFlight;
+            o.consumer = Consumer::OpenGL;
             if (def.particles.max > 0) o.particles = 0;
-            const test::StampedRun run = test::runStampedFramesGl(o, 24);
+            const test::StampedRun run = test::runStampedFrames(o, 24);
             EXPECT_EQ(run.validationMessages, 0u);
             ASSERT_EQ(run.seenBefore.size(), 24u);
             ASSERT_EQ(run.seenAfter.size(), 24u);
@@ -106,7 +108,7 @@ TEST(AppOpenGl, GpuHandoffsWhereOpenGlCannotDoThemExitWith3NamingWhy) {
                                               "opengl --screenshot /dev/null --gl-handoff ") +
                                   handoff);
         EXPECT_EQ(r.exitCode, 3) << r.output;
-        EXPECT_NE(r.output.find(std::string("--gl-handoff ") + handoff), std::string::npos)
+        EXPECT_NE(r.output.find(std::string("gl_handoff ") + handoff), std::string::npos)
             << r.output;
         const bool namesExtension =
             r.output.find("lacks GL_EXT_semaphore_fd") != std::string::npos ||

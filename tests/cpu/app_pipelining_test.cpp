@@ -4,6 +4,7 @@
 // with particles, the particle buffer the draw pulls its points from.
 #include "counter_simulation.h"
 #include "simulations.h"
+#include "stamped_run.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>

@@ -1,11 +1,11 @@
 // 3D simulations as a user runs them (CPU backend, lavapipe, validation on): --size WxHxD and the
 // volume options are parsed and refused with clear messages, the headless run of the issue's
-// command shows the volume, the slice view shows a slice, and the window's camera math turns and
-// resets as documented.
+// command shows the volume, the slice view shows a slice, and the window's camera math is tested
+// with the view mapping (tests/viewer/window_view_mapping_test.cpp).
 #include "options.h"
+#include "shared_layout.h" // ESTUARY_BACKGROUND_COLOR, the viewer's default
 #include "simulations.h"
 #include "test_support.h"
-#include "view_mapping.h"
 
 #include <gtest/gtest.h>
 
@@ -145,33 +145,6 @@ TEST(AppVolume, HeadlessCpuRunShowsTheVolumeAndItsSlice) {
     EXPECT_GT(test::countDistinctColors(cut), 16u) << "the slice is (nearly) flat";
     EXPECT_GT(test::compareRgba8(cut.pixels, shot.pixels, 8).failingFraction, 0.3)
         << "the slice view draws what the volume view draws";
-}
-
-TEST(AppVolume, OrbitDragTurnsTheCameraAndResetPutsItBack) {
-    ViewParams view;
-    const VkExtent2D target{800, 600};
-    // A drag across the whole width turns by 180°, across the height tilts by 90° (clamped short
-    // of the pole).
-    const ViewParams turned = orbitBy(view, {800.0f, 0.0f}, target);
-    EXPECT_NEAR(turned.yaw, view.yaw - 3.14159265f, 1e-5f);
-    EXPECT_FLOAT_EQ(turned.pitch, view.pitch);
-    const ViewParams tilted = orbitBy(view, {0.0f, 600.0f}, target);
-    EXPECT_LE(tilted.pitch, 1.48f);
-    EXPECT_GT(tilted.pitch, view.pitch);
-    ViewParams moved = turned;
-    moved.zoom = 3.0f, moved.panX = 0.2f;
-    const ViewParams reset = resetCamera(moved);
-    EXPECT_FLOAT_EQ(reset.yaw, ViewParams::kDefaultYaw);
-    EXPECT_FLOAT_EQ(reset.pitch, ViewParams::kDefaultPitch);
-    EXPECT_FLOAT_EQ(reset.zoom, 1.0f);
-    EXPECT_FLOAT_EQ(reset.panX, 0.0f);
-    // The slice shown for each axis: the other two in volume_slice.frag's order.
-    EXPECT_EQ(sliceExtent(0, 40, 24, 16).width, 16u);
-    EXPECT_EQ(sliceExtent(0, 40, 24, 16).height, 24u);
-    EXPECT_EQ(sliceExtent(1, 40, 24, 16).width, 40u);
-    EXPECT_EQ(sliceExtent(1, 40, 24, 16).height, 16u);
-    EXPECT_EQ(sliceExtent(2, 40, 24, 16).width, 40u);
-    EXPECT_EQ(sliceExtent(2, 40, 24, 16).height, 24u);
 }
 
 } // namespace

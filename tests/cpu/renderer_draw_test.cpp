@@ -24,7 +24,7 @@ constexpr VkExtent2D kTargetExtent{256, 192};
 // R32_SFLOAT image with a full mip chain, level 0 from `value(x, y)`, each further level the 2x2
 // average of the one above (edge texels clamped for odd sizes), in SHADER_READ_ONLY_OPTIMAL.
 GpuImage createFieldImage(const Device& device, VkCommandPool pool, VkExtent2D extent,
-                       const std::function<float(uint32_t, uint32_t)>& value) {
+                          const std::function<float(uint32_t, uint32_t)>& value) {
     const uint32_t levels = fullMipCount(extent.width, extent.height);
     std::vector<std::vector<float>> mips(levels);
     mips[0].resize(size_t(extent.width) * extent.height);
@@ -265,8 +265,8 @@ class RendererShading : public test::VulkanTest, public ::testing::WithParamInte
         while (values.size() * sizeof(float) < total)
             values.insert(values.end(), texel.begin(), texel.end());
         GpuImage field = createImage2D(device, extent, format, levels,
-                                    VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                    "constant field");
+                                       VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                       "constant field");
         const auto* bytes = reinterpret_cast<const uint8_t*>(values.data());
         uploadForSampling(device, pool, field.handle, {bytes, values.size() * sizeof(float)},
                           regions);

@@ -28,7 +28,7 @@ struct Volume {
 // R32_SFLOAT 3D image with its full mip chain (each level the mean of 2x2x2 texels of the one
 // above, clamped at odd edges), level 0 from value(x, y, z), in SHADER_READ_ONLY_OPTIMAL.
 GpuImage createVolumeImage(const Device& device, VkCommandPool pool, Volume size,
-                        const std::function<float(uint32_t, uint32_t, uint32_t)>& value) {
+                           const std::function<float(uint32_t, uint32_t, uint32_t)>& value) {
     const VkExtent2D extent{size.width, size.height};
     const ImageShape shape{VK_IMAGE_VIEW_TYPE_3D, size.depth, 1};
     const uint32_t levels = fullMipCount(size.width, size.height, size.depth);

@@ -3,8 +3,6 @@
 #pragma once
 
 #include "context.h"
-#include "options.h"
-#include "simulation.h"
 #include "resources.h"
 
 #include <gtest/gtest.h>
@@ -106,41 +104,5 @@ std::string python();
 // Validates a --bench JSON report with Python's json module: every documented key, ordered
 // percentiles, positive times, `frames` measured per mode. Returns "ok\n" or the problems.
 std::string checkBenchReport(const std::filesystem::path& json, uint32_t frames);
-
-struct StampedRun {
-    // Per frame: channel 0 of texel (0,0) of the displayed image's level 0, read in the draw's own
-    // submission just before the draw and again just after it (before the outputs go back to the
-    // simulation).
-    std::vector<float> seenBefore, seenAfter;
-    // Per frame, read before the draw, for simulations with more outputs (counter_simulation.h):
-    // the displayed image's texel (1,1) of level 0 and of its last level, image 1's texel (1,1) of
-    // level 0 and of its last level, and the first four words of buffer 0. Empty where absent.
-    std::vector<std::array<float, 4>> displayTexel, displayLastLevel;
-    std::vector<std::array<float, 4>> secondTexel, secondLastLevel;
-    std::vector<std::array<uint32_t, 4>> bufferWords;
-    // Per frame, for simulations with buffers: the last 16 bytes of buffer 0 as floats, read before
-    // the draw and after it; the last holds the buffer's frame stamp.
-    std::vector<std::array<float, 4>> bufferTailBefore, bufferTailAfter;
-    uint32_t validationMessages = 0;
-    // Frames where any stamp reading (the displayed image's, before and after the draw, and buffer
-    // 0's, where there is one) is not the frame's own index.
-    uint32_t wrongFrames() const;
-    // For the counter simulation (counter_simulation.h): frames where any output read is not what
-    // that simulation writes after (frame + 1) * stepsPerFrame steps.
-    uint32_t wrongOutputs(uint64_t stepsPerFrame) const;
-};
-// Opens a session (validation on) whose backend stamps each frame's index into its displayed
-// image, draws `frames` frames with the options' frames in flight, and records what each draw
-// sees of its outputs, before and after drawing. A synchronization bug — the draw reading an older
-// or newer frame, or the simulation overwriting the slot while it is drawn — shows as a wrong
-// frame. `simulation` replaces the options' simulation; `hostCopy` picks the host-copy backend
-// where the options pick CUDA.
-StampedRun runStampedFrames(const Options& options, uint32_t frames,
-                            const sim::SimDefinition* simulation = nullptr, bool hostCopy = false);
-// The same drawn by the OpenGL consumer (options.consumer is set to it; options.glHandoff as
-// given): each draw's texel (0,0) of level 0 is read by OpenGL, after the hand-off in (before the
-// draw) and after the draw, before the hand-off out. validationMessages counts the validation
-// layer's messages and OpenGL's debug-output errors. Fills seenBefore and seenAfter only.
-StampedRun runStampedFramesGl(const Options& options, uint32_t frames);
 
 } // namespace estuary::test

@@ -1,11 +1,13 @@
-// The renderer's particles: points pulled from a storage buffer land on the pixels of their cells
-// (the same mapping as the field and as the window's cursor, view_mapping.h), take the colormap
-// colour of their speed, add up where they overlap, and only the first view.pointCount are drawn.
+// The points renderer (points.h) over a field, as the viewer draws a simulation's particles: points
+// pulled from a storage buffer land on the pixels of their cells (the same mapping as the field and
+// as the window's cursor, view_mapping.h), take the colormap colour of their speed, add up where
+// they overlap, and only the first draw.count are drawn.
 // Expected pixels are computed here from the colormap table and the mapping, not read from the
 // renderer.
 #include "colormap.h"
 #include "errors.h"
 #include "offscreen.h"
+#include "points.h"
 #include "renderer.h"
 #include "resources.h"
 #include "test_support.h"
@@ -34,8 +36,10 @@ class RendererPoints : public test::VulkanTest {
         VulkanTest::SetUp();
         RendererDesc desc;
         desc.dataDir = test::binDir();
-        desc.points = true;
         renderer = createRenderer(device, pool, desc);
+        PointsDesc pointsDesc;
+        pointsDesc.dataDir = test::binDir();
+        points = createPointsRenderer(device, pool, pointsDesc);
         target = createOffscreenTarget(device, kTarget);
         // A field of zeros: through the colormap over [0, 1], its first entry everywhere.
         const std::vector<float> zeros(size_t(kField.width) * kField.height, 0.0f);
@@ -52,7 +56,7 @@ class RendererPoints : public test::VulkanTest {
             device, kMaxParticles * sizeof(Particle), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
             "test particles");
-        setPointBuffer(device, renderer, 0, particles.handle, particles.size);
+        setPointsBuffer(device, points, 0, particles.handle, particles.size);
         viridis = loadColormapFile(test::binDir() / "assets" / "colormaps" / "viridis.txt");
     }
     void TearDown() override {
@@ -61,16 +65,36 @@ class RendererPoints : public test::VulkanTest {
             destroyBuffer(device, particles);
             destroyImage(device, field);
             destroyOffscreenTarget(device, target);
+            destroyPointsRenderer(device, points);
             destroyRenderer(device, renderer);
         }
         VulkanTest::TearDown();
     }
 
-    std::vector<uint8_t> render(const std::vector<Particle>& points, const ViewParams& view) {
-        std::memcpy(particles.mapped, points.data(), points.size() * sizeof(Particle));
+    // The draw of `count` particles in cell coordinates over the field, as the viewer makes it.
+    static PointsDraw pointsDraw(uint32_t count, float size, float speedMax,
+                                 const ViewParams& view) {
+        PointsDraw draw;
+        draw.count = count;
+        draw.size = size;
+        draw.valueMax = speedMax;
+        draw.domain = kField;
+        draw.uvScale = {1.0f / float(kField.width), 1.0f / float(kField.height)};
+        draw.uvOffset = {0.5f / float(kField.width), 0.5f / float(kField.height)};
+        draw.view = view;
+        return draw;
+    }
+
+    void recordPicture(VkCommandBuffer cmd, const PointsDraw& draw) {
+        recordBeginTarget(cmd, target);
+        recordDraw(renderer, cmd, 0, target.image.view, kTarget, draw.view);
+        recordPoints(points, cmd, 0, target.image.view, kTarget, draw);
+    }
+
+    std::vector<uint8_t> render(const std::vector<Particle>& cloud, const PointsDraw& draw) {
+        std::memcpy(particles.mapped, cloud.data(), cloud.size() * sizeof(Particle));
         submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-            recordBeginTarget(cmd, target);
-            recordDraw(renderer, cmd, 0, target.image.view, kTarget, view);
+            recordPicture(cmd, draw);
             recordEndTarget(cmd, target, true);
         });
         return readbackPixels(target);
@@ -96,6 +120,7 @@ class RendererPoints : public test::VulkanTest {
 
     static constexpr size_t kMaxParticles = 64;
     Renderer renderer;
+    PointsRenderer points;
     OffscreenTarget target;
     GpuImage field;
     GpuBuffer particles;
@@ -109,19 +134,16 @@ void expectNear(std::array<int, 3> got, std::array<float, 3> want, const char* w
 }
 
 TEST_F(RendererPoints, EachPointLandsOnItsCellInTheColourOfItsSpeedAddedToTheField) {
-    ViewParams view;
-    view.pointSize = 2.0f;
-    view.pointSpeedMax = 2.0f;
+    const ViewParams view;
     // Cell centres sit on pixel corners here (4 pixels per cell), so a 2-pixel point covers
     // exactly the 2x2 pixels around one.
-    const std::vector<Particle> points = {{10, 5, 0, 0}, {40, 20, 1.2f, 1.6f}, {63, 31, 3, 0}};
-    view.pointCount = uint32_t(points.size());
-    const auto image = render(points, view);
+    const std::vector<Particle> cloud = {{10, 5, 0, 0}, {40, 20, 1.2f, 1.6f}, {63, 31, 3, 0}};
+    const auto image = render(cloud, pointsDraw(uint32_t(cloud.size()), 2.0f, 2.0f, view));
     const auto background = colormap(0.0f);
     const float speeds[] = {0.0f, 1.0f, 1.0f}; // |v| / speedMax, clamped to the colormap's end
-    for (size_t i = 0; i < points.size(); ++i) {
+    for (size_t i = 0; i < cloud.size(); ++i) {
         SCOPED_TRACE("particle " + std::to_string(i));
-        const auto [px, py] = pointPixel(points[i], view);
+        const auto [px, py] = pointPixel(cloud[i], view);
         const auto colour = colormap(speeds[i]);
         // Few points on a large target: each at full intensity, added to the field below.
         const std::array<float, 3> want = {background[0] + colour[0], background[1] + colour[1],
@@ -136,32 +158,27 @@ TEST_F(RendererPoints, EachPointLandsOnItsCellInTheColourOfItsSpeedAddedToTheFie
 }
 
 TEST_F(RendererPoints, OverlappingPointsAddUpAndOnlyTheCountedOnesAreDrawn) {
-    ViewParams view;
-    view.pointSize = 2.0f;
-    view.pointSpeedMax = 1.0f;
+    const ViewParams view;
     // Two slow particles on one cell, then one that is not counted.
-    std::vector<Particle> points = {{20, 10, 0, 0}, {20, 10, 0, 0}, {50, 12, 0, 0}};
-    view.pointCount = 2;
-    const auto image = render(points, view);
+    const std::vector<Particle> cloud = {{20, 10, 0, 0}, {20, 10, 0, 0}, {50, 12, 0, 0}};
+    const auto image = render(cloud, pointsDraw(2, 2.0f, 1.0f, view));
     const auto background = colormap(0.0f);
-    const auto [px, py] = pointPixel(points[0], view);
+    const auto [px, py] = pointPixel(cloud[0], view);
     expectNear(pixel(image, px, py),
                {background[0] * 3.0f, background[1] * 3.0f, background[2] * 3.0f},
                "two points on the field: three times the first colormap entry");
-    const auto [qx, qy] = pointPixel(points[2], view);
+    const auto [qx, qy] = pointPixel(cloud[2], view);
     expectNear(pixel(image, qx, qy), background, "a particle beyond pointCount");
 }
 
 TEST_F(RendererPoints, PointsFollowTheFieldUnderZoomAndPan) {
     ViewParams view;
-    view.pointSize = 2.0f;
     view.zoom = 2.0f;
     view.panX = 0.125f;
     view.panY = -0.0625f;
-    const std::vector<Particle> points = {{40, 8, 0, 0}};
-    view.pointCount = 1;
-    const auto image = render(points, view);
-    const auto [px, py] = pointPixel(points[0], view);
+    const std::vector<Particle> cloud = {{40, 8, 0, 0}};
+    const auto image = render(cloud, pointsDraw(1, 2.0f, 1.0f, view));
+    const auto [px, py] = pointPixel(cloud[0], view);
     ASSERT_GE(px, 1);
     ASSERT_LT(px + 2, int(kTarget.width));
     const auto background = colormap(0.0f);
@@ -169,17 +186,15 @@ TEST_F(RendererPoints, PointsFollowTheFieldUnderZoomAndPan) {
                {background[0] * 2.0f, background[1] * 2.0f, background[2] * 2.0f},
                "the point where the zoomed and panned field shows its cell");
     // Where the point would be without zoom and pan: nothing but the field.
-    const auto [ux, uy] = pointPixel(points[0], ViewParams{});
+    const auto [ux, uy] = pointPixel(cloud[0], ViewParams{});
     expectNear(pixel(image, ux, uy), background, "the unzoomed position");
 }
 
 TEST_F(RendererPoints, MorePointsThanTheBufferHoldsIsAnErrorNotARead) {
-    ViewParams view;
-    view.pointCount = uint32_t(kMaxParticles + 1);
     EXPECT_THROW(submitAndWait(device, pool,
                                [&](VkCommandBuffer cmd) {
-                                   recordBeginTarget(cmd, target);
-                                   recordDraw(renderer, cmd, 0, target.image.view, kTarget, view);
+                                   recordPicture(cmd, pointsDraw(uint32_t(kMaxParticles + 1), 2.0f,
+                                                                 1.0f, ViewParams{}));
                                }),
                  Error);
 }

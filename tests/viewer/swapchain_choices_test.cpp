@@ -1,9 +1,11 @@
 // The window's pure decisions: present mode (with the FIFO fallback and its reason), swapchain
-// format, extent and image count; and the Performance panel's timing summaries.
-#include "ui_panels.h"
-#include "window.h"
+// format, extent and image count; and the nearest-rank percentile of the Performance panel.
+#include "swapchain.h"
+#include "viewer.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace estuary {
 namespace {
@@ -11,16 +13,17 @@ namespace {
 TEST(WindowPresentMode, RequestedModeIsUsedWhenTheSurfaceHasIt) {
     const std::vector<VkPresentModeKHR> all = {
         VK_PRESENT_MODE_FIFO_KHR, VK_PRESENT_MODE_MAILBOX_KHR, VK_PRESENT_MODE_IMMEDIATE_KHR};
-    EXPECT_EQ(choosePresentMode(PresentMode::Mailbox, all).mode, VK_PRESENT_MODE_MAILBOX_KHR);
-    EXPECT_EQ(choosePresentMode(PresentMode::Immediate, all).mode, VK_PRESENT_MODE_IMMEDIATE_KHR);
-    const PresentModeChoice fifo = choosePresentMode(PresentMode::Fifo, all);
+    EXPECT_EQ(choosePresentMode(ESTUARY_PRESENT_MAILBOX, all).mode, VK_PRESENT_MODE_MAILBOX_KHR);
+    EXPECT_EQ(choosePresentMode(ESTUARY_PRESENT_IMMEDIATE, all).mode,
+              VK_PRESENT_MODE_IMMEDIATE_KHR);
+    const PresentModeChoice fifo = choosePresentMode(ESTUARY_PRESENT_FIFO, all);
     EXPECT_EQ(fifo.mode, VK_PRESENT_MODE_FIFO_KHR);
     EXPECT_TRUE(fifo.fallbackReason.empty());
 }
 
 TEST(WindowPresentMode, MissingModeFallsBackToFifoAndSaysWhy) {
     const PresentModeChoice choice = choosePresentMode(
-        PresentMode::Mailbox, {VK_PRESENT_MODE_FIFO_KHR, VK_PRESENT_MODE_IMMEDIATE_KHR});
+        ESTUARY_PRESENT_MAILBOX, {VK_PRESENT_MODE_FIFO_KHR, VK_PRESENT_MODE_IMMEDIATE_KHR});
     EXPECT_EQ(choice.mode, VK_PRESENT_MODE_FIFO_KHR);
     EXPECT_NE(choice.fallbackReason.find("mailbox"), std::string::npos) << choice.fallbackReason;
     EXPECT_NE(choice.fallbackReason.find("fifo, immediate"), std::string::npos)
@@ -60,26 +63,22 @@ TEST(WindowSwapchainImageCount, OneAboveMinimumWithinMaximum) {
     EXPECT_EQ(chooseImageCount(caps), 2u);
 }
 
-TEST(WindowPerformanceStats, SkipsUnmeasuredFramesAndUsesNearestRank) {
-    FrameHistory history(8);
-    for (uint64_t f = 0; f < 12; ++f) { // the ring keeps frames 4..11
-        FrameTiming t{f};
-        t.cpuMs = double(f);
-        t.renderMs = f == 11 ? kNotMeasured : double(f) * 2.0; // the newest GPU time is late
-        history.push(t);
-    }
-    std::vector<double> scratch;
-    const SeriesStats cpu = seriesStats(history, TimingSeries::Cpu, scratch);
-    EXPECT_EQ(cpu.count, 8u);
-    EXPECT_EQ(cpu.current, 11.0);
-    EXPECT_EQ(cpu.p50, 7.0);  // rank ceil(0.5 * 8) = 4th of 4..11
-    EXPECT_EQ(cpu.p99, 11.0); // rank 8
-    const SeriesStats render = seriesStats(history, TimingSeries::Render, scratch);
-    EXPECT_EQ(render.count, 7u);
-    EXPECT_EQ(render.current, 20.0); // newest *measured*
-    const SeriesStats wait = seriesStats(history, TimingSeries::Wait, scratch);
-    EXPECT_EQ(wait.count, 0u);
-    EXPECT_TRUE(std::isnan(wait.p50));
+TEST(PerformancePanel, PercentilesAreNearestRankOverTheMeasuredValues) {
+    // Frames 4..11 of a series; `late` leaves the newest not measured yet (NaN).
+    const auto series = [](bool late) {
+        std::vector<double> values;
+        for (int f = 4; f < 12; ++f)
+            values.push_back(late && f == 11 ? std::nan("") : double(f));
+        return values;
+    };
+    std::vector<double> v = series(false);
+    EXPECT_EQ(lib::percentile(v, 50), 7.0); // rank ceil(0.5 * 8) = 4th
+    v = series(false);
+    EXPECT_EQ(lib::percentile(v, 99), 11.0); // rank 8
+    v = series(true);
+    EXPECT_EQ(lib::percentile(v, 99), 10.0); // rank 7 of the 7 measured
+    v = {std::nan(""), std::nan("")};
+    EXPECT_TRUE(std::isnan(lib::percentile(v, 50)));
 }
 
 } // namespace

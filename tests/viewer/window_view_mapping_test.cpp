@@ -1,4 +1,4 @@
-// The host view mapping (app/view_mapping.h) that painting and the cursor probe rely on: pure
+// The host view mapping (viewer/view_mapping.h) that painting and the cursor probe rely on: pure
 // properties, and agreement with shaders/field.frag by rendering a field with one hot cell at an
 // odd zoom and pan and predicting every pixel from the host mapping. No window needed.
 #include "colormap.h"
@@ -95,8 +95,8 @@ TEST_F(WindowViewMappingRender, ShaderAndHostMappingAgreeOnEveryPixel) {
 
     // One level: the magnified draw samples level 0 only.
     GpuImage image = createImage2D(device, field, VK_FORMAT_R32_SFLOAT, 1,
-                                VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                "mapping field");
+                                   VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                                   "mapping field");
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {field.width, field.height, 1};
@@ -166,6 +166,33 @@ TEST_F(WindowViewMappingRender, ShaderAndHostMappingAgreeOnEveryPixel) {
     destroyOffscreenTarget(device, target);
     destroyRenderer(device, renderer);
     destroyImage(device, image);
+}
+
+TEST(WindowViewMapping, OrbitDragTurnsTheCameraAndResetPutsItBack) {
+    ViewParams view;
+    const VkExtent2D target{800, 600};
+    // A drag across the whole width turns by 180°, across the height tilts by 90° (clamped short
+    // of the pole).
+    const ViewParams turned = orbitBy(view, {800.0f, 0.0f}, target);
+    EXPECT_NEAR(turned.yaw, view.yaw - 3.14159265f, 1e-5f);
+    EXPECT_FLOAT_EQ(turned.pitch, view.pitch);
+    const ViewParams tilted = orbitBy(view, {0.0f, 600.0f}, target);
+    EXPECT_LE(tilted.pitch, 1.48f);
+    EXPECT_GT(tilted.pitch, view.pitch);
+    ViewParams moved = turned;
+    moved.zoom = 3.0f, moved.panX = 0.2f;
+    const ViewParams reset = resetCamera(moved);
+    EXPECT_FLOAT_EQ(reset.yaw, ViewParams::kDefaultYaw);
+    EXPECT_FLOAT_EQ(reset.pitch, ViewParams::kDefaultPitch);
+    EXPECT_FLOAT_EQ(reset.zoom, 1.0f);
+    EXPECT_FLOAT_EQ(reset.panX, 0.0f);
+    // The slice shown for each axis: the other two in volume_slice.frag's order.
+    EXPECT_EQ(sliceExtent(0, 40, 24, 16).width, 16u);
+    EXPECT_EQ(sliceExtent(0, 40, 24, 16).height, 24u);
+    EXPECT_EQ(sliceExtent(1, 40, 24, 16).width, 40u);
+    EXPECT_EQ(sliceExtent(1, 40, 24, 16).height, 16u);
+    EXPECT_EQ(sliceExtent(2, 40, 24, 16).width, 40u);
+    EXPECT_EQ(sliceExtent(2, 40, 24, 16).height, 24u);
 }
 
 } // namespace
