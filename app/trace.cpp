@@ -248,7 +248,7 @@ void FrameTrace::write(const WriteChunk& put) const {
             json drawArgs = args;
             if (std::isfinite(s.handoff_ms)) drawArgs["handoff_latency_us"] = 1000.0 * s.handoff_ms;
             span(w, gpu, kVulkanQueue, "draw", drawStart, drawEnd, drawArgs);
-            if (deviceSim && std::isfinite(simEnd) && std::isfinite(drawStart)) {
+            if (std::isfinite(simEnd) && std::isfinite(drawStart)) {
                 // The arrow leaves from inside the write's slice and lands on the draw's.
                 const uint64_t id = (uint64_t(p) << 48) | s.frame;
                 w.add({{"ph", "s"},

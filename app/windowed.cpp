@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace estuary {
 namespace {
@@ -232,6 +233,11 @@ void handleInput(WindowRun& w) {
 } // namespace
 
 std::unique_ptr<WindowRun> openWindowRun(const Options& options, const std::string& screenshotDir) {
+    const char* x11 = std::getenv("DISPLAY");
+    const char* wayland = std::getenv("WAYLAND_DISPLAY");
+    if (!(x11 && *x11) && !(wayland && *wayland))
+        throw unsupported("no display (DISPLAY and WAYLAND_DISPLAY are unset): the window cannot "
+                          "open; run with --headless to render offscreen and write a screenshot");
     auto w = std::make_unique<WindowRun>(openAppViewer(options, {true, false, screenshotDir}));
     w->options = options;
     startSimulation(*w, *findSimulation(options.simulation), std::nullopt);

@@ -113,8 +113,13 @@ estuary_status estuary_destroy_viewer(estuary_viewer* viewer, uint32_t* validati
     return guard("estuary_destroy_viewer", [&] {
         if (!viewer) return;
         const uint32_t gl = glMessages(*viewer);
-        const uint32_t messages = destroyViewer(viewer);
-        if (validation_messages) *validation_messages = messages + gl;
+        const bool fromEnvironment = viewer->validationFromEnvironment;
+        const uint32_t messages = destroyViewer(viewer) + gl;
+        if (validation_messages) *validation_messages = messages;
+        // A program run with ESTUARY_VALIDATION=1 learns of the messages through its exit code.
+        if (fromEnvironment && messages > 0)
+            throw runtimeError("the validation layer (ESTUARY_VALIDATION=1) reported " +
+                               std::to_string(messages) + " message(s); they were logged above");
     });
 }
 

@@ -45,13 +45,18 @@ const std::vector<std::array<float, 3>>& colormapTable(const estuary_viewer& v, 
 
 // A vertical bar at the right edge (the `slot`-th from it), labelled with the view's name, its
 // range's ends and middle.
+// A colorbar's column at the right edge: the bar, its labels and the margins.
+constexpr float kColorbarWidth = 16.0f, kColorbarMargin = 14.0f, kColorbarLabels = 64.0f;
+constexpr float kColorbarColumn = kColorbarWidth + kColorbarLabels + kColorbarMargin;
+
 void drawColorbar(const estuary_viewer& v, const estuary_view& view, int slot) {
     const ImVec2 display = ImGui::GetIO().DisplaySize;
-    const float height = std::clamp(display.y * 0.5f, 60.0f, 400.0f);
-    const float width = 16.0f, margin = 14.0f, labelWidth = 64.0f;
-    const float x1 = display.x - margin - float(slot) * (width + labelWidth + margin);
+    // The lower part of the right edge: the Performance panel has the top right corner.
+    const float height = std::clamp(display.y * 0.4f, 60.0f, 400.0f);
+    const float width = kColorbarWidth;
+    const float x1 = display.x - kColorbarMargin - float(slot) * kColorbarColumn;
     const float x0 = x1 - width;
-    const float y0 = 0.5f * (display.y - height), y1 = y0 + height;
+    const float y1 = display.y - 40.0f, y0 = y1 - height;
     ImDrawList* draw = ImGui::GetForegroundDrawList();
     const auto& table = colormapTable(v, uint32_t(view.params.colormap));
     const auto colour = [&](size_t i) {
@@ -346,19 +351,22 @@ void drawPanels(estuary_viewer& v) {
     p.layoutFor[1] = display.y;
     const ImGuiCond place = resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
     const bool panels = !v.headless && p.visible && !(v.flags & ESTUARY_VIEWER_NO_PANELS);
+    // Colorbars at the right edge: the picture's background view, then points views that asked
+    // for one.
+    std::vector<const estuary_view*> bars;
+    if (p.visible || v.headless) {
+        if (const estuary_view* bg = backgroundView(v); bg && wantsColorbar(*bg))
+            bars.push_back(bg);
+        for (const auto& view : v.views)
+            if (view->kind == ViewKind::Points && view->params.visible && wantsColorbar(*view))
+                bars.push_back(view.get());
+    }
     if (panels) {
         drawViewPanel(v, place);
         drawPerformancePanel(v, place);
     }
-    // Colorbars: the picture's background view, then points views that asked for one.
-    int slot = 0;
-    if (const estuary_view* bg = backgroundView(v);
-        bg && wantsColorbar(*bg) && (p.visible || v.headless))
-        drawColorbar(v, *bg, slot++);
-    for (const auto& view : v.views)
-        if (view->kind == ViewKind::Points && view->params.visible && wantsColorbar(*view) &&
-            (p.visible || v.headless))
-            drawColorbar(v, *view, slot++);
+    for (size_t slot = 0; slot < bars.size(); ++slot)
+        drawColorbar(v, *bars[slot], int(slot));
     if (!v.headless) drawNotice(v);
 }
 

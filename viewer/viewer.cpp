@@ -134,6 +134,16 @@ void resolveDesc(estuary_viewer& v, const estuary_viewer_desc& d) {
     v.consumer = d.consumer;
     v.glHandoff = d.gl_handoff;
     v.flags = d.flags;
+    // Any program (the examples in the tests) can be run under the validation layer.
+    if (const char* text = std::getenv("ESTUARY_VALIDATION"); text && *text) {
+        const std::string value = text;
+        if (value != "0" && value != "1")
+            throw usageError("ESTUARY_VALIDATION=" + value + " is not 0 or 1");
+        if (value == "1" && !(v.flags & ESTUARY_VIEWER_VALIDATION)) {
+            v.flags |= ESTUARY_VIEWER_VALIDATION;
+            v.validationFromEnvironment = true;
+        }
+    }
     v.log = d.log;
     v.logUser = d.log_user;
     if (d.draw_path == ESTUARY_DRAW_COMPUTE &&
@@ -352,7 +362,7 @@ namespace {
 
 void openViewer(estuary_viewer* v, const estuary_viewer_desc& desc) {
     InstanceDesc instance;
-    instance.validation = desc.flags & ESTUARY_VIEWER_VALIDATION;
+    instance.validation = v->flags & ESTUARY_VIEWER_VALIDATION;
     if (!v->headless) openWindowSystem(*v); // GLFW names the instance extensions a surface needs
     if (!v->headless && v->consumer == ESTUARY_CONSUMER_VULKAN)
         instance.extensions = windowInstanceExtensions();

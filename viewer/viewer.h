@@ -252,6 +252,7 @@ struct estuary_viewer {
     estuary_consumer consumer = ESTUARY_CONSUMER_VULKAN;
     estuary_gl_handoff glHandoff = ESTUARY_GL_HANDOFF_AUTO;
     uint32_t flags = 0;
+    bool validationFromEnvironment = false; // ESTUARY_VALIDATION=1
     std::filesystem::path dataDir;
     std::filesystem::path screenshotDir; // F12's; empty: the working folder
     uint64_t framesPresented = 0;        // window frames that reached the screen

@@ -8,9 +8,10 @@
 
 #define SIZE 256
 
-static int fail(const char* what) {
+/* Says what failed; the exit code is the status (3: this machine cannot run it). */
+static int fail(const char* what, estuary_status status) {
     fprintf(stderr, "c_field: %s: %s\n", what, estuary_last_error());
-    return 1;
+    return (int)status;
 }
 
 /* One frame: the field at time t into the frame's host memory of level 0 (mips by estuary). */
@@ -33,18 +34,19 @@ int main(void) {
     desc.cuda = ESTUARY_CUDA_OFF;
     desc.title = "estuary from C";
     estuary_viewer* viewer = NULL;
-    if (estuary_create_viewer(&desc, &viewer) != ESTUARY_OK) return fail("viewer");
+    estuary_status status = estuary_create_viewer(&desc, &viewer);
+    if (status != ESTUARY_OK) return fail("viewer", status);
     estuary_image_desc field = {ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, SIZE, SIZE};
     field.writer = ESTUARY_WRITER_HOST;
     field.flags = ESTUARY_IMAGE_GENERATE_MIPS;
     field.name = "two waves";
     estuary_image* image = NULL;
-    if (estuary_create_image(viewer, &field, &image) != ESTUARY_OK) return fail("image");
+    if ((status = estuary_create_image(viewer, &field, &image)) != ESTUARY_OK) return fail("image", status);
     estuary_field_view_desc view = {image};
     view.colormap = ESTUARY_COLORMAP_MAGMA;
-    if (estuary_add_field_view(viewer, &view, NULL) != ESTUARY_OK) return fail("view");
-    if (estuary_display(viewer, draw, image, 0) != ESTUARY_OK) return fail("display");
+    if ((status = estuary_add_field_view(viewer, &view, NULL)) != ESTUARY_OK) return fail("view", status);
+    if ((status = estuary_display(viewer, draw, image, 0)) != ESTUARY_OK) return fail("display", status);
     uint32_t messages = 0;
-    if (estuary_destroy_viewer(viewer, &messages) != ESTUARY_OK) return fail("teardown");
+    if ((status = estuary_destroy_viewer(viewer, &messages)) != ESTUARY_OK) return fail("teardown", status);
     return 0;
 }

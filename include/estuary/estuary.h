@@ -140,8 +140,11 @@ typedef enum estuary_log_level {
 typedef void (*estuary_log_fn)(void* user, estuary_log_level level, const char* message);
 
 /* estuary_viewer_desc.flags */
-#define ESTUARY_VIEWER_VALIDATION 0x1u /* the Khronos validation layer; messages are counted */
-#define ESTUARY_VIEWER_NO_UI 0x2u      /* the window starts with its panels hidden (H shows them) */
+/* The Khronos validation layer; messages are logged and counted. ESTUARY_VALIDATION=1 in the
+ * environment turns it on for any program, and estuary_destroy_viewer then fails
+ * (ESTUARY_ERROR_RUNTIME) when there were messages. */
+#define ESTUARY_VIEWER_VALIDATION 0x1u
+#define ESTUARY_VIEWER_NO_UI 0x2u /* the window starts with its panels hidden (H shows them) */
 /* no built-in panels: only colorbars and your UI callback */
 #define ESTUARY_VIEWER_NO_PANELS 0x4u
 /* the window leaves every key to you (Esc included) */

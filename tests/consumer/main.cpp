@@ -1,29 +1,27 @@
-// Uses what the installed package exports, with no GPU needed: interop's mapping tables, a CPU
-// Gray-Scott simulation from cuda_sim, the renderer's data folder (estuary_DATA_DIR) and colormap
-// loader, a Vulkan device from the foundation and a field drawn by the installed renderer with the
-// installed shaders (skipped, saying why, where there is no Vulkan driver) and, in installs with
-// CUDA, the CUDA runtime through interop. Prints each check; exits non-zero when any fails.
-#include "colormap.h"
-#include "context.h"
-#include "offscreen.h"
-#include "renderer.h"
-#include "cpu_gray_scott.h"
-#include "errors.h"
-#include "estuary/interop/format_tables.h"
-#include "simulation.h"
-#ifdef ESTUARY_HAVE_CUDA
-#include "estuary/interop/cuda_devices.h"
-#endif
+// What the installed package offers another project, with no GPU needed: libestuary through its
+// C++ layer (a headless viewer drawing a host-written field, checked pixel by pixel against the
+// installed viridis table) and interop over a Vulkan device this program made itself with the
+// system's loader (an exported image, its memory as an fd). Prints each check; exits 1 when any
+// fails, 3 (unsupported) when this machine has no Vulkan device at all.
+#include <estuary/estuary.hpp>
+#include <estuary/interop.h>
+
+#include <vulkan/vulkan.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-
-using namespace estuary;
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
 
 namespace {
 
+namespace interop = estuary::interop;
 int failures = 0;
 
 void check(bool ok, const char* what) {
@@ -31,120 +29,139 @@ void check(bool ok, const char* what) {
     if (!ok) ++failures;
 }
 
-void checkInteropTables() {
-    const auto r32 = interop::channelFormatFor(VK_FORMAT_R32_SFLOAT);
-    check(r32 && r32->x == 32 && r32->y == 0 && r32->kind == interop::ChannelKind::Float,
-          "interop: R32_SFLOAT maps to one 32-bit float channel");
+// The installed colormap table: "#" comment lines, then one "r g b" line per entry, 0..1.
+std::vector<std::array<float, 3>> loadTable(const std::filesystem::path& path) {
+    std::vector<std::array<float, 3>> table;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::array<float, 3> rgb{};
+        if (!line.empty() && line[0] != '#' &&
+            std::sscanf(line.c_str(), "%f %f %f", &rgb[0], &rgb[1], &rgb[2]) == 3)
+            table.push_back(rgb);
+    }
+    return table;
+}
+
+// A 64x32 field, 0 on the left half and 1 on the right, in a 64x32 picture without colorbar: the
+// halves must be viridis' ends.
+void checkViewer() {
+    estuary::ViewerDesc desc;
+    desc.display = ESTUARY_DISPLAY_HEADLESS;
+    desc.width = 64;
+    desc.height = 32;
+    desc.cuda = ESTUARY_CUDA_OFF;
+    desc.flags = ESTUARY_VIEWER_VALIDATION;
+    estuary::Viewer viewer(desc);
+    const estuary_viewer_info info = viewer.info();
+    std::printf("     %s (%s), data from %s\n", info.device_name, info.device_type, info.data_dir);
+    check(estuary_version() == ESTUARY_API_VERSION, "libestuary is the version of its header");
+    estuary_image_desc image{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, 64, 32};
+    image.writer = ESTUARY_WRITER_HOST;
+    estuary::Image field = viewer.image(image);
+    estuary_field_view_desc view{field.get()};
+    view.flags = ESTUARY_VIEW_NO_COLORBAR;
+    viewer.fieldView(view);
+    const estuary::Frame frame = viewer.beginFrame();
+    float* texels = frame.hostLevel<float>(field);
+    for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 64; ++x)
+            texels[y * 64 + x] = x < 32 ? 0.0f : 1.0f;
+    frame.end();
+    std::vector<uint8_t> rgba(64 * 32 * 4);
+    estuary::check(estuary_read_pixels(viewer.get(), rgba.data(), rgba.size()));
+    const auto viridis =
+        loadTable(std::filesystem::path(info.data_dir) / "assets" / "colormaps" / "viridis.txt");
+    check(viridis.size() == 256, "the installed viridis table has 256 entries");
+    bool ends = !viridis.empty();
+    for (int c = 0; c < 3 && ends; ++c)
+        ends = std::abs(rgba[(16 * 64 + 4) * 4 + c] - viridis.front()[c] * 255.0f) <= 2.0f &&
+               std::abs(rgba[(16 * 64 + 60) * 4 + c] - viridis.back()[c] * 255.0f) <= 2.0f;
+    check(ends, "libestuary draws the field's 0 and 1 as viridis' ends");
+    check(viewer.close() == 0, "no validation messages");
+}
+
+// interop on a device of this program's own, through the system loader.
+void checkInterop() {
     check(interop::shareableFormats().size() == 23, "interop: 23 shareable formats");
-}
-
-void checkSimulation() {
-    check(sim::fullMipLevels(300, 200) == 9, "cuda_sim: a 300x200 image has 9 mip levels");
-    check(sim::texelBytes(sim::TexelFormat::RGBA32Float) == 16,
-          "cuda_sim: an RGBA32F texel is 16 bytes");
-    check(sim::checkDefinition(sim::grayScottSimulation()).empty(),
-          "cuda_sim: the gray-scott definition is usable");
-
-    sim::CpuGrayScott grayScott(32, 32, 7);
-    grayScott.step(sim::GrayScottParams{}, 50);
-    const auto& v = grayScott.v();
-    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    check(std::isfinite(*lo) && std::isfinite(*hi) && *lo >= 0 && *hi <= 1 && *lo < *hi,
-          "cuda_sim: 50 CPU Gray-Scott steps leave v in [0, 1], not uniform");
-}
-
-void checkDataDir() {
-    const std::filesystem::path data = ESTUARY_DATA_DIR;
-    std::printf("     estuary_DATA_DIR = %s\n", data.c_str());
-    check(std::filesystem::is_regular_file(data / "shaders" / "field.frag.spv") &&
-              std::filesystem::is_regular_file(data / "shaders" / "fullscreen.vert.spv"),
-          "renderer: the SPIR-V is installed in estuary_DATA_DIR/shaders");
-    for (const char* name : kColormapNames) {
-        const auto table =
-            loadColormapFile(data / "assets" / "colormaps" / (std::string(name) + ".txt"));
-        check(table.size() == kColormapSize, "renderer: an installed colormap loads in full");
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.apiVersion = VK_API_VERSION_1_3;
+    VkInstanceCreateInfo instanceInfo{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    instanceInfo.pApplicationInfo = &app;
+    VkInstance instance = VK_NULL_HANDLE;
+    if (vkCreateInstance(&instanceInfo, nullptr, &instance) != VK_SUCCESS) {
+        std::printf("skip interop on a device of our own: no Vulkan 1.3 instance\n");
+        return;
     }
-}
-
-// Draws a 2x1 field (0 and 1) through viridis into a 2x1 target with the installed renderer: the
-// two pixels must be viridis' first and last entries.
-void checkDrawing(const Device& device) {
-    const VkCommandPool pool = createCommandPool(device, 0, "consumer");
-    RendererDesc desc;
-    desc.dataDir = ESTUARY_DATA_DIR;
-    Renderer renderer = createRenderer(device, pool, desc);
-    GpuImage field = createImage2D(device, {2, 1}, VK_FORMAT_R32_SFLOAT, 1,
-                                   VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-                                   "consumer field");
-    const float values[2] = {0.0f, 1.0f};
-    VkDeviceSize bytes = 0;
-    const auto regions = mipChainRegions({2, 1}, 1, sizeof(float), 1, bytes);
-    uploadForSampling(device, pool, field.handle,
-                      {reinterpret_cast<const uint8_t*>(values), sizeof(values)}, regions);
-    setFieldImage(device, renderer, 0, field.view, {2, 1});
-    OffscreenTarget target = createOffscreenTarget(device, {2, 1});
-    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
-        recordBeginTarget(cmd, target);
-        recordDraw(renderer, cmd, 0, target.image.view, {2, 1}, ViewParams{});
-        recordEndTarget(cmd, target, true);
+    uint32_t count = 0;
+    vkEnumeratePhysicalDevices(instance, &count, nullptr);
+    std::vector<VkPhysicalDevice> physicals(count);
+    vkEnumeratePhysicalDevices(instance, &count, physicals.data());
+    const auto offers = [](VkPhysicalDevice physical, const char* name) {
+        uint32_t n = 0;
+        vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, nullptr);
+        std::vector<VkExtensionProperties> all(n);
+        vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, all.data());
+        return std::any_of(all.begin(), all.end(), [&](const VkExtensionProperties& e) {
+            return std::strcmp(e.extensionName, name) == 0;
+        });
+    };
+    const auto found = std::find_if(physicals.begin(), physicals.end(), [&](VkPhysicalDevice p) {
+        return offers(p, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
     });
-    const std::vector<uint8_t> pixels = readbackPixels(target);
-    const auto viridis = loadColormapFile(desc.dataDir / "assets" / "colormaps" / "viridis.txt");
-    bool ends = true;
-    for (int c = 0; c < 3; ++c)
-        ends = ends && std::abs(pixels[size_t(c)] - viridis.front()[size_t(c)] * 255.0f) <= 1.0f &&
-               std::abs(pixels[size_t(4 + c)] - viridis.back()[size_t(c)] * 255.0f) <= 1.0f;
-    check(ends, "renderer: the installed shaders draw a field's ends as viridis' ends");
-    destroyOffscreenTarget(device, target);
-    destroyImage(device, field);
-    destroyRenderer(device, renderer);
-    vkDestroyCommandPool(device.handle, pool, nullptr);
-}
-
-void checkVulkan() {
-    try {
-        Instance instance = createInstance({});
-        const auto devices = listPhysicalDevices(instance.handle);
-        for (const auto& device : devices)
-            std::printf("     %s\n", describePhysicalDevice(device).c_str());
-        check(instance.handle != VK_NULL_HANDLE && !devices.empty(),
-              "foundation: a Vulkan instance sees at least one device");
-        DeviceDesc desc;
-        desc.physical = pickDefaultPhysicalDevice(instance.handle).handle;
-        Device device = createDevice(instance, desc);
-        checkDrawing(device);
-        destroyDevice(device);
-        destroyInstance(instance);
-    } catch (const Error& e) {
-        if (exitCode(e) != ExitCode::Unsupported) throw;
-        std::printf("skip foundation and renderer: no Vulkan device here (%s)\n", e.what());
+    if (found == physicals.end()) {
+        std::printf("skip interop on a device of our own: no device exports memory as an fd\n");
+        vkDestroyInstance(instance, nullptr);
+        return;
     }
-}
-
-void checkCudaRuntime() {
-#ifdef ESTUARY_HAVE_CUDA
-    const auto cuda = interop::listCudaDevices();
-    std::printf("     %zu CUDA device(s)%s%s\n", cuda.devices.size(),
-                cuda.problem.empty() ? "" : ": ", cuda.problem.c_str());
-    check(cuda.devices.empty() != cuda.problem.empty(),
-          "interop: the CUDA runtime lists devices, or says why there are none");
-#else
-    std::printf("     this install has no CUDA\n");
-#endif
+    const float priority = 1.0f;
+    VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+    queueInfo.queueCount = 1;
+    queueInfo.pQueuePriorities = &priority; // family 0: graphics on the drivers here
+    const char* extensions[] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
+    VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    deviceInfo.queueCreateInfoCount = 1;
+    deviceInfo.pQueueCreateInfos = &queueInfo;
+    deviceInfo.enabledExtensionCount = 1;
+    deviceInfo.ppEnabledExtensionNames = extensions;
+    VkDevice device = VK_NULL_HANDLE;
+    check(vkCreateDevice(*found, &deviceInfo, nullptr, &device) == VK_SUCCESS,
+          "a VkDevice of our own");
+    if (!device) return;
+    VkQueue queue = VK_NULL_HANDLE;
+    vkGetDeviceQueue(device, 0, 0, &queue);
+    {
+        interop::VulkanDevice mine;
+        mine.instance = instance;
+        mine.physicalDevice = *found;
+        mine.device = device;
+        mine.queue = queue;
+        mine.getInstanceProcAddr = vkGetInstanceProcAddr; // the system loader's
+        const interop::Context context = interop::createContext(mine);
+        interop::ExportedImageDesc desc;
+        desc.format = VK_FORMAT_R32G32B32A32_SFLOAT;
+        desc.extent = {300, 200};
+        interop::ExportedImage image = interop::createExportedImage(context, desc);
+        check(image.image.mipLevels == 9, "interop: an exported 300x200 image with 9 levels");
+        const int fd = interop::exportMemoryFd(context, image.image.memory);
+        check(fd >= 0, "interop: its memory as an fd");
+        if (fd >= 0) close(fd);
+        interop::destroyExportedImage(context, image);
+    }
+    vkDestroyDevice(device, nullptr);
+    vkDestroyInstance(instance, nullptr);
 }
 
 } // namespace
 
 int main() {
     try {
-        checkInteropTables();
-        checkSimulation();
-        checkDataDir();
-        checkVulkan();
-        checkCudaRuntime();
-    } catch (const std::exception& e) {
-        std::printf("FAIL %s\n", e.what());
-        return 1;
+        checkViewer();
+        checkInterop();
+    } catch (const estuary::Error& e) {
+        std::printf("%s: %s\n", e.status() == ESTUARY_ERROR_UNSUPPORTED ? "skip" : "FAIL",
+                    e.what());
+        return e.status();
     }
     std::printf("%d check(s) failed\n", failures);
     return failures ? 1 : 0;

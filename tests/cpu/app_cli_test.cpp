@@ -66,6 +66,8 @@ const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "--present-mode",
                                                      "mailbox",
                                                      "--no-ui",
+                                                     "--colorbar",
+                                                     "off",
                                                      "--consumer",
                                                      "opengl",
                                                      "--gl-handoff",
@@ -123,9 +125,20 @@ TEST(AppOptions, EveryWindowOptionIsParsed) {
     EXPECT_EQ(o.seed, 9u);
     EXPECT_EQ(o.presentMode, PresentMode::Mailbox);
     EXPECT_TRUE(o.noUi);
+    EXPECT_FALSE(o.colorbar) << "--colorbar off, where the window's default is on";
     EXPECT_EQ(o.consumer, Consumer::OpenGL);
     EXPECT_EQ(o.glHandoff, GlHandoff::Binary);
     EXPECT_FALSE(o.bench);
+}
+
+TEST(AppOptions, ColorbarIsOnInTheWindowAndOffHeadlessUnlessAsked) {
+    EXPECT_TRUE(parse({"--sim", "wave"}).options.colorbar);
+    EXPECT_FALSE(parse({"--headless"}).options.colorbar);
+    EXPECT_TRUE(parse({"--headless", "--colorbar", "on"}).options.colorbar);
+    const auto bad = parse({"--colorbar", "yes"});
+    ASSERT_TRUE(bad.exitNow);
+    EXPECT_EQ(*bad.exitNow, 2);
+    EXPECT_NE(bad.message.find("--colorbar"), std::string::npos) << bad.message;
 }
 
 TEST(AppOptions, EveryBenchOptionIsParsed) {
@@ -307,7 +320,7 @@ TEST(AppOptions, BadValuesExitWith2NamingOptionValueAndAllowed) {
         {{"--frames", "0"}, {"--frames", "0", "1"}},
         {{"--backend", "gpu"}, {"--backend", "gpu", "cuda"}},
         {{"--colormap", "jet"}, {"--colormap", "jet", "viridis", "magma"}},
-        {{"--frames-in-flight", "9"}, {"--frames-in-flight", "9", "8"}},
+        {{"--frames-in-flight", "17"}, {"--frames-in-flight", "17", "1..16"}},
         {{"--steps-per-frame", "-1"}, {"--steps-per-frame", "-1"}},
         {{"--sim", "lava"}, {"--sim", "lava", "gray-scott", "wave"}},
         {{"--param", "F=0.5"}, {"--param", "F=0.5", "0..0.1"}},
@@ -339,7 +352,7 @@ TEST(AppOptions, IntegersAreDecimalDigitsOnly) {
         {{"--frames", "+5"}, {"--frames", "+5", "decimal"}},
         {{"--frames", "1e3"}, {"--frames", "1e3", "decimal"}},
         {{"--frames", " 5"}, {"--frames", "' 5'", "decimal"}},
-        {{"--frames-in-flight", "0x2"}, {"--frames-in-flight", "0x2", "1..8"}},
+        {{"--frames-in-flight", "0x2"}, {"--frames-in-flight", "0x2", "1..16"}},
         {{"--device", "0o1"}, {"--device", "0o1", "0..255"}},
         {{"--steps-per-frame", "1.5"}, {"--steps-per-frame", "1.5", "0..10000"}},
         {{"--seed", "0x10"}, {"--seed", "0x10", "decimal"}},
