@@ -41,12 +41,16 @@ int main(void) {
     field.flags = ESTUARY_IMAGE_GENERATE_MIPS;
     field.name = "two waves";
     estuary_image* image = NULL;
-    if ((status = estuary_create_image(viewer, &field, &image)) != ESTUARY_OK) return fail("image", status);
+    if ((status = estuary_create_image(viewer, &field, &image)) != ESTUARY_OK)
+        return fail("image", status);
     estuary_field_view_desc view = {image};
     view.colormap = ESTUARY_COLORMAP_MAGMA;
-    if ((status = estuary_add_field_view(viewer, &view, NULL)) != ESTUARY_OK) return fail("view", status);
-    if ((status = estuary_display(viewer, draw, image, 0)) != ESTUARY_OK) return fail("display", status);
+    if ((status = estuary_add_field_view(viewer, &view, NULL)) != ESTUARY_OK)
+        return fail("view", status);
+    if ((status = estuary_display(viewer, draw, image, 0)) != ESTUARY_OK)
+        return fail("display", status);
     uint32_t messages = 0;
-    if ((status = estuary_destroy_viewer(viewer, &messages)) != ESTUARY_OK) return fail("teardown", status);
+    if ((status = estuary_destroy_viewer(viewer, &messages)) != ESTUARY_OK)
+        return fail("teardown", status);
     return 0;
 }
