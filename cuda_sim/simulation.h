@@ -2,7 +2,7 @@
 // presets, brush and picture, and the CPU half of its interface. No CUDA and no Vulkan here, so
 // the CPU backend, the UI, the command line and the tests use it everywhere; cuda_simulation.h adds
 // the CUDA half. A simulation is one SimDefinition (usually returned by a function of its own),
-// listed once in app/simulations.cpp. docs/TEMPLATE.md walks through adding one.
+// listed once in app/simulations.cpp. docs/SIMULATIONS.md walks through adding one.
 //
 // Life of a simulation object, CPU or CUDA alike: created for a grid by its factory, reset(seed)
 // before the first step, then per frame step(params, steps) and writeOutputs(targets); brush()

@@ -1,7 +1,7 @@
 // "wave": the damped 2D wave equation with orbiting sources (wave.h has the math). This one file
 // is the whole simulation beside wave.h: its output, its parameter table and presets, the CPU
 // reference, the CUDA implementation and the definition app/simulations.cpp lists. It is the
-// worked example of docs/TEMPLATE.md.
+// worked example of docs/SIMULATIONS.md.
 //
 // Built with -fmad=false and -ffp-contract=off (cuda_sim/CMakeLists.txt), so CPU and GPU round
 // every operation alike. Without nvcc this file compiles as C++ and only the CPU half exists.

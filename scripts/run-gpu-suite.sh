@@ -37,6 +37,14 @@ if [ "$mode" = tests ] || [ "$mode" = all ]; then
             --size "$size" --screenshot "$out/estuary-cuda-$sim.png" 2>&1 | tee "$out/demo-$sim.log"
         [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     done
+    for example in example_*; do
+        [ -x "$example" ] || continue
+        echo "== example: $example (headless, 120 frames, ESTUARY_VALIDATION=1)"
+        ESTUARY_VALIDATION=1 ESTUARY_FRAMES=120 ESTUARY_SCREENSHOT="$out/$example.png" \
+            ./"$example" 2>&1 | tee "$out/$example.log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        [ -s "$out/$example.png" ] || { echo "$example wrote no screenshot"; status=1; }
+    done
     echo "== GPU fault matrix"
     ./estuary_gpu_tests --gtest_filter='AppGpuFaults.*' --gtest_output="json:$out/gpu-faults.json" \
         2>&1 | tee "$out/gpu-faults.log"

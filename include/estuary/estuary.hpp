@@ -328,6 +328,11 @@ class Viewer {
     bool nextFrameStats(estuary_frame_stats& stats) const {
         return check(estuary_next_frame_stats(viewer_, &stats), true) == ESTUARY_OK;
     }
+    estuary_clock_info clockInfo() const {
+        estuary_clock_info c{};
+        check(estuary_get_clock_info(viewer_, &c));
+        return c;
+    }
     estuary_metrics metrics() const {
         estuary_metrics m{};
         check(estuary_get_metrics(viewer_, &m));

@@ -6,6 +6,7 @@
 #include "cuda_gray_scott.h"
 #include "cuda_vulkan_fixture.h"
 #include "simulations.h"
+#include "stamped_run.h"
 #include "vk_check.h"
 
 #include <nlohmann/json.hpp>
@@ -247,9 +248,10 @@ TEST_F(AppGpuRun, EveryOpenGlDrawSamplesItsOwnCudaFrameForEachHandoffAndFramesIn
                 o.grid = {256, 256};
                 o.stepsPerFrame = 4;
                 o.framesInFlight = inFlight;
+                o.consumer = Consumer::OpenGL;
                 o.glHandoff = handoff;
                 if (def.particles.max > 0) o.particles = 4096;
-                const auto run = runStampedFramesGl(o, 200);
+                const auto run = runStampedFrames(o, 200);
                 EXPECT_EQ(run.validationMessages, 0u);
                 ASSERT_EQ(run.seenBefore.size(), 200u);
                 EXPECT_EQ(run.wrongFrames(), 0u)

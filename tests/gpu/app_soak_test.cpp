@@ -1,10 +1,12 @@
-// Soak on the GPU: a long pipelined run keeps host and device memory flat once warmed up, and
-// hundreds of backend recreations (grid size and frames in flight changing, as the window's grid
-// control and a later frames-in-flight control do) give every byte back. Kept out of the
-// sanitizer runs (run-gpu-suite.sh): it is the same code as the short tests, 100,000 times.
+// Soak on the GPU through the library: a long pipelined run keeps host and device memory flat once
+// warmed up; hundreds of simulations made and dropped on one viewer (their exported images and
+// buffers, CUDA imports and views, as the window's grid control does) and dozens of viewers made
+// and destroyed (frames in flight changing) give every byte back. Kept out of the sanitizer runs
+// (run-gpu-suite.sh): it is the same code as the short tests, 100,000 times.
+#include "app_viewer.h"
 #include "cuda_vulkan_fixture.h"
-#include "frame.h"
-#include "offscreen.h"
+#include "sim_run.h"
+#include "simulations.h"
 
 #include <unistd.h>
 
@@ -35,53 +37,51 @@ class AppGpuSoak : public ::testing::Test {
             GTEST_SKIP() << "no NVIDIA GPU usable by CUDA here: " << cuda.problem;
     }
 
-    // A CUDA session drawing into a small offscreen target; `body` runs between open and close.
-    void withSession(bool validate, const std::function<void(Session&, FrameTarget&)>& body) {
+    static Options options(uint32_t framesInFlight, bool validate) {
         Options o;
+        o.simulation = "gray-scott";
         o.backend = Backend::Cuda;
+        o.headless = true;
+        o.resolution = {128, 128};
         o.grid = {256, 256};
         o.stepsPerFrame = 1;
-        o.framesInFlight = 8;
+        o.framesInFlight = framesInFlight;
         o.validate = validate;
-        Session session;
-        openInstance(session, o, {});
-        uint32_t messages = 0;
-        try {
-            openDevice(session, VK_NULL_HANDLE, VK_FORMAT_R8G8B8A8_UNORM);
-            OffscreenTarget offscreen = createOffscreenTarget(session.device, {128, 128});
-            FrameTarget target;
-            target.view = offscreen.image.view;
-            target.extent = {128, 128};
-            target.begin = [&](VkCommandBuffer cmd) { recordBeginTarget(cmd, offscreen); };
-            target.end = [&](VkCommandBuffer cmd) { recordEndTarget(cmd, offscreen, false); };
-            body(session, target);
-            finishFrames(session);
-            destroyOffscreenTarget(session.device, offscreen);
-        } catch (...) {
-            closeSession(session);
-            throw;
-        }
-        messages = closeSession(session);
-        EXPECT_EQ(messages, 0u) << "validation messages";
+        return o;
+    }
+    // Gray-Scott written by CUDA on `viewer`, on `grid`.
+    static std::unique_ptr<SimRun> simulate(const Viewer& viewer, Extent grid) {
+        const sim::SimDefinition& def = *findSimulation("gray-scott");
+        SimRunConfig config;
+        config.simulation = &def;
+        config.grid = grid;
+        config.kind = RunKind::Cuda;
+        return SimRun::create(viewer, config);
     }
 };
 
 TEST_F(AppGpuSoak, HundredThousandPipelinedFramesKeepHostAndDeviceMemoryFlat) {
     double rssWarm = 0, deviceWarm = 0, rssEnd = 0, deviceEnd = 0;
-    withSession(false, [&](Session& session, FrameTarget& target) {
+    {
+        const Options o = options(8, false);
+        Viewer viewer = openAppViewer(o, {});
+        std::unique_ptr<SimRun> run = simulate(viewer, o.grid);
+        const sim::ParamValues params = sim::initialParams(*findSimulation("gray-scott"));
         constexpr uint64_t kFrames = 100'000, kWarmup = 2'000;
         for (uint64_t frame = 0; frame < kFrames; ++frame) {
-            drawFrame(session, frame, target);
+            run->frame(params, 1);
             if (frame + 1 == kWarmup) {
-                finishFrames(session);
+                viewer.finish();
                 rssWarm = residentMiB();
                 deviceWarm = freeDeviceMiB();
             }
         }
-        finishFrames(session);
+        viewer.finish();
         rssEnd = residentMiB();
         deviceEnd = freeDeviceMiB();
-    });
+        run.reset();
+        EXPECT_EQ(viewer.close(), 0u);
+    }
     std::printf("after warm-up: resident %.1f MiB, free device memory %.1f MiB; after 100,000 "
                 "frames: %.1f MiB, %.1f MiB\n",
                 rssWarm, deviceWarm, rssEnd, deviceEnd);
@@ -90,26 +90,51 @@ TEST_F(AppGpuSoak, HundredThousandPipelinedFramesKeepHostAndDeviceMemoryFlat) {
     EXPECT_LE(std::abs(deviceEnd - deviceWarm), 16.0) << "device memory grew";
 }
 
-TEST_F(AppGpuSoak, FiveHundredBackendRecreationsGiveEveryByteBack) {
+TEST_F(AppGpuSoak, FiveHundredSimulationsOnOneViewerGiveEveryByteBack) {
     double deviceEarly = 0, deviceEnd = 0;
-    withSession(true, [&](Session& session, FrameTarget& target) {
-        const Extent grids[] = {{256, 256}, {192, 128}, {320, 200}};
-        uint64_t frame = 0;
-        for (uint32_t i = 0; i < 500; ++i) {
-            recreateBackend(session, grids[i % 3], 1 + i % 4); // grid and frames in flight
-            for (int f = 0; f < 3; ++f)
-                drawFrame(session, frame++, target);
-            if (i == 11) { // a whole cycle of both: the driver's pools have grown to size
-                finishFrames(session);
-                deviceEarly = freeDeviceMiB();
-            }
+    const Options o = options(4, true);
+    Viewer viewer = openAppViewer(o, {});
+    const sim::ParamValues params = sim::initialParams(*findSimulation("gray-scott"));
+    const Extent grids[] = {{256, 256}, {192, 128}, {320, 200}};
+    std::unique_ptr<SimRun> run;
+    for (uint32_t i = 0; i < 500; ++i) {
+        run.reset(); // its images and views go before the next ones come
+        run = simulate(viewer, grids[i % 3]);
+        for (int f = 0; f < 3; ++f)
+            run->frame(params, 1);
+        if (i == 11) { // a few cycles: the driver's pools have grown to size
+            viewer.finish();
+            deviceEarly = freeDeviceMiB();
         }
-        recreateBackend(session, grids[11 % 3], 1 + 11 % 4); // as at the early reading
-        finishFrames(session);
-        deviceEnd = freeDeviceMiB();
-    });
-    std::printf("free device memory after 12 recreations %.1f MiB, after 501: %.1f MiB\n",
+    }
+    run.reset();
+    run = simulate(viewer, grids[11 % 3]); // as at the early reading
+    run->frame(params, 1);
+    viewer.finish();
+    deviceEnd = freeDeviceMiB();
+    run.reset();
+    EXPECT_EQ(viewer.close(), 0u) << "validation messages";
+    std::printf("free device memory after 12 simulations %.1f MiB, after 501: %.1f MiB\n",
                 deviceEarly, deviceEnd);
+    EXPECT_LE(std::abs(deviceEnd - deviceEarly), 16.0) << "device memory leaked";
+}
+
+TEST_F(AppGpuSoak, FortyViewersMadeAndDestroyedGiveEveryByteBack) {
+    double deviceEarly = 0, deviceEnd = 0;
+    const sim::ParamValues params = sim::initialParams(*findSimulation("gray-scott"));
+    for (uint32_t i = 0; i < 40; ++i) {
+        const Options o = options(1 + i % 4, i % 8 == 0); // validation on some: it is slow
+        Viewer viewer = openAppViewer(o, {});
+        std::unique_ptr<SimRun> run = simulate(viewer, o.grid);
+        for (int f = 0; f < 3; ++f)
+            run->frame(params, 1);
+        run.reset();
+        EXPECT_EQ(viewer.close(), 0u) << "viewer " << i;
+        if (i == 7) deviceEarly = freeDeviceMiB();
+    }
+    deviceEnd = freeDeviceMiB();
+    std::printf("free device memory after 8 viewers %.1f MiB, after 40: %.1f MiB\n", deviceEarly,
+                deviceEnd);
     EXPECT_LE(std::abs(deviceEnd - deviceEarly), 16.0) << "device memory leaked";
 }
 

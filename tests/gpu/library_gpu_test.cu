@@ -1,0 +1,336 @@
+// libestuary on a real GPU, as a user's CUDA code drives it: images of every kind and format
+// written by CUDA kernels through the frame's surfaces, read back in the frame's own draw;
+// every draw sees its own frame for 1..16 frames in flight (images and buffers), single
+// allocations, frames replayed as CUDA graphs, the deferred wait, copies from device memory,
+// generated mips, and the stats' CUDA times. Validation on: any message fails. Skips without CUDA.
+#include <cuda_runtime.h>
+
+#include "estuary/estuary.hpp"
+#include "estuary/interop/cuda_devices.h"
+#include "half_float.h"
+#include "interop_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+namespace estuary {
+namespace {
+
+__global__ void fillSurface(cudaSurfaceObject_t surface, uint32_t width, uint32_t height,
+                            float value) {
+    const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height) surf2Dwrite(value, surface, int(x * sizeof(float)), int(y));
+}
+
+void fill(cudaSurfaceObject_t surface, uint32_t width, uint32_t height, float value,
+          cudaStream_t stream) {
+    fillSurface<<<dim3((width + 15) / 16, (height + 15) / 16), dim3(16, 16), 0, stream>>>(
+        surface, width, height, value);
+}
+
+__global__ void fillFloats(float* data, uint32_t count, float value) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) data[i] = value;
+}
+
+void fill(void* data, uint32_t count, float value, cudaStream_t stream) {
+    fillFloats<<<(count + 255) / 256, 256, 0, stream>>>(static_cast<float*>(data), count, value);
+}
+
+// The frame's work when replayed as a graph: a kernel whose value comes from device memory it
+// advances itself, so each replay writes the next frame's value.
+__global__ void fillFromCounter(cudaSurfaceObject_t surface, uint32_t width, uint32_t height,
+                                uint32_t* counter) {
+    const uint32_t x = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height)
+        surf2Dwrite(float(*counter), surface, int(x * sizeof(float)), int(y));
+}
+__global__ void advance(uint32_t* counter) {
+    *counter += 1;
+}
+
+bool haveCuda(std::string& why) {
+    const auto cuda = interop::listCudaDevices();
+    why = cuda.problem;
+    return !cuda.devices.empty();
+}
+
+ViewerDesc gpuViewer(uint32_t framesInFlight, uint32_t width = 64, uint32_t height = 64) {
+    ViewerDesc d;
+    d.display = ESTUARY_DISPLAY_HEADLESS;
+    d.width = width;
+    d.height = height;
+    d.frames_in_flight = framesInFlight;
+    d.cuda = ESTUARY_CUDA_REQUIRED;
+    d.flags = ESTUARY_VIEWER_VALIDATION;
+    return d;
+}
+
+estuary_image_desc cudaImage(uint32_t width, uint32_t height, uint32_t flags = 0) {
+    estuary_image_desc d{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, width, height};
+    d.levels = 1;
+    d.writer = ESTUARY_WRITER_CUDA;
+    d.flags = flags;
+    d.name = "field";
+    return d;
+}
+
+class LibraryGpu : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        std::string why;
+        if (!haveCuda(why)) GTEST_SKIP() << "no NVIDIA GPU usable by CUDA here: " << why;
+    }
+    void TearDown() override {
+        if (viewer) EXPECT_EQ(viewer->close(), 0u) << "validation messages (printed above)";
+    }
+    Viewer& open(const estuary_viewer_desc& desc) {
+        viewer.emplace(desc);
+        EXPECT_TRUE(viewer->hasCuda()) << viewer->info().cuda_choice;
+        return *viewer;
+    }
+    std::optional<Viewer> viewer;
+};
+
+// Each draw reads the frame's own image and buffer, before and after drawing, for every depth
+// of the ring the API allows.
+TEST_F(LibraryGpu, EveryDrawSeesItsOwnFrameForOneToSixteenFramesInFlight) {
+    for (uint32_t n : {1u, 2u, 3u, 4u, 8u, 16u}) {
+        SCOPED_TRACE(std::to_string(n) + " in flight");
+        Viewer v(gpuViewer(n));
+        Image image = v.image(cudaImage(32, 32));
+        Buffer buffer = v.buffer({256 * 16, ESTUARY_WRITER_CUDA, 0, "points"});
+        v.fieldView({image.get()});
+        v.pointsView({buffer.get()});
+        constexpr uint32_t kFrames = 120;
+        std::vector<float> before(kFrames, -1), after(kFrames, -1);
+        std::vector<float> wordBefore(kFrames, -1), wordAfter(kFrames, -1);
+        for (uint32_t f = 0; f < kFrames; ++f) {
+            const Frame frame = v.beginFrame();
+            ASSERT_EQ(frame.index(), f);
+            fill(frame.surface(image), 32, 32, float(f), frame.stream());
+            fill(frame.devicePointer(buffer), 256 * 4, float(f), frame.stream());
+            frame.readImage(image, 0, 31, 31, 1, 1, &before[f]);
+            frame.readImage(image, 0, 31, 31, 1, 1, &after[f], ESTUARY_READ_AFTER_DRAW);
+            frame.readBuffer(buffer, 256 * 16 - 4, 4, &wordBefore[f]);
+            frame.readBuffer(buffer, 256 * 16 - 4, 4, &wordAfter[f], ESTUARY_READ_AFTER_DRAW);
+            frame.end();
+        }
+        v.finish();
+        uint32_t wrong = 0;
+        for (uint32_t f = 0; f < kFrames; ++f)
+            wrong += before[f] != float(f) || after[f] != float(f) || wordBefore[f] != float(f) ||
+                     wordAfter[f] != float(f);
+        EXPECT_EQ(wrong, 0u) << "draws that saw another frame's image or buffer";
+        image.reset();
+        buffer.reset();
+        EXPECT_EQ(v.close(), 0u);
+    }
+}
+
+// Every image kind in every format, every level written by CUDA through the frame's surfaces,
+// read back in the draw (row 0 of slice, layer or face 0 of each level): the bytes the kernel
+// wrote, in each of three frames of a two-deep ring.
+TEST_F(LibraryGpu, EveryKindAndFormatWrittenByCudaReachesTheDraw) {
+    Viewer& v = open(gpuViewer(2));
+    struct Kind {
+        estuary_image_kind kind;
+        uint32_t width, height, depth, layers;
+        test::SurfaceKind surface;
+        const char* name;
+    };
+    const Kind kinds[] = {
+        {ESTUARY_IMAGE_2D, 37, 21, 0, 0, test::SurfaceKind::Plain2D, "2D"},
+        {ESTUARY_IMAGE_3D, 19, 13, 7, 0, test::SurfaceKind::Volume3D, "3D"},
+        {ESTUARY_IMAGE_2D_ARRAY, 23, 11, 0, 3, test::SurfaceKind::Layered2D, "2D array"},
+        {ESTUARY_IMAGE_CUBE, 16, 16, 0, 0, test::SurfaceKind::Cubemap, "cube"},
+        {ESTUARY_IMAGE_1D, 45, 1, 0, 0, test::SurfaceKind::Plain1D, "1D"},
+    };
+    const estuary_format formats[] = {ESTUARY_FORMAT_R32_FLOAT, ESTUARY_FORMAT_RG32_FLOAT,
+                                      ESTUARY_FORMAT_RGBA32_FLOAT, ESTUARY_FORMAT_RGBA16_FLOAT,
+                                      ESTUARY_FORMAT_RGBA8_UNORM};
+    for (const Kind& k : kinds)
+        for (estuary_format format : formats) {
+            SCOPED_TRACE(std::string(k.name) + ", format " + std::to_string(int(format)));
+            estuary_image_desc d{format, k.kind, k.width, k.height, k.depth, k.layers};
+            d.writer = ESTUARY_WRITER_CUDA;
+            Image image = v.image(d);
+            const estuary_image_info info = image.info();
+            ASSERT_GT(info.levels, 1u);
+            for (int round = 0; round < 3; ++round) {
+                const Frame frame = v.beginFrame();
+                const uint32_t salt = uint32_t(frame.index());
+                std::vector<std::vector<uint8_t>> rows(info.levels);
+                for (uint32_t level = 0; level < info.levels; ++level) {
+                    const uint32_t w = std::max(1u, info.width >> level);
+                    const uint32_t h = std::max(1u, info.height >> level);
+                    const uint32_t z = k.kind == ESTUARY_IMAGE_3D
+                                           ? std::max(1u, info.depth >> level)
+                                       : k.kind == ESTUARY_IMAGE_2D_ARRAY ? info.layers
+                                       : k.kind == ESTUARY_IMAGE_CUBE     ? 6
+                                                                          : 1;
+                    test::launchWritePatternShaped(frame.surface(image, level), k.surface, w, h, z,
+                                                   info.texel_bytes, level, salt, frame.stream());
+                    rows[level].resize(size_t(w) * info.texel_bytes);
+                    frame.readImage(image, level, 0, 0, w, 1, rows[level].data());
+                }
+                frame.end();
+                v.finish();
+                uint32_t wrong = 0;
+                for (uint32_t level = 0; level < info.levels; ++level)
+                    for (size_t i = 0; i < rows[level].size(); ++i)
+                        wrong += rows[level][i] !=
+                                 test::patternByte3(uint32_t(i / info.texel_bytes), 0, 0, level,
+                                                    uint32_t(i % info.texel_bytes), salt);
+                EXPECT_EQ(wrong, 0u) << "bytes that are not what CUDA wrote, frame " << salt;
+            }
+        }
+}
+
+// A single image is written and drawn in turn: each frame's write waits for the draws before it,
+// so every draw sees its own frame's value however deep the ring.
+TEST_F(LibraryGpu, ASingleImageIsSerializedWithTheDraws) {
+    Viewer& v = open(gpuViewer(4));
+    Image image = v.image(cudaImage(16, 16, ESTUARY_ALLOC_SINGLE));
+    EXPECT_EQ(image.info().copies, 1u);
+    v.fieldView({image.get()});
+    constexpr uint32_t kFrames = 60;
+    std::vector<float> before(kFrames, -1), after(kFrames, -1);
+    for (uint32_t f = 0; f < kFrames; ++f) {
+        const Frame frame = v.beginFrame();
+        fill(frame.surface(image), 16, 16, float(f), frame.stream());
+        frame.readImage(image, 0, 3, 3, 1, 1, &before[f]);
+        frame.readImage(image, 0, 3, 3, 1, 1, &after[f], ESTUARY_READ_AFTER_DRAW);
+        frame.end();
+    }
+    v.finish();
+    for (uint32_t f = 0; f < kFrames; ++f) {
+        EXPECT_EQ(before[f], float(f)) << f;
+        EXPECT_EQ(after[f], float(f)) << f;
+    }
+}
+
+// With a replay key the frame's work is captured once per ring entry and replayed after: the
+// frames say so, and what each draw sees is still its own frame's.
+TEST_F(LibraryGpu, ReplayKeysReplayTheFramesWorkAsACudaGraph) {
+    Viewer& v = open(gpuViewer(3));
+    Image image = v.image(cudaImage(24, 24));
+    v.fieldView({image.get()});
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    uint32_t* counter = nullptr;
+    ASSERT_EQ(cudaMalloc(&counter, sizeof(uint32_t)), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(counter, 0, sizeof(uint32_t), stream), cudaSuccess);
+    constexpr uint32_t kFrames = 80;
+    std::vector<float> seen(kFrames, -1);
+    uint32_t replayed = 0;
+    estuary_frame_desc desc{};
+    desc.stream = stream;
+    desc.replay_key = 42;
+    for (uint32_t f = 0; f < kFrames; ++f) {
+        const Frame frame = v.beginFrame(&desc);
+        if (frame.replayed()) {
+            ++replayed;
+        } else {
+            fillFromCounter<<<dim3(2, 2), dim3(16, 16), 0, stream>>>(frame.surface(image), 24, 24,
+                                                                     counter);
+            advance<<<1, 1, 0, stream>>>(counter);
+        }
+        frame.readImage(image, 0, 5, 5, 1, 1, &seen[f]);
+        frame.end();
+    }
+    v.finish();
+    for (uint32_t f = 0; f < kFrames; ++f)
+        EXPECT_EQ(seen[f], float(f)) << "frame " << f;
+    std::printf("%u of %u frames replayed\n", replayed, kFrames);
+    EXPECT_GE(replayed, kFrames - 12) << "after one capture per ring entry, frames replay";
+    v.finish();
+    EXPECT_EQ(cudaFree(counter), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+// ESTUARY_FRAME_DEFER_WAIT: work on private memory runs before the frame's wait; the writes after
+// frame.wait() (here a copy from that memory) still reach the frame's own draw.
+TEST_F(LibraryGpu, TheDeferredWaitStillOrdersTheFramesWrites) {
+    Viewer& v = open(gpuViewer(2));
+    Image image = v.image(cudaImage(32, 16));
+    v.fieldView({image.get()});
+    float* scratch = nullptr;
+    ASSERT_EQ(cudaMalloc(&scratch, 32 * 16 * sizeof(float)), cudaSuccess);
+    estuary_frame_desc desc{};
+    desc.flags = ESTUARY_FRAME_DEFER_WAIT;
+    constexpr uint32_t kFrames = 40;
+    std::vector<float> seen(kFrames, -1);
+    for (uint32_t f = 0; f < kFrames; ++f) {
+        const Frame frame = v.beginFrame(&desc);
+        fill(scratch, 32 * 16, float(f) + 0.5f, frame.stream()); // the frame's own memory
+        frame.wait();
+        frame.copyToImage(image, scratch, 32 * 16 * sizeof(float));
+        frame.readImage(image, 0, 31, 15, 1, 1, &seen[f]);
+        frame.end();
+    }
+    v.finish();
+    for (uint32_t f = 0; f < kFrames; ++f)
+        EXPECT_EQ(seen[f], float(f) + 0.5f) << "frame " << f;
+    EXPECT_EQ(cudaFree(scratch), cudaSuccess);
+}
+
+// CUDA writes level 0 only; estuary's generated levels are the 2x2 means of the CUDA frame.
+TEST_F(LibraryGpu, GeneratedMipsFollowTheCudaWrites) {
+    Viewer& v = open(gpuViewer(2));
+    estuary_image_desc d = cudaImage(8, 8, ESTUARY_IMAGE_GENERATE_MIPS);
+    d.levels = 0;
+    Image image = v.image(d);
+    v.fieldView({image.get()});
+    std::vector<float> texels(64);
+    for (int i = 0; i < 64; ++i)
+        texels[size_t(i)] = float(i % 8) + 8.0f * float(i / 8); // x + 8y
+    float level1[16] = {}, level3 = -1;
+    const Frame frame = v.beginFrame();
+    frame.copyToImage(image, texels.data(), texels.size() * sizeof(float)); // host memory
+    frame.readImage(image, 1, 0, 0, 4, 4, level1);
+    frame.readImage(image, 3, 0, 0, 1, 1, &level3);
+    frame.end();
+    v.finish();
+    for (int y = 0; y < 4; ++y)
+        for (int x = 0; x < 4;
+             ++x) // mean of x' in {2x, 2x+1}, y' in {2y, 2y+1}: 2x + 0.5 + 8(2y + 0.5)
+            EXPECT_NEAR(level1[y * 4 + x], 2.0f * x + 0.5f + 8.0f * (2.0f * y + 0.5f), 1e-4f)
+                << x << "," << y;
+    EXPECT_NEAR(level3, 31.5f, 1e-4f) << "the whole image's mean";
+}
+
+// The stats of CUDA frames carry the CUDA span and the hand-off latency on the host's clock.
+TEST_F(LibraryGpu, StatsCarryCudaTimesAndTheHandoff) {
+    Viewer& v = open(gpuViewer(3));
+    Image image = v.image(cudaImage(256, 256));
+    v.fieldView({image.get()});
+    for (uint32_t f = 0; f < 50; ++f) {
+        const Frame frame = v.beginFrame();
+        fill(frame.surface(image), 256, 256, float(f), frame.stream());
+        frame.end();
+    }
+    v.finish();
+    estuary_frame_stats s{};
+    uint32_t withCuda = 0, withHandoff = 0, count = 0;
+    while (v.nextFrameStats(s)) {
+        ++count;
+        withCuda += std::isfinite(s.cuda_ms) && s.cuda_ms >= 0;
+        withHandoff += std::isfinite(s.handoff_ms) && s.handoff_ms >= 0;
+    }
+    EXPECT_EQ(count, 50u);
+    EXPECT_GE(withCuda, 45u);
+    EXPECT_GE(withHandoff, 45u);
+    const estuary_clock_info clocks = v.clockInfo();
+    std::printf("%s\n", clocks.summary);
+    EXPECT_TRUE(std::isfinite(clocks.handoff_error_us));
+}
+
+} // namespace
+} // namespace estuary
