@@ -207,7 +207,9 @@ SimRun::SimRun(const Viewer& viewer, const SimRunConfig& config, estuary_writer 
         }
     }
     const sim::PointsVisual& points = def.points;
-    if (points.buffer >= 0 && config.particles > 0) {
+    // The OpenGL consumer draws fields only: the particles still move, unseen.
+    const bool opengl = viewer.info().consumer == ESTUARY_CONSUMER_OPENGL;
+    if (points.buffer >= 0 && config.particles > 0 && !opengl) {
         estuary_points_view_desc desc{};
         desc.buffer = buffers_.at(size_t(points.buffer)).get();
         desc.layout = ESTUARY_POINTS_XY_VELOCITY;
@@ -231,6 +233,14 @@ std::optional<HostSimTimes> SimRun::hostTimes(uint64_t frame) const {
     const HostSimTimes& t = host_[frame % host_.size()];
     if (t.frame != frame) return std::nullopt;
     return t;
+}
+
+SimRun::~SimRun() {
+    // Errors are not thrown from here: a view that cannot go leaves its image in the viewer,
+    // which frees both when it is destroyed.
+    if (points_.get()) (void)estuary_destroy_view(viewer_.get(), points_.get());
+    for (const View& view : views_)
+        (void)estuary_destroy_view(viewer_.get(), view.get());
 }
 
 void SimRun::showView(uint32_t index) {

@@ -61,7 +61,9 @@ class SimRun {
     // Throws estuary::Error: usage (the simulation refuses the grid), unsupported (no CUDA, or
     // the run does not fit in memory).
     static std::unique_ptr<SimRun> create(const Viewer& viewer, const SimRunConfig& config);
-    virtual ~SimRun() = default;
+    // Its views go first, then its images and buffers (the viewer waits for the frames using
+    // them). A derived run's destructor has let its own CUDA work finish before.
+    virtual ~SimRun();
 
     virtual const char* name() const = 0;
     // One frame of the viewer: the simulation's `steps` steps and its outputs. `inspect` (tests)

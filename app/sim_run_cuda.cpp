@@ -12,6 +12,7 @@
 #include "gpu_wait.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -98,8 +99,11 @@ class CudaRun final : public SimRun {
         for (const KeyedWork& k : keys_)
             if (k.state == *state && k.steps == steps && k.params == params) return k.key;
         if (keys_.size() >= 64) keys_.erase(keys_.begin());
-        keys_.push_back({params, steps, *state, ++nextKey_});
-        return nextKey_;
+        // Unique in the process: a later run's work (its own memory) must never replay a graph
+        // captured by an earlier one.
+        static std::atomic<uint64_t> lastKey{0};
+        keys_.push_back({params, steps, *state, ++lastKey});
+        return keys_.back().key;
     }
 
     void runFrame(const sim::ParamValues& params, int steps,
@@ -169,7 +173,6 @@ class CudaRun final : public SimRun {
     std::vector<sim::DeviceImageTarget> targets_;
     std::vector<void*> pointers_;
     std::vector<KeyedWork> keys_;
-    uint64_t nextKey_ = 0;
     bool graphsOff_ = false;
 };
 

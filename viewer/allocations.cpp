@@ -283,6 +283,17 @@ const void* hostTexel(const estuary_image& image, uint32_t entry, uint32_t x, ui
            (VkDeviceSize(y) * image.extent.width + x) * image.texelBytes;
 }
 
+// A single CUDA-written copy waits for every earlier draw; the OpenGL consumer's binary hand-off
+// has one semaphore per slot, each waited for once, so it cannot express that wait.
+void checkSingle(const estuary_viewer& v, estuary_writer writer, bool single,
+                 const std::string& name) {
+    if (single && writer == ESTUARY_WRITER_CUDA && v.slots > 1 && v.gl &&
+        v.glHandoff == ESTUARY_GL_HANDOFF_BINARY)
+        throw unsupported(name + ": ESTUARY_ALLOC_SINGLE with the OpenGL consumer needs the "
+                                 "timeline hand-off (or the host one); the binary hand-off "
+                                 "cannot wait for every earlier draw");
+}
+
 estuary_image* createImage(estuary_viewer& v, const estuary_image_desc& desc) {
     const FormatInfo format = formatInfo(desc.format);
     const std::string name = desc.name && *desc.name ? desc.name : "image";
@@ -326,6 +337,7 @@ estuary_image* createImage(estuary_viewer& v, const estuary_image_desc& desc) {
     i.copies = (desc.flags & ESTUARY_ALLOC_SINGLE) ? 1 : v.slots;
     i.generateMips = (desc.flags & ESTUARY_IMAGE_GENERATE_MIPS) && i.levels > 1;
     i.writer = resolveWriter(v, desc.writer, name.c_str());
+    checkSingle(v, i.writer, i.copies == 1, name);
     i.regions = mipChainRegions(i.extent, i.levels, i.texelBytes, 16, i.stagingBytes, i.shape);
     if (i.generateMips) checkMipSupport(v, i);
     checkFits(v, uint64_t(i.stagingBytes) * i.copies,
@@ -361,6 +373,7 @@ estuary_buffer* createBuffer(estuary_viewer& v, const estuary_buffer_desc& desc)
     b.size = desc.size;
     b.copies = (desc.flags & ESTUARY_ALLOC_SINGLE) ? 1 : v.slots;
     b.writer = resolveWriter(v, desc.writer, name.c_str());
+    checkSingle(v, b.writer, b.copies == 1, name);
     checkFits(v, b.size * b.copies, b.writer == ESTUARY_WRITER_HOST ? b.size * v.hostRing : 0,
               name + " (" + std::to_string(b.size) + " bytes, " + std::to_string(b.copies) +
                   " copies)");
@@ -397,6 +410,7 @@ void destroyImage(estuary_viewer& v, estuary_image* image) {
         throw usageError(image->name + " is drawn by " + std::to_string(image->viewUsers) +
                          " view(s): destroy them first");
     waitIdle(v, "destroying an image");
+    forgetGraphs(v); // a captured frame may write it
     if (v.gl) glForgetImage(v, *image);
     ++v.drawVersion;
     std::erase_if(v.images, [&](const auto& p) { return p.get() == image; });
@@ -407,6 +421,7 @@ void destroyBuffer(estuary_viewer& v, estuary_buffer* buffer) {
         throw usageError(buffer->name + " is drawn by " + std::to_string(buffer->viewUsers) +
                          " view(s): destroy them first");
     waitIdle(v, "destroying a buffer");
+    forgetGraphs(v); // a captured frame may write it
     ++v.drawVersion;
     std::erase_if(v.buffers, [&](const auto& p) { return p.get() == buffer; });
 }

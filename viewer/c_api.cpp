@@ -62,7 +62,8 @@ uint32_t cudaCopy(estuary_frame& frame, estuary_image& image, uint32_t level) {
     if (level >= image.levels)
         throw usageError(image.name + ": level " + std::to_string(level) + " of " +
                          std::to_string(image.levels));
-    if (image.copies == 1 && !frame.replayed && !frame.allDrawnWaited) {
+    // (With one frame in flight the slot's own wait already covers every earlier draw.)
+    if (image.copies == 1 && frame.viewer->slots > 1 && !frame.replayed && !frame.allDrawnWaited) {
         cudaWaitAllDrawn(*frame.viewer, frame);
         frame.allDrawnWaited = true;
     }
@@ -394,7 +395,7 @@ estuary_status estuary_frame_device_pointer(estuary_frame* frame, estuary_buffer
         if (buffer->writer != ESTUARY_WRITER_CUDA)
             throw usageError(buffer->name +
                              " is written by the host: use estuary_frame_host_pointer");
-        if (buffer->copies == 1 && !f.replayed && !f.allDrawnWaited) {
+        if (buffer->copies == 1 && f.viewer->slots > 1 && !f.replayed && !f.allDrawnWaited) {
             cudaWaitAllDrawn(*f.viewer, f);
             f.allDrawnWaited = true;
         }

@@ -327,6 +327,13 @@ void cudaWaitAllDrawn(estuary_viewer& v, estuary_frame& frame) {
     interop::cudaWaitAllDrawn(v.cuda->timelines, frame.index, streamOf(frame));
 }
 
+void forgetGraphs(estuary_viewer& v) {
+    if (!v.cuda) return;
+    for (CapturedFrame& graph : v.cuda->graphs)
+        graph.release();
+    v.cuda->unreplayableKeys.clear();
+}
+
 void cudaEndFrame(estuary_viewer& v, estuary_frame& frame) {
     CudaSide& side = *v.cuda;
     if (frame.replayed) return;

@@ -55,6 +55,8 @@ void cudaBeginFrame(estuary_viewer& v, estuary_frame& frame);
 void cudaWaitSlot(estuary_viewer& v, estuary_frame& frame);
 // Singles: the stream waits until every frame before this one is drawn.
 void cudaWaitAllDrawn(estuary_viewer& v, estuary_frame& frame);
+// Drops every captured frame graph (they may write an image or buffer that is going away).
+void forgetGraphs(estuary_viewer& v);
 void cudaEndFrame(estuary_viewer& v, estuary_frame& frame);
 // The draw submission's wait for the frame's CUDA work and its signal back.
 VkSemaphoreSubmitInfo cudaDrawWait(const estuary_viewer& v, uint64_t frame,

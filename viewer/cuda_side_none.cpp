@@ -82,6 +82,7 @@ void cudaWaitSlot(estuary_viewer&, estuary_frame&) {
 void cudaWaitAllDrawn(estuary_viewer&, estuary_frame&) {
     noCuda();
 }
+void forgetGraphs(estuary_viewer&) {}
 void cudaEndFrame(estuary_viewer&, estuary_frame&) {
     noCuda();
 }

@@ -192,6 +192,9 @@ estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
     if (v.frame.active)
         throw usageError("estuary_begin_frame: frame " + std::to_string(v.frame.index) +
                          " has begun and not ended; call estuary_end_frame first");
+    if (!v.gpuFailure.empty())
+        throw runtimeError("estuary_begin_frame: the viewer failed earlier (" + v.gpuFailure +
+                           "); destroy it");
     const estuary_frame_desc none{};
     const estuary_frame_desc& d = desc ? *desc : none;
     if (d.flags & ~ESTUARY_FRAME_DEFER_WAIT)
@@ -300,6 +303,10 @@ void endFrame(estuary_frame& frame) {
 }
 
 void waitFrame(estuary_viewer& v, uint64_t frame, const char* why) {
+    if (v.gpuStuck)
+        throw runtimeError(std::string("cannot wait for frame ") + std::to_string(frame) + " (" +
+                           why + "): the GPU did not settle after an earlier failure (" +
+                           v.gpuFailure + ")");
     if (v.gl) return glWaitEntry(v, uint32_t(frame % v.hostRing), frame, why);
     const uint64_t timeout = frameWaitTimeoutNs(v);
     // Usually done at once. Otherwise wait in slices and look at CUDA between them: a CUDA fault
@@ -313,10 +320,15 @@ void waitFrame(estuary_viewer& v, uint64_t frame, const char* why) {
         if (timeout - waited <= kSliceNs) break;
     }
     const std::string state = waitState(v);
-    throw runtimeError("timed out after " + formatSeconds(timeout) +
-                       " waiting for the GPU to finish frame " + std::to_string(frame) + " (" +
-                       why + ")" + (state.empty() ? "" : "; " + state) +
-                       "; ESTUARY_WAIT_TIMEOUT_S sets the limit for slower runs");
+    const std::string message = "timed out after " + formatSeconds(timeout) +
+                                " waiting for the GPU to finish frame " + std::to_string(frame) +
+                                " (" + why + ")" + (state.empty() ? "" : "; " + state) +
+                                "; ESTUARY_WAIT_TIMEOUT_S sets the limit for slower runs";
+    // One API waits for the other: release the waits now, so the caller's own CUDA work (and
+    // its stream synchronizations) can finish before it frees its memory.
+    v.gpuFailure = message;
+    (void)settleGpuWork(v);
+    throw runtimeError(message);
 }
 
 void finish(estuary_viewer& v) {

@@ -315,7 +315,7 @@ bool settleGpuWork(estuary_viewer& v) {
         cuda = cudaSettled(v, vulkan ? timeout / 2 : 0);
         if (!cuda) { // waiting for Vulkan, which will not signal: release it
             logMessage(v, ESTUARY_LOG_WARNING,
-                       "the CUDA work is still busy at teardown (" + waitState(v) +
+                       "the CUDA work is still busy (" + waitState(v) +
                            "); releasing its waits on Vulkan");
             cuda = releaseCudaWaits(v, next, timeout / 4) && cudaSettled(v, timeout / 4);
         }
@@ -325,7 +325,7 @@ bool settleGpuWork(estuary_viewer& v) {
     if (vulkan && cuda) return true;
     v.gpuStuck = true;
     logMessage(v, ESTUARY_LOG_ERROR,
-               std::string("the GPU did not settle at teardown (") +
+               std::string("the GPU did not settle (") +
                    (!vulkan && !cuda ? "Vulkan and CUDA still busy"
                     : !vulkan        ? "Vulkan still busy"
                                      : "CUDA still busy") +

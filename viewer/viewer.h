@@ -292,6 +292,9 @@ struct estuary_viewer {
     estuary::lib::Timing timing;
     bool closeRequested = false;
     bool gpuStuck = false;
+    // Set when a wait for the GPU timed out: the viewer untangled what it could, and refuses
+    // further frames (destroy it).
+    std::string gpuFailure;
 
     // Window, UI, OpenGL.
     estuary::lib::Owned<estuary::lib::WindowSide> window;

@@ -429,8 +429,10 @@ typedef struct estuary_frame_desc {
     /* Non-zero: what the frame enqueues on the stream between begin and end is captured as a CUDA
      * graph the first time, and replayed with one launch in later frames with the same key (and
      * ring entry): estuary_frame_replayed then says so, and you enqueue nothing. Change the key
-     * whenever your work would differ (parameters, buffers, step counts). Needs a stream of your
-     * own (not the legacy default stream). */
+     * whenever your work would differ (parameters, buffers, step counts), and never reuse one
+     * for work on other memory: estuary forgets its graphs when an image or buffer is destroyed,
+     * but cannot see your own memory. Needs a stream of your own (not the legacy default
+     * stream). */
     uint64_t replay_key;
 } estuary_frame_desc;
 

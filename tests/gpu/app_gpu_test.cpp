@@ -251,6 +251,9 @@ TEST_F(AppGpuRun, EveryOpenGlDrawSamplesItsOwnCudaFrameForEachHandoffAndFramesIn
                 o.consumer = Consumer::OpenGL;
                 o.glHandoff = handoff;
                 if (def.particles.max > 0) o.particles = 4096;
+                std::printf("%s, hand-off %s, %u in flight\n", def.name.c_str(),
+                            glHandoffName(handoff), inFlight);
+                std::fflush(stdout);
                 const auto run = runStampedFrames(o, 200);
                 EXPECT_EQ(run.validationMessages, 0u);
                 ASSERT_EQ(run.seenBefore.size(), 200u);

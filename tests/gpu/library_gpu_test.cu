@@ -255,6 +255,42 @@ TEST_F(LibraryGpu, ReplayKeysReplayTheFramesWorkAsACudaGraph) {
     EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
+// A captured frame writes the images it was captured with: when one of them is destroyed, the
+// graphs go too, and the same key captures afresh instead of writing freed memory.
+TEST_F(LibraryGpu, GraphsAreForgottenWhenAnImageGoes) {
+    Viewer& v = open(gpuViewer(2));
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+    estuary_frame_desc desc{};
+    desc.stream = stream;
+    desc.replay_key = 7;
+    for (int round = 0; round < 3; ++round) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        Image image = v.image(cudaImage(16 + 8 * round, 16));
+        View view = v.fieldView({image.get()});
+        uint32_t replayed = 0;
+        bool firstReplayed = false;
+        std::vector<float> seen(12, -1);
+        for (uint32_t f = 0; f < 12; ++f) {
+            const Frame frame = v.beginFrame(&desc);
+            if (f == 0) firstReplayed = frame.replayed();
+            if (frame.replayed())
+                ++replayed;
+            else
+                fill(frame.surface(image), 16 + 8 * round, 16, float(round), stream);
+            frame.readImage(image, 0, 15, 15, 1, 1, &seen[f]);
+            frame.end();
+        }
+        v.finish();
+        for (uint32_t f = 0; f < 12; ++f)
+            EXPECT_EQ(seen[f], float(round)) << "frame " << f << " of this round";
+        EXPECT_FALSE(firstReplayed) << "a graph of the destroyed image was replayed";
+        EXPECT_GE(replayed, 6u) << "the key replays once each ring entry has its graph";
+        v.destroyView(view);
+    }
+    EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
 // ESTUARY_FRAME_DEFER_WAIT: work on private memory runs before the frame's wait; the writes after
 // frame.wait() (here a copy from that memory) still reach the frame's own draw.
 TEST_F(LibraryGpu, TheDeferredWaitStillOrdersTheFramesWrites) {
