@@ -131,7 +131,8 @@ Point3dPushConstants push3d(const PointsRenderer& r, VkExtent2D extent, const Po
     pc.valueMax = draw.valueMax;
     pc.colormapIndex = float(draw.colormap);
     pc.colormapCount = float(r.colormapCount);
-    pc.intensity = pointIntensity(extent, draw.count, size);
+    pc.intensity = draw.intensity > 0.0f ? std::min(draw.intensity, 1.0f)
+                                         : pointIntensity(extent, draw.count, size);
     return pc;
 }
 
@@ -154,7 +155,8 @@ PointPushConstants push2d(const PointsRenderer& r, VkExtent2D extent, const Poin
     pc.valueMax = draw.valueMax;
     pc.colormapIndex = float(draw.colormap);
     pc.colormapCount = float(r.colormapCount);
-    pc.intensity = pointIntensity(extent, draw.count, size);
+    pc.intensity = draw.intensity > 0.0f ? std::min(draw.intensity, 1.0f)
+                                         : pointIntensity(extent, draw.count, size);
     return pc;
 }
 

@@ -49,7 +49,8 @@ void setPointsBuffer(const Device& device, PointsRenderer& renderer, uint32_t sl
 
 struct PointsDraw {
     uint32_t count = 0;
-    float size = 1.0f; // pixels, clamped to what the device draws
+    float size = 1.0f;      // pixels, clamped to what the device draws
+    float intensity = 0.0f; // each point's share of its colour; 0: pointIntensity()
     uint32_t colormap = 0;
     float valueMin = 0.0f, valueMax = 1.0f;
     // 2D: the domain's size (the letterbox's aspect) and where a position lands in it: uv =

@@ -202,6 +202,10 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
     view->params = defaultParams(desc.flags, desc.colormap, lo, hi);
     view->params.point_count = desc.count ? desc.count : capacity;
     view->params.point_size = desc.size > 0.0f ? desc.size : 1.0f;
+    if (!std::isfinite(desc.intensity) || desc.intensity < 0.0f || desc.intensity > 1.0f)
+        throw usageError("estuary_add_points_view: intensity " + std::to_string(desc.intensity) +
+                         " is not in 0..1 (0: automatic)");
+    view->params.point_intensity = desc.intensity;
     waitIdle(v, "adding a view");
     makePoints(v, *view);
     return keep(v, std::move(view));
@@ -236,6 +240,8 @@ void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_par
                          " is more than its buffer holds (" + std::to_string(view.maxPoints) + ")");
     if (!std::isfinite(p.point_size) || p.point_size <= 0.0f)
         throw usageError(what + ": point_size must be a finite number > 0");
+    if (!std::isfinite(p.point_intensity) || p.point_intensity < 0.0f || p.point_intensity > 1.0f)
+        throw usageError(what + ": point_intensity must be in 0..1 (0: automatic)");
     p.visible = p.visible ? 1 : 0;
     const bool restyle = view.kind == ViewKind::Volume && p.style != view.params.style;
     if (restyle) {
@@ -297,6 +303,7 @@ PointsDraw pointsDraw(const estuary_viewer& v, const estuary_view& view) {
     PointsDraw draw;
     draw.count = view.params.point_count;
     draw.size = view.params.point_size;
+    draw.intensity = view.params.point_intensity;
     draw.colormap = uint32_t(view.params.colormap);
     draw.valueMin = view.params.value_min;
     draw.valueMax = view.params.value_max;

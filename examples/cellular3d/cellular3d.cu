@@ -1,7 +1,8 @@
 // A 3D cellular automaton in a volume: cells live on a 128³ torus and follow the "clouds" rule
-// (born with 13-14 of 26 neighbours alive, survive with 13-26), which grows dense, shifting
-// clouds from noise. CUDA steps it in its own memory; each frame writes how long each cell has
-// lived into a 3D image, which estuary ray-marches (mips by estuary).
+// (born with 13-14 or 17-19 of 26 neighbours alive, survive with 13-26), which settles from
+// half-alive noise into clouds holding about a quarter of the cells. CUDA steps it in its own
+// memory; each frame writes how long each cell has lived into a 3D image, which estuary ray-marches
+// (mips by estuary).
 #include <estuary/estuary.hpp>
 
 #include <cstdio>
@@ -35,7 +36,8 @@ __global__ void step(const unsigned char* now, unsigned char* next) {
                 if (dx || dy || dz)
                     alive += now[(wrap(z + dz) * kSide + wrap(y + dy)) * kSide + wrap(x + dx)] > 0;
     const unsigned char age = now[i];
-    const bool lives = age ? alive >= 13 : (alive == 13 || alive == 14);
+    const bool lives =
+        age ? alive >= 13 : (alive == 13 || alive == 14 || (alive >= 17 && alive <= 19));
     next[i] = lives ? (age < 255 ? age + 1 : 255) : 0;
 }
 

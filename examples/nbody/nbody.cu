@@ -91,7 +91,8 @@ int main() try {
     estuary::Buffer points =
         viewer.buffer({kStars * sizeof(float4), ESTUARY_WRITER_CUDA, 0, "stars"});
     estuary_points_view_desc view{points.get(), ESTUARY_POINTS_XYZ_SCALAR};
-    view.value_max = 2.5f; // speed at the colormap's end
+    view.value_max = 2.5f;  // speed at the colormap's end
+    view.intensity = 0.03f; // ~20 stars share a pixel in the disks: keep them from saturating
     view.colormap = ESTUARY_COLORMAP_MAGMA;
     view.flags = ESTUARY_POINTS_COLORBAR;
     view.label = "star speed";

@@ -358,6 +358,9 @@ typedef struct estuary_points_view_desc {
     estuary_points_layout layout;
     uint32_t count; /* points drawn; 0: as many as the buffer holds */
     float size;     /* pixels; 0: 1 */
+    /* Each point's share of its colour, added up where points overlap (0..1); 0: chosen from
+     * the count and the picture's area, for points spread over it. Dense clouds want less. */
+    float intensity;
     estuary_colormap colormap;
     float value_min, value_max; /* speed or scalar at the colormap's ends; both 0: 0..1 */
     float bounds[6];
@@ -393,6 +396,7 @@ typedef struct estuary_view_params {
     float slice_position;       /* volumes: 0..1 */
     uint32_t point_count;       /* points */
     float point_size;           /* points, pixels */
+    float point_intensity;      /* points: 0..1, 0: automatic */
 } estuary_view_params;
 ESTUARY_API estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* params);
 ESTUARY_API estuary_status estuary_set_view_params(estuary_view* view,

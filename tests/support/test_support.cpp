@@ -6,6 +6,7 @@
 
 #include <array>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
@@ -141,6 +142,31 @@ ProcessResult runProgram(const std::filesystem::path& program, const std::string
     const int status = pclose(pipe);
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return result;
+}
+
+ExampleRun runExample(const std::string& name, uint32_t frames) {
+    const auto shot = scratchDir("example-" + name) / (name + ".png");
+    const ScopedEnv env({{"ESTUARY_VALIDATION", "1"},
+                         {"ESTUARY_FRAMES", std::to_string(frames)},
+                         {"ESTUARY_SCREENSHOT", shot.string()},
+                         {"DISPLAY", std::nullopt},
+                         {"WAYLAND_DISPLAY", std::nullopt}});
+    ExampleRun run;
+    run.result = runProgram(binDir() / ("example_" + name), "");
+    if (run.result.exitCode == 0) run.picture = loadPng(shot);
+    return run;
+}
+
+double fractionNotBackground(const Rgba8Image& image) {
+    const int background[3] = {20, 20, 26}; // ESTUARY_BACKGROUND_COLOR as 8-bit
+    size_t differ = 0;
+    for (size_t i = 0; i + 3 < image.pixels.size(); i += 4) {
+        bool other = false;
+        for (int c = 0; c < 3; ++c)
+            other = other || std::abs(int(image.pixels[i + size_t(c)]) - background[c]) > 8;
+        differ += other;
+    }
+    return image.pixels.empty() ? 0.0 : double(differ) / double(image.pixels.size() / 4);
 }
 
 ControlledRun runEstuaryControlled(const std::vector<std::string>& args,

@@ -99,6 +99,17 @@ struct ControlledRun {
 ControlledRun runEstuaryControlled(const std::vector<std::string>& args,
                                    const RunControl& control = {});
 
+// Runs example `name` (bin/example_NAME, built beside the tests) as the test suite runs samples:
+// ESTUARY_VALIDATION=1, ESTUARY_FRAMES=`frames`, its last frame written to a PNG in a scratch
+// folder. Returns the run and, where it exited 0, the picture (empty otherwise).
+struct ExampleRun {
+    ProcessResult result;
+    Rgba8Image picture;
+};
+ExampleRun runExample(const std::string& name, uint32_t frames);
+// Pixels of the picture that differ from the viewer's background by more than 8 in a channel.
+double fractionNotBackground(const Rgba8Image& image);
+
 // The Python interpreter that has Debian's matplotlib (/usr/bin/python3 where it exists).
 std::string python();
 // Validates a --bench JSON report with Python's json module: every documented key, ordered
