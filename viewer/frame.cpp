@@ -396,7 +396,7 @@ void readBuffer(estuary_frame& frame, estuary_buffer* buffer, uint64_t offset, u
     frame.viewer->entries[frame.entry].reads.push_back(read);
 }
 
-void recordReads(estuary_viewer& v, VkCommandBuffer cmd, EntryState& entry, uint64_t frame,
+void recordReads(estuary_viewer&, VkCommandBuffer cmd, EntryState& entry, uint64_t frame,
                  bool afterDraw) {
     bool any = false;
     for (const ReadRequest& read : entry.reads) {

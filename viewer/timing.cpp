@@ -21,9 +21,6 @@ namespace {
 constexpr uint32_t kTries = 16;
 constexpr auto kProbeTimeout = std::chrono::seconds(5);
 
-double ms(int64_t ns) {
-    return double(ns) / 1e6;
-}
 double us(int64_t ns) {
     return ns ? double(ns) / 1000.0 : kNotMeasured;
 }
@@ -361,7 +358,17 @@ estuary_clock_info clockInfo(estuary_viewer& v) {
     info.cuda = describe(t.cuda);
     info.cross_check_offset_us = kNotMeasured;
     if (t.vulkan.aligned() && t.vulkanSubmission.aligned()) {
-        const double device = t.vulkan.fit.deviceOriginUs;
+        // Compared where both fits hold their error bound, between their first and last points:
+        // outside, a drift estimated from a few brackets grows the gap with the distance (on a
+        // loaded machine the cross-check's first bracket can come tens of ms after the first
+        // calibration). Without overlap, at the cross-check's nearest point.
+        const auto span = [](const ClockAlignment& a) {
+            return std::pair{a.points.front().deviceUs, a.points.back().deviceUs};
+        };
+        const auto [v0, v1] = span(t.vulkan);
+        const auto [s0, s1] = span(t.vulkanSubmission);
+        const double low = std::max(v0, s0), high = std::min(v1, s1);
+        const double device = low <= high ? 0.5 * (low + high) : (s0 > v1 ? s0 : s1);
         info.cross_check_offset_us =
             toHostUs(t.vulkanSubmission.fit, device) - toHostUs(t.vulkan.fit, device);
     }

@@ -164,18 +164,6 @@ void resolveDesc(estuary_viewer& v, const estuary_viewer_desc& d) {
     v.dataDirText = v.dataDir.string();
 }
 
-bool hasExtension(VkPhysicalDevice physical, const char* name) {
-    uint32_t count = 0;
-    if (vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr) != VK_SUCCESS)
-        return false;
-    std::vector<VkExtensionProperties> all(count);
-    if (vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, all.data()) != VK_SUCCESS)
-        return false;
-    return std::any_of(all.begin(), all.end(), [&](const VkExtensionProperties& e) {
-        return !std::strcmp(e.extensionName, name);
-    });
-}
-
 // The device on `physical`, with interop's extensions where CUDA or OpenGL import its memory.
 void openDevice(estuary_viewer& v, const PhysicalDeviceInfo& physical, bool interop,
                 VkSurfaceKHR surface) {

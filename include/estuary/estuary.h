@@ -651,7 +651,8 @@ typedef struct estuary_clock_alignment {
 typedef struct estuary_clock_info {
     estuary_clock_alignment vulkan; /* calibrated timestamps where offered, else bracketed */
     /* Beside calibrated timestamps, the Vulkan clock aligned again by bracketed submissions, and
-     * how far apart the two put it (agreeing within both error bounds when both are right). */
+     * how far apart the two put it at a time both calibrations span (agreeing within both error
+     * bounds when both are right). */
     estuary_clock_alignment vulkan_cross_check;
     double cross_check_offset_us;
     estuary_clock_alignment cuda; /* bracketed events on an idle stream */

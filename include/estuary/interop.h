@@ -9,13 +9,18 @@
 // (vulkan_device.h). C++17; link estuary::interop (find_package(estuary COMPONENTS interop)).
 #pragma once
 
-#include "interop/buffer_ring.h"
 #include "interop/cuda_devices.h"
-#include "interop/cuda_import.h"
 #include "interop/device_match.h"
 #include "interop/exported.h"
 #include "interop/format_tables.h"
-#include "interop/frame_timelines.h"
-#include "interop/image_ring.h"
 #include "interop/types.h"
 #include "interop/vulkan_device.h"
+
+// The CUDA half where estuary::interop was built with CUDA (the target defines ESTUARY_HAVE_CUDA
+// for its users); an estuary built without CUDA offers the Vulkan side only.
+#ifdef ESTUARY_HAVE_CUDA
+#include "interop/buffer_ring.h"
+#include "interop/cuda_import.h"
+#include "interop/frame_timelines.h"
+#include "interop/image_ring.h"
+#endif

@@ -15,6 +15,12 @@
 namespace estuary {
 namespace {
 
+// A value outside a C enum's named ones, as a C caller can pass it (a conversion from the
+// integer, not from a constant the compiler would flag).
+template <class Enum> Enum outOfRange(int value) {
+    return static_cast<Enum>(value);
+}
+
 ViewerDesc headless(uint32_t framesInFlight = 2, uint32_t width = 128, uint32_t height = 96) {
     ViewerDesc d;
     d.display = ESTUARY_DISPLAY_HEADLESS;
@@ -55,7 +61,9 @@ estuary_image_desc hostImage(uint32_t width, uint32_t height, const char* name =
 class LibraryTest : public ::testing::Test {
   protected:
     void TearDown() override {
-        if (viewer) EXPECT_EQ(viewer->close(), 0u) << "validation messages (printed above)";
+        if (viewer) {
+            EXPECT_EQ(viewer->close(), 0u) << "validation messages (printed above)";
+        }
     }
     Viewer& open(const estuary_viewer_desc& desc = headless()) {
         viewer.emplace(desc);
@@ -104,7 +112,7 @@ TEST_F(LibraryTest, RefusesBadViewerDescriptionsNamingTheValue) {
     d = headless(17);
     EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "frames_in_flight 17", "1..16");
     d = headless();
-    d.display = estuary_display_mode(7);
+    d.display = outOfRange<estuary_display_mode>(7);
     EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "display 7");
     d = headless(2, 20000, 10);
     EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "20000x10");
@@ -170,7 +178,7 @@ TEST_F(LibraryTest, RefusesBadImagesAndBuffersSayingWhy) {
     d.levels = 9;
     EXPECT_REFUSED(v.image(d), ESTUARY_ERROR_INVALID_ARGUMENT, "9 mip levels", "1..5");
     d = hostImage(16, 16);
-    d.format = estuary_format(9);
+    d.format = outOfRange<estuary_format>(9);
     EXPECT_REFUSED(v.image(d), ESTUARY_ERROR_INVALID_ARGUMENT, "format 9");
     d = hostImage(16, 16);
     d.depth = 4;
@@ -421,7 +429,9 @@ TEST_F(LibraryTest, StatsArriveForEveryFrameInOrderAndMetricsCountThem) {
         EXPECT_TRUE(std::isfinite(s.begin_us) && s.begin_us <= s.end_us);
         EXPECT_TRUE(std::isnan(s.cuda_ms)) << "no CUDA here";
         EXPECT_TRUE(std::isnan(s.handoff_ms));
-        if (f < 24) EXPECT_TRUE(std::isfinite(s.interval_ms)) << f;
+        if (f < 24) {
+            EXPECT_TRUE(std::isfinite(s.interval_ms)) << f;
+        }
     }
     EXPECT_FALSE(v.nextFrameStats(s));
     const estuary_metrics m = v.metrics();
@@ -518,7 +528,8 @@ TEST_F(LibraryTest, InjectedFaultsReportWhatFailed) {
     v.beginFrame().end();
     const Frame second = v.beginFrame();
     EXPECT_REFUSED(second.end(), ESTUARY_ERROR_RUNTIME, "device was lost");
-    EXPECT_EQ(estuary_inject_fault(v.get(), estuary_fault(9), 0), ESTUARY_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(estuary_inject_fault(v.get(), outOfRange<estuary_fault>(9), 0),
+              ESTUARY_ERROR_INVALID_ARGUMENT);
 }
 
 TEST_F(LibraryTest, DisplayRunsUntilTheCallbackStopsOrTheCapFromTheEnvironment) {
@@ -557,7 +568,7 @@ TEST_F(LibraryTest, ViewParamsAndTheCameraAreCheckedAndKept) {
     view.setParams(p);
     EXPECT_EQ(view.params().colormap, ESTUARY_COLORMAP_MAGMA);
     EXPECT_EQ(view.params().value_max, 4.0f);
-    p.colormap = estuary_colormap(5);
+    p.colormap = outOfRange<estuary_colormap>(5);
     EXPECT_REFUSED(view.setParams(p), ESTUARY_ERROR_INVALID_ARGUMENT, "colormap 5");
     v.setCamera({2.0f, 0.1f, -0.2f, 45.0f, 10.0f});
     EXPECT_EQ(v.camera().zoom, 2.0f);
