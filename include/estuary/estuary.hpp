@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -36,18 +37,23 @@ struct ViewerDesc : estuary_viewer_desc {
 
 class Viewer;
 
+// Which viewer an owner's handle belongs to, shared by the Viewer and every Image and Buffer made
+// from it; null once the viewer is destroyed (which freed them all).
+using ViewerLink = std::shared_ptr<estuary_viewer*>;
+
 // An image or buffer, freed (after the frames using it) when the owner goes. Pass get() to the
-// descriptions of views.
+// descriptions of views. An owner that outlives its viewer (closed, or declared first) is left
+// empty: the viewer freed its handle.
 template <class Handle, estuary_status (*Destroy)(estuary_viewer*, Handle*)> class Allocation {
   public:
     Allocation() = default;
-    Allocation(estuary_viewer* viewer, Handle* handle) : viewer_(viewer), handle_(handle) {}
+    Allocation(ViewerLink viewer, Handle* handle) : viewer_(std::move(viewer)), handle_(handle) {}
     Allocation(Allocation&& other) noexcept
-        : viewer_(other.viewer_), handle_(std::exchange(other.handle_, nullptr)) {}
+        : viewer_(std::move(other.viewer_)), handle_(std::exchange(other.handle_, nullptr)) {}
     Allocation& operator=(Allocation&& other) noexcept {
         if (this != &other) {
             reset();
-            viewer_ = other.viewer_;
+            viewer_ = std::move(other.viewer_);
             handle_ = std::exchange(other.handle_, nullptr);
         }
         return *this;
@@ -56,15 +62,20 @@ template <class Handle, estuary_status (*Destroy)(estuary_viewer*, Handle*)> cla
     Allocation& operator=(const Allocation&) = delete;
     ~Allocation() { reset(); }
 
-    Handle* get() const { return handle_; }
-    explicit operator bool() const { return handle_ != nullptr; }
+    // The handle; null once reset or once its viewer is gone.
+    Handle* get() const { return alive() ? handle_ : nullptr; }
+    explicit operator bool() const { return get() != nullptr; }
     // Frees now (waiting for the frames that use it); errors are ignored, as in the destructor.
     void reset() {
-        if (handle_) (void)Destroy(viewer_, std::exchange(handle_, nullptr));
+        Handle* handle = std::exchange(handle_, nullptr);
+        if (handle && alive()) (void)Destroy(*viewer_, handle);
+        viewer_.reset();
     }
 
   private:
-    estuary_viewer* viewer_ = nullptr;
+    bool alive() const { return viewer_ && *viewer_; }
+
+    ViewerLink viewer_;
     Handle* handle_ = nullptr;
 };
 class Image : public Allocation<estuary_image, estuary_destroy_image> {
@@ -197,19 +208,25 @@ class Viewer {
     Viewer() : Viewer(ViewerDesc{}) {}
     explicit Viewer(const estuary_viewer_desc& desc) {
         check(estuary_create_viewer(&desc, &viewer_));
+        link_ = std::make_shared<estuary_viewer*>(viewer_);
     }
     Viewer(Viewer&& other) noexcept
-        : viewer_(std::exchange(other.viewer_, nullptr)), ui_(std::move(other.ui_)) {
+        : viewer_(std::exchange(other.viewer_, nullptr)), link_(std::move(other.link_)),
+          ui_(std::move(other.ui_)) {
         if (ui_) rebindUi();
     }
     Viewer& operator=(Viewer&&) = delete;
     Viewer(const Viewer&) = delete;
     Viewer& operator=(const Viewer&) = delete;
-    // The viewer and everything made from it; Image and Buffer owners must go first.
-    ~Viewer() { (void)estuary_destroy_viewer(viewer_, nullptr); }
+    // The viewer and everything made from it (Image and Buffer owners still around become empty).
+    ~Viewer() {
+        unlink();
+        (void)estuary_destroy_viewer(viewer_, nullptr);
+    }
     // Destroys now, returning the validation layer's message count.
     uint32_t close() {
         uint32_t messages = 0;
+        unlink();
         estuary_viewer* viewer = std::exchange(viewer_, nullptr);
         check(estuary_destroy_viewer(viewer, &messages));
         return messages;
@@ -226,12 +243,12 @@ class Viewer {
     Image image(const estuary_image_desc& desc) const {
         estuary_image* handle = nullptr;
         check(estuary_create_image(viewer_, &desc, &handle));
-        return Image(viewer_, handle);
+        return Image(link_, handle);
     }
     Buffer buffer(const estuary_buffer_desc& desc) const {
         estuary_buffer* handle = nullptr;
         check(estuary_create_buffer(viewer_, &desc, &handle));
-        return Buffer(viewer_, handle);
+        return Buffer(link_, handle);
     }
     View fieldView(const estuary_field_view_desc& desc) const {
         estuary_view* view = nullptr;
@@ -355,7 +372,12 @@ class Viewer {
             ui_ ? &ui_ : nullptr));
     }
 
+    void unlink() {
+        if (link_) *link_ = nullptr;
+    }
+
     estuary_viewer* viewer_ = nullptr;
+    ViewerLink link_;
     std::function<void(void*)> ui_;
 };
 

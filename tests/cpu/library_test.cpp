@@ -504,6 +504,30 @@ TEST_F(LibraryTest, AnImageADrawnViewUsesIsKeptUntilTheViewGoes) {
     EXPECT_EQ(other.close(), 0u);
 }
 
+// Owners that outlive their viewer (closed first, or declared before it) hold nothing: the viewer
+// freed their handles, and their destructors must not touch them (they did, reading freed memory:
+// a crash in about 1 run in 25 of the test above).
+TEST(Library, OwnersOutlivingTheirViewerAreEmptyAndHarmless) {
+    Image image;
+    Buffer moved;
+    {
+        Viewer v(headless());
+        image = v.image(hostImage(8, 8));
+        Buffer buffer = v.buffer({64, ESTUARY_WRITER_HOST});
+        moved = std::move(buffer);
+        EXPECT_TRUE(image && moved);
+        EXPECT_FALSE(buffer);
+        Image closed = v.image(hostImage(8, 8));
+        EXPECT_EQ(v.close(), 0u);
+        EXPECT_FALSE(closed) << "an owner of a closed viewer";
+        EXPECT_EQ(closed.get(), nullptr);
+    }
+    EXPECT_FALSE(image) << "an owner of a destroyed viewer";
+    EXPECT_FALSE(moved);
+    image.reset(); // nothing to free, nothing touched
+    EXPECT_FALSE(image);
+}
+
 TEST_F(LibraryTest, CopyToImageUploadsHostBytesIntoTheFramesCopy) {
     Viewer& v = open();
     Image image = v.image(hostImage(4, 4));
