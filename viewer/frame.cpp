@@ -81,11 +81,7 @@ void placeReads(estuary_viewer& v, EntryState& entry) {
     VkDeviceSize total = 0;
     for (ReadRequest& read : entry.reads) {
         read.stagingOffset = total;
-        const VkDeviceSize bytes = read.image
-                                       ? VkDeviceSize(read.extent.width) * read.extent.height *
-                                             read.extent.depth * read.image->texelBytes
-                                       : read.bytes;
-        total += (bytes + 15) & ~VkDeviceSize(15);
+        total += (read.bytes + 15) & ~VkDeviceSize(15);
     }
     if (total <= entry.readback.size) return;
     destroyBuffer(v.device, entry.readback); // its frame is drawn: the host waited for it
@@ -271,6 +267,7 @@ void endFrame(estuary_frame& frame) {
         probe.image = backgroundView(v)->image;
         probe.offset = {v.panels.probeX, v.panels.probeY, 0};
         probe.extent = {1, 1, 1};
+        probe.bytes = probe.image->texelBytes;
         v.entries[frame.entry].reads.push_back(probe);
     }
     EntryState& entry = v.entries[frame.entry];
@@ -371,6 +368,7 @@ void readImage(estuary_frame& frame, estuary_image* image, uint32_t level, uint3
     read.level = level;
     read.offset = {int32_t(x), int32_t(y), 0};
     read.extent = {width, height, 1};
+    read.bytes = uint64_t(width) * height * image->texelBytes;
     read.afterDraw = flags & ESTUARY_READ_AFTER_DRAW;
     read.destination = destination;
     frame.viewer->entries[frame.entry].reads.push_back(read);

@@ -233,10 +233,8 @@ void completeFrame(estuary_viewer& v, uint64_t frame) {
     if (e.frame == frame && !v.gl) {
         const auto* base = static_cast<const uint8_t*>(e.readback.mapped);
         for (const ReadRequest& read : e.reads) {
-            const VkDeviceSize bytes = read.image
-                                           ? VkDeviceSize(read.extent.width) * read.extent.height *
-                                                 read.extent.depth * read.image->texelBytes
-                                           : read.bytes;
+            // Sizes only: the image may have been destroyed since (after its frames were drawn).
+            const VkDeviceSize bytes = read.bytes;
             if (read.destination) {
                 std::memcpy(read.destination, base + read.stagingOffset, bytes);
             } else { // the probe

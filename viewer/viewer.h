@@ -129,7 +129,8 @@ struct ReadRequest {
     uint32_t level = 0;
     VkOffset3D offset{};
     VkExtent3D extent{};
-    uint64_t bufferOffset = 0, bytes = 0;
+    uint64_t bufferOffset = 0;
+    uint64_t bytes = 0; // what the read delivers (images: its texels), fixed when it is made
     bool afterDraw = false;
     void* destination = nullptr; // nullptr: the probe
     VkDeviceSize stagingOffset = 0;
