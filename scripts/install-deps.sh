@@ -8,7 +8,7 @@ packages=(
     libvulkan-dev libvulkan-volk-dev vulkan-validationlayers vulkan-tools glslc mesa-vulkan-drivers
     libglfw3-dev libglm-dev libimgui-dev libstb-dev libcli11-dev libgtest-dev libepoxy-dev
     nlohmann-json3-dev
-    xvfb xauth python3 python3-matplotlib
+    xvfb xauth python3 python3-matplotlib python3-numpy python3-pytest python3-pip
 )
 missing=()
 for p in "${packages[@]}"; do

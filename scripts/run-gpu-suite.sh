@@ -2,7 +2,9 @@
 # Runs estuary's GPU suite from a bundle folder (made by `cmake --build build --target bundle`) on a
 # machine that has only the NVIDIA driver, the Vulkan loader and, for the sanitizer runs, the CUDA
 # toolkit's compute-sanitizer. Results and logs go to $OUT (default: ./gpu-results).
-#   run-gpu-suite.sh [tests|sanitize|all]   (default: all)
+#   run-gpu-suite.sh [tests|sanitize|python|all]   (default: all)
+# python: the Python package's tests (PyTorch and CuPy where installed), its examples headless
+# under validation, and the binding's host cost per frame against the same loop in C++.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/gpu-results}
@@ -48,6 +50,32 @@ if [ "$mode" = tests ] || [ "$mode" = all ]; then
     echo "== GPU fault matrix"
     ./estuary_gpu_tests --gtest_filter='AppGpuFaults.*' --gtest_output="json:$out/gpu-faults.json" \
         2>&1 | tee "$out/gpu-faults.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if [ "$mode" = python ] || [ "$mode" = all ]; then
+    echo "== Python package"
+    python=${PYTHON:-python3}
+    export PYTHONPATH="$here/python${PYTHONPATH:+:$PYTHONPATH}"
+    "$python" -c 'import torch, cupy; print("torch", torch.__version__, "cupy", cupy.__version__)'
+    "$python" -m pytest -q -p no:cacheprovider python/tests 2>&1 | tee "$out/python-tests.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    for example in python/examples/*.py; do
+        name=$(basename "$example" .py)
+        echo "== Python example: $name (headless, 120 frames, ESTUARY_VALIDATION=1)"
+        ESTUARY_VALIDATION=1 ESTUARY_FRAMES=120 ESTUARY_SCREENSHOT="$out/python-$name.png" \
+            DISPLAY= "$python" "$example" 2>&1 | tee "$out/python-$name.log"
+        rc=${PIPESTATUS[0]}
+        if [ "$rc" -eq 3 ]; then
+            echo "$name: unsupported here (exit 3), as it says above"
+        elif [ "$rc" -ne 0 ] || [ ! -s "$out/python-$name.png" ]; then
+            echo "$name: exit $rc"
+            status=1
+        fi
+    done
+    echo "== Python binding cost per frame against C++"
+    "$python" python/bench/binding_cost.py 3000 ./estuary_binding_baseline 2>&1 |
+        tee "$out/python-binding-cost.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 

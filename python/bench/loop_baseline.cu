@@ -1,0 +1,62 @@
+// The C++ side of python/bench/binding_cost.py: the same frame loop as the Python one, through
+// estuary.hpp, so the two host times per frame can be compared (docs/PERFORMANCE.md). Each frame
+// clears a 1M-point CUDA buffer in place and copies a 512x512 float field from device memory into
+// the frame's image, on a stream of the program's own. Prints one JSON line.
+#include <estuary/estuary.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+int main(int argc, char** argv) try {
+    const int frames = argc > 1 ? std::atoi(argv[1]) : 3000;
+    estuary::ViewerDesc desc;
+    desc.display = ESTUARY_DISPLAY_HEADLESS;
+    desc.cuda = ESTUARY_CUDA_REQUIRED;
+    desc.frames_in_flight = 2;
+    estuary::Viewer viewer(desc);
+    estuary_image_desc image{};
+    image.format = ESTUARY_FORMAT_R32_FLOAT;
+    image.width = image.height = 512;
+    image.writer = ESTUARY_WRITER_CUDA;
+    image.flags = ESTUARY_IMAGE_GENERATE_MIPS;
+    estuary::Image field = viewer.image(image);
+    const uint64_t pointBytes = uint64_t(1) << 24; // 1M points of 4 floats
+    estuary::Buffer points = viewer.buffer({pointBytes, ESTUARY_WRITER_CUDA, 0, "points"});
+    viewer.fieldView({field.get()});
+    viewer.pointsView({points.get()});
+    void* source = nullptr;
+    cudaMalloc(&source, 512 * 512 * sizeof(float));
+    cudaMemset(source, 0, 512 * 512 * sizeof(float));
+    cudaStream_t stream;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    std::vector<double> busy;
+    for (int f = 0; f < frames; ++f) {
+        estuary_frame_desc fd{stream, 0, 0};
+        const estuary::Frame frame = viewer.beginFrame(&fd);
+        cudaMemsetAsync(frame.devicePointer<void>(points), 0, pointBytes, stream);
+        frame.copyToImage(field, source, 512 * 512 * sizeof(float));
+        frame.end();
+        estuary_frame_stats stats;
+        while (viewer.nextFrameStats(stats))
+            if (stats.frame >= uint64_t(frames / 10)) busy.push_back(stats.host_busy_us);
+    }
+    viewer.finish();
+    estuary_frame_stats stats;
+    while (viewer.nextFrameStats(stats))
+        if (stats.frame >= uint64_t(frames / 10)) busy.push_back(stats.host_busy_us);
+    std::sort(busy.begin(), busy.end());
+    const estuary_metrics m = viewer.metrics();
+    std::printf("{\"loop\": \"C++\", \"frames\": %d, \"host_busy_us_p50\": %.2f, "
+                "\"fps\": %.1f}\n",
+                frames, busy[busy.size() / 2], m.fps);
+    cudaFree(source);
+    cudaStreamDestroy(stream);
+    return 0;
+} catch (const estuary::Error& e) {
+    std::fprintf(stderr, "loop_baseline: %s\n", e.what());
+    return e.status();
+}

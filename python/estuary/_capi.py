@@ -1,0 +1,238 @@
+"""The C API of libestuary (include/estuary/estuary.h) as ctypes declarations.
+
+The structures mirror the header field for field; a test compiles the header and compares
+their sizes and offsets (python/tests/test_abi.py), so a change on one side cannot go unseen.
+"""
+
+import ctypes
+import os
+import pathlib
+from ctypes import (POINTER, c_char_p, c_double, c_float, c_int, c_int32, c_uint32, c_uint64,
+                    c_void_p)
+
+API_VERSION = (0 << 22) | (2 << 12) | 0  # ESTUARY_MAKE_VERSION(0, 2, 0)
+
+OK, ERROR_RUNTIME, ERROR_INVALID_ARGUMENT, ERROR_UNSUPPORTED, NOT_READY = 0, 1, 2, 3, 4
+
+# Enumerations, by the names the Python layer accepts.
+DISPLAY = {"auto": 0, "window": 1, "headless": 2}
+CUDA_MODE = {"auto": 0, "required": 1, "device": 2, "off": 3}
+PRESENT = {"fifo": 0, "mailbox": 1, "immediate": 2}
+FORMAT = {"r32f": 0, "rg32f": 1, "rgba32f": 2, "rgba16f": 3, "rgba8": 4}
+IMAGE_KIND = {"2d": 0, "3d": 1, "2d_array": 2, "cube": 3, "1d": 4}
+WRITER = {"auto": 0, "cuda": 1, "host": 2}
+COLORMAP = {"viridis": 0, "magma": 1}
+SHADING = {"scalar": 0, "magnitude": 1, "rgb": 2}
+VOLUME_STYLE = {"march": 0, "slice": 1}
+POINTS_LAYOUT = {"xy_velocity": 0, "xyz_scalar": 1}
+
+VIEWER_VALIDATION, VIEWER_NO_UI, VIEWER_NO_PANELS, VIEWER_NO_HOTKEYS = 0x1, 0x2, 0x4, 0x8
+ALLOC_SINGLE, IMAGE_GENERATE_MIPS = 0x1, 0x2
+VIEW_HIDDEN, VIEW_NO_COLORBAR, POINTS_COLORBAR = 0x1, 0x2, 0x4
+FRAME_DEFER_WAIT = 0x1
+READ_AFTER_DRAW = 0x1
+
+LOG_FN = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_char_p)
+FRAME_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p)
+
+
+class ViewerDesc(ctypes.Structure):
+    _fields_ = [("api_version", c_uint32), ("display", c_int), ("width", c_uint32),
+                ("height", c_uint32), ("title", c_char_p), ("frames_in_flight", c_uint32),
+                ("present_mode", c_int), ("cuda", c_int), ("cuda_device", c_int32),
+                ("draw_path", c_int), ("consumer", c_int), ("gl_handoff", c_int),
+                ("flags", c_uint32), ("data_dir", c_char_p), ("screenshot_dir", c_char_p),
+                ("log", LOG_FN), ("log_user", c_void_p)]
+
+
+class ViewerInfo(ctypes.Structure):
+    _fields_ = [("has_cuda", c_int), ("cuda_device", c_int32), ("headless", c_int),
+                ("frames_in_flight", c_uint32), ("width", c_uint32), ("height", c_uint32),
+                ("draw_path", c_int), ("consumer", c_int), ("gl_handoff", c_int),
+                ("device_name", c_char_p), ("device_uuid", c_char_p), ("device_type", c_char_p),
+                ("cuda_choice", c_char_p), ("vulkan_version", c_char_p),
+                ("driver_version", c_char_p), ("data_dir", c_char_p),
+                ("gl_debug_messages", c_uint32)]
+
+
+class ImageDesc(ctypes.Structure):
+    _fields_ = [("format", c_int), ("kind", c_int), ("width", c_uint32), ("height", c_uint32),
+                ("depth", c_uint32), ("layers", c_uint32), ("levels", c_uint32),
+                ("writer", c_int), ("flags", c_uint32), ("name", c_char_p)]
+
+
+class BufferDesc(ctypes.Structure):
+    _fields_ = [("size", c_uint64), ("writer", c_int), ("flags", c_uint32), ("name", c_char_p)]
+
+
+class ImageInfo(ctypes.Structure):
+    _fields_ = [("format", c_int), ("kind", c_int), ("width", c_uint32), ("height", c_uint32),
+                ("depth", c_uint32), ("layers", c_uint32), ("levels", c_uint32),
+                ("copies", c_uint32), ("writer", c_int), ("texel_bytes", c_uint32),
+                ("level_bytes", c_uint64 * 16)]
+
+
+class BufferInfo(ctypes.Structure):
+    _fields_ = [("size", c_uint64), ("copies", c_uint32), ("writer", c_int)]
+
+
+class FieldViewDesc(ctypes.Structure):
+    _fields_ = [("image", c_void_p), ("shading", c_int), ("colormap", c_int),
+                ("value_min", c_float), ("value_max", c_float), ("label", c_char_p),
+                ("flags", c_uint32), ("shader", c_char_p)]
+
+
+class VolumeViewDesc(ctypes.Structure):
+    _fields_ = [("image", c_void_p), ("style", c_int), ("colormap", c_int),
+                ("value_min", c_float), ("value_max", c_float), ("opacity", c_float),
+                ("label", c_char_p), ("flags", c_uint32)]
+
+
+class PointsViewDesc(ctypes.Structure):
+    _fields_ = [("buffer", c_void_p), ("layout", c_int), ("count", c_uint32), ("size", c_float),
+                ("intensity", c_float), ("colormap", c_int), ("value_min", c_float),
+                ("value_max", c_float), ("bounds", c_float * 6), ("label", c_char_p),
+                ("flags", c_uint32)]
+
+
+class ViewParams(ctypes.Structure):
+    _fields_ = [("visible", c_int), ("colormap", c_int), ("value_min", c_float),
+                ("value_max", c_float), ("mip_bias", c_float), ("opacity", c_float),
+                ("style", c_int), ("slice_axis", c_uint32), ("slice_position", c_float),
+                ("point_count", c_uint32), ("point_size", c_float),
+                ("point_intensity", c_float)]
+
+
+class Camera(ctypes.Structure):
+    _fields_ = [("zoom", c_float), ("pan_x", c_float), ("pan_y", c_float),
+                ("yaw_degrees", c_float), ("pitch_degrees", c_float)]
+
+
+class FrameDesc(ctypes.Structure):
+    _fields_ = [("stream", c_void_p), ("flags", c_uint32), ("replay_key", c_uint64)]
+
+
+class FrameStats(ctypes.Structure):
+    _fields_ = [("frame", c_uint64), ("interval_ms", c_double), ("host_busy_us", c_double),
+                ("cuda_ms", c_double), ("cuda_wait_ms", c_double), ("draw_ms", c_double),
+                ("wait_ms", c_double), ("gpu_interval_ms", c_double), ("handoff_ms", c_double),
+                ("from_graph", c_int), ("begin_us", c_double), ("wait_start_us", c_double),
+                ("wait_end_us", c_double), ("end_us", c_double), ("record_end_us", c_double),
+                ("submit_start_us", c_double), ("submit_end_us", c_double),
+                ("cuda_start_us", c_double), ("cuda_wait_start_us", c_double),
+                ("cuda_wait_end_us", c_double), ("cuda_end_us", c_double),
+                ("draw_start_us", c_double), ("draw_end_us", c_double),
+                ("raw_cuda_us", c_double * 4), ("raw_draw_ticks", c_uint64 * 2)]
+
+
+class Metrics(ctypes.Structure):
+    _fields_ = [("frames_drawn", c_uint64), ("frames_presented", c_uint64),
+                ("swapchain_recreations", c_uint32), ("stats_dropped", c_uint64),
+                ("fps", c_double), ("interval_ms_p50", c_double), ("interval_ms_p99", c_double),
+                ("cuda_ms_p50", c_double), ("draw_ms_p50", c_double), ("wait_ms_p50", c_double),
+                ("handoff_ms_p50", c_double), ("host_busy_us_p50", c_double),
+                ("device_local_budget", c_uint64), ("device_local_usage", c_uint64),
+                ("host_visible_budget", c_uint64), ("host_visible_usage", c_uint64),
+                ("cuda_free", c_uint64), ("cuda_total", c_uint64),
+                ("allocated_device_bytes", c_uint64), ("allocated_host_bytes", c_uint64)]
+
+
+STRUCTS = {"estuary_viewer_desc": ViewerDesc, "estuary_viewer_info": ViewerInfo,
+           "estuary_image_desc": ImageDesc, "estuary_buffer_desc": BufferDesc,
+           "estuary_image_info": ImageInfo, "estuary_buffer_info": BufferInfo,
+           "estuary_field_view_desc": FieldViewDesc, "estuary_volume_view_desc": VolumeViewDesc,
+           "estuary_points_view_desc": PointsViewDesc, "estuary_view_params": ViewParams,
+           "estuary_camera": Camera, "estuary_frame_desc": FrameDesc,
+           "estuary_frame_stats": FrameStats, "estuary_metrics": Metrics}
+
+_P = c_void_p  # every handle is opaque
+_PROTOTYPES = {
+    "estuary_version": (c_uint32, []),
+    "estuary_status_name": (c_char_p, [c_int]),
+    "estuary_last_error": (c_char_p, []),
+    "estuary_create_viewer": (c_int, [POINTER(ViewerDesc), POINTER(_P)]),
+    "estuary_destroy_viewer": (c_int, [_P, POINTER(c_uint32)]),
+    "estuary_get_viewer_info": (c_int, [_P, POINTER(ViewerInfo)]),
+    "estuary_validation_messages": (c_uint32, [_P]),
+    "estuary_create_image": (c_int, [_P, POINTER(ImageDesc), POINTER(_P)]),
+    "estuary_create_buffer": (c_int, [_P, POINTER(BufferDesc), POINTER(_P)]),
+    "estuary_destroy_image": (c_int, [_P, _P]),
+    "estuary_destroy_buffer": (c_int, [_P, _P]),
+    "estuary_get_image_info": (c_int, [_P, POINTER(ImageInfo)]),
+    "estuary_get_buffer_info": (c_int, [_P, POINTER(BufferInfo)]),
+    "estuary_add_field_view": (c_int, [_P, POINTER(FieldViewDesc), POINTER(_P)]),
+    "estuary_add_volume_view": (c_int, [_P, POINTER(VolumeViewDesc), POINTER(_P)]),
+    "estuary_add_points_view": (c_int, [_P, POINTER(PointsViewDesc), POINTER(_P)]),
+    "estuary_destroy_view": (c_int, [_P, _P]),
+    "estuary_get_view_params": (c_int, [_P, POINTER(ViewParams)]),
+    "estuary_set_view_params": (c_int, [_P, POINTER(ViewParams)]),
+    "estuary_get_camera": (c_int, [_P, POINTER(Camera)]),
+    "estuary_set_camera": (c_int, [_P, POINTER(Camera)]),
+    "estuary_set_background": (c_int, [_P, c_float, c_float, c_float]),
+    "estuary_begin_frame": (c_int, [_P, POINTER(FrameDesc), POINTER(_P)]),
+    "estuary_frame_wait": (c_int, [_P]),
+    "estuary_end_frame": (c_int, [_P]),
+    "estuary_frame_index": (c_uint64, [_P]),
+    "estuary_next_frame_index": (c_uint64, [_P]),
+    "estuary_frame_slot": (c_uint32, [_P]),
+    "estuary_frame_stream": (c_void_p, [_P]),
+    "estuary_frame_surface": (c_int, [_P, _P, c_uint32, POINTER(c_uint64)]),
+    "estuary_frame_device_pointer": (c_int, [_P, _P, POINTER(c_void_p)]),
+    "estuary_frame_host_level": (c_int, [_P, _P, c_uint32, POINTER(c_void_p)]),
+    "estuary_frame_host_pointer": (c_int, [_P, _P, POINTER(c_void_p)]),
+    "estuary_frame_copy_to_image": (c_int, [_P, _P, c_uint32, c_void_p, c_uint64]),
+    "estuary_frame_read_image": (c_int, [_P, _P, c_uint32, c_uint32, c_uint32, c_uint32,
+                                         c_uint32, c_uint32, c_void_p]),
+    "estuary_frame_read_buffer": (c_int, [_P, _P, c_uint64, c_uint64, c_uint32, c_void_p]),
+    "estuary_display": (c_int, [_P, FRAME_FN, c_void_p, c_uint64]),
+    "estuary_wait_frame": (c_int, [_P, c_uint64]),
+    "estuary_finish": (c_int, [_P]),
+    "estuary_screenshot": (c_int, [_P, c_char_p]),
+    "estuary_read_pixels": (c_int, [_P, c_void_p, c_uint64]),
+    "estuary_poll_events": (c_int, [_P]),
+    "estuary_should_close": (c_int, [_P]),
+    "estuary_request_close": (c_int, [_P]),
+    "estuary_next_frame_stats": (c_int, [_P, POINTER(FrameStats)]),
+    "estuary_get_metrics": (c_int, [_P, POINTER(Metrics)]),
+}
+
+
+def _candidates():
+    """Where libestuary may be, in the order it is looked for."""
+    explicit = os.environ.get("ESTUARY_LIBRARY")
+    if explicit:
+        yield pathlib.Path(explicit)
+        return
+    here = pathlib.Path(__file__).resolve().parent
+    # Beside the package, in a bundle (BUNDLE/python/estuary/, the library in BUNDLE/), then in
+    # the install tree (LIBDIR/python3/site-packages/estuary/, the library in LIBDIR/).
+    for folder in [here] + list(here.parents)[1:3:1]:
+        yield from sorted(folder.glob("libestuary.so*"), key=lambda p: len(p.name))
+    yield pathlib.Path("libestuary.so.0.2")  # the loader's own search (LD_LIBRARY_PATH, ldconfig)
+
+
+def load():
+    """libestuary with every prototype declared; ImportError naming where it was looked for."""
+    tried = []
+    for path in _candidates():
+        try:
+            lib = ctypes.CDLL(str(path))
+        except OSError as error:
+            tried.append(f"{path}: {error}")
+            continue
+        for name, (restype, argtypes) in _PROTOTYPES.items():
+            function = getattr(lib, name)
+            function.restype = restype
+            function.argtypes = argtypes
+        if lib.estuary_version() >> 12 != API_VERSION >> 12:
+            raise ImportError(f"{path} is libestuary {version_text(lib.estuary_version())}; this "
+                              f"package needs {version_text(API_VERSION)} (major and minor equal)")
+        lib.path = str(path)
+        return lib
+    raise ImportError("libestuary not found; set ESTUARY_LIBRARY to its path (tried: " +
+                      "; ".join(tried) + ")")
+
+
+def version_text(version):
+    return f"{version >> 22}.{(version >> 12) & 0x3FF}.{version & 0xFFF}"
+

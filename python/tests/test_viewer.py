@@ -1,0 +1,182 @@
+"""The package on lavapipe (or any Vulkan device), headless, without CUDA: NumPy arrays in, the
+pictures and the frame protocol checked, errors raised with the C API's messages."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import estuary
+
+# The viridis table's ends, as estuary's colormap file has them.
+VIRIDIS_FIRST, VIRIDIS_LAST = (68, 1, 84), (253, 231, 37)
+
+
+def near(pixel, rgb, tolerance=3):
+    return all(abs(int(a) - b) <= tolerance for a, b in zip(pixel[:3], rgb))
+
+
+def test_a_numpy_field_is_drawn_through_the_colormap(open_viewer):
+    viewer = open_viewer(width=128, height=128)
+    field = viewer.image((32, 64), generate_mips=True, name="halves")
+    viewer.field_view(field, colorbar=False)
+    with viewer.frame() as frame:
+        frame.show(field, np.where(np.arange(64) < 32, 0.0, 1.0).astype(np.float32)[None, :]
+                   .repeat(32, axis=0))
+    pixels = viewer.pixels()
+    assert pixels.shape == (128, 128, 4)
+    assert near(pixels[64, 20], VIRIDIS_FIRST)
+    assert near(pixels[64, 108], VIRIDIS_LAST)
+    assert not near(pixels[8, 64], VIRIDIS_FIRST), "letterboxed: the background above the field"
+
+
+def test_value_range_and_colormap_change_between_frames(open_viewer):
+    viewer = open_viewer(width=64, height=64)
+    field = viewer.image((16, 16))
+    view = viewer.field_view(field, colorbar=False, value_range=(0.0, 2.0))
+    for _ in range(2):
+        with viewer.frame() as frame:
+            frame.show(field, np.full((16, 16), 2.0, np.float32))
+    assert near(viewer.pixels()[32, 32], VIRIDIS_LAST)
+    view.update(value_range=(0.0, 4.0), colormap="magma")
+    assert view.params()["value_max"] == 4.0
+    with viewer.frame() as frame:
+        frame.show(field, np.full((16, 16), 2.0, np.float32))
+    assert not near(viewer.pixels()[32, 32], VIRIDIS_LAST)
+
+
+def test_rgba8_images_are_shown_as_colour(open_viewer):
+    viewer = open_viewer(width=64, height=64)
+    picture = viewer.image((8, 8), format="rgba8")
+    viewer.field_view(picture, shading="rgb", colorbar=False)
+    texels = np.zeros((8, 8, 4), np.uint8)
+    texels[..., 0], texels[..., 3] = 255, 255
+    with viewer.frame() as frame:
+        frame.show(picture, texels)
+    assert near(viewer.pixels()[32, 32], (255, 0, 0))
+
+
+@pytest.mark.parametrize("frames_in_flight", [1, 2, 3, 8])
+def test_every_draw_sees_its_own_frame(open_viewer, frames_in_flight):
+    """Each frame stamps its index into an image and a buffer; the frame's own draw reads them
+    back before and after drawing. Another frame's data, or a write landing mid-draw, shows."""
+    viewer = open_viewer(frames_in_flight=frames_in_flight, width=64, height=64)
+    assert viewer.frames_in_flight == frames_in_flight
+    field = viewer.image((16, 16))
+    points = viewer.buffer((16, 4), writer="host")
+    viewer.field_view(field)
+    viewer.points_view(points)
+    reads = []
+    for index in range(3 * frames_in_flight + 4):
+        with viewer.frame() as frame:
+            assert frame.index == index and frame.slot == index % frames_in_flight
+            frame.show(field, np.full((16, 16), index, np.float32))
+            frame.buffer(points)[:] = index
+            reads.append((frame.read_image(field), frame.read_image(field, after_draw=True),
+                          frame.read_buffer(points, 0, 16)))
+    viewer.finish()
+    for index, (before, after, words) in enumerate(reads):
+        assert before[0, 0] == index and after[0, 0] == index
+        assert list(words) == [index] * 4
+
+
+def test_host_levels_and_buffers_are_numpy_views_of_the_frames_memory(open_viewer):
+    viewer = open_viewer()
+    volume = viewer.image((4, 8, 8), writer="host")
+    assert volume.kind == "3d" and volume.level_shape(1) == (2, 4, 4)
+    viewer.volume_view(volume)
+    with viewer.frame() as frame:
+        level = frame.host_level(volume)
+        assert level.shape == (4, 8, 8) and level.dtype == np.float32 and level.flags.writeable
+        level[:] = 0.5
+        reads = frame.read_image(volume, width=8, height=8)
+    viewer.finish()
+    assert np.all(reads == 0.5)
+
+
+def test_stats_metrics_and_the_camera(open_viewer):
+    viewer = open_viewer()
+    field = viewer.image((8, 8))
+    viewer.field_view(field)
+    for _ in range(5):
+        with viewer.frame() as frame:
+            frame.show(field, np.zeros((8, 8), np.float32))
+    viewer.finish()
+    stats = viewer.stats()
+    assert [s["frame"] for s in stats] == list(range(5))
+    assert all(s["host_busy_us"] > 0 for s in stats)
+    assert viewer.metrics()["frames_drawn"] == 5
+    viewer.camera = {"zoom": 2.0}
+    assert viewer.camera["zoom"] == 2.0
+
+
+def test_bad_arguments_raise_naming_the_value(open_viewer):
+    with pytest.raises(estuary.InvalidArgument, match="frames_in_flight 17"):
+        estuary.Viewer(display="headless", cuda="off", frames_in_flight=17)
+    viewer = open_viewer()
+    with pytest.raises(estuary.InvalidArgument, match="format 'r8'"):
+        viewer.image((8, 8), format="r8")
+    with pytest.raises(estuary.InvalidArgument, match="for kind 3d: 3 dimension"):
+        viewer.image((8, 8), kind="3d")
+    with pytest.raises(estuary.EstuaryError) as raised:
+        viewer.image((8, 8), writer="cuda")
+    assert raised.value.status in (2, 3) and "CUDA" in str(raised.value)
+    field = viewer.image((8, 8))
+    viewer.field_view(field)
+    with viewer.frame() as frame:
+        with pytest.raises(estuary.InvalidArgument, match=r"shape \(8, 9\).*expected \(8, 8\)"):
+            frame.show(field, np.zeros((8, 9), np.float32))
+        with pytest.raises(estuary.InvalidArgument, match="dtype float64.*expected float32"):
+            frame.show(field, np.zeros((8, 8)))
+        frame.show(field, np.zeros((8, 8), np.float32))
+    with pytest.raises(estuary.InvalidArgument, match="frame 0 has ended"):
+        frame.show(field, np.zeros((8, 8), np.float32))
+    with pytest.raises(estuary.InvalidArgument, match="destroy them first"):
+        field.destroy()
+    with pytest.raises(estuary.InvalidArgument, match="stream"):
+        viewer.frame(stream="default")
+
+
+def test_display_runs_the_loop_and_carries_exceptions_out(open_viewer, tmp_path):
+    viewer = open_viewer()
+    field = viewer.image((8, 8))
+    viewer.field_view(field)
+    seen = []
+
+    def draw(frame):
+        frame.show(field, np.full((8, 8), frame.index / 10, np.float32))
+        seen.append(frame.index)
+        return frame.index == 4
+
+    viewer.display(draw)
+    assert seen == [0, 1, 2, 3, 4]
+
+    def fail(frame):
+        raise KeyError("from the callback")
+
+    with pytest.raises(KeyError, match="from the callback"):
+        viewer.display(fail)
+    shot = tmp_path / "shot.png"
+    viewer.screenshot(shot)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(estuary.EstuaryError, match="missing-folder"):
+        viewer.screenshot("/proc/missing-folder/shot.png")  # a folder nobody can make
+
+
+def test_the_environment_caps_display_and_names_its_screenshot(tmp_path):
+    """ESTUARY_FRAMES and ESTUARY_SCREENSHOT work for Python programs unchanged."""
+    program = (
+        "import numpy as np, estuary\n"
+        "v = estuary.Viewer(display='headless', cuda='off', width=64, height=48)\n"
+        "f = v.image((8, 8)); v.field_view(f)\n"
+        "v.display(lambda fr: fr.show(f, np.ones((8, 8), np.float32)))\n"
+        "print('frames', v.metrics()['frames_drawn']); assert v.close() == 0\n")
+    shot = tmp_path / "env.png"
+    env = dict(os.environ, ESTUARY_FRAMES="7", ESTUARY_SCREENSHOT=str(shot),
+               ESTUARY_VALIDATION="1")
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "frames 7" in done.stdout
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
