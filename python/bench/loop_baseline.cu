@@ -1,6 +1,6 @@
 // The C++ side of python/bench/binding_cost.py: the same frame loop as the Python one, through
 // estuary.hpp, so the two host times per frame can be compared (docs/PERFORMANCE.md). Each frame
-// clears a 1M-point CUDA buffer in place and copies a 512x512 float field from device memory into
+// clears a 64k-point CUDA buffer in place and copies a 512x512 float field from device memory into
 // the frame's image, on a stream of the program's own. Prints one JSON line.
 #include <estuary/estuary.hpp>
 
@@ -24,7 +24,7 @@ int main(int argc, char** argv) try {
     image.writer = ESTUARY_WRITER_CUDA;
     image.flags = ESTUARY_IMAGE_GENERATE_MIPS;
     estuary::Image field = viewer.image(image);
-    const uint64_t pointBytes = uint64_t(1) << 24; // 1M points of 4 floats
+    const uint64_t pointBytes = uint64_t(1) << 20; // 64k points of 4 floats
     estuary::Buffer points = viewer.buffer({pointBytes, ESTUARY_WRITER_CUDA, 0, "points"});
     viewer.fieldView({field.get()});
     viewer.pointsView({points.get()});

@@ -111,10 +111,17 @@ class Image:
         self.levels, self.copies = info.levels, info.copies
         self.writer = {1: "cuda", 2: "host"}[info.writer]
         self.level_bytes = [info.level_bytes[i] for i in range(info.levels)]
+        self._level_shapes = {}
 
     def level_shape(self, level=0):
         """The array shape of one level: NumPy order, the channel axis last where there are
         several."""
+        shape = self._level_shapes.get(level)
+        if shape is None:
+            shape = self._level_shapes[level] = self._shape_of(level)
+        return shape
+
+    def _shape_of(self, level):
         if self.kind in ("2d_array", "cube"):
             dims = (self.shape[0],) + tuple(max(d >> level, 1) for d in self.shape[1:])
         else:
@@ -216,8 +223,22 @@ class DeviceArray:
         return (_dlpack.KDL_CUDA, self._frame._viewer.cuda_device)
 
 
+_TORCH_DTYPES = {"torch.float32": np.dtype(np.float32), "torch.float16": np.dtype(np.float16),
+                 "torch.uint8": np.dtype(np.uint8), "torch.float64": np.dtype(np.float64),
+                 "torch.int32": np.dtype(np.int32)}
+
+
 def _cuda_interface(array):
-    """(pointer, shape, dtype, stream) of an object with __cuda_array_interface__; None else."""
+    """(pointer, shape, dtype, stream) of an object with __cuda_array_interface__; None else.
+    PyTorch's CUDA tensors are read directly (their interface is built in Python, ~30 us a call):
+    their stream is the caller's to order, as the interface would not say it either."""
+    if getattr(array, "is_cuda", False) and hasattr(array, "data_ptr"):
+        dtype = _TORCH_DTYPES.get(str(array.dtype))
+        if dtype is not None:
+            if not array.is_contiguous():
+                raise InvalidArgument("the tensor is not contiguous; pass tensor.contiguous()",
+                                      _capi.ERROR_INVALID_ARGUMENT)
+            return array.data_ptr(), tuple(array.shape), dtype, None
     interface = getattr(array, "__cuda_array_interface__", None)
     if interface is None:
         return None
@@ -248,8 +269,14 @@ class Frame:
         _check(_lib.estuary_begin_frame(viewer._handle, ctypes.byref(desc), ctypes.byref(handle)))
         self._handle = handle
         self.index = _lib.estuary_frame_index(handle)
-        self.slot = _lib.estuary_frame_slot(handle)
-        self.stream = _lib.estuary_frame_stream(handle) or (1 if viewer.has_cuda else None)
+        self.slot = self.index % viewer.frames_in_flight
+        if desc.stream:
+            self.stream = desc.stream
+        else:  # the viewer's own, the same every frame
+            if viewer._own_stream is None:
+                viewer._own_stream = _lib.estuary_frame_stream(handle) or (
+                    1 if viewer.has_cuda else 0)
+            self.stream = viewer._own_stream or None
 
     def _active(self):
         if self._handle is None:
@@ -315,9 +342,9 @@ class Frame:
             host = None
         else:
             host = np.asarray(array)
-            shape, got_dtype = host.shape, host.dtype
-        if tuple(shape) != tuple(expected_shape) and not (
-                image.channels == 1 and tuple(shape) == tuple(expected_shape) + (1,)):
+            shape, got_dtype = tuple(host.shape), host.dtype
+        if shape != expected_shape and not (image.channels == 1 and
+                                            tuple(shape) == expected_shape + (1,)):
             raise InvalidArgument(f"array of shape {tuple(shape)} for level {level} of a "
                                   f"{image.format} image: expected {tuple(expected_shape)}",
                                   _capi.ERROR_INVALID_ARGUMENT)
@@ -390,6 +417,7 @@ class Viewer:
         _check(_lib.estuary_create_viewer(ctypes.byref(desc), ctypes.byref(handle)))
         self._handle = handle
         self._pending_reads = []
+        self._own_stream = None
         info = _capi.ViewerInfo()
         _check(_lib.estuary_get_viewer_info(handle, ctypes.byref(info)))
         self.info = {name: (v.decode() if isinstance(v, bytes) else v)

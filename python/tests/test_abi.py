@@ -37,6 +37,8 @@ def test_every_structure_matches_the_header(tmp_path):
 
 
 def test_the_api_version_is_the_headers():
+    if not (HEADER_DIR / "estuary" / "estuary.h").exists():
+        pytest.skip("needs the source tree's include/estuary/estuary.h")
     text = (HEADER_DIR / "estuary" / "estuary.h").read_text()
     found = re.search(r"#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION\((\d+), (\d+), (\d+)\)",
                       text)
