@@ -320,7 +320,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     CLI::App app{"estuary: CUDA simulations written every frame into Vulkan-exported images "
                  "and drawn by Vulkan, synchronized on the GPU with timeline semaphores.\n"
                  "Exit codes: 0 ok, 1 runtime failure, 2 bad usage, 3 unsupported environment, "
-                 "130/143 stopped by SIGINT/SIGTERM (what was asked is still written)."};
+                 "130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (what was asked is still written)."};
     app.name("estuary");
     std::string grid, resolution = "768x768", backend = "auto";
     bool version = false, listSims = false;

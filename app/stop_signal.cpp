@@ -2,17 +2,46 @@
 
 #include <atomic>
 #include <csignal>
+#include <ctime>
+#include <unistd.h>
 
 namespace estuary {
 namespace {
 
-// Lock-free, so the handler may store it (async-signal-safe).
+// Lock-free, so the handler may store them (async-signal-safe).
 std::atomic<int> gStopSignal{0};
-static_assert(std::atomic<int>::is_always_lock_free);
+std::atomic<int64_t> gStopAtNs{0};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<int64_t>::is_always_lock_free);
 
+int64_t monotonicNs() {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now); // async-signal-safe
+    return int64_t(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+void writeText(const char* text) {
+    size_t length = 0;
+    while (text[length])
+        ++length;
+    ssize_t written = write(STDERR_FILENO, text, length);
+    (void)written;
+}
+
+// The first stop signal is recorded; copies of it and other stop signals arriving later do not
+// kill the run (`timeout` sends TERM to the process and again to its group): only a SIGINT
+// coming more than the grace period after the first stop request (someone pressing Ctrl-C again)
+// ends it at once, saying so.
 void recordStop(int signal) {
     int none = 0;
-    gStopSignal.compare_exchange_strong(none, signal, std::memory_order_relaxed);
+    const int64_t now = monotonicNs();
+    if (gStopSignal.compare_exchange_strong(none, signal, std::memory_order_relaxed)) {
+        gStopAtNs.store(now, std::memory_order_relaxed);
+        return;
+    }
+    if (signal == SIGINT && now - gStopAtNs.load(std::memory_order_relaxed) > kHardStopGraceNs) {
+        writeText("estuary: a second Ctrl-C: ending now; what was asked is NOT written\n");
+        _exit(stoppedExitCode(SIGINT));
+    }
 }
 
 } // namespace
@@ -21,11 +50,11 @@ void installStopHandlers() {
     struct sigaction action {};
     action.sa_handler = recordStop;
     sigemptyset(&action.sa_mask);
-    // SA_RESETHAND: the second Ctrl-C finds the default action; SA_RESTART: blocking calls in
-    // libraries (the window system's poll, file writes) are not failed by the first.
-    action.sa_flags = SA_RESETHAND | SA_RESTART;
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    // SA_RESTART: blocking calls in libraries (the window system's poll, file writes) are not
+    // failed by the signal. No SA_RESETHAND: a repeated signal must not find the default action.
+    action.sa_flags = SA_RESTART;
+    for (int signal : {SIGINT, SIGTERM, SIGHUP})
+        sigaction(signal, &action, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
 }
 
@@ -36,11 +65,13 @@ int stopSignal() {
 const char* stopSignalName(int signal) {
     if (signal == SIGINT) return "SIGINT";
     if (signal == SIGTERM) return "SIGTERM";
+    if (signal == SIGHUP) return "SIGHUP";
     return "a signal";
 }
 
 void clearStopRequest() {
     gStopSignal.store(0, std::memory_order_relaxed);
+    gStopAtNs.store(0, std::memory_order_relaxed);
 }
 
 } // namespace estuary

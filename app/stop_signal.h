@@ -1,13 +1,20 @@
-// SIGINT and SIGTERM as a request to stop: the handlers only record the signal, and the headless
-// run, the benchmark and the window loop look at it between frames, finish what was asked (the
-// screenshot of the last frame drawn, the report of the frames measured so far) and exit with
-// 128 + the signal's number (130 for SIGINT, 143 for SIGTERM). The handler is installed with
-// SA_RESETHAND: a second signal of the same kind ends the process at once, the default action.
+// SIGINT, SIGTERM and SIGHUP (a closed terminal) as a request to stop: the handlers only record
+// the first signal, and the headless run, the benchmark and the window loop look at it between
+// frames, finish what was asked (the screenshot of the last frame drawn, the report of the frames
+// measured so far) and exit with 128 + the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
+// Repeated signals still mean "stop" (`timeout` sends TERM twice, to the process and its group);
+// only a SIGINT more than kHardStopGraceNs after the first request ends the run at once, saying
+// that what was asked is not written. The watchdog bounds a stop that is not honoured.
 #pragma once
+
+#include <cstdint>
 
 namespace estuary {
 
-// Installs both handlers, and ignores SIGPIPE so that a closed pipe or FIFO is a write error
+// A second Ctrl-C this long after the first stop request is deliberate.
+constexpr int64_t kHardStopGraceNs = 1'000'000'000;
+
+// Installs the handlers, and ignores SIGPIPE so that a closed pipe or FIFO is a write error
 // naming the file rather than a silent death.
 void installStopHandlers();
 
@@ -20,7 +27,7 @@ inline int stoppedExitCode(int signal) {
     return 128 + signal;
 }
 
-// "SIGINT" or "SIGTERM" ("a signal" for anything else).
+// "SIGINT", "SIGTERM" or "SIGHUP" ("a signal" for anything else).
 const char* stopSignalName(int signal);
 
 // Tests: forget a received signal.

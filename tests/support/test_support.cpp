@@ -212,6 +212,7 @@ ControlledRun runEstuaryControlled(const std::vector<std::string>& args,
 
     ControlledRun run;
     std::optional<Clock::time_point> seen, signalledAt;
+    int sent = 0;
     if (control.signalWhen.empty()) seen = start;
     pollfd fds[2] = {{outPipe[0], POLLIN, 0}, {errPipe[0], POLLIN, 0}};
     std::string* texts[2] = {&run.out, &run.err};
@@ -229,6 +230,13 @@ ControlledRun runEstuaryControlled(const std::vector<std::string>& args,
             kill(pid, control.signal);
             signalledAt = now;
             run.signalled = true;
+            sent = 1;
+        }
+        // Further copies, as `timeout` (the process, then its group) or a second Ctrl-C send them.
+        while (signalledAt && sent < control.signalCopies &&
+               Clock::now() - *signalledAt >= sent * control.signalGap) {
+            kill(pid, control.signal);
+            ++sent;
         }
         if (poll(fds, 2, 10) < 0 && errno != EINTR) break;
         for (int i = 0; i < 2; ++i) {

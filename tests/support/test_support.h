@@ -84,6 +84,8 @@ struct RunControl {
     int signal = 0;         // sent once `signalWhen` appears in stdout or stderr (0: none)
     std::string signalWhen; // empty: at once
     std::chrono::milliseconds signalDelay{0};   // after signalWhen appeared
+    int signalCopies = 1;                       // how many times the signal is sent
+    std::chrono::milliseconds signalGap{0};     // between the copies (0: back to back)
     std::chrono::milliseconds timeout{120'000}; // then SIGKILL
 };
 struct ControlledRun {
