@@ -122,6 +122,18 @@ bool renameNoReplace(const fs::path& path, const fs::path& from, const fs::path&
     return true;
 }
 
+// An existing file without write permission is not replaced, although a rename in a writable
+// folder could: for anyone without write access to it, and for everyone (root included, as rm
+// asks) when it has no write bit at all.
+void refuseWriteProtected(const fs::path& path, const fs::path& target, const struct stat& st) {
+    if (!S_ISREG(st.st_mode)) return;
+    if ((st.st_mode & 0222) != 0 && ::access(target.c_str(), W_OK) == 0) return;
+    char mode[8];
+    std::snprintf(mode, sizeof(mode), "%04o", unsigned(st.st_mode & 07777));
+    throw failure(path, std::string("it is write-protected (mode ") + mode +
+                            "): make it writable or choose another path");
+}
+
 // Temporary file, full write, fsync, rename. Returns false only for !replace and an existing
 // target; throws for everything else (the producer's exceptions too), having removed the temporary.
 bool commitFile(const fs::path& path, const ProduceBytes& produce, bool replace) {
@@ -131,6 +143,7 @@ bool commitFile(const fs::path& path, const ProduceBytes& produce, bool replace)
     struct stat existing {};
     const bool exists = ::stat(target.c_str(), &existing) == 0;
     if (exists && S_ISDIR(existing.st_mode)) throw failure(path, EISDIR);
+    if (exists && replace) refuseWriteProtected(path, target, existing);
 
     TempFile temp = createTempBeside(path, target);
     try {
@@ -258,6 +271,8 @@ OutputFile OutputFile::open(const fs::path& path) {
     // A regular file: the folder must exist (it is created now, as the write would) and take a
     // new file. Creating one says more than permission bits, which root ignores anyway.
     const fs::path target = resolveLink(path);
+    if (struct stat existing {}; ::stat(target.c_str(), &existing) == 0)
+        refuseWriteProtected(path, target, existing);
     createFolder(path, folderOf(target));
     TempFile probe = createTempBeside(path, target);
     ::close(probe.fd);

@@ -123,6 +123,35 @@ TEST(OutputFile, ExistingPermissionsAreKept) {
               fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
 }
 
+// A file without write permission is kept, the write refused naming the path and the mode (root,
+// who runs CI, bypasses permission checks: the mode bits alone decide for it, as for rm).
+TEST(OutputFile, AWriteProtectedFileIsNeitherReplacedNorOpened) {
+    const auto dir = test::scratchDir("output-protected");
+    const auto path = dir / "report.json";
+    writeFileAtomically(path, "keep");
+    fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+    for (const auto& attempt : std::vector<std::function<void()>>{
+             [&] { writeFileAtomically(path, "lost"); }, [&] { (void)OutputFile::open(path); }}) {
+        try {
+            attempt();
+            ADD_FAILURE() << "a write-protected file was accepted";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("write-protected (mode 0444)"), std::string::npos)
+                << e.what();
+            EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+        }
+    }
+    // Through a link too: the link's target is what would be replaced.
+    fs::create_symlink(path, dir / "link.json");
+    EXPECT_THROW(writeFileAtomically(dir / "link.json", "lost"), Error);
+    fs::permissions(path, fs::perms::owner_write, fs::perm_options::add);
+    EXPECT_EQ(readFile(path), "keep");
+    writeFileAtomically(path, "now");
+    EXPECT_EQ(readFile(path), "now");
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 2)
+        << "a temporary was left";
+}
+
 TEST(OutputFile, WriteNewFileNeverReplacesAnExistingFile) {
     const auto dir = test::scratchDir("output-new");
     const auto path = dir / "estuary-screenshot-000.png";
