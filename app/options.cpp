@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 namespace estuary {
@@ -38,6 +39,36 @@ const char* glHandoffName(GlHandoff handoff) {
     default:
         return "auto";
     }
+}
+
+// A decimal number as people write one: an optional minus, digits with an optional point, an
+// optional exponent; nothing else (no spaces, no "+", no hex, no nan or inf), finite. The one
+// parser of every decimal option, so that none accepts what another refuses.
+std::optional<float> parseDecimal(std::string_view s) {
+    size_t i = 0;
+    const auto digits = [&] {
+        const size_t from = i;
+        while (i < s.size() && s[i] >= '0' && s[i] <= '9')
+            ++i;
+        return i - from;
+    };
+    if (i < s.size() && s[i] == '-') ++i;
+    size_t mantissa = digits();
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        mantissa += digits();
+    }
+    if (mantissa == 0) return std::nullopt;
+    if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+        if (digits() == 0) return std::nullopt;
+    }
+    if (i != s.size()) return std::nullopt;
+    float v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+    return v;
 }
 
 std::optional<Extent> parseExtent(std::string_view text, uint32_t minSide, uint32_t maxSide,
@@ -165,6 +196,22 @@ CLI::Validator wholeNumber(uint64_t min, uint64_t max) {
         "N");
 }
 
+// A decimal in [min, max] (parseDecimal), checked before CLI11 converts it: alone it takes hex,
+// leading spaces and nan.
+CLI::Validator decimalNumber(float min, float max) {
+    return CLI::Validator(
+        [min, max](std::string& value) -> std::string {
+            char allowed[96];
+            std::snprintf(allowed, sizeof(allowed), " (allowed: a decimal number in %g..%g)",
+                          double(min), double(max));
+            const auto v = parseDecimal(value);
+            if (!v) return "'" + value + "' is not a decimal number" + allowed;
+            if (*v < min || *v > max) return "'" + value + "' is out of range" + allowed;
+            return {};
+        },
+        "X");
+}
+
 // The same file as far as spelling tells: "-" and /dev/stdout are one, "./a" and "a" are one.
 std::string outputKey(const std::string& path) {
     if (const auto fd = descriptorNamedBy(path)) return "descriptor " + std::to_string(*fd);
@@ -213,8 +260,9 @@ std::optional<std::string> parseParam(const sim::SimDefinition& def, const std::
         return "--param " + text + ": " + def.name + " has no parameter '" + out.name +
                "' (allowed: " + sim::paramNames(def) + ")";
     const sim::ParamSpec& spec = def.params[size_t(index)];
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out.value);
-    if (ec != std::errc() || end != value.data() + value.size() || value.empty())
+    const auto parsed = parseDecimal(value);
+    if (parsed) out.value = *parsed;
+    if (!parsed)
         return "--param " + text + ": '" + value + "' is not a number (" + spec.name + " of " +
                def.name + " takes " + sim::paramRange(spec) + ")";
     if (std::string bad = sim::checkParamValue(spec, out.value); !bad.empty())
@@ -226,15 +274,8 @@ std::optional<std::string> parseParam(const sim::SimDefinition& def, const std::
 std::optional<std::pair<float, float>> parseCamera(const std::string& text) {
     const size_t comma = text.find(',');
     if (comma == std::string::npos) return std::nullopt;
-    auto number = [](std::string_view s) -> std::optional<float> {
-        float v = 0;
-        auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (ec != std::errc() || end != s.data() + s.size() || s.empty() || !std::isfinite(v))
-            return std::nullopt;
-        return v;
-    };
-    const auto yaw = number(std::string_view(text).substr(0, comma));
-    const auto pitch = number(std::string_view(text).substr(comma + 1));
+    const auto yaw = parseDecimal(std::string_view(text).substr(0, comma));
+    const auto pitch = parseDecimal(std::string_view(text).substr(comma + 1));
     if (!yaw || !pitch || std::abs(*pitch) > 85.0f) return std::nullopt;
     return std::pair(*yaw, *pitch);
 }
@@ -395,12 +436,12 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                    "drag to rotate, wheel to zoom, R to reset)");
     app.add_option("--opacity", o.opacity,
                    "Volumes: extinction per voxel at the colormap's end, 0..50 (default 0.5)")
-        ->check(CLI::Range(0.0f, 50.0f));
+        ->check(decimalNumber(0.0f, 50.0f));
     app.add_option("--slice-axis", sliceAxis, "Volumes: the slice view's axis, x, y or z")
         ->check(CLI::IsMember({"x", "y", "z"}));
     app.add_option("--slice-position", o.slicePosition,
                    "Volumes: the slice view's position along its axis, 0..1 (default 0.5)")
-        ->check(CLI::Range(0.0f, 1.0f));
+        ->check(decimalNumber(0.0f, 1.0f));
     app.add_option("--screenshot", o.screenshot,
                    "Write the last frame to this PNG (headless default: estuary.png; - is stdout)")
         ->check(outputPath());

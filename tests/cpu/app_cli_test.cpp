@@ -369,6 +369,43 @@ TEST(AppOptions, IntegersAreDecimalDigitsOnly) {
     }
 }
 
+TEST(AppOptions, DecimalsAreDecimalNumbersOnlyAndFinite) {
+    // CLI11 alone took nan (a wrong picture, or a silent 0), hex floats and leading spaces.
+    const auto good = parse({"--sim", "gray-scott-3d", "--opacity", "1e-1", "--slice-position",
+                             ".5", "--camera", "-30,5."});
+    ASSERT_FALSE(good.exitNow) << good.message;
+    EXPECT_FLOAT_EQ(good.options.opacity, 0.1f);
+    EXPECT_FLOAT_EQ(good.options.slicePosition, 0.5f);
+    const BadUsage cases[] = {
+        {{"--opacity", "nan"}, {"--opacity", "'nan'", "decimal number", "0..50"}},
+        {{"--opacity", "inf"}, {"--opacity", "'inf'", "decimal number"}},
+        {{"--opacity", "0x1p-1"}, {"--opacity", "0x1p-1", "decimal number"}},
+        {{"--opacity", " 0.5"}, {"--opacity", "' 0.5'", "decimal number"}},
+        {{"--opacity", "0.5 "}, {"--opacity", "'0.5 '", "decimal number"}},
+        {{"--opacity", "+0.5"}, {"--opacity", "+0.5", "decimal number"}},
+        {{"--opacity", "51"}, {"--opacity", "51", "out of range", "0..50"}},
+        {{"--slice-position", "nan"}, {"--slice-position", "'nan'", "0..1"}},
+        {{"--slice-position", "0x0"}, {"--slice-position", "0x0", "decimal number"}},
+        {{"--slice-position", "1.5"}, {"--slice-position", "out of range", "0..1"}},
+        {{"--camera", "nan,3"}, {"--camera", "nan,3", "YAW,PITCH"}},
+        {{"--camera", "0x10,3"}, {"--camera", "0x10,3", "YAW,PITCH"}},
+        {{"--param", "F=nan"}, {"--param F=nan", "'nan' is not a number"}},
+        {{"--param", "F= 0.03"}, {"--param", "' 0.03' is not a number"}},
+    };
+    for (const auto& c : cases) {
+        std::vector<const char*> args = {"--sim", "gray-scott-3d"};
+        if (std::string(c.args[0]) == "--param") args = {"--sim", "gray-scott"};
+        args.insert(args.end(), c.args.begin(), c.args.end());
+        const auto out = parse(args);
+        SCOPED_TRACE(std::string(c.args[0]) + " " + c.args[1]);
+        ASSERT_TRUE(out.exitNow);
+        EXPECT_EQ(*out.exitNow, 2);
+        for (const char* m : c.mentions)
+            EXPECT_NE(out.message.find(m), std::string::npos)
+                << "message lacks '" << m << "': " << out.message;
+    }
+}
+
 TEST(AppOptions, SeedsOutsideUint64AreRefusedNotClamped) {
     const auto largest = parse({"--seed", "18446744073709551615"});
     ASSERT_FALSE(largest.exitNow) << largest.message;
