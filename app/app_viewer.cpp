@@ -5,16 +5,18 @@
 #include "simulations.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 namespace estuary {
 namespace {
 
-// estuary's own data: beside the executable in the build tree and in a bundle; installed, in
-// share/estuary (ESTUARY_DATA_DIR_FROM_BIN away from bin/). Where neither has it, the library
-// looks beside itself.
+// estuary's own data: $ESTUARY_DATA_DIR (the library reads it), else beside the executable in
+// the build tree and in a bundle; installed, in share/estuary (ESTUARY_DATA_DIR_FROM_BIN away from
+// bin/). Where neither has it, the library looks beside itself.
 std::string dataDir() {
+    if (const char* env = std::getenv("ESTUARY_DATA_DIR"); env && *env) return {};
     const std::filesystem::path beside =
         std::filesystem::read_symlink("/proc/self/exe").parent_path();
     std::error_code ec;

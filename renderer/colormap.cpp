@@ -1,5 +1,6 @@
 #include "colormap.h"
 #include "errors.h"
+#include "input_file.h"
 
 #include <charconv>
 #include <fstream>
@@ -38,6 +39,7 @@ std::optional<std::array<float, 3>> parseRgb(std::string_view line) {
 } // namespace
 
 std::vector<std::array<float, 3>> loadColormapFile(const std::filesystem::path& file) {
+    requireRegularFile(file, "colormap file");
     std::ifstream in(file);
     if (!in) throw runtimeError("cannot open colormap file " + file.string());
     std::vector<std::array<float, 3>> table;

@@ -1,4 +1,5 @@
 #include "renderer_internal.h"
+#include "input_file.h"
 #include "vk_check.h"
 #include "shared_layout.h"
 
@@ -9,6 +10,7 @@
 namespace estuary {
 
 VkShaderModule loadShaderModule(const Device& device, const std::filesystem::path& path) {
+    requireRegularFile(path, "shader");
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in)
         throw runtimeError("cannot open shader " + path.string() +

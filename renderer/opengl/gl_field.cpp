@@ -2,6 +2,7 @@
 #include "colormap.h"
 #include "errors.h"
 #include "gl_interop.h"
+#include "input_file.h"
 #include "shared_layout.h"
 
 #include <epoxy/gl.h>
@@ -15,6 +16,7 @@ namespace estuary {
 namespace {
 
 std::string readText(const std::filesystem::path& file) {
+    requireRegularFile(file, "shader source");
     std::ifstream in(file, std::ios::binary);
     if (!in) throw runtimeError("cannot read the shader source " + file.string());
     std::ostringstream text;

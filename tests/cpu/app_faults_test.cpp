@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -218,6 +220,42 @@ TEST(AppFaults, ACorruptShaderNamesTheFileAndWhatIsWrong) {
     EXPECT_NE(run.output.find((dir / "shaders" / "field.frag.spv").string()), std::string::npos)
         << run.output;
     EXPECT_NE(run.output.find("is not SPIR-V"), std::string::npos) << run.output;
+}
+
+// A damaged data folder (ESTUARY_DATA_DIR): a shader that is a folder, a colormap that is a FIFO.
+// Each ends at once naming the file and what it is; before, the folder was read as a shader of
+// 2^64 bytes ("out of host memory; try a smaller --size") and the FIFO blocked the start until
+// the watchdog blamed the GPU.
+TEST(AppFaults, ADamagedDataFolderIsNamedNotBlamedOnMemoryOrTheGpu) {
+    namespace fs = std::filesystem;
+    struct Damage {
+        const char* file;
+        bool fifo;
+        const char* says;
+    };
+    for (const Damage& damage : {Damage{"shaders/field.frag.spv", false, "field.frag.spv"},
+                                 Damage{"assets/colormaps/viridis.txt", true, "is a FIFO"}}) {
+        SCOPED_TRACE(damage.file);
+        const auto data = test::scratchDir("damaged-data");
+        fs::copy(test::binDir() / "shaders", data / "shaders", fs::copy_options::recursive);
+        fs::copy(test::binDir() / "assets", data / "assets", fs::copy_options::recursive);
+        fs::remove(data / damage.file);
+        if (damage.fifo)
+            ASSERT_EQ(mkfifo((data / damage.file).c_str(), 0600), 0);
+        else
+            fs::create_directory(data / damage.file);
+        test::RunControl control;
+        control.env = {{"ESTUARY_DATA_DIR", data.string()}};
+        control.timeout = std::chrono::seconds(60);
+        const auto r = test::runEstuaryControlled(
+            {"--headless", "--backend", "cpu", "--frames", "2", "--size", "8x8"}, control);
+        EXPECT_FALSE(r.timedOut);
+        EXPECT_LT(r.seconds, 10.0);
+        EXPECT_NE(r.exitCode, 0);
+        EXPECT_NE(r.err.find(damage.says), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("memory"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("GPU"), std::string::npos) << r.err;
+    }
 }
 
 } // namespace
