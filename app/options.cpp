@@ -319,6 +319,18 @@ std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
     if (o.consumer != Consumer::OpenGL && given("--gl-handoff"))
         return std::string("--gl-handoff is an option of the OpenGL consumer: add --consumer "
                            "opengl");
+    if (o.backend == Backend::Cpu)
+        for (const char* name : {"--device", "--cuda-graphs"})
+            if (given(name))
+                return std::string(name) + " is an option of the CUDA backend; --backend cpu "
+                                           "uses no CUDA device: remove it";
+    if (given("--trace")) {
+        const uint64_t traced = uint64_t(o.frames) * (o.bench ? o.benchModes.size() : 1);
+        if (traced > kMaxTracedFrames)
+            return "--trace over " + std::to_string(traced) + " frames: a trace keeps about 1 KiB "
+                   "of events per frame in memory and on disk, so it holds at most " +
+                   std::to_string(kMaxTracedFrames) + " frames; trace a shorter run";
+    }
     if (given("--trace") && !o.bench && !o.headless)
         return std::string("--trace is for --headless and --bench runs (the window is not traced)");
     if (given("--trace") && o.consumer == Consumer::OpenGL)
@@ -526,6 +538,9 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         o.grid = defaultGrid(def.dimensions);
     else
         o.grid = *parseExtent(grid, 1, kMaxGridSide, true);
+    if (def.dimensions == 3 && o.grid.depth == 1 && std::count(grid.begin(), grid.end(), 'x') == 2)
+        return usage(out, "--size " + grid + ": a depth of 1 is a plane, not a volume; " +
+                              def.name + " needs a depth of at least 2 (e.g. 128x128x128)");
     if (def.dimensions == 3 && o.grid.depth == 1)
         return usage(out, "--size " + grid + ": " + def.name +
                               " is a 3D simulation; give its grid as WxHxD, e.g. 128x128x128");
@@ -587,6 +602,22 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                         : benchMode == "host-copy" ? BenchMode::HostCopy
                                                    : BenchMode::Pipelined};
     if (const auto problem = modeProblem(app, o)) return usage(out, *problem);
+    // Offscreen, the view cannot change: options of the other 3D view would be ignored.
+    if (def.dimensions == 3 && offscreen) {
+        const int index = o.view.empty() ? 0 : sim::findView(def, o.view);
+        const auto& view = def.views[size_t(std::max(index, 0))];
+        const bool slice = view.fragmentShader == "volume_slice.frag";
+        static constexpr const char* kVolumeOnly[] = {"--camera", "--opacity"};
+        static constexpr const char* kSliceOnly[] = {"--slice-axis", "--slice-position"};
+        for (const char* name : slice ? kVolumeOnly : kSliceOnly)
+            if (app.count(name) > 0)
+                return usage(out, std::string(name) + " does not apply to the " + view.name +
+                                      " view this run draws (" +
+                                      (slice ? "--camera and --opacity are the volume view's"
+                                             : "--slice-axis and --slice-position are the slice "
+                                               "view's") +
+                                      "; headless and --bench runs do not change views)");
+    }
     o.colorbar = colorbar == "on" || (colorbar == "auto" && !o.headless && !o.bench);
     if (o.bench) {
         o.headless = true;

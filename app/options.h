@@ -114,6 +114,9 @@ inline constexpr uint32_t kBenchFramesInFlight = 8;
 // The benchmark keeps every measured frame (exact nearest-rank percentiles, the per-frame CSV):
 // at most this many per mode, about 80 MB of samples.
 inline constexpr uint32_t kMaxBenchFrames = 1'000'000;
+// A trace keeps its events in memory until the run ends, then writes them as JSON: a bound on
+// both (about 1 KiB a frame, measured on lavapipe and the H100).
+inline constexpr uint64_t kMaxTracedFrames = 200'000;
 
 struct ParseOutcome {
     Options options;

@@ -51,7 +51,7 @@ const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "--steps-per-frame",
                                                      "3",
                                                      "--backend",
-                                                     "cpu",
+                                                     "cuda",
                                                      "--device",
                                                      "1",
                                                      "--colormap",
@@ -79,10 +79,11 @@ const std::vector<const char*> kEveryBenchOption = {
     "--trace", "t.json",     "--cuda-graphs", "off"};
 
 // The options of 3D simulations, which the 2D command lines above refuse.
+// A window run: headless, the options of the view not drawn are refused.
 const std::vector<const char*> kEveryVolumeOption = {
-    "--sim",      "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
-    "--opacity",  "3.5",           "--slice-axis", "x",        "--slice-position", "0.75",
-    "--headless", "--draw",        "compute"};
+    "--sim",     "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
+    "--opacity", "3.5",           "--slice-axis", "x",        "--slice-position", "0.75",
+    "--draw",    "raster"};
 
 TEST(AppOptions, EveryVolumeOptionIsParsed) {
     const auto out = parse(kEveryVolumeOption);
@@ -96,7 +97,7 @@ TEST(AppOptions, EveryVolumeOptionIsParsed) {
     EXPECT_EQ(o.opacity, 3.5f);
     EXPECT_EQ(o.sliceAxis, 0u);
     EXPECT_EQ(o.slicePosition, 0.75f);
-    EXPECT_EQ(o.draw, DrawPath::Compute);
+    EXPECT_EQ(o.draw, DrawPath::Raster);
 }
 
 TEST(AppOptions, EveryWindowOptionIsParsed) {
@@ -116,7 +117,7 @@ TEST(AppOptions, EveryWindowOptionIsParsed) {
     EXPECT_EQ(o.resolution.width, 64u);
     EXPECT_EQ(o.resolution.height, 48u);
     EXPECT_EQ(o.stepsPerFrame, 3);
-    EXPECT_EQ(o.backend, Backend::Cpu);
+    EXPECT_EQ(o.backend, Backend::Cuda);
     EXPECT_EQ(o.device, 1);
     EXPECT_EQ(o.colormap, "magma");
     EXPECT_EQ(o.screenshot, "x.png");
@@ -404,6 +405,44 @@ TEST(AppOptions, DecimalsAreDecimalNumbersOnlyAndFinite) {
             EXPECT_NE(out.message.find(m), std::string::npos)
                 << "message lacks '" << m << "': " << out.message;
     }
+}
+
+// Options that the run would ignore are refused (they were silently dropped): CUDA options on the
+// CPU backend, the other 3D view's options where the view cannot change, a trace too long to
+// hold; and a 3D grid of depth 1 is told what is wrong with it.
+TEST(AppOptions, OptionsTheRunWouldIgnoreAreRefusedNamingWhy) {
+    const BadUsage cases[] = {
+        {{"--headless", "--backend", "cpu", "--device", "0"}, {"--device", "--backend cpu"}},
+        {{"--headless", "--backend", "cpu", "--cuda-graphs", "on"},
+         {"--cuda-graphs", "--backend cpu"}},
+        {{"--headless", "--sim", "gray-scott-3d", "--view", "volume", "--slice-position", "0.3"},
+         {"--slice-position", "volume view", "slice view's"}},
+        {{"--headless", "--sim", "gray-scott-3d", "--slice-axis", "x"},
+         {"--slice-axis", "volume view"}},
+        {{"--bench", "--sim", "gray-scott-3d", "--view", "slice", "--camera", "10,10"},
+         {"--camera", "slice view", "volume view's"}},
+        {{"--headless", "--sim", "gray-scott-3d", "--view", "slice", "--opacity", "2"},
+         {"--opacity", "slice view"}},
+        {{"--headless", "--frames", "300000", "--trace", "t.json"},
+         {"--trace", "300000 frames", "200000"}},
+        {{"--bench", "--mode", "all", "--frames", "100000", "--trace", "t.json"},
+         {"--trace", "300000 frames"}},
+        {{"--sim", "gray-scott-3d", "--size", "2x1x1"}, {"--size 2x1x1", "depth of 1", "at least 2"}},
+    };
+    for (const auto& c : cases) {
+        const auto out = parse(c.args);
+        SCOPED_TRACE(c.args[1] + std::string(" ") + c.args[2]);
+        ASSERT_TRUE(out.exitNow);
+        EXPECT_EQ(*out.exitNow, 2);
+        for (const char* m : c.mentions)
+            EXPECT_NE(out.message.find(m), std::string::npos)
+                << "message lacks '" << m << "': " << out.message;
+    }
+    // In the window the view can change, so both views' options are kept.
+    const auto window = parse({"--sim", "gray-scott-3d", "--slice-axis", "x", "--camera", "10,10"});
+    EXPECT_FALSE(window.exitNow) << window.message;
+    const auto cuda = parse({"--headless", "--backend", "cuda", "--device", "0"});
+    EXPECT_FALSE(cuda.exitNow) << cuda.message;
 }
 
 TEST(AppOptions, SeedsOutsideUint64AreRefusedNotClamped) {
