@@ -360,7 +360,15 @@ bool glFramesDrawn(estuary_viewer& v, uint64_t timeoutNs) {
     const GLsync last = v.gl->fences[(v.nextFrame - 1) % v.hostRing];
     if (!last) return true;
     const GLenum r = glClientWaitSync(last, GL_SYNC_FLUSH_COMMANDS_BIT, timeoutNs);
-    return r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED || r == GL_WAIT_FAILED;
+    if (r == GL_WAIT_FAILED) {
+        // Not known to be drawn: the caller must not free memory GL may still read.
+        const GLenum error = glGetError();
+        logMessage(v, ESTUARY_LOG_WARNING,
+                   std::string("glClientWaitSync on the last frame failed (") +
+                       glErrorName(error) + "): its draws are not known to be done");
+        return false;
+    }
+    return r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED;
 }
 
 void glCollect(estuary_viewer& v, uint64_t frame, FrameRecord& record) {

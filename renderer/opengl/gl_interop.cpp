@@ -15,22 +15,6 @@ constexpr GLenum kSemaphoreTypeNV = 0x95B3;
 constexpr GLint kSemaphoreTypeTimelineNV = 0x95B5;
 constexpr GLenum kTimelineSemaphoreValueNV = 0x9595;
 
-const char* glErrorName(GLenum error) {
-    switch (error) {
-    case GL_INVALID_ENUM:
-        return "GL_INVALID_ENUM";
-    case GL_INVALID_VALUE:
-        return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION:
-        return "GL_INVALID_OPERATION";
-    case GL_OUT_OF_MEMORY:
-        return "GL_OUT_OF_MEMORY";
-    case GL_INVALID_FRAMEBUFFER_OPERATION:
-        return "GL_INVALID_FRAMEBUFFER_OPERATION";
-    default:
-        return "GL error";
-    }
-}
 
 // The layout of every listed texture: GENERAL, the ring's layout between APIs. A fixed array, so
 // the per-frame calls allocate nothing.
@@ -48,6 +32,30 @@ const GLenum* generalLayouts(size_t count) {
 }
 
 } // namespace
+
+const char* glErrorName(unsigned error) {
+    switch (error) {
+    case GL_INVALID_ENUM:
+        return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE:
+        return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION:
+        return "GL_INVALID_OPERATION";
+    case GL_OUT_OF_MEMORY:
+        return "GL_OUT_OF_MEMORY";
+    case GL_INVALID_FRAMEBUFFER_OPERATION:
+        return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    default:
+        return "GL error";
+    }
+}
+
+// Errors still pending from earlier calls, dropped so that the next glGetError speaks of the next
+// call only (an import's fd is closed by us only when that import itself failed).
+void clearGlErrors() {
+    for (int i = 0; i < 64 && glGetError() != GL_NO_ERROR; ++i) {
+    }
+}
 
 void throwIfGlError(const char* what) {
     const GLenum error = glGetError();
@@ -113,9 +121,16 @@ GlImage importGlImage(int fd, const GlImportedImageDesc& desc) {
     GlImage image;
     image.extent = desc.extent;
     image.levels = desc.levels;
+    clearGlErrors();
     glCreateMemoryObjectsEXT(1, &image.memory);
     const GLint dedicated = desc.dedicated ? GL_TRUE : GL_FALSE;
     glMemoryObjectParameterivEXT(image.memory, GL_DEDICATED_MEMORY_OBJECT_EXT, &dedicated);
+    if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
+        close(fd); // the import was not attempted
+        glDeleteMemoryObjectsEXT(1, &image.memory);
+        throw runtimeError("creating a GL memory object for " + desc.name +
+                           " failed: " + glErrorName(error));
+    }
     glImportMemoryFdEXT(image.memory, desc.allocationSize, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
     if (const GLenum error = glGetError();
         error != GL_NO_ERROR || !glIsMemoryObjectEXT(image.memory)) {
@@ -160,11 +175,18 @@ GlSemaphore importGlSemaphore(const GlContext& context, int fd, bool timeline, c
     }
     GlSemaphore semaphore;
     semaphore.timeline = timeline;
+    clearGlErrors();
     if (timeline) {
         info.createSemaphoresNV(1, &semaphore.handle);
         info.semaphoreParameterivNV(semaphore.handle, kSemaphoreTypeNV, &kSemaphoreTypeTimelineNV);
     } else {
         glGenSemaphoresEXT(1, &semaphore.handle);
+    }
+    if (const GLenum error = glGetError(); error != GL_NO_ERROR) {
+        close(fd); // the import was not attempted
+        if (semaphore.handle) glDeleteSemaphoresEXT(1, &semaphore.handle);
+        throw runtimeError(std::string("creating a GL semaphore for ") + name +
+                           " failed: " + glErrorName(error));
     }
     glImportSemaphoreFdEXT(semaphore.handle, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
     if (const GLenum error = glGetError(); error != GL_NO_ERROR) {

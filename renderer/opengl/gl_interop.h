@@ -70,6 +70,8 @@ void glSignalSemaphore(const GlSemaphore& semaphore, uint64_t value,
                        std::span<const uint32_t> textures);
 
 // Throws runtimeError("<what>: GL_INVALID_OPERATION ...") when GL has recorded an error.
+// "GL_INVALID_OPERATION", ...
+const char* glErrorName(unsigned error); // a GLenum
 void throwIfGlError(const char* what);
 
 } // namespace estuary
