@@ -54,10 +54,15 @@ void printFrameTimes(FrameTimes times, double wallSeconds) {
                 ms[ms.size() / 2], ms[std::min(ms.size() - 1, ms.size() * 99 / 100)], ms.back());
 }
 
-void drainStats(const Viewer& viewer, const SimRun& run, FrameTrace* trace) {
+// Returns how many of the drained frames were replayed from CUDA graphs.
+uint64_t drainStats(const Viewer& viewer, const SimRun& run, FrameTrace* trace) {
     estuary_frame_stats stats{};
-    while (viewer.nextFrameStats(stats))
+    uint64_t fromGraphs = 0;
+    while (viewer.nextFrameStats(stats)) {
+        fromGraphs += stats.from_graph != 0;
         if (trace) trace->add(stats, run.hostTimes(stats.frame));
+    }
+    return fromGraphs;
 }
 
 void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
@@ -75,7 +80,7 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     auto previous = start;
-    uint64_t drawn = 0;
+    uint64_t drawn = 0, fromGraphs = 0;
     for (bool last = false; !last;) {
         last = drawn + 1 == frames || stopSignal() != 0;
         {
@@ -83,7 +88,7 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
             sim->frame(params, steps);
         }
         ++drawn;
-        drainStats(viewer, *sim, trace ? &*trace : nullptr);
+        fromGraphs += drainStats(viewer, *sim, trace ? &*trace : nullptr);
         const auto now = Clock::now();
         times.add(std::chrono::duration<double, std::milli>(now - previous).count());
         previous = now;
@@ -93,8 +98,12 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
                                   2 * frameTimeoutNs(times.slowestMs));
         viewer.finish(); // every frame drawn, its times collected, the clocks aligned again
     }
-    drainStats(viewer, *sim, trace ? &*trace : nullptr);
+    fromGraphs += drainStats(viewer, *sim, trace ? &*trace : nullptr);
     printFrameTimes(std::move(times), std::chrono::duration<double>(Clock::now() - start).count());
+    if (viewer.info().has_cuda && o.backend != Backend::Cpu)
+        std::printf("estuary: %llu of %llu frames replayed from CUDA graphs\n",
+                    static_cast<unsigned long long>(fromGraphs),
+                    static_cast<unsigned long long>(drawn));
     if (const int signal = stopSignal())
         std::printf("estuary: stopped by %s after %llu of %llu frames\n", stopSignalName(signal),
                     static_cast<unsigned long long>(drawn),

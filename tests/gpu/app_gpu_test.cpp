@@ -297,6 +297,22 @@ TEST_F(AppGpuRun, CudaGraphReplayDrawsTheFramesCallByCallEnqueuingDraws) {
             ASSERT_EQ(run.exitCode, 0) << run.output;
             EXPECT_NE(run.output.find("reported 0 message"), std::string::npos) << run.output;
             shots[std::string(graphs) == "off"] = shot;
+            // The compared run itself replayed graphs (all but the first frame of each ring
+            // entry, which captures), or none.
+            unsigned replayed = 0, drawn = 0;
+            const size_t line = run.output.find(" frames replayed from CUDA graphs");
+            ASSERT_NE(line, std::string::npos) << run.output;
+            const size_t from = run.output.rfind("estuary: ", line);
+            ASSERT_EQ(std::sscanf(run.output.c_str() + from, "estuary: %u of %u", &replayed,
+                                  &drawn),
+                      2)
+                << run.output;
+            EXPECT_EQ(drawn, 150u);
+            if (std::string(graphs) == "on" && replays) {
+                EXPECT_GE(replayed, 150u - 16u) << run.output;
+            } else {
+                EXPECT_EQ(replayed, 0u) << run.output;
+            }
 
             const auto report = dir / (std::string(graphs) + ".json");
             const auto bench = runEstuary(common +
