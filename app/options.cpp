@@ -327,7 +327,8 @@ std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
     if (given("--trace")) {
         const uint64_t traced = uint64_t(o.frames) * (o.bench ? o.benchModes.size() : 1);
         if (traced > kMaxTracedFrames)
-            return "--trace over " + std::to_string(traced) + " frames: a trace keeps about 1 KiB "
+            return "--trace over " + std::to_string(traced) +
+                   " frames: a trace keeps about 1 KiB "
                    "of events per frame in memory and on disk, so it holds at most " +
                    std::to_string(kMaxTracedFrames) + " frames; trace a shorter run";
     }

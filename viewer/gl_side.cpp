@@ -364,8 +364,8 @@ bool glFramesDrawn(estuary_viewer& v, uint64_t timeoutNs) {
         // Not known to be drawn: the caller must not free memory GL may still read.
         const GLenum error = glGetError();
         logMessage(v, ESTUARY_LOG_WARNING,
-                   std::string("glClientWaitSync on the last frame failed (") +
-                       glErrorName(error) + "): its draws are not known to be done");
+                   std::string("glClientWaitSync on the last frame failed (") + glErrorName(error) +
+                       "): its draws are not known to be done");
         return false;
     }
     return r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED;

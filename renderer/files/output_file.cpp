@@ -271,7 +271,7 @@ OutputFile OutputFile::open(const fs::path& path) {
     // A regular file: the folder must exist (it is created now, as the write would) and take a
     // new file. Creating one says more than permission bits, which root ignores anyway.
     const fs::path target = resolveLink(path);
-    if (struct stat existing {}; ::stat(target.c_str(), &existing) == 0)
+    if (struct stat existing{}; ::stat(target.c_str(), &existing) == 0)
         refuseWriteProtected(path, target, existing);
     createFolder(path, folderOf(target));
     TempFile probe = createTempBeside(path, target);

@@ -15,7 +15,6 @@ constexpr GLenum kSemaphoreTypeNV = 0x95B3;
 constexpr GLint kSemaphoreTypeTimelineNV = 0x95B5;
 constexpr GLenum kTimelineSemaphoreValueNV = 0x9595;
 
-
 // The layout of every listed texture: GENERAL, the ring's layout between APIs. A fixed array, so
 // the per-frame calls allocate nothing.
 constexpr size_t kMaxTextures = 16;

@@ -81,9 +81,8 @@ const std::vector<const char*> kEveryBenchOption = {
 // The options of 3D simulations, which the 2D command lines above refuse.
 // A window run: headless, the options of the view not drawn are refused.
 const std::vector<const char*> kEveryVolumeOption = {
-    "--sim",     "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
-    "--opacity", "3.5",           "--slice-axis", "x",        "--slice-position", "0.75",
-    "--draw",    "raster"};
+    "--sim", "gray-scott-3d", "--size", "40x32x24",         "--camera", "-30,60", "--opacity",
+    "3.5",   "--slice-axis",  "x",      "--slice-position", "0.75",     "--draw", "raster"};
 
 TEST(AppOptions, EveryVolumeOptionIsParsed) {
     const auto out = parse(kEveryVolumeOption);
@@ -427,7 +426,8 @@ TEST(AppOptions, OptionsTheRunWouldIgnoreAreRefusedNamingWhy) {
          {"--trace", "300000 frames", "200000"}},
         {{"--bench", "--mode", "all", "--frames", "100000", "--trace", "t.json"},
          {"--trace", "300000 frames"}},
-        {{"--sim", "gray-scott-3d", "--size", "2x1x1"}, {"--size 2x1x1", "depth of 1", "at least 2"}},
+        {{"--sim", "gray-scott-3d", "--size", "2x1x1"},
+         {"--size 2x1x1", "depth of 1", "at least 2"}},
     };
     for (const auto& c : cases) {
         const auto out = parse(c.args);

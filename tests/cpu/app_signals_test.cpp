@@ -130,8 +130,8 @@ TEST_P(AppSignals, TheSameSignalTwiceBackToBackStillStopsAndWritesEverything) {
         control.signalCopies = 2;
         control.timeout = std::chrono::seconds(60);
         const auto r = runEstuaryControlled(
-            {"--bench", "--backend", "cpu", "--frames", "1000000", "--warmup", "0", "--size",
-             "8x8", "--resolution", "16x16", "--report", json.string(), "--csv", csv.string()},
+            {"--bench", "--backend", "cpu", "--frames", "1000000", "--warmup", "0", "--size", "8x8",
+             "--resolution", "16x16", "--report", json.string(), "--csv", csv.string()},
             control);
         ASSERT_TRUE(r.signalled) << r.out << r.err;
         EXPECT_EQ(r.exitCode, stop.exitCode) << r.out << r.err;
@@ -158,8 +158,8 @@ TEST(AppSignalsHard, ASecondCtrlCAfterTheGracePeriodEndsAStuckRunAtOnceSayingSo)
     control.signalGap = std::chrono::milliseconds(1500);
     control.timeout = std::chrono::seconds(60);
     const auto r = runEstuaryControlled({"--headless", "--backend", "cpu", "--frames", "100",
-                                         "--size", "16x16", "--resolution", "16x16",
-                                         "--screenshot", (dir / "shot.png").string()},
+                                         "--size", "16x16", "--resolution", "16x16", "--screenshot",
+                                         (dir / "shot.png").string()},
                                         control);
     ASSERT_TRUE(r.signalled) << r.out << r.err;
     EXPECT_EQ(r.exitCode, 130) << r.out << r.err;

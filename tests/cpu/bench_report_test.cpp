@@ -446,8 +446,8 @@ TEST(BenchReportJson, FrameTimePercentilesAreOrderedAndComputedFromTheFrames) {
         for (double v : ms)
             squares += (v - mean) * (v - mean);
         const double stddev = std::sqrt(squares / double(n - 1));
-        const auto hitches = std::count_if(ms.begin(), ms.end(),
-                                           [&](double v) { return v > 2.0 * rank(50); });
+        const auto hitches =
+            std::count_if(ms.begin(), ms.end(), [&](double v) { return v > 2.0 * rank(50); });
         // The report prints 9 significant digits.
         EXPECT_NEAR(ft["p50"].number, rank(50), 1e-8 * rank(50));
         EXPECT_NEAR(ft["p99"].number, rank(99), 1e-8 * rank(99));

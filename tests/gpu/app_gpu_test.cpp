@@ -303,9 +303,8 @@ TEST_F(AppGpuRun, CudaGraphReplayDrawsTheFramesCallByCallEnqueuingDraws) {
             const size_t line = run.output.find(" frames replayed from CUDA graphs");
             ASSERT_NE(line, std::string::npos) << run.output;
             const size_t from = run.output.rfind("estuary: ", line);
-            ASSERT_EQ(std::sscanf(run.output.c_str() + from, "estuary: %u of %u", &replayed,
-                                  &drawn),
-                      2)
+            ASSERT_EQ(
+                std::sscanf(run.output.c_str() + from, "estuary: %u of %u", &replayed, &drawn), 2)
                 << run.output;
             EXPECT_EQ(drawn, 150u);
             if (std::string(graphs) == "on" && replays) {
