@@ -66,7 +66,28 @@ void terminateWindowSystem() {
 std::vector<const char*> windowInstanceExtensions() {
     uint32_t count = 0;
     const char** names = glfwGetRequiredInstanceExtensions(&count);
-    if (!names) throw unsupported("GLFW cannot create Vulkan surfaces on this display");
+    if (!names) {
+        // GLFW says the same for a display without Vulkan surfaces and for a machine whose loader
+        // has no driver at all: tell them apart with an instance of nothing (through GLFW's
+        // loader: volk is not initialized before estuary's instance).
+        const auto create = reinterpret_cast<PFN_vkCreateInstance>(
+            glfwGetInstanceProcAddress(nullptr, "vkCreateInstance"));
+        VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+        VkInstance probe = VK_NULL_HANDLE;
+        const VkResult r = create ? create(&info, nullptr, &probe) : VK_ERROR_INITIALIZATION_FAILED;
+        if (r == VK_SUCCESS) {
+            const auto destroy = reinterpret_cast<PFN_vkDestroyInstance>(
+                glfwGetInstanceProcAddress(probe, "vkDestroyInstance"));
+            if (destroy) destroy(probe, nullptr);
+        } else {
+            throw unsupported(std::string("no Vulkan driver could be loaded (vkCreateInstance "
+                                          "returned ") +
+                              vkResultName(r) +
+                              "): install NVIDIA's driver, or mesa-vulkan-drivers for lavapipe "
+                              "where there is no GPU");
+        }
+        throw unsupported("GLFW cannot create Vulkan surfaces on this display");
+    }
     return std::vector<const char*>(names, names + count);
 }
 

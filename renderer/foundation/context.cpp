@@ -106,6 +106,18 @@ Instance createInstance(const InstanceDesc& desc) {
         throw unsupported("the Vulkan loader supports only " + versionString(loaderVersion) +
                           "; estuary needs Vulkan 1.3");
 
+    // The loader's first listing fails when a driver manifest it read is broken (a malformed
+    // JSON gives VK_ERROR_OUT_OF_HOST_MEMORY): the environment's fault, not a failure while
+    // running.
+    uint32_t count = 0;
+    if (const VkResult r = vkEnumerateInstanceExtensionProperties(nullptr, &count, nullptr);
+        r != VK_SUCCESS)
+        throw unsupported(std::string("the Vulkan loader cannot list its instance extensions (") +
+                          vkResultName(r) +
+                          "): a driver manifest (ICD JSON) it read is likely malformed or "
+                          "unreadable" +
+                          driverEnvironment());
+
     Instance instance;
     std::vector<const char*> extensions = desc.extensions;
     std::vector<const char*> layers;

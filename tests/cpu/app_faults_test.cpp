@@ -258,5 +258,38 @@ TEST(AppFaults, ADamagedDataFolderIsNamedNotBlamedOnMemoryOrTheGpu) {
     }
 }
 
+// A machine without a usable Vulkan driver is an unsupported environment (exit 3) saying so: a
+// window no longer blames the display when there is no driver at all, and a malformed driver
+// manifest is no longer exit 1 "out of host memory".
+TEST(AppFaults, NoOrABrokenVulkanDriverIsExit3SayingSo) {
+    const auto dir = test::scratchDir("broken-driver");
+    {
+        std::ofstream bad(dir / "bad.json");
+        bad << "{ \"file_format_version\": ";
+    }
+    test::RunControl control;
+    control.timeout = std::chrono::seconds(60);
+    control.env = {{"VK_DRIVER_FILES", (dir / "bad.json").string()}};
+    const auto broken = test::runEstuaryControlled(
+        {"--headless", "--backend", "cpu", "--frames", "1", "--size", "8x8"}, control);
+    EXPECT_EQ(broken.exitCode, 3) << broken.err;
+    EXPECT_NE(broken.err.find("malformed"), std::string::npos) << broken.err;
+    EXPECT_NE(broken.err.find("bad.json"), std::string::npos) << broken.err;
+
+    control.env = {{"VK_DRIVER_FILES", (dir / "missing.json").string()}};
+    const auto headless = test::runEstuaryControlled(
+        {"--headless", "--backend", "cpu", "--frames", "1", "--size", "8x8"}, control);
+    EXPECT_EQ(headless.exitCode, 3) << headless.err;
+    EXPECT_NE(headless.err.find("no Vulkan driver"), std::string::npos) << headless.err;
+    const char* display = std::getenv("DISPLAY");
+    if (!display || !*display)
+        GTEST_SKIP() << "no display for the window case (run under xvfb-run)";
+    const auto window =
+        test::runEstuaryControlled({"--backend", "cpu", "--frames", "1", "--size", "8x8"}, control);
+    EXPECT_EQ(window.exitCode, 3) << window.err;
+    EXPECT_NE(window.err.find("no Vulkan driver"), std::string::npos) << window.err;
+    EXPECT_EQ(window.err.find("display"), std::string::npos) << window.err;
+}
+
 } // namespace
 } // namespace estuary
