@@ -27,6 +27,24 @@ VkShaderModule loadShaderModule(const Device& device, const std::filesystem::pat
         throw runtimeError("shader " + path.string() + " is not SPIR-V (" + std::to_string(size) +
                            " bytes; SPIR-V is whole 32-bit words starting with 0x07230203): "
                            "rebuild the project to regenerate it");
+    // The instruction stream must tile the words exactly (each instruction's first word holds
+    // its word count in the high half): a damaged file is named here, before a driver or the
+    // validation layer is handed it (lavapipe under the layer was seen to hang on one).
+    constexpr size_t kHeaderWords = 5;
+    size_t at = kHeaderWords;
+    while (at < code.size()) {
+        const uint32_t words = code[at] >> 16;
+        if (words == 0 || words > code.size() - at)
+            throw runtimeError("shader " + path.string() + " is damaged: the instruction at word " +
+                               std::to_string(at) + " claims " + std::to_string(words) +
+                               " words, " + std::to_string(code.size() - at) +
+                               " remain: rebuild the project (or reinstall) to regenerate it");
+        at += words;
+    }
+    if (code.size() < kHeaderWords || code[3] == 0)
+        throw runtimeError("shader " + path.string() +
+                           " is damaged: its SPIR-V header is "
+                           "incomplete or declares no ids: rebuild the project to regenerate it");
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     info.codeSize = size;
     info.pCode = code.data();

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include <sys/stat.h>
 
 #include <chrono>
@@ -222,33 +224,50 @@ TEST(AppFaults, ACorruptShaderNamesTheFileAndWhatIsWrong) {
     EXPECT_NE(run.output.find("is not SPIR-V"), std::string::npos) << run.output;
 }
 
-// A damaged data folder (ESTUARY_DATA_DIR): a shader that is a folder, a colormap that is a FIFO.
-// Each ends at once naming the file and what it is; before, the folder was read as a shader of
-// 2^64 bytes ("out of host memory; try a smaller --size") and the FIFO blocked the start until
-// the watchdog blamed the GPU.
+// A damaged data folder (ESTUARY_DATA_DIR): a shader that is a folder, a colormap that is a FIFO,
+// a shader whose words after the header are scrambled. Each ends at once naming the file and what
+// is wrong with it; before, the folder was read as a shader of 2^64 bytes ("out of host memory;
+// try a smaller --size"), the FIFO blocked the start until the watchdog blamed the GPU, and the
+// scrambled shader reached the driver (the pipeline failure named both shaders; under the
+// validation layer lavapipe hung).
 TEST(AppFaults, ADamagedDataFolderIsNamedNotBlamedOnMemoryOrTheGpu) {
     namespace fs = std::filesystem;
+    enum class Kind { Folder, Fifo, Scrambled };
     struct Damage {
         const char* file;
-        bool fifo;
+        Kind kind;
         const char* says;
     };
-    for (const Damage& damage : {Damage{"shaders/field.frag.spv", false, "field.frag.spv"},
-                                 Damage{"assets/colormaps/viridis.txt", true, "is a FIFO"}}) {
+    for (const Damage& damage :
+         {Damage{"shaders/field.frag.spv", Kind::Folder, "field.frag.spv"},
+          Damage{"assets/colormaps/viridis.txt", Kind::Fifo, "is a FIFO"},
+          Damage{"shaders/field.frag.spv", Kind::Scrambled, "field.frag.spv is damaged"}}) {
         SCOPED_TRACE(damage.file);
         const auto data = test::scratchDir("damaged-data");
         fs::copy(test::binDir() / "shaders", data / "shaders", fs::copy_options::recursive);
         fs::copy(test::binDir() / "assets", data / "assets", fs::copy_options::recursive);
-        fs::remove(data / damage.file);
-        if (damage.fifo)
-            ASSERT_EQ(mkfifo((data / damage.file).c_str(), 0600), 0);
-        else
-            fs::create_directory(data / damage.file);
+        if (damage.kind == Kind::Scrambled) {
+            // The header kept (magic and all), every word after it changed: a damaged file that
+            // still looks like SPIR-V. Under the validation layer lavapipe hung on it.
+            std::fstream file(data / damage.file, std::ios::in | std::ios::out | std::ios::binary);
+            std::vector<char> bytes((std::istreambuf_iterator<char>(file)), {});
+            for (size_t i = 40; i < bytes.size(); ++i)
+                bytes[i] = char(bytes[i] * 7 + 3);
+            file.seekp(0);
+            file.write(bytes.data(), std::streamsize(bytes.size()));
+        } else {
+            fs::remove(data / damage.file);
+            if (damage.kind == Kind::Fifo)
+                ASSERT_EQ(mkfifo((data / damage.file).c_str(), 0600), 0);
+            else
+                fs::create_directory(data / damage.file);
+        }
         test::RunControl control;
         control.env = {{"ESTUARY_DATA_DIR", data.string()}};
         control.timeout = std::chrono::seconds(60);
         const auto r = test::runEstuaryControlled(
-            {"--headless", "--backend", "cpu", "--frames", "2", "--size", "8x8"}, control);
+            {"--headless", "--backend", "cpu", "--frames", "2", "--size", "8x8", "--validate"},
+            control);
         EXPECT_FALSE(r.timedOut);
         EXPECT_LT(r.seconds, 10.0);
         EXPECT_NE(r.exitCode, 0);
