@@ -141,6 +141,29 @@ TEST_P(AppSignals, TheSameSignalTwiceBackToBackStillStopsAndWritesEverything) {
     }
 }
 
+// At startup (before the device is open, twice), the run still stops rather than dies, and the
+// benchmark still writes its report (interrupted, no frame measured) and its CSV header.
+TEST_P(AppSignals, ASignalAtStartupStopsTheRunAndItsOutputsAreStillWritten) {
+    const Stop stop = GetParam();
+    const auto dir = test::scratchDir(std::string("signal-startup-") + stop.name);
+    const auto json = dir / "report.json";
+    const auto csv = dir / "frames.csv";
+    test::RunControl control;
+    control.signal = stop.signal;
+    control.signalWhen = "estuary bench:"; // its first line, before the device is opened
+    control.signalCopies = 2;
+    control.timeout = std::chrono::seconds(60);
+    const auto r =
+        runEstuaryControlled({"--bench", "--backend", "cpu", "--frames", "1000000", "--warmup", "0",
+                              "--size", "8x8", "--report", json.string(), "--csv", csv.string()},
+                             control);
+    ASSERT_TRUE(r.signalled);
+    EXPECT_EQ(r.exitCode, stop.exitCode) << r.out << r.err;
+    EXPECT_LT(r.secondsAfterSignal, 5.0);
+    EXPECT_EQ(jsonQuery(json, "r['interrupted']"), "True") << r.out << r.err;
+    EXPECT_TRUE(fs::exists(csv)) << r.out << r.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Stops, AppSignals, ::testing::ValuesIn(kStops),
                          [](const auto& run) { return std::string(run.param.name); });
 
