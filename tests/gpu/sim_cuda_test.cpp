@@ -9,6 +9,7 @@
 #include "gray_scott_tiling.h"
 #include "half_float.h"
 #include "simulations.h"
+#include "test_support.h"
 
 #include <cuda_runtime.h> // the typed cudaMalloc overloads and make_cudaExtent
 #include <gtest/gtest.h>
@@ -216,7 +217,7 @@ TEST_F(SimCudaTest, EverySimulationMatchesItsCpuReferenceInEveryOutputAfterManyS
             cpu->step(params, steps);
             gpu->step(params, steps, stream);
         };
-        run(300);
+        run(test::sanitizerSteps(300));
         const Brush strokes[] = {{20.5f, 70.25f, 6.0f, false, 1.5f, -0.75f},
                                  {-3.0f, 2.0f, 9.0f, false, 0.0f, 2.0f},
                                  {22.0f, 68.0f, 4.0f, true, -1.0f, 0.0f}};
@@ -224,14 +225,14 @@ TEST_F(SimCudaTest, EverySimulationMatchesItsCpuReferenceInEveryOutputAfterManyS
             cpu->brush(brush, params);
             gpu->brush(brush, params, stream);
         }
-        run(200);
+        run(test::sanitizerSteps(200));
         cpu->writeOutputs(outputs.hostTargets());
         gpu->writeOutputs(outputs.deviceTargets(), stream);
         const std::vector<float> before = outputs.hostLevel0();
         if (!def.presets.empty()) {
             ASSERT_EQ(applyPreset(def, def.presets.back(), params), "");
         }
-        run(500);
+        run(test::sanitizerSteps(500));
         cpu->writeOutputs(outputs.hostTargets());
         gpu->writeOutputs(outputs.deviceTargets(), stream);
 
@@ -239,8 +240,11 @@ TEST_F(SimCudaTest, EverySimulationMatchesItsCpuReferenceInEveryOutputAfterManyS
         std::string where;
         bool bitIdentical = false;
         const float worst = outputs.compare(stream, compared, where, bitIdentical);
-        std::printf("%s: max |CUDA - CPU| = %g over %zu floats after 1000 steps (tolerance %g)\n",
-                    def.name.c_str(), double(worst), compared, double(def.cudaTolerance));
+        std::printf("%s: max |CUDA - CPU| = %g over %zu floats after %d steps (tolerance %g)\n",
+                    def.name.c_str(), double(worst), compared,
+                    test::sanitizerSteps(300) + test::sanitizerSteps(200) +
+                        test::sanitizerSteps(500),
+                    double(def.cudaTolerance));
         if (def.cudaTolerance == 0.0f)
             EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
         else
@@ -337,8 +341,9 @@ TEST_F(SimCudaTest, GrayScottMatchesCpuReferenceBitForBitAfter1000Steps) {
     ASSERT_EQ(u, cpu.u()) << "seeding differs";
     ASSERT_EQ(v, cpu.v()) << "seeding differs";
 
-    cpu.step(params, 1000);
-    gpu.step(params, 997, stream); // an odd count, then more, exercises the ping-pong across calls
+    const int steps = test::sanitizerSteps(1000);
+    cpu.step(params, steps);
+    gpu.step(params, steps - 3, stream); // an odd count, then more: the ping-pong across calls
     gpu.step(params, 3, stream);
     gpu.download(u, v, stream);
     // Both sides evaluate stencil.h with only correctly rounded IEEE adds and multiplies (no FMA

@@ -264,6 +264,11 @@ ControlledRun runEstuaryControlled(const std::vector<std::string>& args,
     return run;
 }
 
+bool underSanitizer() {
+    const char* flag = std::getenv("ESTUARY_SANITIZER");
+    return flag && std::string(flag) == "1";
+}
+
 std::string python() {
     return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }

@@ -17,6 +17,15 @@
 
 namespace estuary::test {
 
+// Whether the suite runs under compute-sanitizer (run-gpu-suite.sh sets ESTUARY_SANITIZER=1):
+// instrumented kernels are 10-100x slower, so the longest step counts are cut, keeping every
+// kernel and every code path but not the length of the runs.
+bool underSanitizer();
+// `normal` steps, or a tenth of them (at least 1) under the sanitizer.
+inline int sanitizerSteps(int normal) {
+    return underSanitizer() ? (normal + 9) / 10 : normal;
+}
+
 // The folder holding the running test binary; shaders/ and assets/ sit beside it, as does estuary.
 std::filesystem::path binDir();
 std::filesystem::path estuaryBinary();
