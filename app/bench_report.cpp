@@ -3,6 +3,8 @@
 #include "errors.h"
 #include "output_file.h"
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -93,88 +95,86 @@ std::string formatNumber(double value) {
     return std::string(buffer.data(), result.ptr);
 }
 
-struct Escape {
-    char raw;
-    const char* escaped;
-};
-constexpr Escape kJsonEscapes[] = {{'"', "\\\""}, {'\\', "\\\\"}, {'\n', "\\n"}, {'\r', "\\r"},
-                                   {'\t', "\\t"}, {'\b', "\\b"},  {'\f', "\\f"}};
-
-std::string jsonString(std::string_view text) {
-    std::string out = "\"";
-    for (char c : text) {
-        const Escape* escape = nullptr;
-        for (const Escape& e : kJsonEscapes)
-            if (e.raw == c) escape = &e;
-        if (escape) {
-            out += escape->escaped;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            std::array<char, 8> code{};
-            std::snprintf(code.data(), code.size(), "\\u%04x",
-                          static_cast<unsigned>(static_cast<unsigned char>(c)));
-            out += code.data();
+// The report's numbers in its own spelling (formatNumber): nlohmann writes doubles in their
+// shortest round-trip form ("3.0", "12345678900.0"), the report in 9 significant digits ("3",
+// "1.23456789e+10"). Every number token outside a string that has a point or an exponent is a
+// double of the tree and is spelled again; integers (counts, seeds) are left as they are.
+std::string respellDoubles(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        if (c == '"') { // a string, its escapes included, copied as it is
+            size_t end = i + 1;
+            while (end < text.size() && text[end] != '"')
+                end += text[end] == '\\' ? 2 : 1;
+            out.append(text, i, end + 1 - i);
+            i = end + 1;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            const size_t end = text.find_first_not_of("0123456789+-.eE", i);
+            const std::string token = text.substr(i, end - i);
+            if (token.find_first_of(".eE") == std::string::npos) {
+                out += token;
+            } else {
+                double value = 0;
+                std::from_chars(token.data(), token.data() + token.size(), value);
+                out += formatNumber(value);
+            }
+            i = end;
         } else {
             out += c;
+            ++i;
         }
     }
-    return out + "\"";
+    return out;
 }
 
-// Pretty printer with two-space indentation; the caller decides the key order.
+// Builds the report as a tree of nlohmann::ordered_json (which keeps the key order the writers
+// give and escapes the strings), written with two-space indentation.
 class JsonWriter {
   public:
     JsonWriter& key(std::string_view name) {
-        separate();
-        out_ += jsonString(name) + ": ";
-        afterKey_ = true;
+        pendingKey_ = std::string(name);
         return *this;
     }
-    void number(double value) { scalar(std::isfinite(value) ? formatNumber(value) : "null"); }
-    void integer(uint64_t value) { scalar(std::to_string(value)); }
-    void boolean(bool value) { scalar(value ? "true" : "false"); }
-    void string(std::string_view text) { scalar(jsonString(text)); }
-    void null() { scalar("null"); }
-    void beginObject() { open('{'); }
-    void endObject() { close('}'); }
-    void beginArray() { open('['); }
-    void endArray() { close(']'); }
-    std::string take() { return std::move(out_) + "\n"; }
+    void number(double value) {
+        add(std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json());
+    }
+    void integer(uint64_t value) { add(value); }
+    void boolean(bool value) { add(value); }
+    void string(std::string_view text) { add(std::string(text)); }
+    void null() { add(nullptr); }
+    void beginObject() { open(nlohmann::ordered_json::object()); }
+    void endObject() { stack_.pop_back(); }
+    void beginArray() { open(nlohmann::ordered_json::array()); }
+    void endArray() { stack_.pop_back(); }
+    std::string take() {
+        // Bytes that are not UTF-8 (a device name, a note) are replaced rather than refused.
+        return respellDoubles(
+                   root_.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) +
+               "\n";
+    }
 
   private:
-    void separate() {
-        if (afterKey_) {
-            afterKey_ = false;
-            return;
+    nlohmann::ordered_json& add(nlohmann::ordered_json value) {
+        if (stack_.empty()) {
+            root_ = std::move(value);
+            return root_;
         }
-        if (depth_ == 0) return;
-        out_ += firstInLevel_ ? "\n" : ",\n";
-        out_.append(size_t(2 * depth_), ' ');
-        firstInLevel_ = false;
-    }
-    void scalar(const std::string& text) {
-        separate();
-        out_ += text;
-    }
-    void open(char bracket) {
-        separate();
-        out_ += bracket;
-        ++depth_;
-        firstInLevel_ = true;
-    }
-    void close(char bracket) {
-        --depth_;
-        if (!firstInLevel_) {
-            out_ += '\n';
-            out_.append(size_t(2 * depth_), ' ');
+        nlohmann::ordered_json& parent = *stack_.back();
+        if (parent.is_array()) {
+            parent.push_back(std::move(value));
+            return parent.back();
         }
-        out_ += bracket;
-        firstInLevel_ = false;
+        nlohmann::ordered_json& slot = parent[pendingKey_];
+        slot = std::move(value);
+        return slot;
     }
+    void open(nlohmann::ordered_json container) { stack_.push_back(&add(std::move(container))); }
 
-    std::string out_;
-    int depth_ = 0;
-    bool firstInLevel_ = true;
-    bool afterKey_ = false;
+    nlohmann::ordered_json root_;
+    std::vector<nlohmann::ordered_json*> stack_;
+    std::string pendingKey_;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -1,12 +1,14 @@
-// The benchmark report writers: the JSON is strict JSON (checked by a parser in this file) with
-// every documented key, ordered percentiles, null for unmeasured values and escaped strings; an
-// interrupted run says so; the CSV has one row per frame (also when written in pieces);
-// writeTextFile names the path on failure; and the committed sample in tests/data (used by the
-// plot test) is exactly what the writers produce today.
+// The benchmark report writers: the JSON is strict JSON (read back by nlohmann-json, repeated
+// keys refused too) with every documented key, ordered percentiles, null for unmeasured values and
+// escaped strings; an interrupted run says so; the CSV has one row per frame (also when written in
+// pieces); writeTextFile names the path on failure; and the committed sample in tests/data (used
+// by the plot test) is exactly what the writers produce today.
 #include "bench_report.h"
 #include "bench_stats.h"
 #include "errors.h"
 #include "test_support.h"
+
+#include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
@@ -18,6 +20,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,7 +30,9 @@ namespace estuary {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// A strict JSON parser (RFC 8259): anything it accepts, any JSON reader accepts.
+// The report read back by nlohmann-json (strict RFC 8259: no NaN, no trailing comma, no leading
+// zero, no raw control character), into a plain tree the tests read; a key repeated in an object,
+// which nlohmann would keep silently, is an error too.
 
 struct Json {
     enum class Type { Null, Bool, Number, String, Array, Object } type = Type::Null;
@@ -49,180 +54,50 @@ struct Json {
     bool isNull() const { return type == Type::Null; }
 };
 
-class JsonParser {
-  public:
-    explicit JsonParser(std::string_view text) : text_(text) {}
+using Parsed = nlohmann::ordered_json;
 
-    Json parseDocument() {
-        Json value = parseValue();
-        skipSpace();
-        if (pos_ != text_.size()) fail("trailing characters");
-        return value;
+Json toTree(const Parsed& parsed) {
+    Json out;
+    if (parsed.is_boolean()) {
+        out.type = Json::Type::Bool;
+        out.boolean = parsed.get<bool>();
+    } else if (parsed.is_number()) {
+        out.type = Json::Type::Number;
+        out.number = parsed.get<double>();
+    } else if (parsed.is_string()) {
+        out.type = Json::Type::String;
+        out.string = parsed.get<std::string>();
+    } else if (parsed.is_array()) {
+        out.type = Json::Type::Array;
+        for (const Parsed& element : parsed)
+            out.array.push_back(toTree(element));
+    } else if (parsed.is_object()) {
+        out.type = Json::Type::Object;
+        for (const auto& [key, value] : parsed.items())
+            out.object.emplace_back(key, toTree(value));
     }
-
-  private:
-    [[noreturn]] void fail(const std::string& why) const {
-        throw std::runtime_error("invalid JSON at offset " + std::to_string(pos_) + ": " + why);
-    }
-    void skipSpace() {
-        while (peek() == ' ' || peek() == '\t' || peek() == '\r' || peek() == '\n')
-            ++pos_;
-    }
-    char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
-    void expect(char c) {
-        if (peek() != c) fail(std::string("expected '") + c + "'");
-        ++pos_;
-    }
-    bool consume(std::string_view word) {
-        if (text_.substr(pos_, word.size()) != word) return false;
-        pos_ += word.size();
-        return true;
-    }
-
-    Json parseValue() {
-        skipSpace();
-        Json value;
-        const char c = peek();
-        if (c == '{') {
-            value.type = Json::Type::Object;
-            parseObject(value);
-        } else if (c == '[') {
-            value.type = Json::Type::Array;
-            parseArray(value);
-        } else if (c == '"') {
-            value.type = Json::Type::String;
-            value.string = parseString();
-        } else if (consume("true")) {
-            value.type = Json::Type::Bool;
-            value.boolean = true;
-        } else if (consume("false")) {
-            value.type = Json::Type::Bool;
-        } else if (consume("null")) {
-            value.type = Json::Type::Null;
-        } else {
-            value.type = Json::Type::Number;
-            value.number = parseNumber();
-        }
-        return value;
-    }
-
-    void parseObject(Json& value) {
-        expect('{');
-        skipSpace();
-        if (peek() == '}') return void(++pos_);
-        for (;;) {
-            skipSpace();
-            std::string key = parseString();
-            if (value.find(key)) fail("duplicate key " + key);
-            skipSpace();
-            expect(':');
-            value.object.emplace_back(std::move(key), parseValue());
-            skipSpace();
-            if (peek() == '}') return void(++pos_);
-            expect(',');
-        }
-    }
-
-    void parseArray(Json& value) {
-        expect('[');
-        skipSpace();
-        if (peek() == ']') return void(++pos_);
-        for (;;) {
-            value.array.push_back(parseValue());
-            skipSpace();
-            if (peek() == ']') return void(++pos_);
-            expect(',');
-        }
-    }
-
-    std::string parseString() {
-        expect('"');
-        std::string out;
-        for (;;) {
-            if (pos_ >= text_.size()) fail("unterminated string");
-            const char c = text_[pos_++];
-            if (c == '"') return out;
-            if (static_cast<unsigned char>(c) < 0x20) fail("raw control character in string");
-            if (c != '\\') {
-                out += c;
-                continue;
-            }
-            const char e = peek();
-            ++pos_;
-            switch (e) {
-            case '"':
-                out += '"';
-                break;
-            case '\\':
-                out += '\\';
-                break;
-            case '/':
-                out += '/';
-                break;
-            case 'b':
-                out += '\b';
-                break;
-            case 'f':
-                out += '\f';
-                break;
-            case 'n':
-                out += '\n';
-                break;
-            case 'r':
-                out += '\r';
-                break;
-            case 't':
-                out += '\t';
-                break;
-            case 'u': {
-                if (pos_ + 4 > text_.size()) fail("short \\u escape");
-                const std::string hex(text_.substr(pos_, 4));
-                if (hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-                    fail("bad \\u escape");
-                pos_ += 4;
-                const unsigned long code = std::strtoul(hex.c_str(), nullptr, 16);
-                if (code >= 0x80) fail("this test parser only decodes ASCII \\u escapes");
-                out += static_cast<char>(code);
-                break;
-            }
-            default:
-                fail("bad escape");
-            }
-        }
-    }
-
-    // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?  (so no NaN, Infinity, or leading zeros)
-    double parseNumber() {
-        const size_t start = pos_;
-        auto digits = [this] {
-            const size_t from = pos_;
-            while (std::isdigit(static_cast<unsigned char>(peek())))
-                ++pos_;
-            return pos_ - from;
-        };
-        if (peek() == '-') ++pos_;
-        if (peek() == '0')
-            ++pos_;
-        else if (digits() == 0)
-            fail("expected a value");
-        if (peek() == '.') {
-            ++pos_;
-            if (digits() == 0) fail("digits expected after '.'");
-        }
-        if (peek() == 'e' || peek() == 'E') {
-            ++pos_;
-            if (peek() == '+' || peek() == '-') ++pos_;
-            if (digits() == 0) fail("digits expected in exponent");
-        }
-        return std::strtod(std::string(text_.substr(start, pos_ - start)).c_str(), nullptr);
-    }
-
-    std::string_view text_;
-    size_t pos_ = 0;
-};
+    return out;
+}
 
 Json parseJson(const std::string& text) {
-    return JsonParser(text).parseDocument();
+    std::vector<std::set<std::string>> keys; // one set per open object
+    std::string repeated;
+    const Parsed::parser_callback_t noteKeys = [&](int, Parsed::parse_event_t event,
+                                                   Parsed& parsed) {
+        if (event == Parsed::parse_event_t::object_start) keys.emplace_back();
+        if (event == Parsed::parse_event_t::object_end) keys.pop_back();
+        if (event == Parsed::parse_event_t::key && !keys.back().insert(parsed).second)
+            repeated = parsed.get<std::string>();
+        return true;
+    };
+    Parsed parsed;
+    try {
+        parsed = Parsed::parse(text, noteKeys);
+    } catch (const Parsed::parse_error& e) {
+        throw std::runtime_error(e.what());
+    }
+    if (!repeated.empty()) throw std::runtime_error("the key " + repeated + " is repeated");
+    return toTree(parsed);
 }
 
 TEST(BenchJsonParser, RejectsWhatJsonForbids) {
