@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <vector>
 
 namespace estuary {
@@ -47,18 +46,6 @@ MemoryNeed estimateMemory(const sim::SimDefinition& def, const sim::OutputLayout
 
 namespace {
 
-// MemAvailable of /proc/meminfo, in bytes.
-std::optional<uint64_t> hostAvailable() {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key;
-    uint64_t kib = 0;
-    while (meminfo >> key >> kib) {
-        if (key == "MemAvailable:") return kib * 1024;
-        meminfo.ignore(64, '\n');
-    }
-    return std::nullopt;
-}
-
 std::string gib(uint64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof(text), "%.2f GiB", double(bytes) / double(1ull << 30));
@@ -80,7 +67,7 @@ MemoryBudget memoryBudgetOf(const estuary_metrics& m) {
     out.sameHeap = m.device_local_budget == m.host_visible_budget &&
                    m.device_local_usage == m.host_visible_usage;
     if (m.cuda_total > 0) out.cuda = m.cuda_free;
-    out.host = hostAvailable();
+    if (m.host_available > 0) out.host = m.host_available;
     return out;
 }
 

@@ -155,6 +155,18 @@ void align(const Timing& t, estuary_frame_stats& s) {
     s.handoff_ms = (s.draw_start_us - s.cuda_end_us) / 1000.0;
 }
 
+// MemAvailable of /proc/meminfo, in bytes.
+std::optional<uint64_t> hostAvailable() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    uint64_t kib = 0;
+    while (meminfo >> key >> kib) {
+        if (key == "MemAvailable:") return kib * 1024;
+        meminfo.ignore(64, '\n');
+    }
+    return std::nullopt;
+}
+
 } // namespace
 
 double percentile(std::vector<double>& values, double p) {
@@ -410,6 +422,7 @@ estuary_metrics metrics(estuary_viewer& v) {
     m.host_visible_budget = budget.hostVisibleBudget;
     m.host_visible_usage = budget.hostVisibleUsage;
     cudaMemory(v, m.cuda_free, m.cuda_total);
+    m.host_available = hostAvailable().value_or(0);
     for (const auto& image : v.images) {
         m.allocated_device_bytes += uint64_t(image->stagingBytes) * image->copies;
         if (image->writer == ESTUARY_WRITER_HOST)
@@ -435,18 +448,6 @@ bool hasDeviceExtension(VkPhysicalDevice physical, const char* name) {
     return std::any_of(all.begin(), all.end(), [&](const VkExtensionProperties& e) {
         return std::strcmp(e.extensionName, name) == 0;
     });
-}
-
-// MemAvailable of /proc/meminfo, in bytes.
-std::optional<uint64_t> hostAvailable() {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key;
-    uint64_t kib = 0;
-    while (meminfo >> key >> kib) {
-        if (key == "MemAvailable:") return kib * 1024;
-        meminfo.ignore(64, '\n');
-    }
-    return std::nullopt;
 }
 
 std::string gib(uint64_t bytes) {

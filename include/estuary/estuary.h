@@ -676,6 +676,7 @@ typedef struct estuary_metrics {
     uint64_t host_visible_budget, host_visible_usage;
     uint64_t cuda_free, cuda_total;
     uint64_t allocated_device_bytes, allocated_host_bytes;
+    uint64_t host_available; /* the host's free memory (Linux: MemAvailable of /proc/meminfo) */
 } estuary_metrics;
 ESTUARY_API estuary_status estuary_get_metrics(estuary_viewer* viewer, estuary_metrics* metrics);
 

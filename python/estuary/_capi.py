@@ -134,7 +134,8 @@ class Metrics(ctypes.Structure):
                 ("device_local_budget", c_uint64), ("device_local_usage", c_uint64),
                 ("host_visible_budget", c_uint64), ("host_visible_usage", c_uint64),
                 ("cuda_free", c_uint64), ("cuda_total", c_uint64),
-                ("allocated_device_bytes", c_uint64), ("allocated_host_bytes", c_uint64)]
+                ("allocated_device_bytes", c_uint64), ("allocated_host_bytes", c_uint64),
+                ("host_available", c_uint64)]
 
 
 STRUCTS = {"estuary_viewer_desc": ViewerDesc, "estuary_viewer_info": ViewerInfo,

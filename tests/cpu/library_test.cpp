@@ -438,6 +438,7 @@ TEST_F(LibraryTest, StatsArriveForEveryFrameInOrderAndMetricsCountThem) {
     EXPECT_EQ(m.frames_drawn, 25u);
     EXPECT_GT(m.allocated_device_bytes, 32u * 32 * 4);
     EXPECT_GT(m.allocated_host_bytes, 0u);
+    EXPECT_GT(m.host_available, 0u) << "MemAvailable, which the app checks its runs against";
 }
 
 TEST_F(LibraryTest, ScreenshotIsAWholePngOrAnErrorNamingThePath) {
