@@ -312,6 +312,21 @@ struct BadUsage {
     std::vector<const char*> mentions; // the message names option, value and what is allowed
 };
 
+// `before` then the case's arguments must be exit 2 with a message naming every mention.
+void expectBadUsage(const BadUsage& c, std::vector<const char*> before = {}) {
+    before.insert(before.end(), c.args.begin(), c.args.end());
+    std::string line;
+    for (const char* arg : before)
+        line += std::string(line.empty() ? "" : " ") + arg;
+    SCOPED_TRACE(line);
+    const auto out = parse(before);
+    ASSERT_TRUE(out.exitNow) << "accepted";
+    EXPECT_EQ(*out.exitNow, 2);
+    for (const char* m : c.mentions)
+        EXPECT_NE(out.message.find(m), std::string::npos)
+            << "message lacks '" << m << "': " << out.message;
+}
+
 TEST(AppOptions, BadValuesExitWith2NamingOptionValueAndAllowed) {
     const BadUsage cases[] = {
         {{"--size", "0x5"}, {"--size", "0x5", "1..16384"}},
@@ -329,15 +344,8 @@ TEST(AppOptions, BadValuesExitWith2NamingOptionValueAndAllowed) {
         {{"--param", "F"}, {"--param", "F", "NAME=VALUE"}},
         {{"--bogus"}, {"--bogus"}},
     };
-    for (const auto& c : cases) {
-        const auto out = parse(c.args);
-        SCOPED_TRACE(c.args[0]);
-        ASSERT_TRUE(out.exitNow);
-        EXPECT_EQ(*out.exitNow, 2);
-        for (const char* m : c.mentions)
-            EXPECT_NE(out.message.find(m), std::string::npos)
-                << "message lacks '" << m << "': " << out.message;
-    }
+    for (const auto& c : cases)
+        expectBadUsage(c);
 }
 
 TEST(AppOptions, IntegersAreDecimalDigitsOnly) {
@@ -358,15 +366,8 @@ TEST(AppOptions, IntegersAreDecimalDigitsOnly) {
         {{"--seed", "0x10"}, {"--seed", "0x10", "decimal"}},
         {{"--bench", "--warmup", "0x10"}, {"--warmup", "0x10", "0..1000000"}},
     };
-    for (const auto& c : cases) {
-        const auto out = parse(c.args);
-        SCOPED_TRACE(c.args[1]);
-        ASSERT_TRUE(out.exitNow);
-        EXPECT_EQ(*out.exitNow, 2);
-        for (const char* m : c.mentions)
-            EXPECT_NE(out.message.find(m), std::string::npos)
-                << "message lacks '" << m << "': " << out.message;
-    }
+    for (const auto& c : cases)
+        expectBadUsage(c);
 }
 
 TEST(AppOptions, DecimalsAreDecimalNumbersOnlyAndFinite) {
@@ -392,18 +393,9 @@ TEST(AppOptions, DecimalsAreDecimalNumbersOnlyAndFinite) {
         {{"--param", "F=nan"}, {"--param F=nan", "'nan' is not a number"}},
         {{"--param", "F= 0.03"}, {"--param", "' 0.03' is not a number"}},
     };
-    for (const auto& c : cases) {
-        std::vector<const char*> args = {"--sim", "gray-scott-3d"};
-        if (std::string(c.args[0]) == "--param") args = {"--sim", "gray-scott"};
-        args.insert(args.end(), c.args.begin(), c.args.end());
-        const auto out = parse(args);
-        SCOPED_TRACE(std::string(c.args[0]) + " " + c.args[1]);
-        ASSERT_TRUE(out.exitNow);
-        EXPECT_EQ(*out.exitNow, 2);
-        for (const char* m : c.mentions)
-            EXPECT_NE(out.message.find(m), std::string::npos)
-                << "message lacks '" << m << "': " << out.message;
-    }
+    for (const auto& c : cases)
+        expectBadUsage(
+            c, {"--sim", std::string(c.args[0]) == "--param" ? "gray-scott" : "gray-scott-3d"});
 }
 
 // Options that the run would ignore are refused (they were silently dropped): CUDA options on the
@@ -429,15 +421,8 @@ TEST(AppOptions, OptionsTheRunWouldIgnoreAreRefusedNamingWhy) {
         {{"--sim", "gray-scott-3d", "--size", "2x1x1"},
          {"--size 2x1x1", "depth of 1", "at least 2"}},
     };
-    for (const auto& c : cases) {
-        const auto out = parse(c.args);
-        SCOPED_TRACE(c.args[1] + std::string(" ") + c.args[2]);
-        ASSERT_TRUE(out.exitNow);
-        EXPECT_EQ(*out.exitNow, 2);
-        for (const char* m : c.mentions)
-            EXPECT_NE(out.message.find(m), std::string::npos)
-                << "message lacks '" << m << "': " << out.message;
-    }
+    for (const auto& c : cases)
+        expectBadUsage(c);
     // In the window the view can change, so both views' options are kept.
     const auto window = parse({"--sim", "gray-scott-3d", "--slice-axis", "x", "--camera", "10,10"});
     EXPECT_FALSE(window.exitNow) << window.message;
@@ -469,15 +454,8 @@ TEST(AppOptions, PathOptionsRefuseValuesThatLookLikeOptionsAndEmptyValues) {
         {{"--sim", ""}, {"--sim", "empty"}},
         {{"--colormap", ""}, {"--colormap", "''"}}, // the colormap's own check comes first
     };
-    for (const auto& c : cases) {
-        const auto out = parse(c.args);
-        SCOPED_TRACE(std::string(c.args[0]) + " " + c.args[1]);
-        ASSERT_TRUE(out.exitNow) << "screenshot '" << out.options.screenshot << "'";
-        EXPECT_EQ(*out.exitNow, 2);
-        for (const char* m : c.mentions)
-            EXPECT_NE(out.message.find(m), std::string::npos)
-                << "message lacks '" << m << "': " << out.message;
-    }
+    for (const auto& c : cases)
+        expectBadUsage(c);
     // "-" alone is the standard output, and ./-name a file whose name starts with '-'.
     const auto stdoutReport = parse({"--bench", "--report", "-", "--csv", "./-frames.csv"});
     ASSERT_FALSE(stdoutReport.exitNow) << stdoutReport.message;
@@ -498,15 +476,8 @@ TEST(AppOptions, OptionsTheModeIgnoresAreRefusedNamingOptionAndMode) {
         {{"--warmup", "3"}, {"--warmup", "--bench"}},
         {{"--csv", "c.csv"}, {"--csv", "--bench"}},
     };
-    for (const auto& c : cases) {
-        const auto out = parse(c.args);
-        SCOPED_TRACE(std::string(c.args[0]) + " " + c.args[1]);
-        ASSERT_TRUE(out.exitNow);
-        EXPECT_EQ(*out.exitNow, 2);
-        for (const char* m : c.mentions)
-            EXPECT_NE(out.message.find(m), std::string::npos)
-                << "message lacks '" << m << "': " << out.message;
-    }
+    for (const auto& c : cases)
+        expectBadUsage(c);
     // What each mode does use stays allowed.
     EXPECT_FALSE(parse({"--headless", "--screenshot", "x.png", "--colormap", "magma"}).exitNow);
     EXPECT_FALSE(
