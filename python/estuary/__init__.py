@@ -261,17 +261,26 @@ class Frame:
     """One frame: begun by Viewer.frame() (a context manager), ended on leaving the block."""
 
     def __init__(self, viewer, stream, defer_wait):
-        self._viewer = viewer
         desc = _capi.FrameDesc()
         desc.stream = _stream_handle(stream)
         desc.flags = _capi.FRAME_DEFER_WAIT if defer_wait else 0
         handle = ctypes.c_void_p()
         _check(_lib.estuary_begin_frame(viewer._handle, ctypes.byref(desc), ctypes.byref(handle)))
-        self._handle = handle
+        self._adopt(viewer, handle, desc.stream)
+
+    @classmethod
+    def _begun(cls, viewer, handle):
+        """A frame estuary_display began (on the viewer's own stream)."""
+        frame = cls.__new__(cls)
+        frame._adopt(viewer, ctypes.c_void_p(handle), None)
+        return frame
+
+    def _adopt(self, viewer, handle, stream):
+        self._viewer, self._handle = viewer, handle
         self.index = _lib.estuary_frame_index(handle)
         self.slot = self.index % viewer.frames_in_flight
-        if desc.stream:
-            self.stream = desc.stream
+        if stream:
+            self.stream = stream
         else:  # the viewer's own, the same every frame
             if viewer._own_stream is None:
                 viewer._own_stream = _lib.estuary_frame_stream(handle) or (
@@ -569,11 +578,7 @@ class Viewer:
         raised = []
 
         def call(handle, _user):
-            frame = Frame.__new__(Frame)
-            frame._viewer, frame._handle = self, ctypes.c_void_p(handle)
-            frame.index = _lib.estuary_frame_index(handle)
-            frame.slot = _lib.estuary_frame_slot(handle)
-            frame.stream = _lib.estuary_frame_stream(handle) or (1 if self.has_cuda else None)
+            frame = Frame._begun(self, handle)
             try:
                 stop = bool(callback(frame))
             except BaseException as error:  # carried out of C, raised below
