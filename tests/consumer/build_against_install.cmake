@@ -10,7 +10,9 @@
 #     cmake -D STEP=project -D SOURCE=<folder> -D NAME=<executable> -D PREFIX=<prefix>
 #           -D WORK_DIR=<scratch> -D CONFIG=<type> -D GENERATOR=<...> -D MAKE_PROGRAM=<...>
 #           -D CXX_COMPILER=<...> -D C_COMPILER=<...> [-D CUDA_COMPILER=<...>]
-#           -P build_against_install.cmake
+#           [-D PART=build|run] -P build_against_install.cmake
+#     PART=build stops after the build, PART=run runs what an earlier PART=build built (so that a
+#     project that builds everywhere but runs only on a GPU passes its build where it is skipped).
 # A run that exits 3 (this machine cannot: no Vulkan device, no CUDA device) prints
 # "skipped: ..." and the test is reported as skipped (SKIP_REGULAR_EXPRESSION).
 foreach(var STEP PREFIX CONFIG)
@@ -43,6 +45,9 @@ if(STEP STREQUAL "install")
     return()
 endif()
 
+if(NOT DEFINED PART)
+    set(PART all)
+endif()
 foreach(var SOURCE NAME WORK_DIR GENERATOR MAKE_PROGRAM CXX_COMPILER C_COMPILER)
     if(NOT DEFINED ${var})
         message(FATAL_ERROR "build_against_install.cmake: -D ${var}=... is missing")
@@ -53,12 +58,18 @@ if(DEFINED CUDA_COMPILER)
     # compute_75 PTX as well as its code: any newer GPU runs it (JIT); no GPU is needed to build.
     list(APPEND compilers -DCMAKE_CUDA_COMPILER=${CUDA_COMPILER} -DCMAKE_CUDA_ARCHITECTURES=75)
 endif()
-file(REMOVE_RECURSE ${WORK_DIR})
-run_step("configure ${NAME} against the install tree" result COMMAND
-    ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK_DIR}/build -G ${GENERATOR}
-        -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} ${compilers} -DCMAKE_BUILD_TYPE=${CONFIG}
-        -DCMAKE_PREFIX_PATH=${PREFIX})
-run_step("build ${NAME}" result COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build --config ${CONFIG})
+if(NOT PART STREQUAL "run")
+    file(REMOVE_RECURSE ${WORK_DIR})
+    run_step("configure ${NAME} against the install tree" result COMMAND
+        ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK_DIR}/build -G ${GENERATOR}
+            -DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM} ${compilers} -DCMAKE_BUILD_TYPE=${CONFIG}
+            -DCMAKE_PREFIX_PATH=${PREFIX})
+    run_step("build ${NAME}" result
+        COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build --config ${CONFIG})
+endif()
+if(PART STREQUAL "build")
+    return()
+endif()
 set(picture ${WORK_DIR}/${NAME}.png)
 run_step("run ${NAME}" result SKIP_CODE 3 COMMAND
     ${CMAKE_COMMAND} -E env ESTUARY_VALIDATION=1 ESTUARY_FRAMES=30 ESTUARY_SCREENSHOT=${picture}
