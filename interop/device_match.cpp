@@ -1,23 +1,9 @@
 #include "estuary/interop/device_match.h"
+#include "device_names.h"
 #include "errors.h"
 
 namespace estuary::interop {
 namespace {
-
-const char* typeName(VkPhysicalDeviceType type) {
-    switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-        return "discrete GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-        return "integrated GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-        return "virtual GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU:
-        return "CPU";
-    default:
-        return "other";
-    }
-}
 
 std::string versionName(uint32_t version) {
     return std::to_string(VK_API_VERSION_MAJOR(version)) + "." +
@@ -29,8 +15,8 @@ std::string describeBoth(const std::vector<VulkanDeviceInfo>& vulkanDevices,
     std::string s = "\n  Vulkan devices:";
     if (vulkanDevices.empty()) s += " none";
     for (const VulkanDeviceInfo& v : vulkanDevices)
-        s += "\n    " + v.name + " (" + typeName(v.type) + ", Vulkan " + versionName(v.apiVersion) +
-             ", UUID " + formatUuid(v.uuid.data()) +
+        s += "\n    " + v.name + " (" + estuary::deviceTypeName(v.type) + ", Vulkan " +
+             versionName(v.apiVersion) + ", UUID " + formatUuid(v.uuid.data()) +
              (v.deviceGroupSize != 1 ? ", in a device group of " + std::to_string(v.deviceGroupSize)
                                      : std::string()) +
              ")";
@@ -96,14 +82,7 @@ std::vector<DevicePair> matchDevices(const std::vector<VulkanDeviceInfo>& vulkan
 }
 
 std::string formatUuid(const uint8_t* uuid16) {
-    static const char* hex = "0123456789abcdef";
-    std::string s;
-    for (int i = 0; i < 16; ++i) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
-        s += hex[uuid16[i] >> 4];
-        s += hex[uuid16[i] & 15];
-    }
-    return s;
+    return estuary::formatUuid(uuid16);
 }
 
 } // namespace estuary::interop

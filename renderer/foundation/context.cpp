@@ -232,32 +232,6 @@ std::vector<PhysicalDeviceInfo> listPhysicalDevices(VkInstance instance) {
     return result;
 }
 
-const char* deviceTypeName(VkPhysicalDeviceType type) {
-    switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-        return "discrete GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-        return "integrated GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-        return "virtual GPU";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU:
-        return "CPU";
-    default:
-        return "other";
-    }
-}
-
-std::string formatUuid(const uint8_t* uuid16) {
-    static const char* hex = "0123456789abcdef";
-    std::string s;
-    for (int i = 0; i < 16; ++i) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
-        s += hex[uuid16[i] >> 4];
-        s += hex[uuid16[i] & 15];
-    }
-    return s;
-}
-
 std::string describePhysicalDevice(const PhysicalDeviceInfo& info) {
     std::ostringstream s;
     s << info.properties.deviceName << " (" << deviceTypeName(info.properties.deviceType)

@@ -7,6 +7,7 @@
 
 #include <volk.h>
 
+#include "device_names.h"          // deviceTypeName, formatUuid
 #include "estuary/interop/types.h" // MoveOnly
 
 #include <array>
@@ -52,8 +53,6 @@ struct PhysicalDeviceInfo {
 };
 
 std::vector<PhysicalDeviceInfo> listPhysicalDevices(VkInstance instance);
-const char* deviceTypeName(VkPhysicalDeviceType type);
-std::string formatUuid(const uint8_t* uuid16);
 // "NVIDIA H200 (discrete GPU, Vulkan 1.4.312, UUID 5f1c…)"
 std::string describePhysicalDevice(const PhysicalDeviceInfo& info);
 // Discrete > integrated > virtual > CPU, among devices that support Vulkan 1.3. Throws
