@@ -108,10 +108,16 @@ def stream_wait(consumer, producer):
     """Enqueues on stream `consumer` a GPU wait for the work enqueued so far on `producer`."""
     cudart = _runtime()
     event = c_void_p()
-    for call, args in (("cudaEventCreateWithFlags", (ctypes.byref(event), 0x2)),  # no timing
-                       ("cudaEventRecord", (event, producer)),
-                       ("cudaStreamWaitEvent", (consumer, event, 0))):
-        status = getattr(cudart, call)(*args)
-        if status != 0:
-            raise RuntimeError(f"{call} failed with CUDA error {status} while ordering streams")
-    cudart.cudaEventDestroy(event)  # released once the recorded work completes
+    status = cudart.cudaEventCreateWithFlags(ctypes.byref(event), 0x2)  # no timing
+    if status != 0:
+        raise RuntimeError(f"cudaEventCreateWithFlags failed with CUDA error {status} while "
+                           "ordering streams")
+    try:
+        for call, args in (("cudaEventRecord", (event, producer)),
+                           ("cudaStreamWaitEvent", (consumer, event, 0))):
+            status = getattr(cudart, call)(*args)
+            if status != 0:
+                raise RuntimeError(f"{call} failed with CUDA error {status} while ordering "
+                                   "streams")
+    finally:
+        cudart.cudaEventDestroy(event)  # released once the recorded work completes
