@@ -3,9 +3,11 @@
 // mip chain and the frame timelines as GL semaphores, and draws the picture's field view into a
 // framebuffer object (shown in the window by a blit). A frame, in order:
 //   hand-off in (GL waits `written` ≥ f + 1, or the slot's binary semaphore, or the host polls;
-//   host-written images: a Vulkan upload the host waits for) → draw → hand-off out (GL signals
-//   `released` = f + 1 / the slot's binary semaphore / the host signals once GL's fence passed)
-//   → a fence per host-ring entry, which the frames-in-flight wait polls.
+//   host-written images: a Vulkan upload released to the external queue family, which GL waits
+//   for on a semaphore or, without GL_EXT_semaphore_fd, the host) → draw → hand-off out (GL
+//   signals `released` = f + 1 / the slot's binary semaphore / the host signals once GL's fence
+//   passed; host-written images: GL signals that it has drawn them) → a fence per host-ring
+//   entry, which the frames-in-flight wait polls.
 #include "viewer.h"
 #include "cuda_side.h"
 #include "gl_context.h"
@@ -23,6 +25,12 @@
 
 namespace estuary::lib {
 
+// One binary semaphore shared by both APIs: Vulkan's exported handle and GL's import of it.
+struct SharedSemaphore {
+    VkSemaphore vk = VK_NULL_HANDLE;
+    GlSemaphore gl;
+};
+
 struct GlSide {
     GlContext context;
     estuary_gl_handoff handoff = ESTUARY_GL_HANDOFF_HOST;
@@ -36,6 +44,14 @@ struct GlSide {
     std::vector<GLsync> fences;     // per host-ring entry
     std::vector<GLuint> timestamps; // per host-ring entry: draw start and end
     uint64_t lastDrawEndNs = 0;
+    // Host-written images where GL has GL_EXT_semaphore_fd, per host-ring entry: `uploaded`
+    // (Vulkan signals after the upload and its release; GL waits) and `drawn` (GL signals after
+    // the frame's draw and reads; the next upload waits). `pendingDrawn`: the `drawn` GL signalled
+    // last, not yet waited for (-1: none). `uploadValue`: the frame timeline value the entry's
+    // last upload signals, awaited before its command buffer is reset.
+    std::vector<SharedSemaphore> uploaded, drawn;
+    int pendingDrawn = -1;
+    std::vector<uint64_t> uploadValue;
 };
 
 void Deleter::operator()(GlSide* p) const {
@@ -144,27 +160,93 @@ template <class Done> void poll(estuary_viewer& v, Done&& done, const std::strin
                        "; ESTUARY_WAIT_TIMEOUT_S sets the limit for slower runs");
 }
 
-// Host hand-off in for host-written images: the frame's uploads with Vulkan, waited for.
-void uploadHostImages(estuary_viewer& v, estuary_frame& frame) {
+// Whether host-written images are handed over by semaphores: GL imports them
+// (GL_EXT_semaphore_fd) and the Vulkan device exports them.
+bool hostSemaphores(const estuary_viewer& v) {
+    return v.gl->context.info.semaphoreFd && v.semaphoreFd;
+}
+
+// GL's semaphores for host-written images, made on first use.
+void createHostSemaphores(estuary_viewer& v) {
+    GlSide& gl = *v.gl;
+    if (!gl.uploaded.empty()) return;
+    const auto make = [&](std::vector<SharedSemaphore>& list, const char* name) {
+        for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
+            SharedSemaphore& s = list.emplace_back();
+            s.vk = interop::createExportableBinarySemaphore(v.interop, name);
+            s.gl = importGlSemaphore(gl.context, interop::exportSemaphoreFd(v.interop, s.vk),
+                                     false, name);
+        }
+    };
+    make(gl.uploaded, "host images uploaded");
+    make(gl.drawn, "host images drawn");
+}
+
+// Hand-off in for host-written images: the frame's uploads with Vulkan, each then released to the
+// external queue family in GENERAL, the layout GL is told. An upload rewrites its copy from
+// UNDEFINED, so GL's hand-back needs no acquire: only the wait for GL's draws of it. Where GL has
+// GL_EXT_semaphore_fd both waits are on the GPU (the upload waits `drawn`, GL waits `uploaded`);
+// otherwise the host waits for the upload, and GL's draws of the copy were waited for by the
+// frames-in-flight wait. Returns the GL textures of the frame's host-written images.
+std::vector<uint32_t> uploadHostImages(estuary_viewer& v, estuary_frame& frame) {
+    GlSide& gl = *v.gl;
     DrawSet set = drawSet(v, frame);
-    std::erase_if(set.images,
-                  [](const estuary_image* i) { return i->writer != ESTUARY_WRITER_HOST; });
+    std::erase_if(set.images, [&](const estuary_image* i) {
+        return i->writer != ESTUARY_WRITER_HOST || !gl.images.count(i);
+    });
     std::erase_if(set.buffers, [](const estuary_buffer*) { return true; });
-    if (set.images.empty()) return;
-    VkCommandBuffer cmd = v.entries[frame.entry].commands;
+    if (set.images.empty()) return {};
+    const bool semaphores = hostSemaphores(v);
+    if (semaphores) createHostSemaphores(v);
+    const uint32_t entry = frame.entry;
+    if (gl.uploadValue.empty()) gl.uploadValue.assign(v.hostRing, 0);
+    if (const uint64_t previous = gl.uploadValue[entry]) // the entry's command buffer is done
+        poll(
+            v, [&] { return timelineValue(v.device, v.frameTimeline) >= previous; },
+            "the upload of frame " + std::to_string(previous - 1));
+    VkCommandBuffer cmd = v.entries[entry].commands;
     VK_CHECK(vkResetCommandBuffer(cmd, 0));
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
     recordBeforeDraw(v, cmd, frame.index, set, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    std::vector<uint32_t> textures;
+    for (const estuary_image* image : set.images) {
+        const uint32_t copy = copyOf(*image, frame.index);
+        textures.push_back(gl.images.at(image)[copy].texture);
+        if (image->writtenFrame == frame.index)
+            interop::recordReleaseToExternal(cmd, v.interop, image->exported[copy],
+                                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                             VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                                             VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    }
     VK_CHECK(vkEndCommandBuffer(cmd));
+    std::vector<VkSemaphoreSubmitInfo> waits, signals;
     VkSemaphoreSubmitInfo uploaded{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
     uploaded.semaphore = v.frameTimeline;
     uploaded.value = frame.index + 1;
     uploaded.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    submitCommands(v.device, cmd, {}, {&uploaded, 1});
-    waitTimeline(v.device, v.frameTimeline, frame.index + 1, "the upload of the frame",
-                 frameWaitTimeoutNs(v));
+    signals.push_back(uploaded);
+    if (semaphores) {
+        if (gl.pendingDrawn >= 0) {
+            VkSemaphoreSubmitInfo drawn{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+            drawn.semaphore = gl.drawn[size_t(gl.pendingDrawn)].vk;
+            drawn.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+            waits.push_back(drawn);
+            gl.pendingDrawn = -1;
+        }
+        uploaded.semaphore = gl.uploaded[entry].vk;
+        uploaded.value = 0;
+        signals.push_back(uploaded);
+    }
+    submitCommands(v.device, cmd, waits, signals);
+    gl.uploadValue[entry] = frame.index + 1;
+    if (semaphores)
+        glWaitSemaphore(gl.uploaded[entry].gl, 0, textures);
+    else
+        waitTimeline(v.device, v.frameTimeline, frame.index + 1, "the upload of the frame",
+                     frameWaitTimeoutNs(v));
+    return textures;
 }
 
 bool fencePassed(GLsync fence) {
@@ -218,6 +300,11 @@ void closeGl(estuary_viewer& v) {
     for (auto* list : {&gl.writtenBinary, &gl.releasedBinary})
         for (GlSemaphore& s : *list)
             destroyGlSemaphore(s);
+    for (auto* list : {&gl.uploaded, &gl.drawn})
+        for (SharedSemaphore& s : *list) {
+            destroyGlSemaphore(s.gl); // GL's import first: the device is idle by now
+            if (s.vk) vkDestroySemaphore(v.device.handle, s.vk, nullptr);
+        }
     destroyGlSemaphore(gl.written);
     destroyGlSemaphore(gl.released);
     for (auto& [image, copies] : gl.images)
@@ -306,7 +393,8 @@ void glEndFrame(estuary_viewer& v, estuary_frame& frame) {
             v, [&] { return timelineValue(v.device, written) >= frame.index + 1; },
             "CUDA to write frame " + std::to_string(frame.index));
     }
-    if (!cudaImage) uploadHostImages(v, frame);
+    const std::vector<uint32_t> hostTextures =
+        cudaImage ? std::vector<uint32_t>{} : uploadHostImages(v, frame);
     readTexels(v, frame, false);
     // Draw into the framebuffer object (the window shows it by a blit).
     const VkExtent2D extent = windowExtent(v);
@@ -328,6 +416,10 @@ void glEndFrame(estuary_viewer& v, estuary_frame& frame) {
         glSignalSemaphore(gl.released, frame.index + 1, textures);
     if (protocol && gl.handoff == ESTUARY_GL_HANDOFF_BINARY)
         glSignalSemaphore(gl.releasedBinary[slot], 0, textures);
+    if (!hostTextures.empty() && !gl.drawn.empty()) {
+        glSignalSemaphore(gl.drawn[entry].gl, 0, hostTextures);
+        gl.pendingDrawn = int(entry);
+    }
     if (gl.fences[entry]) glDeleteSync(gl.fences[entry]);
     gl.fences[entry] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     if (v.window) {
@@ -397,7 +489,12 @@ uint32_t glMessages(const estuary_viewer& v) {
 std::string describeGl(const estuary_viewer& v) {
     const GlSide& gl = *v.gl;
     return "OpenGL: " + describeGl(gl.context.info) + "; hand-off " + handoffName(gl.handoff) +
-           " (" + gl.handoffWhy + ")";
+           " (" + gl.handoffWhy + "); host-written images released to the external queue family, " +
+           (hostSemaphores(v)             ? "handed over by semaphores"
+            : gl.context.info.semaphoreFd ? "their uploads waited for by the host (the Vulkan "
+                                            "device has no VK_KHR_external_semaphore_fd)"
+                                          : "their uploads waited for by the host (no "
+                                            "GL_EXT_semaphore_fd)");
 }
 
 } // namespace estuary::lib

@@ -438,18 +438,6 @@ estuary_metrics metrics(estuary_viewer& v) {
 
 namespace {
 
-bool hasDeviceExtension(VkPhysicalDevice physical, const char* name) {
-    uint32_t count = 0;
-    if (vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr) != VK_SUCCESS)
-        return false;
-    std::vector<VkExtensionProperties> all(count);
-    if (vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, all.data()) != VK_SUCCESS)
-        return false;
-    return std::any_of(all.begin(), all.end(), [&](const VkExtensionProperties& e) {
-        return std::strcmp(e.extensionName, name) == 0;
-    });
-}
-
 std::string gib(uint64_t bytes) {
     char text[32];
     std::snprintf(text, sizeof(text), "%.2f GiB", double(bytes) / double(1ull << 30));
@@ -461,7 +449,7 @@ std::string gib(uint64_t bytes) {
 MemoryBudget queryMemoryBudget(const Device& device) {
     VkPhysicalDeviceMemoryBudgetPropertiesEXT budgetProps{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
-    const bool budgetExt = hasDeviceExtension(device.physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    const bool budgetExt = deviceOffersExtension(device.physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     VkPhysicalDeviceMemoryProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
                                             budgetExt ? &budgetProps : nullptr};
     vkGetPhysicalDeviceMemoryProperties2(device.physical, &props);

@@ -170,10 +170,18 @@ void openDevice(estuary_viewer& v, const PhysicalDeviceInfo& physical, bool inte
     DeviceDesc desc;
     desc.physical = physical.handle;
     desc.presentSurface = surface;
-    if (interop)
+    if (interop) {
         desc.extensions = interop::requiredDeviceExtensions();
-    else if (v.consumer == ESTUARY_CONSUMER_OPENGL) // host-written frames: OpenGL imports memory
+    } else if (v.consumer == ESTUARY_CONSUMER_OPENGL) {
+        // Host-written frames: OpenGL imports their memory, and where the device can export
+        // semaphores, OpenGL and the uploads wait for each other on the GPU.
         desc.extensions = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME};
+        if (deviceOffersExtension(physical.handle, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME))
+            desc.extensions.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    }
+    v.semaphoreFd = std::find_if(desc.extensions.begin(), desc.extensions.end(), [](const char* e) {
+                        return std::strcmp(e, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME) == 0;
+                    }) != desc.extensions.end();
     if (surface) desc.extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
     v.physical = physical;
     v.device = createDevice(v.instance, desc);

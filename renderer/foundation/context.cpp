@@ -240,6 +240,18 @@ std::string describePhysicalDevice(const PhysicalDeviceInfo& info) {
     return s.str();
 }
 
+bool deviceOffersExtension(VkPhysicalDevice physical, const char* name) {
+    uint32_t count = 0;
+    if (vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr) != VK_SUCCESS)
+        return false;
+    std::vector<VkExtensionProperties> all(count);
+    if (vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, all.data()) != VK_SUCCESS)
+        return false;
+    return std::any_of(all.begin(), all.end(), [&](const VkExtensionProperties& e) {
+        return std::strcmp(e.extensionName, name) == 0;
+    });
+}
+
 PhysicalDeviceInfo pickDefaultPhysicalDevice(VkInstance instance) {
     auto rank = [](VkPhysicalDeviceType t) {
         switch (t) {

@@ -58,6 +58,8 @@ std::string describePhysicalDevice(const PhysicalDeviceInfo& info);
 // Discrete > integrated > virtual > CPU, among devices that support Vulkan 1.3. Throws
 // unsupported() listing what was found when none qualifies.
 PhysicalDeviceInfo pickDefaultPhysicalDevice(VkInstance instance);
+// Whether the device offers the named extension (false where it cannot be asked).
+bool deviceOffersExtension(VkPhysicalDevice physical, const char* name);
 
 struct DeviceDesc {
     VkPhysicalDevice physical = VK_NULL_HANDLE;

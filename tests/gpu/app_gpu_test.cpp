@@ -262,6 +262,50 @@ TEST_F(AppGpuRun, EveryOpenGlDrawSamplesItsOwnCudaFrameForEachHandoffAndFramesIn
             }
 }
 
+// Host-written frames into OpenGL (#21): the CPU backend's and the host-copy run's uploads are
+// released to the external queue family and handed to NVIDIA's OpenGL by binary semaphores that
+// carry the layout (GL_EXT_semaphore_fd), no host wait: the picture is the Vulkan renderer's and
+// every draw sees its own frame at each depth of the pipeline.
+TEST_F(AppGpuRun, HostWrittenFramesReachOpenGlReleasedAndHandedOverBySemaphores) {
+    const auto dir = scratchDir("app-gpu-opengl-host");
+    const std::string common = "--headless --backend cpu --validate --frames 60 --size 256x256 "
+                               "--resolution 320x240 --seed 3 ";
+    const auto vk = runEstuary(common + "--screenshot '" + (dir / "vk.png").string() + "'");
+    ASSERT_EQ(vk.exitCode, 0) << vk.output;
+    const auto gl = runEstuary(common + "--consumer opengl --screenshot '" +
+                               (dir / "gl.png").string() + "'");
+    ASSERT_EQ(gl.exitCode, 0) << gl.output;
+    EXPECT_NE(gl.output.find("host-written images released to the external queue family, "
+                             "handed over by semaphores"),
+              std::string::npos)
+        << gl.output;
+    EXPECT_NE(gl.output.find("validation layer reported 0 message"), std::string::npos);
+    EXPECT_NE(gl.output.find("OpenGL debug output reported 0 error"), std::string::npos);
+    const ImageDiff diff = compareRgba8(loadPng(dir / "gl.png").pixels,
+                                        loadPng(dir / "vk.png").pixels, 2);
+    std::printf("host-written: OpenGL vs Vulkan: max diff %d, failing fraction %g\n",
+                diff.maxAbsDiff, diff.failingFraction);
+    EXPECT_LE(diff.failingFraction, 0.001);
+    EXPECT_LE(diff.maxAbsDiff, 16);
+    for (bool hostCopy : {false, true})
+        for (uint32_t inFlight : {1u, 2u, 3u, 8u}) {
+            SCOPED_TRACE(std::string(hostCopy ? "host-copy" : "cpu") + ", frames in flight " +
+                         std::to_string(inFlight));
+            Options o;
+            o.simulation = "gray-scott";
+            o.backend = hostCopy ? Backend::Cuda : Backend::Cpu;
+            o.grid = {128, 96};
+            o.stepsPerFrame = 1;
+            o.framesInFlight = inFlight;
+            o.consumer = Consumer::OpenGL;
+            const auto run = runStampedFrames(o, 120, nullptr, hostCopy);
+            EXPECT_EQ(run.validationMessages, 0u);
+            ASSERT_EQ(run.seenBefore.size(), 120u);
+            EXPECT_EQ(run.wrongFrames(), 0u)
+                << "OpenGL draws that sampled another frame's host-written image";
+        }
+}
+
 TEST_F(AppGpuRun, BenchRunsEveryModeAt1024SquaredWithASaneReportForEverySimulation) {
     for (const sim::SimDefinition& def : simulations()) {
         SCOPED_TRACE(def.name);
