@@ -1,4 +1,5 @@
 #include "app_viewer.h"
+#include "slabs.h"
 #include "errors.h"
 #include "fault_injection.h"
 #include "memory_budget.h"
@@ -135,6 +136,10 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     config.seed = o.seed;
     config.kind = kind;
     config.cudaGraphs = o.cudaGraphs;
+    if (def.name == o.simulation) {
+        config.slabs = std::max(1u, o.slabs);
+        config.gpus = o.gpus;
+    }
     config.view = startView(o, def);
     config.colormap = colormapIndex(o.colormap);
     config.colorbar = o.colorbar;
@@ -148,7 +153,19 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
                 info.device_name, info.device_type);
     std::fflush(stdout);
     checkRunFits(viewer, config, checkedOutputs(config));
-    return SimRun::create(viewer, config);
+    std::unique_ptr<SimRun> run = SimRun::create(viewer, config);
+    if (config.slabs > 1) {
+        const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth};
+        const sim::SlabPlan plan = sim::planSlabs(sim::slabAxisPlanes(grid), config.slabs);
+        const std::string where = kind == RunKind::Cpu
+                                      ? "the CPU"
+                                      : std::to_string(config.gpus) + " GPU(s)";
+        std::printf("estuary: the grid in %u slabs of %u..%u %s (halos of %u), on %s\n",
+                    config.slabs, plan.count.back(), plan.count.front(),
+                    grid.depth > 1 ? "slices" : "rows", plan.halo, where.c_str());
+        std::fflush(stdout);
+    }
+    return run;
 }
 
 uint32_t closeAppViewer(Viewer& viewer, const Options& o) {

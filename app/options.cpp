@@ -287,6 +287,13 @@ std::string volumeSimulationNames() {
     return names.empty() ? "none" : names;
 }
 
+std::string splittableSimulationNames() {
+    std::string names;
+    for (const sim::SimDefinition& def : simulations())
+        if (def.splittable) names += (names.empty() ? "" : ", ") + def.name;
+    return names.empty() ? "none" : names;
+}
+
 std::string particleSimulationNames() {
     std::string names;
     for (const sim::SimDefinition& def : simulations())
@@ -320,7 +327,7 @@ std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
         return std::string("--gl-handoff is an option of the OpenGL consumer: add --consumer "
                            "opengl");
     if (o.backend == Backend::Cpu)
-        for (const char* name : {"--device", "--cuda-graphs"})
+        for (const char* name : {"--device", "--cuda-graphs", "--gpus"})
             if (given(name))
                 return std::string(name) + " is an option of the CUDA backend; --backend cpu "
                                            "uses no CUDA device: remove it";
@@ -465,6 +472,16 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         ->transform(wholeNumber(1, 16));
     app.add_option("--seed", o.seed, "Seed of the initial condition")
         ->transform(wholeNumber(0, UINT64_MAX));
+    app.add_option("--slabs", o.slabs,
+                   "Split the grid into N slabs along its slowest axis, each stepped on its own "
+                   "with halos exchanged (default: one per GPU of --gpus); the picture is the "
+                   "unsplit run's, bit for bit. Simulations: " +
+                       splittableSimulationNames())
+        ->transform(wholeNumber(1, 4096));
+    app.add_option("--gpus", o.gpus,
+                   "CUDA backend: spread the slabs over N GPUs (the display GPU first), halos "
+                   "through NCCL (default 1)")
+        ->transform(wholeNumber(1, 64));
     std::string presentMode = "fifo", benchMode = "pipelined";
     CLI::Option* framesInFlight = app.get_option("--frames-in-flight");
     CLI::Option* frames = app.get_option("--frames");
@@ -603,6 +620,24 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                         : benchMode == "host-copy" ? BenchMode::HostCopy
                                                    : BenchMode::Pipelined};
     if (const auto problem = modeProblem(app, o)) return usage(out, *problem);
+    if ((app.count("--slabs") > 0 || app.count("--gpus") > 0) && !def.splittable)
+        return usage(out, "--slabs and --gpus split a stencil simulation's grid; " + def.name +
+                              " does not split (simulations that do: " +
+                              splittableSimulationNames() + ")");
+    if (o.slabs == 0) o.slabs = o.gpus;
+    if (o.slabs < o.gpus)
+        return usage(out, "--slabs " + std::to_string(o.slabs) + " for --gpus " +
+                              std::to_string(o.gpus) +
+                              ": every GPU needs at least one slab (allowed: --slabs " +
+                              std::to_string(o.gpus) + " or more)");
+    if (o.slabs > 1) {
+        const uint32_t planes = o.grid.depth > 1 ? o.grid.depth : o.grid.height;
+        if (planes / o.slabs < 2)
+            return usage(out, "--slabs " + std::to_string(o.slabs) + ": the grid's " +
+                                  std::to_string(planes) + (o.grid.depth > 1 ? " slices" : " rows") +
+                                  " leave slabs of fewer than 2; allowed: 1.." +
+                                  std::to_string(planes / 2));
+    }
     // Offscreen, the view cannot change: options of the other 3D view would be ignored.
     if (def.dimensions == 3 && offscreen) {
         const int index = o.view.empty() ? 0 : sim::findView(def, o.view);

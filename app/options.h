@@ -75,6 +75,10 @@ struct Options {
     Consumer consumer = Consumer::Vulkan;
     GlHandoff glHandoff = GlHandoff::Auto;
     int device = -1; // CUDA device ordinal; -1 picks the first that Vulkan also sees
+    // The grid split into slabs along its slowest axis (--slabs; 0: one per GPU in use), over
+    // --gpus GPUs (the display GPU first; NCCL between them). Splittable simulations only.
+    uint32_t slabs = 0;
+    uint32_t gpus = 1;
     std::string colormap = "viridis";
     std::string screenshot; // headless default: estuary.png
     bool validate = false;

@@ -1,6 +1,7 @@
 // What every way of running a simulation shares (sim_run.h): its outputs as images and buffers of
 // the viewer, its visuals as views, the particles' view; and the CPU run, which needs no CUDA.
 #include "sim_run.h"
+#include "slabs.h"
 #include "errors.h"
 #include "half_float.h"
 
@@ -41,13 +42,22 @@ double hostUsNow() {
         .count();
 }
 
+std::unique_ptr<sim::CpuSimulation> makeCpuSimulation(const SimRunConfig& config) {
+    if (config.gpus > 1)
+        throw unsupported("--gpus " + std::to_string(config.gpus) +
+                          " spreads the grid over CUDA devices; this run uses the CPU backend "
+                          "(--slabs splits it on the CPU)");
+    const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth,
+                             config.particles};
+    if (config.slabs > 1) return sim::createSlabbedCpu(*config.simulation, grid, config.slabs);
+    return config.simulation->createCpu(grid);
+}
+
 // The CPU reference writes the frame's host memory; the viewer uploads it in the frame's draw.
 class CpuRun final : public SimRun {
   public:
     CpuRun(const Viewer& viewer, const SimRunConfig& config)
-        : SimRun(viewer, config, ESTUARY_WRITER_HOST),
-          sim_(config.simulation->createCpu(
-              {config.grid.width, config.grid.height, config.grid.depth, config.particles})) {
+        : SimRun(viewer, config, ESTUARY_WRITER_HOST), sim_(makeCpuSimulation(config)) {
         sim_->reset(config.seed);
         levels_.resize(layout_.images.size());
         for (size_t i = 0; i < layout_.images.size(); ++i)

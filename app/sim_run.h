@@ -34,6 +34,7 @@ struct SimRunConfig {
     uint64_t seed = 1;
     RunKind kind = RunKind::Cpu;
     bool cudaGraphs = true;
+    uint32_t slabs = 1, gpus = 1; // the grid split into slabs over GPUs (sim::createSlabbed*)
     uint32_t view = 0;          // index into the simulation's visuals
     uint32_t colormap = 0;      // estuary_colormap
     bool colorbar = false;      // on the field or volume

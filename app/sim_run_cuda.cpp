@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "sim_run.h"
+#include "slabs_cuda.h"
 #include "cuda_check.h"
 #include "cuda_simulation.h"
 #include "errors.h"
@@ -44,8 +45,20 @@ void finishStream(cudaStream_t stream, const char* what) {
 std::unique_ptr<sim::CudaSimulation> makeCudaSimulation(const SimRunConfig& config) {
     const sim::SimDefinition& def = *config.simulation;
     if (!def.createCuda) throw unsupported(def.name + " has no CUDA implementation in this build");
-    return def.createCuda(
-        {config.grid.width, config.grid.height, config.grid.depth, config.particles});
+    const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth,
+                             config.particles};
+    if (config.slabs <= 1 && config.gpus <= 1) return def.createCuda(grid);
+    int display = 0;
+    CUDA_CHECK(cudaGetDevice(&display));
+    const std::vector<int> devices = sim::slabDevices(display, config.gpus);
+    if (devices.size() > 1) {
+        std::printf("estuary: halos between GPUs through %s; CUDA devices", sim::loadNccl().c_str());
+        for (int d : devices)
+            std::printf(" %d", d);
+        std::printf(" (%d draws)\n", display);
+        std::fflush(stdout);
+    }
+    return sim::createSlabbedCuda(def, grid, config.slabs, devices);
 }
 
 // The CUDA simulation writes the viewer's exported outputs. Its steps touch CUDA-private state

@@ -46,6 +46,17 @@ void CpuGrayScott::reset(uint64_t seed) {
     }
 }
 
+void CpuGrayScott::resetAsPart(uint64_t seed, const GridSize& whole, uint32_t firstRow) {
+    const int wholeHeight = int(whole.height);
+    for (int y = 0; y < height_; ++y) {
+        const int wholeY = int((uint64_t(firstRow) + uint64_t(y)) % whole.height);
+        for (int x = 0; x < width_; ++x) {
+            const size_t i = static_cast<size_t>(y) * width_ + x;
+            seedCell(seed, x, wholeY, width_, wholeHeight, u_[i], v_[i]);
+        }
+    }
+}
+
 void CpuGrayScott::setField(const std::vector<float>& u, const std::vector<float>& v) {
     if (u.size() != u_.size() || v.size() != v_.size()) {
         throw std::invalid_argument("CpuGrayScott::setField: expected " +
@@ -144,6 +155,7 @@ SimDefinition grayScottSimulation() {
     def.stepsPerFrame = 8;
     def.bytesPerCellStep = kBytesPerCellStep;
     def.stateBytesPerCell = 4 * sizeof(float); // u and v, twice (ping-pong)
+    def.splittable = true;
     def.cudaTolerance = 0.0f; // same stencil.h arithmetic, no FMA contraction on either side
     def.outputs = grayScottOutputs;
     def.createCpu = [](const GridSize& grid) -> std::unique_ptr<CpuSimulation> {

@@ -20,6 +20,8 @@ class CpuGrayScott final : public CpuSimulation {
     void step(const ParamValues& params, int steps) override;
     void writeOutputs(const HostTargets& targets) override;
     void brush(const Brush& brush, const ParamValues& params) override;
+    SlabFields slabFields() override { return {{u_.data(), v_.data()}, {1}}; }
+    void resetAsPart(uint64_t seed, const GridSize& whole, uint32_t firstRow) override;
 
     // Replaces the state (tests, loading); throws std::invalid_argument unless both hold
     // width * height values.

@@ -47,6 +47,12 @@ void CudaGrayScott::reset(uint64_t seed, cudaStream_t stream) {
     launchSeed(u_[0], v_[0], width_, height_, seed, stream);
 }
 
+void CudaGrayScott::resetAsPart(uint64_t seed, const GridSize& whole, uint32_t firstRow,
+                                cudaStream_t stream) {
+    current_ = 0;
+    launchSeed(u_[0], v_[0], width_, height_, seed, stream, int(firstRow), int(whole.height));
+}
+
 void CudaGrayScott::step(const ParamValues& params, int steps, cudaStream_t stream) {
     step(grayScottParams(params), steps, stream);
 }

@@ -32,6 +32,9 @@ class CudaGrayScott final : public CudaSimulation {
     // (writeMipChain). One image, R32 float.
     void writeOutputs(const DeviceTargets& targets, cudaStream_t stream) override;
     void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) override;
+    SlabFields slabFields() override { return {{u_[current_], v_[current_]}, {1}}; }
+    void resetAsPart(uint64_t seed, const GridSize& whole, uint32_t firstRow,
+                     cudaStream_t stream) override;
     // The current buffer and the tiling: all that step() and writeOutputs() read besides their
     // arguments.
     std::optional<uint64_t> replayState() const override {

@@ -40,6 +40,15 @@ class CudaSimulation {
     // that skipping the calls leaves the host-side state right. nullopt (the default): the work
     // changes every frame, or nobody checked; it is then always enqueued call by call.
     virtual std::optional<uint64_t> replayState() const { return std::nullopt; }
+    // Splitting (simulation.h's SlabFields; SimDefinition::splittable): the same as the CPU
+    // object's, in device memory, the reset enqueued on `stream`.
+    virtual SlabFields slabFields() { return {}; }
+    virtual void resetAsPart(uint64_t seed, const GridSize& whole, uint32_t firstPlane,
+                             cudaStream_t stream) {
+        (void)whole;
+        (void)firstPlane;
+        reset(seed, stream);
+    }
     virtual void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) {
         (void)brush;
         (void)params;

@@ -64,6 +64,14 @@ class CpuGrayScott3d final : public CpuSimulation {
         });
     }
 
+    SlabFields slabFields() override { return {{u_.data(), v_.data()}, {1}}; }
+    void resetAsPart(uint64_t seed, const GridSize& whole, uint32_t firstSlice) override {
+        forEachCell([&](int x, int y, int z, size_t i) {
+            const int wholeZ = int((uint64_t(firstSlice) + uint64_t(z)) % whole.depth);
+            seedCell3d(seed, x, y, wholeZ, w_, h_, int(whole.depth), u_[i], v_[i]);
+        });
+    }
+
     void step(const ParamValues& params, int steps) override {
         const GrayScottParams p = grayScott3dParams(params);
         for (int n = 0; n < steps; ++n) {
@@ -121,13 +129,16 @@ dim3 cellGrid(int w, int h, int d) {
                 unsigned(d));
 }
 
-__global__ void grayScott3dSeedKernel(float* u, float* v, int w, int h, int d, uint64_t seed) {
+// Slices 0.. of the grid are slices firstSlice.. (wrapping) of a w x h x wholeDepth grid's seed.
+__global__ void grayScott3dSeedKernel(float* u, float* v, int w, int h, uint64_t seed,
+                                      int firstSlice, int wholeDepth) {
     const int x = int(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = int(blockIdx.y * blockDim.y + threadIdx.y);
     const int z = int(blockIdx.z);
     if (x >= w || y >= h) return;
     const size_t i = cellIndex3d(x, y, z, w, h);
-    seedCell3d(seed, x, y, z, w, h, d, u[i], v[i]);
+    const int wholeZ = int((int64_t(firstSlice) + z) % wholeDepth);
+    seedCell3d(seed, x, y, wholeZ, w, h, wholeDepth, u[i], v[i]);
 }
 
 __global__ void grayScott3dStepKernel(const float* __restrict__ u, const float* __restrict__ v,
@@ -191,9 +202,15 @@ class CudaGrayScott3d final : public CudaSimulation {
     CudaGrayScott3d& operator=(const CudaGrayScott3d&) = delete;
 
     void reset(uint64_t seed, cudaStream_t stream) override {
+        resetAsPart(seed, {uint32_t(w_), uint32_t(h_), uint32_t(d_)}, 0, stream);
+    }
+
+    SlabFields slabFields() override { return {{u_[current_], v_[current_]}, {1}}; }
+    void resetAsPart(uint64_t seed, const GridSize& whole, uint32_t firstSlice,
+                     cudaStream_t stream) override {
         current_ = 0;
-        grayScott3dSeedKernel<<<cellGrid(w_, h_, d_), blockShape(), 0, stream>>>(u_[0], v_[0], w_,
-                                                                                 h_, d_, seed);
+        grayScott3dSeedKernel<<<cellGrid(w_, h_, d_), blockShape(), 0, stream>>>(
+            u_[0], v_[0], w_, h_, seed, int(firstSlice), int(whole.depth));
         CUDA_CHECK(cudaGetLastError());
     }
 
@@ -276,6 +293,7 @@ SimDefinition grayScott3dSimulation() {
     // u and v read once (the six neighbours' reads hit L1/L2) and written once: 4 floats.
     def.bytesPerCellStep = 16.0;
     def.stateBytesPerCell = 4 * sizeof(float); // u and v, twice (ping-pong)
+    def.splittable = true;
     def.cudaTolerance = 0.0f; // the same additions and multiplications on both sides
     def.outputs = grayScott3dOutputs;
     def.createCpu = [](const GridSize& grid) -> std::unique_ptr<CpuSimulation> {

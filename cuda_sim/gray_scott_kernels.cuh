@@ -28,12 +28,15 @@ constexpr int kCellBlockY = 8;
 
 // ---- kernels ------------------------------------------------------------------------------------
 
-__global__ void seedKernel(float* u, float* v, int w, int h, uint64_t seed) {
+// Rows 0..h-1 of the grid are rows firstRow.. (wrapping) of a w x wholeHeight grid's seed.
+__global__ void seedKernel(float* u, float* v, int w, int h, uint64_t seed, int firstRow,
+                           int wholeHeight) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= w || y >= h) return;
     const size_t i = static_cast<size_t>(y) * w + x;
-    seedCell(seed, x, y, w, h, u[i], v[i]);
+    const int wholeY = static_cast<int>((static_cast<int64_t>(firstRow) + y) % wholeHeight);
+    seedCell(seed, x, wholeY, w, wholeHeight, u[i], v[i]);
 }
 
 __global__ void paintKernel(float* u, float* v, int w, int h, Brush brush) {
@@ -221,8 +224,11 @@ inline dim3 cellGrid(int w, int h) {
                 static_cast<unsigned>((h + kCellBlockY - 1) / kCellBlockY));
 }
 
-inline void launchSeed(float* u, float* v, int w, int h, uint64_t seed, cudaStream_t stream) {
-    seedKernel<<<cellGrid(w, h), dim3(kCellBlockX, kCellBlockY), 0, stream>>>(u, v, w, h, seed);
+// The whole w x h grid's seed, or (slabs) rows firstRow.. of a w x wholeHeight grid's.
+inline void launchSeed(float* u, float* v, int w, int h, uint64_t seed, cudaStream_t stream,
+                       int firstRow = 0, int wholeHeight = 0) {
+    seedKernel<<<cellGrid(w, h), dim3(kCellBlockX, kCellBlockY), 0, stream>>>(
+        u, v, w, h, seed, firstRow, wholeHeight > 0 ? wholeHeight : h);
     CUDA_CHECK(cudaGetLastError());
 }
 

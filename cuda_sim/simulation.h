@@ -148,9 +148,27 @@ inline uint32_t activeParticles(uint32_t count, float share) {
     return uint32_t(double(count) * double(share));
 }
 
+// What splitting a grid into slabs (slabs.h) needs of a simulation object: its state as float
+// fields of `planes` x `planeCells` values, planes along the grid's slowest axis (rows of a 2D
+// grid, z slices of a 3D one), in host or device memory as the object lives, and which of them
+// writeOutputs reads. The pointers are the current state's: valid until the next step or reset.
+struct SlabFields {
+    std::vector<float*> fields;
+    std::vector<uint32_t> shown;
+};
+
 class CpuSimulation {
   public:
     virtual ~CpuSimulation() = default;
+    // Splitting (SimDefinition::splittable): the state as slab fields, and a reset that seeds the
+    // object's grid as the planes from `firstPlane` on (wrapping) of the field of the `whole`
+    // grid's reset(seed). Simulations that split override both.
+    virtual SlabFields slabFields() { return {}; }
+    virtual void resetAsPart(uint64_t seed, const GridSize& whole, uint32_t firstPlane) {
+        (void)whole;
+        (void)firstPlane;
+        reset(seed);
+    }
     virtual void reset(uint64_t seed) = 0;
     // `steps` >= 0 steps with the current parameter values.
     virtual void step(const ParamValues& params, int steps) = 0;
@@ -187,6 +205,10 @@ struct SimDefinition {
     // The same per particle: DRAM bytes moved per particle per step, and state bytes per particle.
     double bytesPerParticleStep = 0;
     double stateBytesPerParticle = 0;
+    // Whether a run can split the grid into slabs along its slowest axis (--slabs, --gpus):
+    // a local stencil of radius 1 on a grid periodic along that axis, with slabFields and
+    // resetAsPart on both objects.
+    bool splittable = false;
     // Largest |CUDA - CPU| allowed in any output texel after many steps; 0: bit-identical.
     float cudaTolerance = 0;
     OutputLayout (*outputs)(const GridSize& grid) = nullptr;

@@ -24,6 +24,13 @@ for d in /usr/share/vulkan/explicit_layer.d /etc/vulkan/explicit_layer.d; do
     [ -d "$d" ] && export VK_LAYER_PATH="${VK_LAYER_PATH:+$VK_LAYER_PATH:}$d"
 done
 
+# NCCL (for --gpus above 1) is loaded at run time as libnccl.so.2: where it came as a Python wheel
+# (nvidia-nccl-cu13) rather than with the toolkit, put its folder on the loader's path.
+if ! ldconfig -p 2>/dev/null | grep -q libnccl.so.2; then
+    nccl=$(${PYTHON:-python3} -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null)
+    [ -n "$nccl" ] && [ -e "$nccl/libnccl.so.2" ] && export LD_LIBRARY_PATH="$nccl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
 if [ "$mode" = tests ] || [ "$mode" = all ]; then
     echo "== GPU suite"
     # The fault matrix last: an injected CUDA kernel fault holds the GPU's graphics engine until

@@ -82,7 +82,8 @@ const std::vector<const char*> kEveryBenchOption = {
 // A window run: headless, the options of the view not drawn are refused.
 const std::vector<const char*> kEveryVolumeOption = {
     "--sim", "gray-scott-3d", "--size", "40x32x24",         "--camera", "-30,60", "--opacity",
-    "3.5",   "--slice-axis",  "x",      "--slice-position", "0.75",     "--draw", "raster"};
+    "3.5",   "--slice-axis",  "x",      "--slice-position", "0.75",     "--draw", "raster",
+    "--slabs", "3", "--gpus", "2"};
 
 TEST(AppOptions, EveryVolumeOptionIsParsed) {
     const auto out = parse(kEveryVolumeOption);
@@ -97,6 +98,8 @@ TEST(AppOptions, EveryVolumeOptionIsParsed) {
     EXPECT_EQ(o.sliceAxis, 0u);
     EXPECT_EQ(o.slicePosition, 0.75f);
     EXPECT_EQ(o.draw, DrawPath::Raster);
+    EXPECT_EQ(o.slabs, 3u);
+    EXPECT_EQ(o.gpus, 2u);
 }
 
 TEST(AppOptions, EveryWindowOptionIsParsed) {
@@ -517,6 +520,25 @@ TEST(AppOptions, BenchFramesAboveTheCapExit2NamingTheCapAndWhy) {
     EXPECT_FALSE(parse({"--headless", "--frames", "100000000"}).exitNow);
 }
 
+TEST(AppOptions, SlabsAndGpusAreCheckedAgainstTheSimulationGridAndBackend) {
+    const BadUsage cases[] = {
+        {{"--sim", "fluid", "--slabs", "2"}, {"--slabs", "fluid", "gray-scott, gray-scott-3d"}},
+        {{"--sim", "wave", "--gpus", "2"}, {"--gpus", "wave", "gray-scott"}},
+        {{"--size", "64x9", "--slabs", "5"}, {"--slabs 5", "9 rows", "allowed: 1..4"}},
+        {{"--sim", "gray-scott-3d", "--size", "8x8x8", "--slabs", "5"},
+         {"--slabs 5", "8 slices", "1..4"}},
+        {{"--slabs", "2", "--gpus", "3"}, {"--slabs 2", "--gpus 3", "--slabs 3 or more"}},
+        {{"--backend", "cpu", "--gpus", "2"}, {"--gpus", "--backend cpu"}},
+        {{"--slabs", "0"}, {"--slabs", "0"}},
+        {{"--gpus", "0"}, {"--gpus", "0"}},
+    };
+    for (const auto& c : cases)
+        expectBadUsage(c);
+    const Options o = parse({"--gpus", "2"}).options;
+    EXPECT_EQ(o.slabs, 2u) << "--slabs defaults to one per GPU";
+    EXPECT_EQ(parse({}).options.slabs, 1u);
+}
+
 TEST(AppOptions, HelpAndVersionExitWith0) {
     const auto help = parse({"--help"});
     ASSERT_TRUE(help.exitNow);
@@ -557,6 +579,28 @@ TEST(AppRun, CudaBackendWithoutUsableGpuExits3WithTheReason) {
     if (probe.exitCode == 0) GTEST_SKIP() << "CUDA works here; the GPU suite covers --backend cuda";
     EXPECT_EQ(probe.exitCode, 3) << probe.output;
     EXPECT_NE(probe.output.find("--backend cuda cannot run"), std::string::npos) << probe.output;
+}
+
+// The split run end to end on the CPU backend (its bit equality is SimSlabs'): the same
+// screenshot as the unsplit run, and --gpus without CUDA is exit 3 naming why.
+TEST(AppRun, ASplitCpuRunDrawsTheUnsplitPicture) {
+    const auto dir = test::scratchDir("app-slabs");
+    const std::string common = "--headless --backend cpu --validate --frames 12 --size 90x70 "
+                               "--resolution 180x140 --seed 6 --screenshot ";
+    const auto whole = runEstuary(common + "'" + (dir / "whole.png").string() + "'");
+    ASSERT_EQ(whole.exitCode, 0) << whole.output;
+    const auto split = runEstuary(common + "'" + (dir / "split.png").string() + "' --slabs 4");
+    ASSERT_EQ(split.exitCode, 0) << split.output;
+    EXPECT_NE(split.output.find("the grid in 4 slabs of 17..18 rows (halos of 4)"),
+              std::string::npos)
+        << split.output;
+    EXPECT_NE(split.output.find("validation layer reported 0 message"), std::string::npos);
+    EXPECT_EQ(test::loadPng(dir / "whole.png").pixels, test::loadPng(dir / "split.png").pixels);
+    const auto gpus = runEstuary("--headless --frames 2 --size 64x64 --gpus 2 --screenshot "
+                                 "/dev/null");
+    if (gpus.exitCode == 0) return; // a machine with two GPUs: the GPU suite covers it
+    EXPECT_EQ(gpus.exitCode, 3) << gpus.output;
+    EXPECT_NE(gpus.output.find("--gpus 2"), std::string::npos) << gpus.output;
 }
 
 TEST(AppRun, HeadlessCpuRunWithValidationIsCleanAndDrawsAPicture) {

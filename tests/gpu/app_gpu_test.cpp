@@ -9,6 +9,7 @@
 #include "stamped_run.h"
 #include "vk_check.h"
 
+#include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -304,6 +305,43 @@ TEST_F(AppGpuRun, HostWrittenFramesReachOpenGlReleasedAndHandedOverBySemaphores)
             EXPECT_EQ(run.wrongFrames(), 0u)
                 << "OpenGL draws that sampled another frame's host-written image";
         }
+}
+
+// --slabs on the CUDA backend end to end: the split runs' pictures are the unsplit run's, under
+// validation, for both splittable simulations; --gpus above the GPUs present is exit 3 naming
+// how many there are.
+TEST_F(AppGpuRun, SplitCudaRunsDrawTheUnsplitPictureAndMissingGpusExit3) {
+    for (const char* simulation : {"gray-scott", "gray-scott-3d"}) {
+        SCOPED_TRACE(simulation);
+        const bool volume = std::string(simulation) == "gray-scott-3d";
+        const auto dir = scratchDir(std::string("app-gpu-slabs-") + simulation);
+        const std::string common = std::string("--sim ") + simulation +
+                                   " --headless --backend cuda --validate --frames 60 --seed 4 " +
+                                   (volume ? "--size 96x80x70 " : "--size 515x389 ") +
+                                   "--screenshot ";
+        const auto whole = runEstuary(common + "'" + (dir / "whole.png").string() + "'");
+        ASSERT_EQ(whole.exitCode, 0) << whole.output;
+        for (const char* slabs : {"2", "7"}) {
+            const auto shot = dir / (std::string("split-") + slabs + ".png");
+            const auto split =
+                runEstuary(common + "'" + shot.string() + "' --slabs " + std::string(slabs));
+            ASSERT_EQ(split.exitCode, 0) << split.output;
+            EXPECT_NE(split.output.find(std::string("the grid in ") + slabs + " slabs"),
+                      std::string::npos)
+                << split.output;
+            EXPECT_NE(split.output.find("validation layer reported 0 message"), std::string::npos)
+                << split.output;
+            EXPECT_EQ(loadPng(shot).pixels, loadPng(dir / "whole.png").pixels);
+        }
+    }
+    int count = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
+    const auto more = runEstuary("--headless --backend cuda --frames 2 --size 64x64 --screenshot "
+                                 "/dev/null --gpus " +
+                                 std::to_string(count + 1));
+    EXPECT_EQ(more.exitCode, 3) << more.output;
+    EXPECT_NE(more.output.find("this machine has " + std::to_string(count)), std::string::npos)
+        << more.output;
 }
 
 TEST_F(AppGpuRun, BenchRunsEveryModeAt1024SquaredWithASaneReportForEverySimulation) {

@@ -9,6 +9,7 @@
 #include "gray_scott_tiling.h"
 #include "half_float.h"
 #include "simulations.h"
+#include "slabs_cuda.h"
 #include "test_support.h"
 
 #include <cuda_runtime.h> // the typed cudaMalloc overloads and make_cudaExtent
@@ -254,6 +255,79 @@ TEST_F(SimCudaTest, EverySimulationMatchesItsCpuReferenceInEveryOutputAfterManyS
         const auto [lo, hi] = std::minmax_element(before.begin(), before.end());
         EXPECT_GT(*hi - *lo, 1e-3f) << "output is (nearly) constant";
         EXPECT_NE(before, outputs.hostLevel0()) << "500 steps changed nothing";
+    }
+}
+
+// The grid split into slabs on this GPU (--slabs; device copies between slabs): every output
+// level equals the unsplit CPU reference's bit for bit (and so the unsplit CUDA run's, which the
+// test above holds to it), for counts that do and do not divide the grid, odd grids, every pass
+// length, brush strokes across slab boundaries and the wrap.
+TEST_F(SimCudaTest, ASplitRunOnOneGpuEqualsTheUnsplitReferenceBitForBit) {
+    int device = 0;
+    ASSERT_CUDA_OK(cudaGetDevice(&device));
+    for (const SimDefinition& def : estuary::simulations()) {
+        if (!def.splittable) continue;
+        for (uint32_t slabs : {2u, 3u, 5u}) {
+            const GridSize grid = def.dimensions == 3 ? GridSize{45, 37, 29} : GridSize{131, 77};
+            SCOPED_TRACE(def.name + ", " + std::to_string(slabs) + " slabs");
+            const auto cpu = def.createCpu(grid);
+            const auto gpu = createSlabbedCuda(def, grid, slabs, {device});
+            OutputPair outputs(def.outputs(grid));
+            cpu->reset(9);
+            gpu->reset(9, stream);
+            const ParamValues params = initialParams(def);
+            for (int steps : {1, 3, 4, 9, test::sanitizerSteps(200)}) {
+                cpu->step(params, steps);
+                gpu->step(params, steps, stream);
+            }
+            if (!def.brush.primary.empty()) {
+                const Brush strokes[] = {{60.0f, 25.5f, 7.0f, false}, {5.0f, 76.0f, 5.0f, false},
+                                         {70.0f, 40.0f, 3.0f, true}};
+                for (const Brush& brush : strokes) {
+                    cpu->brush(brush, params);
+                    gpu->brush(brush, params, stream);
+                    cpu->step(params, 6);
+                    gpu->step(params, 6, stream);
+                }
+            }
+            cpu->writeOutputs(outputs.hostTargets());
+            gpu->writeOutputs(outputs.deviceTargets(), stream);
+            size_t compared = 0;
+            std::string where;
+            bool bitIdentical = false;
+            const float worst = outputs.compare(stream, compared, where, bitIdentical);
+            EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
+            const std::vector<float> level0 = outputs.hostLevel0();
+            const auto [lo, hi] = std::minmax_element(level0.begin(), level0.end());
+            EXPECT_GT(*hi - *lo, 1e-3f) << "output is (nearly) constant";
+        }
+    }
+}
+
+// What a split run cannot have here is refused up front, naming it: more GPUs than present, a
+// GPU listed twice; NCCL, where it cannot be loaded, is named with the reason.
+TEST_F(SimCudaTest, SplitRunsRefuseMissingGpusAndNameNccl) {
+    int count = 0;
+    ASSERT_CUDA_OK(cudaGetDeviceCount(&count));
+    try {
+        (void)slabDevices(0, uint32_t(count) + 1);
+        ADD_FAILURE() << "more GPUs than present accepted";
+    } catch (const Error& e) {
+        EXPECT_EQ(exitCode(e), ExitCode::Unsupported);
+        EXPECT_NE(std::string(e.what()).find("this machine has " + std::to_string(count)),
+                  std::string::npos)
+            << e.what();
+    }
+    const SimDefinition& def = *estuary::findSimulation("gray-scott");
+    EXPECT_THROW((void)createSlabbedCuda(def, {64, 64}, 2, {0, 0}), Error);
+    try {
+        const std::string nccl = loadNccl();
+        std::printf("loaded %s\n", nccl.c_str());
+        EXPECT_EQ(nccl.rfind("NCCL 2.", 0), 0u) << nccl;
+    } catch (const Error& e) {
+        std::printf("NCCL not loadable here: %s\n", e.what());
+        EXPECT_EQ(exitCode(e), ExitCode::Unsupported);
+        EXPECT_NE(std::string(e.what()).find("libnccl.so.2"), std::string::npos) << e.what();
     }
 }
 

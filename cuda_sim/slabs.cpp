@@ -1,0 +1,147 @@
+#include "slabs.h"
+#include "errors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace estuary::sim {
+
+uint32_t slabAxisPlanes(const GridSize& grid) {
+    return grid.depth > 1 ? grid.depth : grid.height;
+}
+
+size_t slabPlaneCells(const GridSize& grid) {
+    return grid.depth > 1 ? size_t(grid.width) * grid.height : size_t(grid.width);
+}
+
+GridSize withSlabPlanes(GridSize grid, uint32_t planes) {
+    (grid.depth > 1 ? grid.depth : grid.height) = planes;
+    return grid;
+}
+
+SlabPlan planSlabs(uint32_t planes, uint32_t slabs, uint32_t maxHalo) {
+    if (slabs < 1) throw usageError("--slabs must be at least 1, got " + std::to_string(slabs));
+    if (maxHalo < 1) throw usageError("a slab halo must be at least 1 plane");
+    if (planes / slabs < 2)
+        throw usageError("--slabs " + std::to_string(slabs) + " would leave slabs of fewer than 2 " +
+                         "planes of the grid's " + std::to_string(planes) +
+                         " along its slowest axis; allowed: 1.." + std::to_string(planes / 2));
+    SlabPlan plan;
+    plan.planes = planes;
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < slabs; ++i) {
+        const uint32_t count = planes / slabs + (i < planes % slabs ? 1 : 0);
+        plan.first.push_back(next);
+        plan.count.push_back(count);
+        next += count;
+    }
+    plan.halo = std::min(maxHalo, planes / slabs);
+    return plan;
+}
+
+namespace {
+
+// The CPU backend's split run (slabs.h): host copies between the slabs' grids.
+class SlabbedCpu final : public CpuSimulation {
+  public:
+    SlabbedCpu(const SimDefinition& def, const GridSize& whole, uint32_t slabs, uint32_t maxHalo)
+        : whole_(whole), plan_(planSlabs(slabAxisPlanes(whole), slabs, maxHalo)),
+          planeCells_(slabPlaneCells(whole)) {
+        if (!def.splittable || !def.createCpu)
+            throw usageError(def.name + " cannot be split into slabs");
+        for (size_t i = 0; i < plan_.count.size(); ++i)
+            slabs_.push_back(def.createCpu(withSlabPlanes(whole, plan_.count[i] + 2 * plan_.halo)));
+        wholeSim_ = def.createCpu(whole);
+    }
+
+    void reset(uint64_t seed) override {
+        for (size_t i = 0; i < slabs_.size(); ++i)
+            slabs_[i]->resetAsPart(seed, whole_, slabLocalToWhole(plan_, i, 0));
+    }
+
+    void step(const ParamValues& params, int steps) override {
+        while (steps > 0) {
+            const int now = std::min(steps, int(plan_.halo));
+            exchange();
+            for (auto& slab : slabs_)
+                slab->step(params, now);
+            steps -= now;
+        }
+    }
+
+    void writeOutputs(const HostTargets& targets) override {
+        gather(wholeSim_->slabFields().shown);
+        wholeSim_->writeOutputs(targets);
+    }
+
+    void brush(const Brush& brush, const ParamValues& params) override {
+        const std::vector<uint32_t> all = allFields();
+        gather(all);
+        wholeSim_->brush(brush, params);
+        const SlabFields whole = wholeSim_->slabFields();
+        for (size_t i = 0; i < slabs_.size(); ++i) {
+            const SlabFields slab = slabs_[i]->slabFields();
+            for (uint32_t f : all)
+                copyPlanes(whole.fields[f], plan_.first[i], slab.fields[f], plan_.halo,
+                           plan_.count[i]);
+        }
+    }
+
+  private:
+    void copyPlanes(const float* from, size_t fromPlane, float* to, size_t toPlane,
+                    size_t planes) const {
+        std::memcpy(to + toPlane * planeCells_, from + fromPlane * planeCells_,
+                    planes * planeCells_ * sizeof(float));
+    }
+
+    std::vector<uint32_t> allFields() {
+        std::vector<uint32_t> all(wholeSim_->slabFields().fields.size());
+        for (uint32_t f = 0; f < all.size(); ++f)
+            all[f] = f;
+        return all;
+    }
+
+    // Each slab's halos from its neighbours' own edge planes (the grid wraps: slab 0's upper
+    // neighbour is the last slab).
+    void exchange() {
+        const size_t n = slabs_.size();
+        const uint32_t h = plan_.halo;
+        std::vector<SlabFields> fields;
+        for (auto& slab : slabs_)
+            fields.push_back(slab->slabFields());
+        for (size_t i = 0; i < n; ++i) {
+            const size_t before = (i + n - 1) % n, after = (i + 1) % n;
+            for (size_t f = 0; f < fields[i].fields.size(); ++f) {
+                copyPlanes(fields[before].fields[f], plan_.count[before], fields[i].fields[f], 0, h);
+                copyPlanes(fields[after].fields[f], h, fields[i].fields[f], h + plan_.count[i], h);
+            }
+        }
+    }
+
+    // The slabs' own planes of the listed fields into the whole grid's object.
+    void gather(const std::vector<uint32_t>& which) {
+        const SlabFields whole = wholeSim_->slabFields();
+        for (size_t i = 0; i < slabs_.size(); ++i) {
+            const SlabFields slab = slabs_[i]->slabFields();
+            for (uint32_t f : which)
+                copyPlanes(slab.fields[f], plan_.halo, whole.fields[f], plan_.first[i],
+                           plan_.count[i]);
+        }
+    }
+
+    GridSize whole_;
+    SlabPlan plan_;
+    size_t planeCells_;
+    std::vector<std::unique_ptr<CpuSimulation>> slabs_;
+    std::unique_ptr<CpuSimulation> wholeSim_; // holds the gathered planes for the outputs
+};
+
+} // namespace
+
+std::unique_ptr<CpuSimulation> createSlabbedCpu(const SimDefinition& def, const GridSize& whole,
+                                                uint32_t slabs, uint32_t maxHalo) {
+    return std::make_unique<SlabbedCpu>(def, whole, slabs, maxHalo);
+}
+
+} // namespace estuary::sim

@@ -1,0 +1,361 @@
+// The CUDA split run (slabs_cuda.h). Runtime API only: no kernels of its own (each slab is the
+// simulation's own object). NCCL is opened with dlopen when a run spans GPUs, so a one-GPU build
+// and run never needs it.
+#ifdef __CUDACC__
+#include "slabs_cuda.h"
+#include "cuda_check.h"
+
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
+
+namespace estuary::sim {
+namespace {
+
+// The NCCL entry points estuary uses, from libnccl.so.2.
+struct NcclApi {
+    void* library = nullptr;
+    std::string description;
+    ncclResult_t (*getVersion)(int*) = nullptr;
+    ncclResult_t (*commInitAll)(ncclComm_t*, int, const int*) = nullptr;
+    ncclResult_t (*commDestroy)(ncclComm_t) = nullptr;
+    ncclResult_t (*groupStart)() = nullptr;
+    ncclResult_t (*groupEnd)() = nullptr;
+    ncclResult_t (*send)(const void*, size_t, ncclDataType_t, int, ncclComm_t,
+                         cudaStream_t) = nullptr;
+    ncclResult_t (*recv)(void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) = nullptr;
+    const char* (*errorString)(ncclResult_t) = nullptr;
+};
+
+constexpr const char* kNcclLibrary = "libnccl.so.2";
+
+const NcclApi& nccl() {
+    static NcclApi api;
+    static std::once_flag once;
+    static std::string failure;
+    std::call_once(once, [] {
+        // NVLink SHARP multicast (NVLS) stays off: the machines estuary runs on must not use it,
+        // and NCCL reads this when it initializes.
+        setenv("NCCL_NVLS_ENABLE", "0", 1);
+        api.library = dlopen(kNcclLibrary, RTLD_NOW | RTLD_LOCAL);
+        if (!api.library) {
+            const char* why = dlerror();
+            failure = std::string("--gpus above 1 needs NCCL (") + kNcclLibrary +
+                      "), which could not be loaded: " + (why ? why : "unknown reason") +
+                      "; it ships with the CUDA Toolkit and as the libnccl2 package";
+            return;
+        }
+        const auto find = [&](auto& fn, const char* name) {
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(api.library, name));
+            if (!fn && failure.empty())
+                failure = std::string(kNcclLibrary) + " has no " + name + ": too old an NCCL";
+        };
+        find(api.getVersion, "ncclGetVersion");
+        find(api.commInitAll, "ncclCommInitAll");
+        find(api.commDestroy, "ncclCommDestroy");
+        find(api.groupStart, "ncclGroupStart");
+        find(api.groupEnd, "ncclGroupEnd");
+        find(api.send, "ncclSend");
+        find(api.recv, "ncclRecv");
+        find(api.errorString, "ncclGetErrorString");
+        if (!failure.empty()) return;
+        int version = 0;
+        api.getVersion(&version);
+        api.description = "NCCL " + std::to_string(version / 10000) + "." +
+                          std::to_string(version / 100 % 100) + "." + std::to_string(version % 100) +
+                          " (" + kNcclLibrary + ")";
+    });
+    if (!failure.empty()) throw unsupported(failure);
+    return api;
+}
+
+void ncclCheck(ncclResult_t r, const char* what) {
+    if (r != ncclSuccess)
+        throw runtimeError(std::string(what) + " failed: " + nccl().errorString(r));
+}
+
+// Sets `device` current for its lifetime, then restores the one before.
+class DeviceScope {
+  public:
+    explicit DeviceScope(int device) {
+        CUDA_CHECK(cudaGetDevice(&previous_));
+        if (device != previous_) CUDA_CHECK(cudaSetDevice(device));
+    }
+    ~DeviceScope() { (void)cudaSetDevice(previous_); }
+    DeviceScope(const DeviceScope&) = delete;
+    DeviceScope& operator=(const DeviceScope&) = delete;
+
+  private:
+    int previous_ = 0;
+};
+
+class SlabbedCuda final : public CudaSimulation {
+  public:
+    SlabbedCuda(const SimDefinition& def, const GridSize& whole, uint32_t slabs,
+                const std::vector<int>& devices, uint32_t maxHalo)
+        : whole_(whole), plan_(planSlabs(slabAxisPlanes(whole), slabs, maxHalo)),
+          planeCells_(slabPlaneCells(whole)), devices_(devices) {
+        if (!def.splittable || !def.createCuda)
+            throw usageError(def.name + " cannot be split into slabs");
+        if (devices.empty() || devices.size() > slabs)
+            throw usageError("--slabs " + std::to_string(slabs) + " for " +
+                             std::to_string(devices.size()) +
+                             " GPUs: every GPU needs at least one slab");
+        if (std::set<int>(devices.begin(), devices.end()).size() != devices.size())
+            throw unsupported("a CUDA device is listed twice for the split run");
+        int present = 0;
+        CUDA_CHECK(cudaGetDeviceCount(&present));
+        for (int d : devices)
+            if (d < 0 || d >= present)
+                throw unsupported("CUDA device " + std::to_string(d) + " asked for; " +
+                                  std::to_string(present) + " present");
+        try {
+            build(def);
+        } catch (...) {
+            release();
+            throw;
+        }
+    }
+
+    ~SlabbedCuda() override { release(); }
+    SlabbedCuda(const SlabbedCuda&) = delete;
+    SlabbedCuda& operator=(const SlabbedCuda&) = delete;
+
+    void reset(uint64_t seed, cudaStream_t stream) override {
+        fork(stream);
+        for (size_t i = 0; i < slabs_.size(); ++i) {
+            DeviceScope scope(devices_[deviceOf_[i]]);
+            slabs_[i]->resetAsPart(seed, whole_, slabLocalToWhole(plan_, i, 0),
+                                   streamOf(i, stream));
+        }
+        join(stream);
+    }
+
+    void step(const ParamValues& params, int steps, cudaStream_t stream) override {
+        fork(stream);
+        while (steps > 0) {
+            const int now = std::min(steps, int(plan_.halo));
+            exchange(stream);
+            for (size_t i = 0; i < slabs_.size(); ++i) {
+                DeviceScope scope(devices_[deviceOf_[i]]);
+                slabs_[i]->step(params, now, streamOf(i, stream));
+            }
+            steps -= now;
+        }
+        join(stream);
+    }
+
+    void writeOutputs(const DeviceTargets& targets, cudaStream_t stream) override {
+        fork(stream);
+        gather(wholeSim_->slabFields().shown, stream);
+        join(stream);
+        wholeSim_->writeOutputs(targets, stream);
+    }
+
+    void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) override {
+        std::vector<uint32_t> all(wholeSim_->slabFields().fields.size());
+        for (uint32_t f = 0; f < all.size(); ++f)
+            all[f] = f;
+        fork(stream);
+        gather(all, stream);
+        join(stream);
+        wholeSim_->brush(brush, params, stream);
+        fork(stream);
+        const SlabFields whole = wholeSim_->slabFields();
+        for (size_t i = 0; i < slabs_.size(); ++i) {
+            const SlabFields slab = slabs_[i]->slabFields();
+            for (uint32_t f : all)
+                copy(slab.fields[f] + plan_.halo * planeCells_, deviceOf_[i],
+                     whole.fields[f] + plan_.first[i] * planeCells_, 0, plan_.count[i],
+                     streamOf(i, stream));
+        }
+        join(stream);
+    }
+
+  private:
+    void build(const SimDefinition& def) {
+        const size_t gpus = devices_.size(), n = plan_.count.size();
+        for (size_t i = 0; i < n; ++i)
+            deviceOf_.push_back(uint32_t(i * gpus / n));
+        streams_.assign(gpus, nullptr);
+        events_.assign(gpus, nullptr);
+        for (size_t g = 0; g < gpus; ++g) {
+            DeviceScope scope(devices_[g]);
+            if (g > 0) CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[g], cudaStreamNonBlocking));
+            CUDA_CHECK(cudaEventCreateWithFlags(&events_[g], cudaEventDisableTiming));
+        }
+        if (gpus > 1) {
+            ncclDescription_ = loadNccl();
+            comms_.assign(gpus, nullptr);
+            ncclCheck(nccl().commInitAll(comms_.data(), int(gpus), devices_.data()),
+                      "ncclCommInitAll");
+        }
+        for (size_t i = 0; i < n; ++i) {
+            DeviceScope scope(devices_[deviceOf_[i]]);
+            slabs_.push_back(
+                def.createCuda(withSlabPlanes(whole_, plan_.count[i] + 2 * plan_.halo)));
+        }
+        DeviceScope scope(devices_[0]);
+        wholeSim_ = def.createCuda(whole_);
+    }
+
+    void release() {
+        slabs_.clear(); // (their destructors free; the caller finished the streams)
+        wholeSim_.reset();
+        for (ncclComm_t comm : comms_)
+            if (comm) (void)nccl().commDestroy(comm);
+        comms_.clear();
+        for (size_t g = 0; g < streams_.size(); ++g) {
+            DeviceScope scope(devices_[g]);
+            if (streams_[g]) (void)cudaStreamDestroy(streams_[g]);
+            if (events_[g]) (void)cudaEventDestroy(events_[g]);
+        }
+        streams_.clear();
+        events_.clear();
+    }
+
+    cudaStream_t streamOf(size_t slab, cudaStream_t display) const {
+        const uint32_t g = deviceOf_[slab];
+        return g == 0 ? display : streams_[g];
+    }
+
+    // The other GPUs' streams wait for what the caller's stream holds so far.
+    void fork(cudaStream_t stream) {
+        if (devices_.size() == 1) return;
+        CUDA_CHECK(cudaEventRecord(events_[0], stream));
+        for (size_t g = 1; g < devices_.size(); ++g) {
+            DeviceScope scope(devices_[g]);
+            CUDA_CHECK(cudaStreamWaitEvent(streams_[g], events_[0], 0));
+        }
+    }
+
+    // The caller's stream waits for what the other GPUs' streams hold so far.
+    void join(cudaStream_t stream) {
+        for (size_t g = 1; g < devices_.size(); ++g) {
+            DeviceScope scope(devices_[g]);
+            CUDA_CHECK(cudaEventRecord(events_[g], streams_[g]));
+        }
+        for (size_t g = 1; g < devices_.size(); ++g)
+            CUDA_CHECK(cudaStreamWaitEvent(stream, events_[g], 0));
+    }
+
+    // `planes` planes from `from` (on GPU index fromGpu) to `to` (on toGpu), on `stream` (of the
+    // GPU that enqueues: the source's for peer copies).
+    void copy(float* to, uint32_t toGpu, const float* from, uint32_t fromGpu, size_t planes,
+              cudaStream_t stream) const {
+        const size_t bytes = planes * planeCells_ * sizeof(float);
+        if (toGpu == fromGpu)
+            CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream));
+        else
+            CUDA_CHECK(cudaMemcpyPeerAsync(to, devices_[toGpu], from, devices_[fromGpu], bytes,
+                                           stream));
+    }
+
+    // Each slab's halos from its neighbours' own edge planes: device copies between slabs on one
+    // GPU, one NCCL group for the rest (every GPU issues its sends and receives in the same
+    // order: boundary by boundary, field by field).
+    void exchange(cudaStream_t stream) {
+        const size_t n = slabs_.size();
+        const uint32_t h = plan_.halo;
+        std::vector<SlabFields> f;
+        for (auto& slab : slabs_)
+            f.push_back(slab->slabFields());
+        const size_t fields = f[0].fields.size();
+        // Boundary b: between slab b (above) and slab b + 1 (below), wrapping. Device copies
+        // first, then the NCCL group (nothing else between its start and end).
+        for (bool acrossGpus : {false, true}) {
+            bool grouped = false;
+            for (size_t b = 0; b < n; ++b) {
+                const size_t up = b, down = (b + 1) % n;
+                const uint32_t gu = deviceOf_[up], gd = deviceOf_[down];
+                if ((gu != gd) != acrossGpus) continue;
+                const cudaStream_t su = streamOf(up, stream), sd = streamOf(down, stream);
+                for (size_t k = 0; k < fields; ++k) {
+                    float* upOwnEnd = f[up].fields[k] + size_t(plan_.count[up]) * planeCells_;
+                    float* upHaloEnd = f[up].fields[k] + size_t(h + plan_.count[up]) * planeCells_;
+                    float* downHalo = f[down].fields[k];
+                    float* downOwnStart = f[down].fields[k] + size_t(h) * planeCells_;
+                    if (!acrossGpus) {
+                        DeviceScope scope(devices_[gu]);
+                        copy(downHalo, gd, upOwnEnd, gu, h, su);
+                        copy(upHaloEnd, gu, downOwnStart, gd, h, su);
+                        continue;
+                    }
+                    if (!grouped) ncclCheck(nccl().groupStart(), "ncclGroupStart");
+                    grouped = true;
+                    const size_t count = size_t(h) * planeCells_;
+                    ncclCheck(nccl().send(upOwnEnd, count, ncclFloat, int(gd), comms_[gu], su),
+                              "ncclSend");
+                    ncclCheck(nccl().recv(downHalo, count, ncclFloat, int(gu), comms_[gd], sd),
+                              "ncclRecv");
+                    ncclCheck(nccl().send(downOwnStart, count, ncclFloat, int(gu), comms_[gd], sd),
+                              "ncclSend");
+                    ncclCheck(nccl().recv(upHaloEnd, count, ncclFloat, int(gd), comms_[gu], su),
+                              "ncclRecv");
+                }
+            }
+            if (grouped) ncclCheck(nccl().groupEnd(), "ncclGroupEnd");
+        }
+    }
+
+    // The slabs' own planes of the listed fields into the display GPU's whole-grid object, each
+    // on its slab's stream (then join).
+    void gather(const std::vector<uint32_t>& which, cudaStream_t stream) {
+        const SlabFields whole = wholeSim_->slabFields();
+        for (size_t i = 0; i < slabs_.size(); ++i) {
+            const SlabFields slab = slabs_[i]->slabFields();
+            DeviceScope scope(devices_[deviceOf_[i]]);
+            for (uint32_t f : which)
+                copy(whole.fields[f] + plan_.first[i] * planeCells_, 0,
+                     slab.fields[f] + plan_.halo * planeCells_, deviceOf_[i], plan_.count[i],
+                     streamOf(i, stream));
+        }
+    }
+
+    GridSize whole_;
+    SlabPlan plan_;
+    size_t planeCells_;
+    std::vector<int> devices_;        // CUDA ordinals; [0] is the display GPU
+    std::vector<uint32_t> deviceOf_;  // per slab: index into devices_
+    std::vector<cudaStream_t> streams_; // per GPU; [0] unused (the caller's stream)
+    std::vector<cudaEvent_t> events_;   // per GPU: fork ([0]) and join
+    std::vector<ncclComm_t> comms_;     // per GPU, where there are several
+    std::string ncclDescription_;
+    std::vector<std::unique_ptr<CudaSimulation>> slabs_;
+    std::unique_ptr<CudaSimulation> wholeSim_; // on the display GPU: the gathered planes
+};
+
+} // namespace
+
+std::string loadNccl() {
+    return nccl().description;
+}
+
+std::vector<int> slabDevices(int display, uint32_t gpus) {
+    int present = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&present));
+    if (gpus < 1) throw usageError("--gpus must be at least 1");
+    if (int64_t(gpus) > present)
+        throw unsupported("--gpus " + std::to_string(gpus) + " asks for " + std::to_string(gpus) +
+                          " GPUs; this machine has " + std::to_string(present) +
+                          " CUDA device(s)");
+    std::vector<int> devices{display};
+    for (int d = 0; d < present && devices.size() < gpus; ++d)
+        if (d != display) devices.push_back(d);
+    return devices;
+}
+
+std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, const GridSize& whole,
+                                                  uint32_t slabs, const std::vector<int>& devices,
+                                                  uint32_t maxHalo) {
+    return std::make_unique<SlabbedCuda>(def, whole, slabs, devices, maxHalo);
+}
+
+} // namespace estuary::sim
+#endif // __CUDACC__
