@@ -12,6 +12,7 @@
 //                next, the CUDA↔Vulkan round trip of the reference samples;
 //   host-copy  — no interop: outputs and mips through pinned host memory and staging.
 #include "bench.h"
+#include "gpu_energy.h"
 #include "app_viewer.h"
 #include "bench_report.h"
 #include "errors.h"
@@ -109,7 +110,8 @@ struct HandoffMarks {
 
 // The frames of one mode: warm-up, then timed frames until done or asked to stop.
 void runFrames(const Viewer& viewer, SimRun& run, const Options& o, BenchMode mode,
-               const sim::ParamValues& params, int steps, ModeResult& result, FrameTrace* trace) {
+               const sim::ParamValues& params, int steps, ModeResult& result, FrameTrace* trace,
+               const GpuEnergy* energy) {
     const uint64_t total = uint64_t(o.warmup) + o.frames;
     result.frames.reserve(o.frames);
     std::vector<HandoffMarks> handoffs;
@@ -127,11 +129,15 @@ void runFrames(const Viewer& viewer, SimRun& run, const Options& o, BenchMode mo
         }
     };
     auto timedStart = std::chrono::steady_clock::now();
+    double joulesStart = kNotMeasured;
     double slowestMs = 0;
     auto previous = timedStart;
     uint64_t frame = 0;
     for (; frame < total && stopSignal() == 0; ++frame) {
-        if (frame == o.warmup) timedStart = std::chrono::steady_clock::now();
+        if (frame == o.warmup) {
+            timedStart = std::chrono::steady_clock::now();
+            if (energy) joulesStart = energy->joules();
+        }
         {
             const WatchdogScope watch("frame", frame, frameTimeoutNs(slowestMs));
             run.frame(params, steps);
@@ -162,9 +168,21 @@ void runFrames(const Viewer& viewer, SimRun& run, const Options& o, BenchMode mo
     check(estuary_get_clock_info(viewer.get(), &clocks));
     result.handoffErrorUs = clocks.handoff_error_us;
     if (trace) trace->endPart(viewer.get());
-    if (frame > o.warmup)
+    if (frame > o.warmup) {
         result.wallSeconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - timedStart).count();
+        if (energy) {
+            // The counter advances in steps (tens of ms apart); a mode shorter than one is not
+            // measured rather than reported as 0 W.
+            const double joules = energy->joules() - joulesStart;
+            if (joules > 0)
+                result.energyJoules = joules;
+            else
+                result.energySource += " did not advance over the " +
+                                       std::to_string(result.wallSeconds) +
+                                       " s measured: a run shorter than its update interval";
+        }
+    }
     if (frame < total) {
         std::fprintf(stderr, "\n");
         result.note = std::string("interrupted by ") + stopSignalName(stopSignal()) + " after " +
@@ -201,7 +219,11 @@ ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report, 
                                                                                : "host")
                          : kind == RunKind::Cuda ? "timeline"
                                                  : "staging";
-        runFrames(viewer, *run, o, mode, startParams(o, def), startSteps(o, def), result, trace);
+        std::string why;
+        const std::unique_ptr<GpuEnergy> energy = GpuEnergy::open(info.device_uuid, why);
+        result.energySource = energy ? energy->source() : why;
+        runFrames(viewer, *run, o, mode, startParams(o, def), startSteps(o, def), result, trace,
+                  energy.get());
         result.bytesPerCellStep = def.bytesPerCellStep;
         result.bytesPerParticleStep = def.bytesPerParticleStep;
         result.particles = run->particles();

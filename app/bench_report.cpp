@@ -355,6 +355,12 @@ void writeMode(JsonWriter& w, const BenchReport& report, const ModeResult& mode,
                 "left out: collecting GPU times, the simulation's enqueue, recording, submitting");
     w.key("throughput");
     writeThroughput(w, report, mode, stats);
+    w.key("energy").beginObject();
+    w.key("joules").number(mode.energyJoules);
+    w.key("watts_mean").number(mode.energyJoules / mode.wallSeconds);
+    w.key("joules_per_frame").number(mode.energyJoules / double(mode.frames.size()));
+    w.key("source").string(mode.energySource);
+    w.endObject();
     w.endObject();
 }
 
@@ -430,7 +436,7 @@ std::string toJson(const BenchReport& report) {
     const std::vector<Named> modes = distinctModes(report);
     JsonWriter w;
     w.beginObject();
-    w.key("schema_version").integer(7);
+    w.key("schema_version").integer(8);
     w.key("interrupted").boolean(report.interrupted);
     w.key("environment");
     writeEnvironment(w, report.env);
@@ -517,6 +523,12 @@ std::string formatSummaryTable(const BenchReport& report) {
                          columnWidth(column), false);
         out += '\n';
         if (!mode.note.empty()) out += "  note: " + mode.note + '\n';
+        if (std::isfinite(mode.energyJoules) && mode.wallSeconds > 0 && !mode.frames.empty())
+            out += "  energy: " + tableNumber(mode.energyJoules / mode.wallSeconds, 1) + " W, " +
+                   tableNumber(mode.energyJoules / double(mode.frames.size()), 4) +
+                   " J/frame (" + mode.energySource + ")\n";
+        else if (!mode.energySource.empty())
+            out += "  energy: not measured (" + mode.energySource + ")\n";
         if (stats.handoff && std::isfinite(mode.handoffErrorUs))
             out += "  hand-off clocks aligned within +-" + tableNumber(mode.handoffErrorUs, 1) +
                    " us\n";

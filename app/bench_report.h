@@ -2,7 +2,7 @@
 // its three outputs: JSON (summaries computed here from the samples), a per-frame CSV, and a
 // terminal table. No GPU types; scripts/plot_bench.py draws the PNG from the JSON and CSV.
 //
-// JSON schema (schema_version 7; keys always present and in this order, unknowable values null):
+// JSON schema (schema_version 8; keys always present and in this order, unknowable values null):
 //   interrupted   true when a stop signal ended the run early: the modes hold the frames measured
 //                 until then (frames_measured < configuration.frames; a note says which signal),
 //                 modes not reached have no frames
@@ -27,7 +27,8 @@
 //            throughput {cell_updates_per_s, sim_achieved_GBps, sim_percent_of_peak_bandwidth,
 //                        bytes_per_cell_step, particles_per_frame, particle_steps_per_s,
 //                        bytes_per_particle_step, output_bytes_per_frame,
-//                        host_bytes_per_frame, render_ns_per_output_pixel}} ]
+//                        host_bytes_per_frame, render_ns_per_output_pixel},
+//            energy {joules, watts_mean, joules_per_frame, source}} ]
 //   (draw: "raster" or "compute", how the view is drawn (--draw; the OpenGL consumer rasterizes);
 //    depth: 1 for 2D grids; cells are width x height x depth. render_ns_per_output_pixel: the
 //    render segment's p50 over output_width x output_height, e.g. a ray march's cost per pixel.
@@ -48,6 +49,11 @@
 //   (consumer: "vulkan" or "opengl", who draws; handoff: how a frame passes from the simulation to
 //    it: "timeline" (GPU-side timeline semaphores), "binary" (a binary pair per slot, OpenGL),
 //    "host" (OpenGL, host waits) or "staging" (Vulkan uploads host-written outputs itself))
+//   (energy (new in 8): the GPU's energy counter read by NVML before the first and after the
+//    last measured frame: joules between them, their mean power over wall_seconds and per frame;
+//    source names the counter and the GPU, or why there is no figure (no NVML, no counter);
+//    the whole board's energy, so idle power is included; the counter advances in steps tens of
+//    ms apart, so short modes are coarse, and one it did not advance over is null, saying so)
 //   ratios  {"<a>_vs_<b>_fps": fps_mean(a) / fps_mean(b)} for every pair a before b in `modes`
 //   targets {pipelined_frame_over_gpu_busy, p99_over_p50 {"<mode>": ...}}
 // Statistics follow bench_stats.h (nearest-rank percentiles, sample stddev, NaN = not measured).
@@ -119,6 +125,10 @@ struct ModeResult {
     std::string note;                     // free text, e.g. why a mode was skipped
     double handoffErrorUs = kNotMeasured; // bound on the hand-off latency's alignment error
     uint64_t framesFromGraphs = 0;        // measured frames whose CUDA work was a replayed graph
+    // The GPU's energy over the measured frames (gpu_energy.h), and where it came from or why
+    // there is none.
+    double energyJoules = kNotMeasured;
+    std::string energySource;
 };
 
 struct BenchReport {

@@ -57,7 +57,7 @@ std::string checkJson(const std::string& text, const fs::path& scratch) {
     std::ofstream(file, std::ios::binary) << text;
     const std::string command = test::python() +
                                 " -c \"import json,sys; r=json.load(open(sys.argv[1])); "
-                                "print('ok' if r['schema_version'] == 7 else 'schema')\" '" +
+                                "print('ok' if r['schema_version'] == 8 else 'schema')\" '" +
                                 file.string() + "' 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     std::string verdict;

@@ -162,7 +162,7 @@ TEST(AppTrace, BenchReportHoldsHostBusyAndHandoffAndTheTraceEveryMode) {
     EXPECT_NE(r.out.find("host p50 us"), std::string::npos) << r.out;
 
     const json root = readJson(report);
-    EXPECT_EQ(root["schema_version"], 7);
+    EXPECT_EQ(root["schema_version"], 8);
     for (const json& mode : root["modes"]) {
         SCOPED_TRACE(mode["mode"].get<std::string>());
         const json& busy = mode["host_busy_us"];

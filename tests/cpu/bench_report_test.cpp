@@ -194,6 +194,13 @@ BenchReport sampleReport() {
             mode.frames.push_back(f);
         }
         if (std::string(shape.mode) != "host-copy") mode.handoffErrorUs = 1.5;
+        // The energy counter read for the first two modes; the third says why it was not.
+        if (std::string(shape.mode) != "host-copy") {
+            mode.energyJoules = 310.0 * mode.wallSeconds;
+            mode.energySource = "NVML total energy counter (GPU-00000000-0000-0000-0000-000000000000)";
+        } else {
+            mode.energySource = "libnvidia-ml.so.1 (NVIDIA's driver) is not here";
+        }
         report.modes.push_back(std::move(mode));
     }
     report.modes.back().note = "copies each frame through pinned host memory; no interop wait";
@@ -222,7 +229,7 @@ std::string readFile(const std::filesystem::path& path) {
 
 TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
     const Json root = parseJson(toJson(sampleReport()));
-    EXPECT_EQ(root["schema_version"].number, 7);
+    EXPECT_EQ(root["schema_version"].number, 8);
     EXPECT_EQ(root.object.at(1).first, "interrupted");
     EXPECT_EQ(root["interrupted"].type, Json::Type::Bool);
     EXPECT_FALSE(root["interrupted"].boolean);
@@ -269,6 +276,10 @@ TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
                                 "sim_percent_of_peak_bandwidth", "bytes_per_cell_step"})
             EXPECT_TRUE(mode["throughput"].find(key)) << key;
         EXPECT_EQ(mode["frames_measured"].number, 200);
+        for (const char* key : {"joules", "watts_mean", "joules_per_frame", "source"})
+            EXPECT_TRUE(mode["energy"].find(key)) << key;
+        EXPECT_EQ(mode["energy"]["watts_mean"].type,
+                  interop ? Json::Type::Number : Json::Type::Null);
     }
     for (const char* key : {"pipelined_vs_serialized_fps", "pipelined_vs_host_copy_fps",
                             "serialized_vs_host_copy_fps"})
@@ -276,6 +287,29 @@ TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
     EXPECT_EQ(root["targets"]["pipelined_frame_over_gpu_busy"].type, Json::Type::Number);
     for (const char* key : {"pipelined", "serialized", "host_copy"})
         EXPECT_EQ(root["targets"]["p99_over_p50"][key].type, Json::Type::Number) << key;
+}
+
+TEST(BenchReportJson, EnergyIsTheCountersDifferenceOverTheModesWallTimeAndFrames) {
+    ModeResult mode = constantMode("pipelined", 4, 250); // 1 s of wall time
+    mode.energyJoules = 287.5;
+    mode.energySource = "NVML total energy counter (GPU-1)";
+    BenchReport report;
+    report.modes.push_back(mode);
+    const Json root = parseJson(toJson(report));
+    const Json& energy = root["modes"].array.at(0)["energy"];
+    EXPECT_DOUBLE_EQ(energy["joules"].number, 287.5);
+    EXPECT_DOUBLE_EQ(energy["watts_mean"].number, 287.5);
+    EXPECT_DOUBLE_EQ(energy["joules_per_frame"].number, 1.15);
+    EXPECT_EQ(energy["source"].string, mode.energySource);
+    const std::string table = formatSummaryTable(report);
+    EXPECT_NE(table.find("energy: 287.5 W, 1.1500 J/frame (NVML total energy counter (GPU-1))"),
+              std::string::npos)
+        << table;
+    report.modes[0].energyJoules = kNotMeasured;
+    report.modes[0].energySource = "libnvidia-ml.so.1 (NVIDIA's driver) is not here";
+    EXPECT_TRUE(parseJson(toJson(report))["modes"].array.at(0)["energy"]["joules"].isNull());
+    EXPECT_NE(formatSummaryTable(report).find("energy: not measured (libnvidia-ml.so.1"),
+              std::string::npos);
 }
 
 TEST(BenchReportJson, AnInterruptedRunSaysSoAndKeepsTheFramesItMeasured) {

@@ -288,7 +288,7 @@ def number(v): return isinstance(v, (int, float)) and not isinstance(v, bool) an
 def close(a, b): return number(a) and number(b) and abs(a - b) <= 1e-6 * max(1.0, abs(b))
 for key in ("schema_version", "interrupted", "environment", "configuration", "modes", "ratios", "targets"):
     need(key in r, "missing " + key)
-need(r.get("schema_version") == 7, "schema_version %s" % r.get("schema_version"))
+need(r.get("schema_version") == 8, "schema_version %s" % r.get("schema_version"))
 need(r.get("interrupted") is False, "interrupted %r for a run that ran every frame" % r.get("interrupted"))
 env = r["environment"]
 always = ("gpu_name", "gpu_uuid", "driver_version", "vulkan_api_version", "vulkan_driver",
@@ -358,6 +358,19 @@ for m in r["modes"]:
          m["mode"] + " host_bytes_per_frame %r" % t["host_bytes_per_frame"])
     need(number(m["fps_mean"]) and m["fps_mean"] > 0, m["mode"] + " fps_mean")
     fps[m["mode"].replace("-", "_")] = m["fps_mean"]
+    e = m.get("energy", {})
+    need(isinstance(e.get("source"), str) and e["source"] != "", m["mode"] + " energy.source %r" % e.get("source"))
+    # On an NVIDIA GPU NVML's counter is read (the whole board: 20..2000 W); elsewhere it says why not.
+    measured = e.get("joules") is not None
+    need(measured or not cuda or "did not advance" in e.get("source", ""),
+         m["mode"] + " energy not measured on the CUDA backend: %r" % e.get("source"))
+    if measured:
+        need(number(e["joules"]) and e["joules"] > 0, m["mode"] + " energy.joules %r" % e["joules"])
+        need(close(e.get("watts_mean"), e["joules"] / m["wall_seconds"]) and 20 <= e["watts_mean"] <= 2000,
+             m["mode"] + " energy.watts_mean %r" % e.get("watts_mean"))
+        need(close(e.get("joules_per_frame"), e["joules"] / frames), m["mode"] + " energy.joules_per_frame")
+    else:
+        need(e.get("watts_mean") is None and e.get("joules_per_frame") is None, m["mode"] + " energy %r" % e)
 keys = list(fps)
 expected = ["%s_vs_%s_fps" % (a, b) for i, a in enumerate(keys) for b in keys[i + 1:]]
 need(list(r["ratios"]) == expected, "ratios keys %s, expected %s" % (list(r["ratios"]), expected))
