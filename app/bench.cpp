@@ -12,6 +12,7 @@
 //                next, the CUDA↔Vulkan round trip of the reference samples;
 //   host-copy  — no interop: outputs and mips through pinned host memory and staging.
 #include "bench.h"
+#include "frame_pacer.h"
 #include "gpu_energy.h"
 #include "app_viewer.h"
 #include "bench_report.h"
@@ -133,7 +134,9 @@ void runFrames(const Viewer& viewer, SimRun& run, const Options& o, BenchMode mo
     double slowestMs = 0;
     auto previous = timedStart;
     uint64_t frame = 0;
+    FramePacer pacer(o.fpsCap);
     for (; frame < total && stopSignal() == 0; ++frame) {
+        pacer.wait();
         if (frame == o.warmup) {
             timedStart = std::chrono::steady_clock::now();
             if (energy) joulesStart = energy->joules();
@@ -292,6 +295,7 @@ int runBench(const Options& options, RunOutputs& outputs) {
     report.config.stepsPerFrame =
         uint32_t(options.stepsPerFrame >= 0 ? options.stepsPerFrame : def.stepsPerFrame);
     report.config.framesInFlight = options.framesInFlight;
+    report.config.fpsCap = options.fpsCap;
     report.config.warmup = options.warmup;
     report.config.frames = options.frames;
     report.config.seed = options.seed;

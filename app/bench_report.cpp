@@ -275,6 +275,7 @@ void writeConfiguration(JsonWriter& w, const BenchConfig& config) {
     w.key("output_height").integer(config.outputHeight);
     w.key("draw").string(config.draw);
     w.key("cuda_graphs").boolean(config.cudaGraphs);
+    w.key("fps_cap").number(config.fpsCap > 0 ? double(config.fpsCap) : kNotMeasured);
     w.endObject();
 }
 
@@ -529,6 +530,11 @@ std::string formatSummaryTable(const BenchReport& report) {
                    " J/frame (" + mode.energySource + ")\n";
         else if (!mode.energySource.empty())
             out += "  energy: not measured (" + mode.energySource + ")\n";
+        if (report.config.fpsCap > 0 && stats.frame)
+            out += "  cadence at the " + std::to_string(report.config.fpsCap) +
+                   " fps cap: p99/p50 of frame intervals " +
+                   tableNumber(stats.frame->p99 / stats.frame->p50, 3) + " (p50 " +
+                   tableNumber(stats.frame->p50, 3) + " ms)\n";
         if (stats.handoff && std::isfinite(mode.handoffErrorUs))
             out += "  hand-off clocks aligned within +-" + tableNumber(mode.handoffErrorUs, 1) +
                    " us\n";

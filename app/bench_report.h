@@ -12,7 +12,7 @@
 //                  peak_bandwidth_GBps}
 //   configuration {simulation, width, height, depth, particles, steps_per_frame,
 //                  frames_in_flight, warmup, frames, modes, seed, consumer, output_width,
-//                  output_height, draw, cuda_graphs}
+//                  output_height, draw, cuda_graphs, fps_cap}
 //   modes [ {mode, handoff, frames_measured, frames_from_cuda_graphs, wall_seconds, note,
 //            frame_time_definition,
 //            frame_time_ms {mean, stddev, cov, min, p50, p90, p95, p99, p99_9, max},
@@ -49,6 +49,8 @@
 //   (consumer: "vulkan" or "opengl", who draws; handoff: how a frame passes from the simulation to
 //    it: "timeline" (GPU-side timeline semaphores), "binary" (a binary pair per slot, OpenGL),
 //    "host" (OpenGL, host waits) or "staging" (Vulkan uploads host-written outputs itself))
+//   (fps_cap (new in 8): --fps-cap's frames per second, null when uncapped; the cadence at a cap
+//    is targets.p99_over_p50, the spread of the frame intervals)
 //   (energy (new in 8): the GPU's energy counter read by NVML before the first and after the
 //    last measured frame: joules between them, their mean power over wall_seconds and per frame;
 //    source names the counter and the GPU, or why there is no figure (no NVML, no counter);
@@ -90,6 +92,7 @@ struct BenchConfig {
     std::string simulation; // --sim
     uint32_t width = 0, height = 0, depth = 1, outputWidth = 0, outputHeight = 0;
     uint32_t stepsPerFrame = 0, framesInFlight = 0, warmup = 0, frames = 0;
+    uint32_t fpsCap = 0; // --fps-cap; 0: none
     uint32_t particles = 0; // --particles (0 for simulations without them)
     std::string modes;      // as given on the command line, e.g. "pipelined,serialized,host-copy"
     uint64_t seed = 0;

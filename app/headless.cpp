@@ -1,6 +1,7 @@
 #include "headless.h"
 #include "app_viewer.h"
 #include "errors.h"
+#include "frame_pacer.h"
 #include "gpu_wait.h"
 #include "png.h"
 #include "simulations.h"
@@ -81,7 +82,9 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
     const auto start = Clock::now();
     auto previous = start;
     uint64_t drawn = 0, fromGraphs = 0;
+    FramePacer pacer(o.fpsCap);
     for (bool last = false; !last;) {
+        pacer.wait();
         last = drawn + 1 == frames || stopSignal() != 0;
         {
             const WatchdogScope watch("frame", drawn, frameTimeoutNs(times.slowestMs));

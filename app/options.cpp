@@ -472,6 +472,10 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         ->transform(wholeNumber(1, 16));
     app.add_option("--seed", o.seed, "Seed of the initial condition")
         ->transform(wholeNumber(0, UINT64_MAX));
+    app.add_option("--fps-cap", o.fpsCap,
+                   "Start frames on an even grid of N per second (bench, headless and window; "
+                   "the bench reports the cadence, p99/p50 of frame intervals)")
+        ->transform(wholeNumber(1, 100000));
     app.add_option("--slabs", o.slabs,
                    "Split the grid into N slabs along its slowest axis, each stepped on its own "
                    "with halos exchanged (default: one per GPU of --gpus); the picture is the "

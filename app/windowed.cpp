@@ -1,4 +1,5 @@
 #include "windowed.h"
+#include "frame_pacer.h"
 #include "app_viewer.h"
 #include "errors.h"
 #include "png.h"
@@ -274,7 +275,9 @@ int runWindowed(const Options& options, std::optional<OutputFile>& screenshot) {
     double slowestMs = 0;
     try {
         auto previous = start;
+        FramePacer pacer(options.fpsCap);
         while (stopSignal() == 0) {
+            pacer.wait();
             const WatchdogScope watch("window frame", w->framesRun, frameTimeoutNs(slowestMs));
             if (!stepWindowRun(*w)) break;
             const auto now = std::chrono::steady_clock::now();

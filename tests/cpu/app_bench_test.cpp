@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -35,6 +37,40 @@ TEST(AppBench, EveryModeRunsOnCpuAndTheReportHoldsEveryField) {
                              "' 2>&1";
     EXPECT_EQ(std::system(plot.c_str()), 0);
     EXPECT_GT(std::filesystem::file_size(png), 10'000u);
+}
+
+// --fps-cap paces the frames: 40 measured frames at 80 fps take at least 39/80 s (a lower bound:
+// a slow machine cannot break it, pacing that does nothing does), the report names the cap and
+// the table the cadence. The headless run is paced too.
+TEST(AppBench, AnFpsCapSpacesTheFramesAndTheReportSaysSo) {
+    const auto dir = test::scratchDir("app-bench-cap");
+    const auto json = dir / "report.json";
+    const auto r = test::runEstuary("--bench --backend cpu --size 32x32 --resolution 32x32 "
+                                    "--frames 40 --warmup 2 --fps-cap 80 --report '" +
+                                    json.string() + "'");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("cadence at the 80 fps cap: p99/p50 of frame intervals"),
+              std::string::npos)
+        << r.output;
+    const std::string check =
+        test::python() + " -c \"import json,sys; r=json.load(open(sys.argv[1])); "
+                         "m=r['modes'][0]; print(r['configuration']['fps_cap'], "
+                         "m['wall_seconds'] >= 39/80, m['fps_mean'] <= 80*1.05)\" '" +
+        json.string() + "'";
+    std::string printed;
+    if (FILE* pipe = popen(check.c_str(), "r")) {
+        char buffer[256];
+        while (fgets(buffer, sizeof(buffer), pipe))
+            printed += buffer;
+        pclose(pipe);
+    }
+    EXPECT_EQ(printed, "80 True True\n");
+    const auto start = std::chrono::steady_clock::now();
+    const auto headless = test::runEstuary("--headless --backend cpu --size 32x32 --resolution "
+                                           "32x32 --frames 25 --fps-cap 50 --screenshot /dev/null");
+    ASSERT_EQ(headless.exitCode, 0) << headless.output;
+    EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+              24.0 / 50.0);
 }
 
 } // namespace

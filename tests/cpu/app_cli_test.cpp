@@ -76,7 +76,7 @@ const std::vector<const char*> kEveryBenchOption = {
     "--bench", "--headless", "--sim",         "fluid",  "--particles", "4096",
     "--view",  "speed",      "--frames",      "12",     "--warmup",    "7",
     "--mode",  "host-copy",  "--report",      "r.json", "--csv",       "c.csv",
-    "--trace", "t.json",     "--cuda-graphs", "off"};
+    "--trace", "t.json",     "--cuda-graphs", "off",   "--fps-cap",  "240"};
 
 // The options of 3D simulations, which the 2D command lines above refuse.
 // A window run: headless, the options of the view not drawn are refused.
@@ -161,6 +161,7 @@ TEST(AppOptions, EveryBenchOptionIsParsed) {
     EXPECT_EQ(o.csvPath, "c.csv");
     EXPECT_EQ(o.tracePath, "t.json");
     EXPECT_FALSE(o.cudaGraphs);
+    EXPECT_EQ(o.fpsCap, 240u);
     EXPECT_TRUE(parse({"--bench"}).options.cudaGraphs);
 }
 
@@ -531,6 +532,8 @@ TEST(AppOptions, SlabsAndGpusAreCheckedAgainstTheSimulationGridAndBackend) {
         {{"--backend", "cpu", "--gpus", "2"}, {"--gpus", "--backend cpu"}},
         {{"--slabs", "0"}, {"--slabs", "0"}},
         {{"--gpus", "0"}, {"--gpus", "0"}},
+        {{"--fps-cap", "0"}, {"--fps-cap", "0"}},
+        {{"--fps-cap", "1e3"}, {"--fps-cap", "1e3"}},
     };
     for (const auto& c : cases)
         expectBadUsage(c);

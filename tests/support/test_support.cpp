@@ -310,7 +310,7 @@ for key in cuda_only_numbers:
 conf = r["configuration"]
 for key in ("simulation", "width", "height", "depth", "particles", "steps_per_frame",
             "frames_in_flight", "warmup", "frames", "modes", "seed", "consumer", "output_width",
-            "output_height", "draw", "cuda_graphs"):
+            "output_height", "draw", "cuda_graphs", "fps_cap"):
     need(key in conf, "configuration lacks " + key)
 need(conf.get("consumer") in ("vulkan", "opengl"), "consumer %r" % conf.get("consumer"))
 need(conf.get("frames") == frames, "configuration.frames %s" % conf.get("frames"))
