@@ -526,8 +526,8 @@ std::string formatSummaryTable(const BenchReport& report) {
         if (!mode.note.empty()) out += "  note: " + mode.note + '\n';
         if (std::isfinite(mode.energyJoules) && mode.wallSeconds > 0 && !mode.frames.empty())
             out += "  energy: " + tableNumber(mode.energyJoules / mode.wallSeconds, 1) + " W, " +
-                   tableNumber(mode.energyJoules / double(mode.frames.size()), 4) +
-                   " J/frame (" + mode.energySource + ")\n";
+                   tableNumber(mode.energyJoules / double(mode.frames.size()), 4) + " J/frame (" +
+                   mode.energySource + ")\n";
         else if (!mode.energySource.empty())
             out += "  energy: not measured (" + mode.energySource + ")\n";
         if (report.config.fpsCap > 0 && stats.frame)

@@ -92,7 +92,7 @@ struct BenchConfig {
     std::string simulation; // --sim
     uint32_t width = 0, height = 0, depth = 1, outputWidth = 0, outputHeight = 0;
     uint32_t stepsPerFrame = 0, framesInFlight = 0, warmup = 0, frames = 0;
-    uint32_t fpsCap = 0; // --fps-cap; 0: none
+    uint32_t fpsCap = 0;    // --fps-cap; 0: none
     uint32_t particles = 0; // --particles (0 for simulations without them)
     std::string modes;      // as given on the command line, e.g. "pipelined,serialized,host-copy"
     uint64_t seed = 0;

@@ -12,7 +12,8 @@ constexpr auto kSpin = std::chrono::microseconds(200);
 
 FramePacer::FramePacer(uint32_t cap) {
     if (cap > 0)
-        period_ = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / cap));
+        period_ =
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / cap));
 }
 
 void FramePacer::wait() {

@@ -625,9 +625,9 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                                                    : BenchMode::Pipelined};
     if (const auto problem = modeProblem(app, o)) return usage(out, *problem);
     if ((app.count("--slabs") > 0 || app.count("--gpus") > 0) && !def.splittable)
-        return usage(out, "--slabs and --gpus split a stencil simulation's grid; " + def.name +
-                              " does not split (simulations that do: " +
-                              splittableSimulationNames() + ")");
+        return usage(
+            out, "--slabs and --gpus split a stencil simulation's grid; " + def.name +
+                     " does not split (simulations that do: " + splittableSimulationNames() + ")");
     if (o.slabs == 0) o.slabs = o.gpus;
     if (o.slabs < o.gpus)
         return usage(out, "--slabs " + std::to_string(o.slabs) + " for --gpus " +
@@ -637,10 +637,10 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     if (o.slabs > 1) {
         const uint32_t planes = o.grid.depth > 1 ? o.grid.depth : o.grid.height;
         if (planes / o.slabs < 2)
-            return usage(out, "--slabs " + std::to_string(o.slabs) + ": the grid's " +
-                                  std::to_string(planes) + (o.grid.depth > 1 ? " slices" : " rows") +
-                                  " leave slabs of fewer than 2; allowed: 1.." +
-                                  std::to_string(planes / 2));
+            return usage(
+                out, "--slabs " + std::to_string(o.slabs) + ": the grid's " +
+                         std::to_string(planes) + (o.grid.depth > 1 ? " slices" : " rows") +
+                         " leave slabs of fewer than 2; allowed: 1.." + std::to_string(planes / 2));
     }
     // Offscreen, the view cannot change: options of the other 3D view would be ignored.
     if (def.dimensions == 3 && offscreen) {

@@ -35,12 +35,12 @@ struct SimRunConfig {
     RunKind kind = RunKind::Cpu;
     bool cudaGraphs = true;
     uint32_t slabs = 1, gpus = 1; // the grid split into slabs over GPUs (sim::createSlabbed*)
-    uint32_t view = 0;          // index into the simulation's visuals
-    uint32_t colormap = 0;      // estuary_colormap
-    bool colorbar = false;      // on the field or volume
-    float opacity = 0.5f;       // volumes
-    uint32_t sliceAxis = 2;     // volumes
-    float slicePosition = 0.5f; // volumes
+    uint32_t view = 0;            // index into the simulation's visuals
+    uint32_t colormap = 0;        // estuary_colormap
+    bool colorbar = false;        // on the field or volume
+    float opacity = 0.5f;         // volumes
+    uint32_t sliceAxis = 2;       // volumes
+    float slicePosition = 0.5f;   // volumes
     // Tests: channel 0 of texel (0, 0) of the shown image's level 0, and the last 4 bytes of each
     // buffer (a float), hold the frame's index instead of the simulation's value.
     bool stampFrames = false;

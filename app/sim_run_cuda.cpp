@@ -52,7 +52,8 @@ std::unique_ptr<sim::CudaSimulation> makeCudaSimulation(const SimRunConfig& conf
     CUDA_CHECK(cudaGetDevice(&display));
     const std::vector<int> devices = sim::slabDevices(display, config.gpus);
     if (devices.size() > 1) {
-        std::printf("estuary: halos between GPUs through %s; CUDA devices", sim::loadNccl().c_str());
+        std::printf("estuary: halos between GPUs through %s; CUDA devices",
+                    sim::loadNccl().c_str());
         for (int d : devices)
             std::printf(" %d", d);
         std::printf(" (%d draws)\n", display);

@@ -24,9 +24,10 @@ SlabPlan planSlabs(uint32_t planes, uint32_t slabs, uint32_t maxHalo) {
     if (slabs < 1) throw usageError("--slabs must be at least 1, got " + std::to_string(slabs));
     if (maxHalo < 1) throw usageError("a slab halo must be at least 1 plane");
     if (planes / slabs < 2)
-        throw usageError("--slabs " + std::to_string(slabs) + " would leave slabs of fewer than 2 " +
-                         "planes of the grid's " + std::to_string(planes) +
-                         " along its slowest axis; allowed: 1.." + std::to_string(planes / 2));
+        throw usageError("--slabs " + std::to_string(slabs) +
+                         " would leave slabs of fewer than 2 " + "planes of the grid's " +
+                         std::to_string(planes) + " along its slowest axis; allowed: 1.." +
+                         std::to_string(planes / 2));
     SlabPlan plan;
     plan.planes = planes;
     uint32_t next = 0;
@@ -113,7 +114,8 @@ class SlabbedCpu final : public CpuSimulation {
         for (size_t i = 0; i < n; ++i) {
             const size_t before = (i + n - 1) % n, after = (i + 1) % n;
             for (size_t f = 0; f < fields[i].fields.size(); ++f) {
-                copyPlanes(fields[before].fields[f], plan_.count[before], fields[i].fields[f], 0, h);
+                copyPlanes(fields[before].fields[f], plan_.count[before], fields[i].fields[f], 0,
+                           h);
                 copyPlanes(fields[after].fields[f], h, fields[i].fields[f], h + plan_.count[i], h);
             }
         }

@@ -21,8 +21,8 @@ namespace estuary::sim {
 inline constexpr uint32_t kDefaultSlabHalo = 4;
 
 struct SlabPlan {
-    uint32_t planes = 0; // of the whole grid along its slowest axis
-    uint32_t halo = 0;   // planes on each side: the most steps between two exchanges
+    uint32_t planes = 0;                // of the whole grid along its slowest axis
+    uint32_t halo = 0;                  // planes on each side: the most steps between two exchanges
     std::vector<uint32_t> first, count; // per slab, in the whole grid
 };
 

@@ -7,7 +7,6 @@
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>
-#include <nccl.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -17,6 +16,15 @@
 
 namespace estuary::sim {
 namespace {
+
+// NCCL's types for the calls used, declared here: nccl.h is not part of every CUDA Toolkit (NCCL
+// ships on its own, as libnccl2 or the nvidia-nccl wheels), and only the run-time library is
+// needed, loaded below. Values as nccl.h defines them.
+using ncclResult_t = int;
+constexpr ncclResult_t ncclSuccess = 0;
+using ncclComm_t = struct ncclComm*;
+using ncclDataType_t = int;
+constexpr ncclDataType_t ncclFloat = 7; // ncclFloat32
 
 // The NCCL entry points estuary uses, from libnccl.so.2.
 struct NcclApi {
@@ -48,7 +56,8 @@ const NcclApi& nccl() {
             const char* why = dlerror();
             failure = std::string("--gpus above 1 needs NCCL (") + kNcclLibrary +
                       "), which could not be loaded: " + (why ? why : "unknown reason") +
-                      "; it ships with the CUDA Toolkit and as the libnccl2 package";
+                      "; install the libnccl2 package or the nvidia-nccl-cu13 wheel (and put "
+                      "its lib folder on LD_LIBRARY_PATH)";
             return;
         }
         const auto find = [&](auto& fn, const char* name) {
@@ -67,9 +76,12 @@ const NcclApi& nccl() {
         if (!failure.empty()) return;
         int version = 0;
         api.getVersion(&version);
-        api.description = "NCCL " + std::to_string(version / 10000) + "." +
-                          std::to_string(version / 100 % 100) + "." + std::to_string(version % 100) +
-                          " (" + kNcclLibrary + ")";
+        // Up to 2.8 NCCL encoded major * 1000 + minor * 100 + patch, since 2.9 major * 10000 + ...
+        const bool old = version < 10000;
+        const int major = old ? version / 1000 : version / 10000;
+        const int minor = old ? version / 100 % 10 : version / 100 % 100;
+        api.description = "NCCL " + std::to_string(major) + "." + std::to_string(minor) + "." +
+                          std::to_string(version % 100) + " (" + kNcclLibrary + ")";
     });
     if (!failure.empty()) throw unsupported(failure);
     return api;
@@ -175,6 +187,7 @@ class SlabbedCuda final : public CudaSimulation {
         fork(stream);
         gather(wholeSim_->slabFields().shown, stream);
         join(stream);
+        DeviceScope scope(devices_[0]);
         wholeSim_->writeOutputs(targets, stream);
     }
 
@@ -185,7 +198,10 @@ class SlabbedCuda final : public CudaSimulation {
         fork(stream);
         gather(all, stream);
         join(stream);
-        wholeSim_->brush(brush, params, stream);
+        {
+            DeviceScope scope(devices_[0]);
+            wholeSim_->brush(brush, params, stream);
+        }
         fork(stream);
         const SlabFields whole = wholeSim_->slabFields();
         for (size_t i = 0; i < slabs_.size(); ++i) {
@@ -210,6 +226,19 @@ class SlabbedCuda final : public CudaSimulation {
             if (g > 0) CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[g], cudaStreamNonBlocking));
             CUDA_CHECK(cudaEventCreateWithFlags(&events_[g], cudaEventDisableTiming));
         }
+        // Peer copies to the display GPU go direct where the hardware allows it (else the driver
+        // stages them through host memory).
+        for (size_t g = 1; g < gpus; ++g) {
+            int can = 0;
+            CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices_[g], devices_[0]));
+            if (!can) continue;
+            DeviceScope scope(devices_[g]);
+            const cudaError_t r = cudaDeviceEnablePeerAccess(devices_[0], 0);
+            if (r == cudaErrorPeerAccessAlreadyEnabled)
+                (void)cudaGetLastError();
+            else
+                CUDA_CHECK(r);
+        }
         if (gpus > 1) {
             ncclDescription_ = loadNccl();
             comms_.assign(gpus, nullptr);
@@ -226,8 +255,22 @@ class SlabbedCuda final : public CudaSimulation {
     }
 
     void release() {
-        slabs_.clear(); // (their destructors free; the caller finished the streams)
-        wholeSim_.reset();
+        // The caller finished its stream; the other GPUs' streams may hold work a throw between
+        // a fork and its join left uncovered.
+        for (size_t g = 1; g < streams_.size(); ++g)
+            if (streams_[g]) {
+                DeviceScope scope(devices_[g]);
+                (void)cudaStreamSynchronize(streams_[g]);
+            }
+        for (size_t i = 0; i < slabs_.size(); ++i) {
+            DeviceScope scope(devices_[deviceOf_[i]]);
+            slabs_[i].reset();
+        }
+        slabs_.clear();
+        if (wholeSim_) {
+            DeviceScope scope(devices_[0]);
+            wholeSim_.reset();
+        }
         for (ncclComm_t comm : comms_)
             if (comm) (void)nccl().commDestroy(comm);
         comms_.clear();
@@ -273,8 +316,8 @@ class SlabbedCuda final : public CudaSimulation {
         if (toGpu == fromGpu)
             CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, stream));
         else
-            CUDA_CHECK(cudaMemcpyPeerAsync(to, devices_[toGpu], from, devices_[fromGpu], bytes,
-                                           stream));
+            CUDA_CHECK(
+                cudaMemcpyPeerAsync(to, devices_[toGpu], from, devices_[fromGpu], bytes, stream));
     }
 
     // Each slab's halos from its neighbours' own edge planes: device copies between slabs on one
@@ -291,34 +334,44 @@ class SlabbedCuda final : public CudaSimulation {
         // first, then the NCCL group (nothing else between its start and end).
         for (bool acrossGpus : {false, true}) {
             bool grouped = false;
-            for (size_t b = 0; b < n; ++b) {
-                const size_t up = b, down = (b + 1) % n;
-                const uint32_t gu = deviceOf_[up], gd = deviceOf_[down];
-                if ((gu != gd) != acrossGpus) continue;
-                const cudaStream_t su = streamOf(up, stream), sd = streamOf(down, stream);
-                for (size_t k = 0; k < fields; ++k) {
-                    float* upOwnEnd = f[up].fields[k] + size_t(plan_.count[up]) * planeCells_;
-                    float* upHaloEnd = f[up].fields[k] + size_t(h + plan_.count[up]) * planeCells_;
-                    float* downHalo = f[down].fields[k];
-                    float* downOwnStart = f[down].fields[k] + size_t(h) * planeCells_;
-                    if (!acrossGpus) {
-                        DeviceScope scope(devices_[gu]);
-                        copy(downHalo, gd, upOwnEnd, gu, h, su);
-                        copy(upHaloEnd, gu, downOwnStart, gd, h, su);
-                        continue;
+            // An error inside the group still closes it (the group is the thread's), and the
+            // current device is restored whatever NCCL leaves.
+            DeviceScope restore(devices_[0]);
+            try {
+                for (size_t b = 0; b < n; ++b) {
+                    const size_t up = b, down = (b + 1) % n;
+                    const uint32_t gu = deviceOf_[up], gd = deviceOf_[down];
+                    if ((gu != gd) != acrossGpus) continue;
+                    const cudaStream_t su = streamOf(up, stream), sd = streamOf(down, stream);
+                    for (size_t k = 0; k < fields; ++k) {
+                        float* upOwnEnd = f[up].fields[k] + size_t(plan_.count[up]) * planeCells_;
+                        float* upHaloEnd =
+                            f[up].fields[k] + size_t(h + plan_.count[up]) * planeCells_;
+                        float* downHalo = f[down].fields[k];
+                        float* downOwnStart = f[down].fields[k] + size_t(h) * planeCells_;
+                        if (!acrossGpus) {
+                            DeviceScope scope(devices_[gu]);
+                            copy(downHalo, gd, upOwnEnd, gu, h, su);
+                            copy(upHaloEnd, gu, downOwnStart, gd, h, su);
+                            continue;
+                        }
+                        if (!grouped) ncclCheck(nccl().groupStart(), "ncclGroupStart");
+                        grouped = true;
+                        const size_t count = size_t(h) * planeCells_;
+                        ncclCheck(nccl().send(upOwnEnd, count, ncclFloat, int(gd), comms_[gu], su),
+                                  "ncclSend");
+                        ncclCheck(nccl().recv(downHalo, count, ncclFloat, int(gu), comms_[gd], sd),
+                                  "ncclRecv");
+                        ncclCheck(
+                            nccl().send(downOwnStart, count, ncclFloat, int(gu), comms_[gd], sd),
+                            "ncclSend");
+                        ncclCheck(nccl().recv(upHaloEnd, count, ncclFloat, int(gd), comms_[gu], su),
+                                  "ncclRecv");
                     }
-                    if (!grouped) ncclCheck(nccl().groupStart(), "ncclGroupStart");
-                    grouped = true;
-                    const size_t count = size_t(h) * planeCells_;
-                    ncclCheck(nccl().send(upOwnEnd, count, ncclFloat, int(gd), comms_[gu], su),
-                              "ncclSend");
-                    ncclCheck(nccl().recv(downHalo, count, ncclFloat, int(gu), comms_[gd], sd),
-                              "ncclRecv");
-                    ncclCheck(nccl().send(downOwnStart, count, ncclFloat, int(gu), comms_[gd], sd),
-                              "ncclSend");
-                    ncclCheck(nccl().recv(upHaloEnd, count, ncclFloat, int(gd), comms_[gu], su),
-                              "ncclRecv");
                 }
+            } catch (...) {
+                if (grouped) (void)nccl().groupEnd();
+                throw;
             }
             if (grouped) ncclCheck(nccl().groupEnd(), "ncclGroupEnd");
         }
@@ -341,8 +394,8 @@ class SlabbedCuda final : public CudaSimulation {
     GridSize whole_;
     SlabPlan plan_;
     size_t planeCells_;
-    std::vector<int> devices_;        // CUDA ordinals; [0] is the display GPU
-    std::vector<uint32_t> deviceOf_;  // per slab: index into devices_
+    std::vector<int> devices_;          // CUDA ordinals; [0] is the display GPU
+    std::vector<uint32_t> deviceOf_;    // per slab: index into devices_
     std::vector<cudaStream_t> streams_; // per GPU; [0] unused (the caller's stream)
     std::vector<cudaEvent_t> events_;   // per GPU: fork ([0]) and join
     std::vector<ncclComm_t> comms_;     // per GPU, where there are several
@@ -364,8 +417,7 @@ std::vector<int> slabDevices(int display, uint32_t gpus) {
     if (gpus < 1) throw usageError("--gpus must be at least 1");
     if (int64_t(gpus) > present)
         throw unsupported("--gpus " + std::to_string(gpus) + " asks for " + std::to_string(gpus) +
-                          " GPUs; this machine has " + std::to_string(present) +
-                          " CUDA device(s)");
+                          " GPUs; this machine has " + std::to_string(present) + " CUDA device(s)");
     std::vector<int> devices{display};
     for (int d = 0; d < present && devices.size() < gpus; ++d)
         if (d != display) devices.push_back(d);

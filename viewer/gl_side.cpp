@@ -174,8 +174,8 @@ void createHostSemaphores(estuary_viewer& v) {
         for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
             SharedSemaphore& s = list.emplace_back();
             s.vk = interop::createExportableBinarySemaphore(v.interop, name);
-            s.gl = importGlSemaphore(gl.context, interop::exportSemaphoreFd(v.interop, s.vk),
-                                     false, name);
+            s.gl = importGlSemaphore(gl.context, interop::exportSemaphoreFd(v.interop, s.vk), false,
+                                     name);
         }
     };
     make(gl.uploaded, "host images uploaded");
@@ -215,10 +215,9 @@ std::vector<uint32_t> uploadHostImages(estuary_viewer& v, estuary_frame& frame) 
         const uint32_t copy = copyOf(*image, frame.index);
         textures.push_back(gl.images.at(image)[copy].texture);
         if (image->writtenFrame == frame.index)
-            interop::recordReleaseToExternal(cmd, v.interop, image->exported[copy],
-                                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-                                             VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
-                                             VK_ACCESS_2_TRANSFER_WRITE_BIT);
+            interop::recordReleaseToExternal(
+                cmd, v.interop, image->exported[copy], VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
     }
     VK_CHECK(vkEndCommandBuffer(cmd));
     std::vector<VkSemaphoreSubmitInfo> waits, signals;

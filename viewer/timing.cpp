@@ -449,7 +449,8 @@ std::string gib(uint64_t bytes) {
 MemoryBudget queryMemoryBudget(const Device& device) {
     VkPhysicalDeviceMemoryBudgetPropertiesEXT budgetProps{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
-    const bool budgetExt = deviceOffersExtension(device.physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    const bool budgetExt =
+        deviceOffersExtension(device.physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     VkPhysicalDeviceMemoryProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
                                             budgetExt ? &budgetProps : nullptr};
     vkGetPhysicalDeviceMemoryProperties2(device.physical, &props);

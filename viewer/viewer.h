@@ -267,8 +267,9 @@ struct estuary_viewer {
     estuary::interop::Context interop;
     VkCommandPool pool = VK_NULL_HANDLE;
     VkSemaphore frameTimeline = VK_NULL_HANDLE; // signalled f + 1 by frame f's submission
-    bool semaphoreFd = false; // the device exports semaphores as fds (CUDA's and OpenGL's hand-offs)
-    VkQueryPool timestamps = VK_NULL_HANDLE;    // two per host-ring entry
+    bool semaphoreFd =
+        false; // the device exports semaphores as fds (CUDA's and OpenGL's hand-offs)
+    VkQueryPool timestamps = VK_NULL_HANDLE; // two per host-ring entry
     std::vector<estuary::lib::EntryState> entries;
     VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
     estuary::OffscreenTarget offscreen; // headless

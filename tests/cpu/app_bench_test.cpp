@@ -52,11 +52,11 @@ TEST(AppBench, AnFpsCapSpacesTheFramesAndTheReportSaysSo) {
     EXPECT_NE(r.output.find("cadence at the 80 fps cap: p99/p50 of frame intervals"),
               std::string::npos)
         << r.output;
-    const std::string check =
-        test::python() + " -c \"import json,sys; r=json.load(open(sys.argv[1])); "
-                         "m=r['modes'][0]; print(r['configuration']['fps_cap'], "
-                         "m['wall_seconds'] >= 39/80, m['fps_mean'] <= 80*1.05)\" '" +
-        json.string() + "'";
+    const std::string check = test::python() +
+                              " -c \"import json,sys; r=json.load(open(sys.argv[1])); "
+                              "m=r['modes'][0]; print(r['configuration']['fps_cap'], "
+                              "m['wall_seconds'] >= 39/80, m['fps_mean'] <= 80*1.05)\" '" +
+                              json.string() + "'";
     std::string printed;
     if (FILE* pipe = popen(check.c_str(), "r")) {
         char buffer[256];

@@ -76,14 +76,14 @@ const std::vector<const char*> kEveryBenchOption = {
     "--bench", "--headless", "--sim",         "fluid",  "--particles", "4096",
     "--view",  "speed",      "--frames",      "12",     "--warmup",    "7",
     "--mode",  "host-copy",  "--report",      "r.json", "--csv",       "c.csv",
-    "--trace", "t.json",     "--cuda-graphs", "off",   "--fps-cap",  "240"};
+    "--trace", "t.json",     "--cuda-graphs", "off",    "--fps-cap",   "240"};
 
 // The options of 3D simulations, which the 2D command lines above refuse.
 // A window run: headless, the options of the view not drawn are refused.
 const std::vector<const char*> kEveryVolumeOption = {
-    "--sim", "gray-scott-3d", "--size", "40x32x24",         "--camera", "-30,60", "--opacity",
-    "3.5",   "--slice-axis",  "x",      "--slice-position", "0.75",     "--draw", "raster",
-    "--slabs", "3", "--gpus", "2"};
+    "--sim",     "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
+    "--opacity", "3.5",           "--slice-axis", "x",        "--slice-position", "0.75",
+    "--draw",    "raster",        "--slabs",      "3",        "--gpus",           "2"};
 
 TEST(AppOptions, EveryVolumeOptionIsParsed) {
     const auto out = parse(kEveryVolumeOption);

@@ -197,7 +197,8 @@ BenchReport sampleReport() {
         // The energy counter read for the first two modes; the third says why it was not.
         if (std::string(shape.mode) != "host-copy") {
             mode.energyJoules = 310.0 * mode.wallSeconds;
-            mode.energySource = "NVML total energy counter (GPU-00000000-0000-0000-0000-000000000000)";
+            mode.energySource =
+                "NVML total energy counter (GPU-00000000-0000-0000-0000-000000000000)";
         } else {
             mode.energySource = "libnvidia-ml.so.1 (NVIDIA's driver) is not here";
         }

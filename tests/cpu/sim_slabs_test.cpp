@@ -61,10 +61,10 @@ struct SplitCase {
 
 TEST(SimSlabs, EverySplitRunEqualsTheUnsplitRunBitForBit) {
     const SplitCase cases[] = {
-        {"gray-scott", {64, 48}, 2, 4},   {"gray-scott", {97, 61}, 3, 4},
-        {"gray-scott", {97, 61}, 7, 4},   {"gray-scott", {33, 29}, 5, 3},
-        {"gray-scott", {40, 30}, 15, 2},  {"gray-scott", {31, 23}, 4, 1},
-        {"gray-scott", {50, 40}, 1, 4},   {"gray-scott-3d", {20, 18, 24}, 2, 4},
+        {"gray-scott", {64, 48}, 2, 4},        {"gray-scott", {97, 61}, 3, 4},
+        {"gray-scott", {97, 61}, 7, 4},        {"gray-scott", {33, 29}, 5, 3},
+        {"gray-scott", {40, 30}, 15, 2},       {"gray-scott", {31, 23}, 4, 1},
+        {"gray-scott", {50, 40}, 1, 4},        {"gray-scott-3d", {20, 18, 24}, 2, 4},
         {"gray-scott-3d", {17, 19, 23}, 3, 4}, {"gray-scott-3d", {16, 16, 22}, 5, 2},
     };
     for (const SplitCase& c : cases) {
@@ -126,7 +126,7 @@ TEST(SimSlabs, ThePlanSplitsAsEvenlyAsItCanAndRefusesSlabsThinnerThanTwoPlanes) 
     }
     EXPECT_EQ(total, 61u);
     EXPECT_EQ(plan.halo, kDefaultSlabHalo);
-    EXPECT_EQ(planSlabs(12, 4).halo, 3u); // the thinnest slab bounds the halo
+    EXPECT_EQ(planSlabs(12, 4).halo, 3u);                     // the thinnest slab bounds the halo
     EXPECT_EQ(slabLocalToWhole(plan, 0, 0), 61u - plan.halo); // slab 0's halo wraps
     EXPECT_EQ(slabLocalToWhole(plan, 1, plan.halo), plan.first[1]);
     for (uint32_t slabs : {0u, 31u, 100u}) {

@@ -273,8 +273,8 @@ TEST_F(AppGpuRun, HostWrittenFramesReachOpenGlReleasedAndHandedOverBySemaphores)
                                "--resolution 320x240 --seed 3 ";
     const auto vk = runEstuary(common + "--screenshot '" + (dir / "vk.png").string() + "'");
     ASSERT_EQ(vk.exitCode, 0) << vk.output;
-    const auto gl = runEstuary(common + "--consumer opengl --screenshot '" +
-                               (dir / "gl.png").string() + "'");
+    const auto gl =
+        runEstuary(common + "--consumer opengl --screenshot '" + (dir / "gl.png").string() + "'");
     ASSERT_EQ(gl.exitCode, 0) << gl.output;
     EXPECT_NE(gl.output.find("host-written images released to the external queue family, "
                              "handed over by semaphores"),
@@ -282,8 +282,8 @@ TEST_F(AppGpuRun, HostWrittenFramesReachOpenGlReleasedAndHandedOverBySemaphores)
         << gl.output;
     EXPECT_NE(gl.output.find("validation layer reported 0 message"), std::string::npos);
     EXPECT_NE(gl.output.find("OpenGL debug output reported 0 error"), std::string::npos);
-    const ImageDiff diff = compareRgba8(loadPng(dir / "gl.png").pixels,
-                                        loadPng(dir / "vk.png").pixels, 2);
+    const ImageDiff diff =
+        compareRgba8(loadPng(dir / "gl.png").pixels, loadPng(dir / "vk.png").pixels, 2);
     std::printf("host-written: OpenGL vs Vulkan: max diff %d, failing fraction %g\n",
                 diff.maxAbsDiff, diff.failingFraction);
     EXPECT_LE(diff.failingFraction, 0.001);

@@ -281,7 +281,8 @@ TEST_F(SimCudaTest, ASplitRunOnOneGpuEqualsTheUnsplitReferenceBitForBit) {
                 gpu->step(params, steps, stream);
             }
             if (!def.brush.primary.empty()) {
-                const Brush strokes[] = {{60.0f, 25.5f, 7.0f, false}, {5.0f, 76.0f, 5.0f, false},
+                const Brush strokes[] = {{60.0f, 25.5f, 7.0f, false},
+                                         {5.0f, 76.0f, 5.0f, false},
                                          {70.0f, 40.0f, 3.0f, true}};
                 for (const Brush& brush : strokes) {
                     cpu->brush(brush, params);
