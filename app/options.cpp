@@ -469,7 +469,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                  "Enable the Khronos validation layer; any message makes the exit code non-zero");
     app.add_option("--frames-in-flight", o.framesInFlight,
                    "Frames in flight over a ring of shared images")
-        ->transform(wholeNumber(1, 16));
+        ->transform(wholeNumber(1, 32));
     app.add_option("--seed", o.seed, "Seed of the initial condition")
         ->transform(wholeNumber(0, UINT64_MAX));
     app.add_option("--fps-cap", o.fpsCap,

@@ -82,7 +82,7 @@ struct Options {
     std::string colormap = "viridis";
     std::string screenshot; // headless default: estuary.png
     bool validate = false;
-    uint32_t framesInFlight = 2; // 1..16; interactive default; --bench: kBenchFramesInFlight
+    uint32_t framesInFlight = 2; // 1..32; interactive default; --bench: kBenchFramesInFlight
     uint32_t fpsCap = 0;         // --fps-cap: frames started at most this often (0: no cap)
     uint64_t seed = 1;
     // Volumes (3D simulations): the orbit camera in degrees, the transfer function's opacity, the

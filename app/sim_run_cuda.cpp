@@ -172,7 +172,7 @@ class CudaRun final : public SimRun {
                                        texel + 4, sizeof(float), cudaMemcpyHostToDevice, stream_));
     }
 
-    static constexpr size_t kEntries = 32; // more than any host ring
+    static constexpr size_t kEntries = 64; // more than any host ring
     static constexpr size_t kPinnedBytes = kEntries * 8 * sizeof(float);
     struct KeyedWork {
         sim::ParamValues params;

@@ -109,9 +109,9 @@ void resolveDesc(estuary_viewer& v, const estuary_viewer_desc& d) {
     constexpr uint32_t kFlags = ESTUARY_VIEWER_VALIDATION | ESTUARY_VIEWER_NO_UI |
                                 ESTUARY_VIEWER_NO_PANELS | ESTUARY_VIEWER_NO_HOTKEYS;
     if (d.flags & ~kFlags) throw usageError("estuary_viewer_desc.flags has unknown bits");
-    if (d.frames_in_flight > 16)
+    if (d.frames_in_flight > kMaxFramesInFlight)
         throw usageError("frames_in_flight " + std::to_string(d.frames_in_flight) +
-                         " is not in 1..16 (0: 2)");
+                         " is not in 1.." + std::to_string(kMaxFramesInFlight) + " (0: 2)");
     if (d.width > 16384 || d.height > 16384)
         throw usageError("the picture " + std::to_string(d.width) + "x" + std::to_string(d.height) +
                          " is larger than 16384x16384");

@@ -38,6 +38,9 @@
 struct GLFWwindow;
 
 namespace estuary::lib {
+
+// The deepest ring estuary_viewer_desc.frames_in_flight may ask for.
+inline constexpr uint32_t kMaxFramesInFlight = 32;
 struct CudaImageRing;  // cuda_side.cpp: an interop::ImageRing
 struct CudaBufferRing; // cuda_side.cpp: an interop::BufferRing
 struct CudaSide;       // cuda_side.cpp: stream, events, timelines, graphs of a viewer

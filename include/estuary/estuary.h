@@ -155,7 +155,7 @@ typedef struct estuary_viewer_desc {
     estuary_display_mode display;
     uint32_t width, height;    /* the window, or the headless picture; 0: 1024 x 768 */
     const char* title;         /* NULL: "estuary" */
-    uint32_t frames_in_flight; /* 1..16 slots in each ring; 0: 2 */
+    uint32_t frames_in_flight; /* 1..32 slots in each ring; 0: 2 */
     estuary_present_mode present_mode;
     estuary_cuda_mode cuda;
     int32_t cuda_device; /* ESTUARY_CUDA_DEVICE only */

@@ -112,8 +112,8 @@ def test_stats_metrics_and_the_camera(open_viewer):
 
 
 def test_bad_arguments_raise_naming_the_value(open_viewer):
-    with pytest.raises(estuary.InvalidArgument, match="frames_in_flight 17"):
-        estuary.Viewer(display="headless", cuda="off", frames_in_flight=17)
+    with pytest.raises(estuary.InvalidArgument, match="frames_in_flight 33"):
+        estuary.Viewer(display="headless", cuda="off", frames_in_flight=33)
     viewer = open_viewer()
     with pytest.raises(estuary.InvalidArgument, match="format 'r8'"):
         viewer.image((8, 8), format="r8")

@@ -109,8 +109,8 @@ TEST_F(LibraryTest, RefusesBadViewerDescriptionsNamingTheValue) {
     d = headless();
     d.api_version = ESTUARY_MAKE_VERSION(ESTUARY_VERSION_MAJOR(ESTUARY_API_VERSION) + 1, 0, 0);
     EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "rebuild");
-    d = headless(17);
-    EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "frames_in_flight 17", "1..16");
+    d = headless(33);
+    EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "frames_in_flight 33", "1..32");
     d = headless();
     d.display = outOfRange<estuary_display_mode>(7);
     EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "display 7");
@@ -240,8 +240,8 @@ void everyDrawSeesItsOwnFrame(uint32_t framesInFlight) {
     EXPECT_EQ(v.close(), 0u);
 }
 
-TEST(Library, EveryDrawSeesItsOwnFrameForOneToSixteenFramesInFlight) {
-    for (uint32_t n : {1u, 2u, 3u, 5u, 8u, 9u, 16u})
+TEST(Library, EveryDrawSeesItsOwnFrameForOneToThirtyTwoFramesInFlight) {
+    for (uint32_t n : {1u, 2u, 3u, 5u, 8u, 9u, 16u, 32u})
         everyDrawSeesItsOwnFrame(n);
 }
 

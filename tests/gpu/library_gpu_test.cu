@@ -1,6 +1,6 @@
 // libestuary on a real GPU, as a user's CUDA code drives it: images of every kind and format
 // written by CUDA kernels through the frame's surfaces, read back in the frame's own draw;
-// every draw sees its own frame for 1..16 frames in flight (images and buffers), single
+// every draw sees its own frame for 1..32 frames in flight (images and buffers), single
 // allocations, frames replayed as CUDA graphs, the deferred wait, copies from device memory,
 // generated mips, and the stats' CUDA times. Validation on: any message fails. Skips without CUDA.
 #include <cuda_runtime.h>
@@ -100,8 +100,8 @@ class LibraryGpu : public ::testing::Test {
 
 // Each draw reads the frame's own image and buffer, before and after drawing, for every depth
 // of the ring the API allows.
-TEST_F(LibraryGpu, EveryDrawSeesItsOwnFrameForOneToSixteenFramesInFlight) {
-    for (uint32_t n : {1u, 2u, 3u, 4u, 8u, 16u}) {
+TEST_F(LibraryGpu, EveryDrawSeesItsOwnFrameForOneToThirtyTwoFramesInFlight) {
+    for (uint32_t n : {1u, 2u, 3u, 4u, 8u, 16u, 32u}) {
         SCOPED_TRACE(std::to_string(n) + " in flight");
         Viewer v(gpuViewer(n));
         Image image = v.image(cudaImage(32, 32));
