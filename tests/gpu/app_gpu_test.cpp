@@ -226,12 +226,8 @@ TEST_F(AppGpuRun, OpenGlDrawsCudaFramesLikeTheVulkanRendererWithEveryHandoff) {
             const Rgba8Image got = loadPng(shot);
             ASSERT_EQ(got.pixels.size(), expected.pixels.size());
             EXPECT_GT(countDistinctColors(got), 16u) << "the OpenGL picture is (nearly) flat";
-            // The same frame data through two APIs' samplers: the rendering tests' tolerance.
-            const ImageDiff diff = compareRgba8(got.pixels, expected.pixels, 2);
-            std::printf("%s, hand-off %s: OpenGL vs Vulkan: max diff %d, failing fraction %g\n",
-                        def.name.c_str(), handoff, diff.maxAbsDiff, diff.failingFraction);
-            EXPECT_LE(diff.failingFraction, 0.001);
-            EXPECT_LE(diff.maxAbsDiff, 16);
+            expectSamePictureInBothApis(got.pixels, expected.pixels,
+                                        def.name + ", hand-off " + handoff);
         }
     }
 }
@@ -282,12 +278,8 @@ TEST_F(AppGpuRun, HostWrittenFramesReachOpenGlReleasedAndHandedOverBySemaphores)
         << gl.output;
     EXPECT_NE(gl.output.find("validation layer reported 0 message"), std::string::npos);
     EXPECT_NE(gl.output.find("OpenGL debug output reported 0 error"), std::string::npos);
-    const ImageDiff diff =
-        compareRgba8(loadPng(dir / "gl.png").pixels, loadPng(dir / "vk.png").pixels, 2);
-    std::printf("host-written: OpenGL vs Vulkan: max diff %d, failing fraction %g\n",
-                diff.maxAbsDiff, diff.failingFraction);
-    EXPECT_LE(diff.failingFraction, 0.001);
-    EXPECT_LE(diff.maxAbsDiff, 16);
+    expectSamePictureInBothApis(loadPng(dir / "gl.png").pixels, loadPng(dir / "vk.png").pixels,
+                                "host-written");
     for (bool hostCopy : {false, true})
         for (uint32_t inFlight : {1u, 2u, 3u, 8u}) {
             SCOPED_TRACE(std::string(hostCopy ? "host-copy" : "cpu") + ", frames in flight " +

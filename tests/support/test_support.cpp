@@ -107,6 +107,15 @@ ImageDiff compareRgba8(const std::vector<uint8_t>& a, const std::vector<uint8_t>
     return diff;
 }
 
+void expectSamePictureInBothApis(const std::vector<uint8_t>& gl, const std::vector<uint8_t>& vk,
+                                 const std::string& what) {
+    const ImageDiff diff = compareRgba8(gl, vk, 2);
+    std::printf("%s: OpenGL vs Vulkan: max diff %d, failing fraction %g\n", what.c_str(),
+                diff.maxAbsDiff, diff.failingFraction);
+    EXPECT_LE(diff.failingFraction, 0.001) << what;
+    EXPECT_LE(diff.maxAbsDiff, 16) << what;
+}
+
 Rgba8Image loadPng(const std::filesystem::path& path) {
     Rgba8Image image;
     int channels = 0;

@@ -68,6 +68,12 @@ struct ImageDiff {
 ImageDiff compareRgba8(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
                        int perChannelTolerance);
 
+// The same frames drawn by the OpenGL consumer and by the Vulkan renderer, through two APIs'
+// samplers: the rendering tests' golden tolerance (2/255 on all but 0.1% of pixels, none off by
+// more than 16). Prints the difference under `what`.
+void expectSamePictureInBothApis(const std::vector<uint8_t>& gl, const std::vector<uint8_t>& vk,
+                                 const std::string& what);
+
 struct Rgba8Image {
     int width = 0;
     int height = 0;
