@@ -41,6 +41,17 @@ SlabPlan planSlabs(uint32_t planes, uint32_t slabs, uint32_t maxHalo) {
     return plan;
 }
 
+std::vector<HaloCopy> haloCopies(const SlabPlan& plan) {
+    std::vector<HaloCopy> copies;
+    const size_t n = plan.count.size();
+    for (size_t up = 0; up < n; ++up) {
+        const size_t down = (up + 1) % n;
+        copies.push_back({up, down, plan.count[up], 0});
+        copies.push_back({down, up, plan.halo, plan.halo + plan.count[up]});
+    }
+    return copies;
+}
+
 namespace {
 
 // The CPU backend's split run (slabs.h): host copies between the slabs' grids.
@@ -48,7 +59,7 @@ class SlabbedCpu final : public CpuSimulation {
   public:
     SlabbedCpu(const SimDefinition& def, const GridSize& whole, uint32_t slabs, uint32_t maxHalo)
         : whole_(whole), plan_(planSlabs(slabAxisPlanes(whole), slabs, maxHalo)),
-          planeCells_(slabPlaneCells(whole)) {
+          planeCells_(slabPlaneCells(whole)), haloCopies_(haloCopies(plan_)) {
         if (!def.splittable || !def.createCpu)
             throw usageError(def.name + " cannot be split into slabs");
         for (size_t i = 0; i < plan_.count.size(); ++i)
@@ -106,19 +117,13 @@ class SlabbedCpu final : public CpuSimulation {
     // Each slab's halos from its neighbours' own edge planes (the grid wraps: slab 0's upper
     // neighbour is the last slab).
     void exchange() {
-        const size_t n = slabs_.size();
-        const uint32_t h = plan_.halo;
         std::vector<SlabFields> fields;
         for (auto& slab : slabs_)
             fields.push_back(slab->slabFields());
-        for (size_t i = 0; i < n; ++i) {
-            const size_t before = (i + n - 1) % n, after = (i + 1) % n;
-            for (size_t f = 0; f < fields[i].fields.size(); ++f) {
-                copyPlanes(fields[before].fields[f], plan_.count[before], fields[i].fields[f], 0,
-                           h);
-                copyPlanes(fields[after].fields[f], h, fields[i].fields[f], h + plan_.count[i], h);
-            }
-        }
+        for (const HaloCopy& c : haloCopies_)
+            for (size_t f = 0; f < fields[c.from].fields.size(); ++f)
+                copyPlanes(fields[c.from].fields[f], c.fromPlane, fields[c.to].fields[f], c.toPlane,
+                           plan_.halo);
     }
 
     // The slabs' own planes of the listed fields into the whole grid's object.
@@ -135,6 +140,7 @@ class SlabbedCpu final : public CpuSimulation {
     GridSize whole_;
     SlabPlan plan_;
     size_t planeCells_;
+    std::vector<HaloCopy> haloCopies_;
     std::vector<std::unique_ptr<CpuSimulation>> slabs_;
     std::unique_ptr<CpuSimulation> wholeSim_; // holds the gathered planes for the outputs
 };

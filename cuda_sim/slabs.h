@@ -42,6 +42,18 @@ inline uint32_t slabLocalToWhole(const SlabPlan& plan, size_t slab, uint32_t p) 
     return uint32_t((uint64_t(plan.first[slab]) + plan.planes - plan.halo + p) % plan.planes);
 }
 
+// One halo copy of an exchange: plan.halo planes of slab `from`'s own edge, starting at its plane
+// `fromPlane`, into slab `to`'s halo at its plane `toPlane` (planes of the slabs' own grids).
+struct HaloCopy {
+    size_t from = 0, to = 0;
+    uint32_t fromPlane = 0, toPlane = 0;
+};
+// Every copy of one exchange, boundary by boundary (boundary b: slab b above slab b + 1, wrapping):
+// b's last own planes into b + 1's upper halo, then b + 1's first own planes into b's lower halo.
+// Both backends copy from this list in this order; the NCCL exchange relies on the order (every
+// GPU issues its sends and receives in it). Copies read own planes and write halos only.
+std::vector<HaloCopy> haloCopies(const SlabPlan& plan);
+
 // The CPU backend's split run: `slabs` CpuSimulations of def, host copies between them.
 std::unique_ptr<CpuSimulation> createSlabbedCpu(const SimDefinition& def, const GridSize& whole,
                                                 uint32_t slabs,

@@ -112,7 +112,7 @@ class SlabbedCuda final : public CudaSimulation {
     SlabbedCuda(const SimDefinition& def, const GridSize& whole, uint32_t slabs,
                 const std::vector<int>& devices, uint32_t maxHalo)
         : whole_(whole), plan_(planSlabs(slabAxisPlanes(whole), slabs, maxHalo)),
-          planeCells_(slabPlaneCells(whole)), devices_(devices) {
+          planeCells_(slabPlaneCells(whole)), haloCopies_(haloCopies(plan_)), devices_(devices) {
         if (!def.splittable || !def.createCuda)
             throw usageError(def.name + " cannot be split into slabs");
         if (devices.empty() || devices.size() > slabs)
@@ -320,52 +320,41 @@ class SlabbedCuda final : public CudaSimulation {
                 cudaMemcpyPeerAsync(to, devices_[toGpu], from, devices_[fromGpu], bytes, stream));
     }
 
-    // Each slab's halos from its neighbours' own edge planes: device copies between slabs on one
-    // GPU, one NCCL group for the rest (every GPU issues its sends and receives in the same
-    // order: boundary by boundary, field by field).
+    // Each slab's halos from its neighbours' own edge planes (haloCopies: boundary by boundary):
+    // device copies between slabs on one GPU, then one NCCL group for the rest, every GPU issuing
+    // its sends and receives in the list's order, field by field.
     void exchange(cudaStream_t stream) {
-        const size_t n = slabs_.size();
-        const uint32_t h = plan_.halo;
         std::vector<SlabFields> f;
         for (auto& slab : slabs_)
             f.push_back(slab->slabFields());
         const size_t fields = f[0].fields.size();
-        // Boundary b: between slab b (above) and slab b + 1 (below), wrapping. Device copies
-        // first, then the NCCL group (nothing else between its start and end).
+        const auto at = [&](size_t slab, size_t field, uint32_t plane) {
+            return f[slab].fields[field] + size_t(plane) * planeCells_;
+        };
         for (bool acrossGpus : {false, true}) {
             bool grouped = false;
             // An error inside the group still closes it (the group is the thread's), and the
             // current device is restored whatever NCCL leaves.
             DeviceScope restore(devices_[0]);
             try {
-                for (size_t b = 0; b < n; ++b) {
-                    const size_t up = b, down = (b + 1) % n;
-                    const uint32_t gu = deviceOf_[up], gd = deviceOf_[down];
-                    if ((gu != gd) != acrossGpus) continue;
-                    const cudaStream_t su = streamOf(up, stream), sd = streamOf(down, stream);
+                for (const HaloCopy& c : haloCopies_) {
+                    const uint32_t gf = deviceOf_[c.from], gt = deviceOf_[c.to];
+                    if ((gf != gt) != acrossGpus) continue;
+                    const cudaStream_t sf = streamOf(c.from, stream), st = streamOf(c.to, stream);
                     for (size_t k = 0; k < fields; ++k) {
-                        float* upOwnEnd = f[up].fields[k] + size_t(plan_.count[up]) * planeCells_;
-                        float* upHaloEnd =
-                            f[up].fields[k] + size_t(h + plan_.count[up]) * planeCells_;
-                        float* downHalo = f[down].fields[k];
-                        float* downOwnStart = f[down].fields[k] + size_t(h) * planeCells_;
+                        float* from = at(c.from, k, c.fromPlane);
+                        float* to = at(c.to, k, c.toPlane);
                         if (!acrossGpus) {
-                            DeviceScope scope(devices_[gu]);
-                            copy(downHalo, gd, upOwnEnd, gu, h, su);
-                            copy(upHaloEnd, gu, downOwnStart, gd, h, su);
+                            DeviceScope scope(devices_[gf]);
+                            copy(to, gt, from, gf, plan_.halo, sf);
                             continue;
                         }
                         if (!grouped) ncclCheck(nccl().groupStart(), "ncclGroupStart");
                         grouped = true;
-                        const size_t count = size_t(h) * planeCells_;
-                        ncclCheck(nccl().send(upOwnEnd, count, ncclFloat, int(gd), comms_[gu], su),
+                        const size_t count = size_t(plan_.halo) * planeCells_;
+                        ncclCheck(nccl().send(from, count, ncclFloat, int(gt), comms_[gf], sf),
                                   "ncclSend");
-                        ncclCheck(nccl().recv(downHalo, count, ncclFloat, int(gu), comms_[gd], sd),
-                                  "ncclRecv");
-                        ncclCheck(
-                            nccl().send(downOwnStart, count, ncclFloat, int(gu), comms_[gd], sd),
-                            "ncclSend");
-                        ncclCheck(nccl().recv(upHaloEnd, count, ncclFloat, int(gd), comms_[gu], su),
+                        ncclCheck(nccl().recv(to, count, ncclFloat, int(gf), comms_[gt], st),
                                   "ncclRecv");
                     }
                 }
@@ -394,6 +383,7 @@ class SlabbedCuda final : public CudaSimulation {
     GridSize whole_;
     SlabPlan plan_;
     size_t planeCells_;
+    std::vector<HaloCopy> haloCopies_;
     std::vector<int> devices_;          // CUDA ordinals; [0] is the display GPU
     std::vector<uint32_t> deviceOf_;    // per slab: index into devices_
     std::vector<cudaStream_t> streams_; // per GPU; [0] unused (the caller's stream)
