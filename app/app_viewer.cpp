@@ -156,12 +156,12 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     std::unique_ptr<SimRun> run = SimRun::create(viewer, config);
     if (config.slabs > 1) {
         const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth};
-        const sim::SlabPlan plan = sim::planSlabs(sim::slabAxisPlanes(grid), config.slabs);
+        const sim::SlabPlan plan = sim::planSlabs(grid, config.slabs);
         const std::string where =
             kind == RunKind::Cpu ? "the CPU" : std::to_string(config.gpus) + " GPU(s)";
         std::printf("estuary: the grid in %u slabs of %u..%u %s (halos of %u), on %s\n",
-                    config.slabs, plan.count.back(), plan.count.front(),
-                    grid.depth > 1 ? "slices" : "rows", plan.halo, where.c_str());
+                    config.slabs, plan.count.back(), plan.count.front(), sim::slabPlaneName(grid),
+                    plan.halo, where.c_str());
         std::fflush(stdout);
     }
     return run;

@@ -1,7 +1,9 @@
 #include "options.h"
 #include "estuary/estuary.h"
+#include "errors.h"
 #include "output_file.h"
 #include "simulations.h"
+#include "slabs.h"
 
 #include <CLI/CLI.hpp>
 
@@ -635,12 +637,11 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                               ": every GPU needs at least one slab (allowed: --slabs " +
                               std::to_string(o.gpus) + " or more)");
     if (o.slabs > 1) {
-        const uint32_t planes = o.grid.depth > 1 ? o.grid.depth : o.grid.height;
-        if (planes / o.slabs < 2)
-            return usage(
-                out, "--slabs " + std::to_string(o.slabs) + ": the grid's " +
-                         std::to_string(planes) + (o.grid.depth > 1 ? " slices" : " rows") +
-                         " leave slabs of fewer than 2; allowed: 1.." + std::to_string(planes / 2));
+        try {
+            (void)sim::planSlabs({o.grid.width, o.grid.height, o.grid.depth}, o.slabs);
+        } catch (const Error& e) {
+            return usage(out, e.what());
+        }
     }
     // Offscreen, the view cannot change: options of the other 3D view would be ignored.
     if (def.dimensions == 3 && offscreen) {

@@ -20,14 +20,19 @@ GridSize withSlabPlanes(GridSize grid, uint32_t planes) {
     return grid;
 }
 
-SlabPlan planSlabs(uint32_t planes, uint32_t slabs, uint32_t maxHalo) {
+const char* slabPlaneName(const GridSize& grid) {
+    return grid.depth > 1 ? "slices" : "rows";
+}
+
+namespace {
+
+SlabPlan makePlan(uint32_t planes, uint32_t slabs, uint32_t maxHalo, const char* planeName) {
     if (slabs < 1) throw usageError("--slabs must be at least 1, got " + std::to_string(slabs));
     if (maxHalo < 1) throw usageError("a slab halo must be at least 1 plane");
     if (planes / slabs < 2)
-        throw usageError("--slabs " + std::to_string(slabs) +
-                         " would leave slabs of fewer than 2 " + "planes of the grid's " +
-                         std::to_string(planes) + " along its slowest axis; allowed: 1.." +
-                         std::to_string(planes / 2));
+        throw usageError("--slabs " + std::to_string(slabs) + ": the grid's " +
+                         std::to_string(planes) + " " + planeName +
+                         " leave slabs of fewer than 2; allowed: 1.." + std::to_string(planes / 2));
     SlabPlan plan;
     plan.planes = planes;
     uint32_t next = 0;
@@ -39,6 +44,16 @@ SlabPlan planSlabs(uint32_t planes, uint32_t slabs, uint32_t maxHalo) {
     }
     plan.halo = std::min(maxHalo, planes / slabs);
     return plan;
+}
+
+} // namespace
+
+SlabPlan planSlabs(uint32_t planes, uint32_t slabs, uint32_t maxHalo) {
+    return makePlan(planes, slabs, maxHalo, "planes");
+}
+
+SlabPlan planSlabs(const GridSize& grid, uint32_t slabs, uint32_t maxHalo) {
+    return makePlan(slabAxisPlanes(grid), slabs, maxHalo, slabPlaneName(grid));
 }
 
 std::vector<HaloCopy> haloCopies(const SlabPlan& plan) {
@@ -58,7 +73,7 @@ namespace {
 class SlabbedCpu final : public CpuSimulation {
   public:
     SlabbedCpu(const SimDefinition& def, const GridSize& whole, uint32_t slabs, uint32_t maxHalo)
-        : whole_(whole), plan_(planSlabs(slabAxisPlanes(whole), slabs, maxHalo)),
+        : whole_(whole), plan_(planSlabs(whole, slabs, maxHalo)),
           planeCells_(slabPlaneCells(whole)), haloCopies_(haloCopies(plan_)) {
         if (!def.splittable || !def.createCpu)
             throw usageError(def.name + " cannot be split into slabs");

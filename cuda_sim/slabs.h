@@ -36,6 +36,10 @@ GridSize withSlabPlanes(GridSize grid, uint32_t planes);
 // halo = min(maxHalo, thinnest slab). Throws usageError when slabs < 1 or a slab would hold fewer
 // than 2 planes (naming the most slabs allowed), or maxHalo < 1.
 SlabPlan planSlabs(uint32_t planes, uint32_t slabs, uint32_t maxHalo = kDefaultSlabHalo);
+// The same for a grid's slowest axis, its planes named "rows" or "slices" in the message.
+SlabPlan planSlabs(const GridSize& grid, uint32_t slabs, uint32_t maxHalo = kDefaultSlabHalo);
+// "rows" (2D) or "slices" (3D): what the planes of the grid's slowest axis are.
+const char* slabPlaneName(const GridSize& grid);
 
 // Where plane p of slab i's own grid (its halo first) lies in the whole grid.
 inline uint32_t slabLocalToWhole(const SlabPlan& plan, size_t slab, uint32_t p) {

@@ -111,7 +111,7 @@ class SlabbedCuda final : public CudaSimulation {
   public:
     SlabbedCuda(const SimDefinition& def, const GridSize& whole, uint32_t slabs,
                 const std::vector<int>& devices, uint32_t maxHalo)
-        : whole_(whole), plan_(planSlabs(slabAxisPlanes(whole), slabs, maxHalo)),
+        : whole_(whole), plan_(planSlabs(whole, slabs, maxHalo)),
           planeCells_(slabPlaneCells(whole)), haloCopies_(haloCopies(plan_)), devices_(devices) {
         if (!def.splittable || !def.createCuda)
             throw usageError(def.name + " cannot be split into slabs");
