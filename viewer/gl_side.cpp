@@ -199,7 +199,6 @@ std::vector<uint32_t> uploadHostImages(estuary_viewer& v, estuary_frame& frame) 
     const bool semaphores = hostSemaphores(v);
     if (semaphores) createHostSemaphores(v);
     const uint32_t entry = frame.entry;
-    if (gl.uploadValue.empty()) gl.uploadValue.assign(v.hostRing, 0);
     if (const uint64_t previous = gl.uploadValue[entry]) // the entry's command buffer is done
         poll(
             v, [&] { return timelineValue(v.device, v.frameTimeline) >= previous; },
@@ -275,6 +274,7 @@ void openGl(estuary_viewer& v, bool gpuProducer) {
     try {
         gl.handoff = resolveHandoff(v.glHandoff, gpuProducer, gl.context.info, gl.handoffWhy);
         gl.fences.assign(v.hostRing, nullptr);
+        gl.uploadValue.assign(v.hostRing, 0);
         gl.timestamps.resize(2 * v.hostRing);
         glGenQueries(GLsizei(gl.timestamps.size()), gl.timestamps.data());
         fitTarget(v, {v.width, v.height});
