@@ -6,11 +6,99 @@
 #include "volume_camera.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 #include <tuple>
 
 namespace estuary {
+
+namespace {
+
+// One set per slot: colormap and points (vertex or compute), the splat buffer (compute, fragment).
+void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, bool splat) {
+    const VkShaderStageFlags pointStages =
+        VK_SHADER_STAGE_VERTEX_BIT | (splat ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u);
+    VkDescriptorSetLayoutBinding bindings[3]{};
+    bindings[0] = {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                   pointStages, nullptr};
+    bindings[1] = {ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pointStages,
+                   nullptr};
+    bindings[2] = {ESTUARY_BINDING_SPLAT, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                   VK_SHADER_STAGE_COMPUTE_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
+    VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    layoutInfo.bindingCount = splat ? 3 : 2;
+    layoutInfo.pBindings = bindings;
+    VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
+    nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "points set layout");
+    const VkDescriptorPoolSize sizes[2] = {
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, slotCount},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, (splat ? 2 : 1) * slotCount}};
+    VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    poolInfo.maxSets = slotCount;
+    poolInfo.poolSizeCount = 2;
+    poolInfo.pPoolSizes = sizes;
+    VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &r.descriptorPool));
+    const std::vector<VkDescriptorSetLayout> layouts(slotCount, r.setLayout);
+    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    alloc.descriptorPool = r.descriptorPool;
+    alloc.descriptorSetCount = slotCount;
+    alloc.pSetLayouts = layouts.data();
+    r.slotSets.resize(slotCount);
+    VK_CHECK(vkAllocateDescriptorSets(device.handle, &alloc, r.slotSets.data()));
+    const VkDescriptorImageInfo colormap{r.colormapSampler, r.colormaps.view,
+                                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    for (VkDescriptorSet set : r.slotSets)
+        writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
+                             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
+}
+
+void writeBufferDescriptor(const Device& device, VkDescriptorSet set, uint32_t binding,
+                           VkBuffer buffer, VkDeviceSize bytes) {
+    const VkDescriptorBufferInfo info{buffer, 0, bytes};
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = set;
+    write.dstBinding = binding;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    write.pBufferInfo = &info;
+    vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+}
+
+// The splat's compute pipeline and the resolve's full-screen additive pass.
+void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsDesc& desc) {
+    const std::filesystem::path path =
+        shaderPath(desc.dataDir, desc.threeD ? "points3d_splat.comp" : "points_splat.comp");
+    const VkShaderModule module = loadShaderModule(device, path);
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.layout = r.pipelineLayout;
+    const VkResult result = vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info,
+                                                     nullptr, &r.splatPipeline);
+    vkDestroyShaderModule(device.handle, module, nullptr);
+    if (result != VK_SUCCESS)
+        throwVkFailure(result, ("vkCreateComputePipelines (" + path.string() + ")").c_str(),
+                       __FILE__, __LINE__);
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE, r.splatPipeline,
+               desc.threeD ? "3D points splat" : "points splat");
+    PipelineShape shape;
+    shape.vertexShader = "fullscreen.vert";
+    shape.fragmentShader = "points_resolve.frag";
+    shape.additive = true;
+    shape.name = "points splat resolve";
+    r.resolvePipeline =
+        createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout, desc.dataDir, shape);
+}
+
+VkShaderStageFlags pushStages(const PointsRenderer& r) {
+    return VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT |
+           (r.splatPipeline ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u);
+}
+
+} // namespace
 
 PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
                                     const PointsDesc& desc) {
@@ -23,39 +111,11 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
     try {
         r.colormapSampler = createLinearSampler(device, 0.0f, "points colormap");
         r.colormaps = createColormapImage(device, pool, desc.dataDir);
-        VkDescriptorSetLayoutBinding bindings[2]{};
-        bindings[0] = {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
-                       VK_SHADER_STAGE_VERTEX_BIT, nullptr};
-        bindings[1] = {ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
-                       VK_SHADER_STAGE_VERTEX_BIT, nullptr};
-        VkDescriptorSetLayoutCreateInfo layoutInfo{
-            VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-        layoutInfo.bindingCount = 2;
-        layoutInfo.pBindings = bindings;
-        VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
-        nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "points set layout");
-        const VkDescriptorPoolSize sizes[2] = {
-            {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, desc.slotCount},
-            {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, desc.slotCount}};
-        VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-        poolInfo.maxSets = desc.slotCount;
-        poolInfo.poolSizeCount = 2;
-        poolInfo.pPoolSizes = sizes;
-        VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &r.descriptorPool));
-        const std::vector<VkDescriptorSetLayout> layouts(desc.slotCount, r.setLayout);
-        VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-        alloc.descriptorPool = r.descriptorPool;
-        alloc.descriptorSetCount = desc.slotCount;
-        alloc.pSetLayouts = layouts.data();
-        r.slotSets.resize(desc.slotCount);
-        VK_CHECK(vkAllocateDescriptorSets(device.handle, &alloc, r.slotSets.data()));
-        const VkDescriptorImageInfo colormap{r.colormapSampler, r.colormaps.view,
-                                             VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
-        for (VkDescriptorSet set : r.slotSets)
-            writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
-                                 VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
+        createSets(device, r, desc.slotCount, desc.splat);
         r.pipelineLayout = createPushLayout(
-            device, r.setLayout, VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT,
+            device, r.setLayout,
+            VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT |
+                (desc.splat ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u),
             "points layout");
         PipelineShape shape;
         shape.vertexShader = desc.threeD ? "points3d.vert" : "points.vert";
@@ -65,6 +125,7 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
         shape.name = desc.threeD ? "3D points pipeline" : "points pipeline";
         r.pipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
                                             desc.dataDir, shape);
+        if (desc.splat) createSplatPipelines(device, r, desc);
     } catch (...) {
         destroyPointsRenderer(device, r);
         throw;
@@ -73,6 +134,9 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
 }
 
 void destroyPointsRenderer(const Device& device, PointsRenderer& r) {
+    destroyBuffer(device, r.splatBuffer);
+    vkDestroyPipeline(device.handle, r.resolvePipeline, nullptr);
+    vkDestroyPipeline(device.handle, r.splatPipeline, nullptr);
     vkDestroyPipeline(device.handle, r.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, r.pipelineLayout, nullptr);
     vkDestroyDescriptorPool(device.handle, r.descriptorPool, nullptr); // frees the sets
@@ -87,15 +151,24 @@ void setPointsBuffer(const Device& device, PointsRenderer& r, uint32_t slot, VkB
     if (slot >= r.slotSets.size())
         throw runtimeError("setPointsBuffer: slot " + std::to_string(slot) + " out of " +
                            std::to_string(r.slotSets.size()));
-    const VkDescriptorBufferInfo info{buffer, 0, bytes};
-    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    write.dstSet = r.slotSets[slot];
-    write.dstBinding = ESTUARY_BINDING_POINTS;
-    write.descriptorCount = 1;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    write.pBufferInfo = &info;
-    vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+    writeBufferDescriptor(device, r.slotSets[slot], ESTUARY_BINDING_POINTS, buffer, bytes);
     r.bytes[slot] = bytes;
+}
+
+void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent) {
+    if (!r.splatPipeline)
+        throw runtimeError("setPointsExtent: this renderer was made without splat");
+    if (extent.width == 0 || extent.height == 0)
+        throw runtimeError("setPointsExtent: the target's extent must not be empty");
+    destroyBuffer(device, r.splatBuffer);
+    r.splatExtent = {0, 0};
+    const VkDeviceSize bytes = VkDeviceSize(extent.width) * extent.height * 3 * sizeof(uint32_t);
+    r.splatBuffer = createBuffer(
+        device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "points splat buffer");
+    for (VkDescriptorSet set : r.slotSets)
+        writeBufferDescriptor(device, set, ESTUARY_BINDING_SPLAT, r.splatBuffer.handle, bytes);
+    r.splatExtent = extent;
 }
 
 float pointIntensity(VkExtent2D target, uint32_t count, float size) {
@@ -133,6 +206,7 @@ Point3dPushConstants push3d(const PointsRenderer& r, VkExtent2D extent, const Po
     pc.colormapCount = float(r.colormapCount);
     pc.intensity = draw.intensity > 0.0f ? std::min(draw.intensity, 1.0f)
                                          : pointIntensity(extent, draw.count, size);
+    pc.pointCountBits = std::bit_cast<float>(draw.count);
     return pc;
 }
 
@@ -157,7 +231,59 @@ PointPushConstants push2d(const PointsRenderer& r, VkExtent2D extent, const Poin
     pc.colormapCount = float(r.colormapCount);
     pc.intensity = draw.intensity > 0.0f ? std::min(draw.intensity, 1.0f)
                                          : pointIntensity(extent, draw.count, size);
+    pc.pointCountBits = std::bit_cast<float>(draw.count);
     return pc;
+}
+
+} // namespace
+
+namespace {
+
+void recordMemoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
+                         VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
+                         VkAccessFlags2 dstAccess) {
+    VkMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+    barrier.srcStageMask = srcStage;
+    barrier.srcAccessMask = srcAccess;
+    barrier.dstStageMask = dstStage;
+    barrier.dstAccessMask = dstAccess;
+    VkDependencyInfo dependency{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dependency.memoryBarrierCount = 1;
+    dependency.pMemoryBarriers = &barrier;
+    vkCmdPipelineBarrier2(cmd, &dependency);
+}
+
+// Clear the splat buffer (after the last frame's resolve read it), splat, resolve onto the target.
+void recordSplat(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                 VkExtent2D extent, const PointsDraw& draw) {
+    if (extent.width != r.splatExtent.width || extent.height != r.splatExtent.height)
+        throw runtimeError("recordPoints: the splat needs setPointsExtent of the target's size (" +
+                           std::to_string(extent.width) + "x" + std::to_string(extent.height) +
+                           ", set: " + std::to_string(r.splatExtent.width) + "x" +
+                           std::to_string(r.splatExtent.height) + ")");
+    recordMemoryBarrier(
+        cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    vkCmdFillBuffer(cmd, r.splatBuffer.handle, 0, VK_WHOLE_SIZE, 0);
+    recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.splatPipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipelineLayout, 0, 1,
+                            &r.slotSets[slot], 0, nullptr);
+    // A grid-stride loop: enough groups to fill any GPU, within every device's dispatch limit.
+    constexpr uint32_t kGroupSize = 256, kMaxGroups = 65535;
+    vkCmdDispatch(cmd, std::min((draw.count + kGroupSize - 1) / kGroupSize, kMaxGroups), 1, 1);
+    recordMemoryBarrier(
+        cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+        VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    beginTargetPass(cmd, target, extent, false, draw.view.background);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.resolvePipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
+                            &r.slotSets[slot], 0, nullptr);
+    vkCmdDraw(cmd, 3, 1, 0, 0);
+    vkCmdEndRendering(cmd);
 }
 
 } // namespace
@@ -174,11 +300,8 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
         throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) + " out of " +
                            std::to_string(r.colormapCount));
     const float size = std::clamp(draw.size, 1.0f, r.maxPointSize);
-    beginTargetPass(cmd, target, extent, false, draw.view.background);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
-                            &r.slotSets[slot], 0, nullptr);
-    const VkShaderStageFlags stages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    // Both paths push the same block; the resolve reads only its first member, the target width.
+    const VkShaderStageFlags stages = pushStages(r);
     if (r.threeD) {
         const Point3dPushConstants pc = push3d(r, extent, draw, size);
         vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
@@ -186,6 +309,14 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
         const PointPushConstants pc = push2d(r, extent, draw, size);
         vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
     }
+    if (r.splatPipeline) {
+        recordSplat(r, cmd, slot, target, extent, draw);
+        return;
+    }
+    beginTargetPass(cmd, target, extent, false, draw.view.background);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
+                            &r.slotSets[slot], 0, nullptr);
     vkCmdDraw(cmd, draw.count, 1, 0, 0);
     vkCmdEndRendering(cmd);
 }

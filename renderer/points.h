@@ -4,6 +4,12 @@
 // (x, y, z, s) under the volume's orbit camera (volume_camera.h) coloured by s. The caller owns
 // the buffers (one per slot) and the target; the renderer owns its pipeline, descriptors and
 // colormap image. Per-frame calls allocate nothing and never wait.
+// Two ways to draw the same picture: rasterized point primitives, or (PointsDesc::splat) a compute
+// splat, each point's colour added with atomics into a buffer of the target's size, then one
+// full-screen pass adding that buffer onto the target (shaders/points_splat.glsl). The splat does
+// not go through the few blending units a datacenter GPU has; both round each point's colour to the
+// 8-bit step additive blending rounds it to, so on an 8-bit target they differ only where the two
+// disagree on a pixel centre lying exactly on a point's edge.
 #pragma once
 
 #include "renderer.h"
@@ -20,6 +26,7 @@ struct PointsDesc {
     std::filesystem::path dataDir; // holds shaders/ and assets/
     uint32_t slotCount = 1;
     bool threeD = false;
+    bool splat = false; // draw by compute splat (then setPointsExtent before recording)
 };
 
 struct PointsRenderer : MoveOnly {
@@ -34,6 +41,12 @@ struct PointsRenderer : MoveOnly {
     VkSampler colormapSampler = VK_NULL_HANDLE;
     uint32_t colormapCount = 0;
     float maxPointSize = 1.0f; // the device's largest point (largePoints)
+    // PointsDesc::splat: the splat's compute pipeline, the resolve's graphics pipeline and the
+    // buffer both use (three uints per pixel of splatExtent), shared by the slots.
+    VkPipeline splatPipeline = VK_NULL_HANDLE;
+    VkPipeline resolvePipeline = VK_NULL_HANDLE;
+    GpuBuffer splatBuffer;
+    VkExtent2D splatExtent{0, 0};
 };
 
 // Uploads the colormaps with a blocking submission on `pool` (start-up only). Throws a runtime
@@ -46,6 +59,10 @@ void destroyPointsRenderer(const Device& device, PointsRenderer& renderer);
 // submitted work using the slot is in flight.
 void setPointsBuffer(const Device& device, PointsRenderer& renderer, uint32_t slot, VkBuffer buffer,
                      VkDeviceSize bytes);
+
+// Renderers made with splat: (re)makes the splat buffer for targets of `extent` and points every
+// slot at it. Only while no submitted work using the renderer is in flight.
+void setPointsExtent(const Device& device, PointsRenderer& renderer, VkExtent2D extent);
 
 struct PointsDraw {
     uint32_t count = 0;
@@ -63,7 +80,9 @@ struct PointsDraw {
 };
 
 // Records a dynamic-rendering pass over `target` (COLOR_ATTACHMENT_OPTIMAL, kept) drawing
-// draw.count points of the slot's buffer; the buffer must be readable by vertex shaders.
+// draw.count points of the slot's buffer; the buffer must be readable by vertex shaders (compute
+// shaders for the splat, which clears its buffer, splats and resolves: outside a render pass, so
+// call it between passes, with `extent` the one setPointsExtent was given).
 void recordPoints(const PointsRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
                   VkImageView target, VkExtent2D extent, const PointsDraw& draw);
 

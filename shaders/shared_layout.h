@@ -13,6 +13,9 @@
 #define ESTUARY_BINDING_POINTS 2
 // The compute draw's storage image (draw_main.glsl with ESTUARY_COMPUTE_DRAW), RGBA8.
 #define ESTUARY_BINDING_DRAW_TARGET 3
+// The points' compute splat (points_splat.glsl): per target pixel three uints, the red, green and
+// blue the pixel's points add in 1/255 steps, resolved onto the target by points_resolve.frag.
+#define ESTUARY_BINDING_SPLAT 4
 
 // field.frag's specialization constant 0: how a texel becomes a colour.
 #define ESTUARY_SPEC_SHADING 0
@@ -53,7 +56,8 @@
 
 // 2D points (points.vert): the same view mapping over a domain of fieldWidth x fieldHeight, a
 // point's uv = position * uvScale + uvOffset (cells: 1 / size and 0.5 / size), then the point size
-// in pixels, the value range over the colormap and the additive intensity of one point.
+// in pixels, the value range over the colormap and the additive intensity of one point; last the
+// number of points the compute splat reads, as the bits of a uint (floatBitsToUint).
 #define ESTUARY_POINT_PUSH_CONSTANTS                                                               \
     ESTUARY_VIEW_PUSH_CONSTANTS                                                                    \
     float uvScaleX;                                                                                \
@@ -65,7 +69,8 @@
     float valueMax;                                                                                \
     float colormapIndex;                                                                           \
     float colormapCount;                                                                           \
-    float intensity;
+    float intensity;                                                                               \
+    float pointCountBits;
 
 // 3D points (points3d.vert): the target's size, the orbit camera as the volume's (eye, forward,
 // right, up; see below), the box framed (a point p is at (p - centre) * invScale in the camera's
@@ -94,7 +99,8 @@
     float valueMax;                                                                                \
     float colormapIndex;                                                                           \
     float colormapCount;                                                                           \
-    float intensity;
+    float intensity;                                                                               \
+    float pointCountBits;
 
 // A volume's draw (volume.frag ray-marches it, volume_slice.frag shows one slice), sampled as a
 // sampler3D. The view mapping first (field sizes: the volume's width and height; the slice view
@@ -145,8 +151,8 @@ struct VolumePushConstants {
 // All pipelines share one layout with one push range as large as the largest block (the volume's),
 // within the 128 bytes every device offers.
 static_assert(sizeof(FieldPushConstants) == 15 * sizeof(float) &&
-                  sizeof(PointPushConstants) == 20 * sizeof(float) &&
-                  sizeof(Point3dPushConstants) == 24 * sizeof(float) &&
+                  sizeof(PointPushConstants) == 21 * sizeof(float) &&
+                  sizeof(Point3dPushConstants) == 25 * sizeof(float) &&
                   sizeof(VolumePushConstants) == 31 * sizeof(float),
               "push constants must stay tightly packed scalars (std430 == C++)");
 inline constexpr unsigned kPushConstantBytes = sizeof(VolumePushConstants);

@@ -69,7 +69,9 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.dataDir = v.dataDir;
     desc.slotCount = v.hostRing;
     desc.threeD = view.layout == ESTUARY_POINTS_XYZ_SCALAR;
+    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE;
     view.points = createPointsRenderer(v.device, v.pool, desc);
+    if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height});
     const estuary_buffer& buffer = *view.buffer;
     for (uint32_t entry = 0; entry < v.hostRing; ++entry)
         setPointsBuffer(v.device, view.points, entry,
@@ -362,6 +364,7 @@ void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage
 void resizeViews(estuary_viewer& v, VkExtent2D extent) {
     for (const auto& view : v.views)
         if (view->renderer.computePipeline) setComputeExtent(v.device, view->renderer, extent);
+        else if (view->points.splatPipeline) setPointsExtent(v.device, view->points, extent);
 }
 
 } // namespace estuary::lib

@@ -1,6 +1,7 @@
 // --draw: the compute twin of every view's fragment shader draws the same picture as rasterizing
-// it, through the whole app (simulation, interop-free CPU backend, particles over the field, the
-// volume march and slice), with the validation layer on; and how auto and the refusals resolve.
+// it, through the whole app (simulation, interop-free CPU backend, particles over the field, which
+// the compute path splats, the volume march and slice), with the validation layer on; and how auto
+// and the refusals resolve.
 #include "options.h"
 #include "simulation.h"
 #include "simulations.h"

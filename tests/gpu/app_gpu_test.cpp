@@ -152,6 +152,25 @@ TEST_F(AppGpuRun, ComputeAndFragmentVolumeMarchesDrawTheSameCudaFrames) {
     }
 }
 
+// The fluid's particles on the GPU both ways: splatted by compute (--draw compute) and rasterized,
+// dense enough (300k particles on a 320x240 picture, ~4 a pixel) that the points overlap and
+// saturate; test::expectSplatDrawsTheRasterPicture's bound with NVIDIA's rasterizer.
+TEST_F(AppGpuRun, SplattedParticlesDrawTheRasterPictureOfTheSameCudaFrames) {
+    const auto dir = scratchDir("app-gpu-splat");
+    const std::string common = "--sim fluid --headless --backend cuda --validate --frames 60 "
+                               "--size 256x256 --particles 300000 --resolution 320x240 --seed 5 ";
+    const auto raster = runEstuary(common + "--draw raster --screenshot '" +
+                                   (dir / "raster.png").string() + "'");
+    ASSERT_EQ(raster.exitCode, 0) << raster.output;
+    const auto splat = runEstuary(common + "--draw compute --screenshot '" +
+                                  (dir / "splat.png").string() + "'");
+    ASSERT_EQ(splat.exitCode, 0) << splat.output;
+    EXPECT_NE(splat.output.find("reported 0 message"), std::string::npos) << splat.output;
+    const Rgba8Image a = loadPng(dir / "raster.png"), b = loadPng(dir / "splat.png");
+    EXPECT_GT(countDistinctColors(b), 16u) << "the splatted picture is (nearly) flat";
+    test::expectSplatDrawsTheRasterPicture(a.pixels, b.pixels, 0.001, "fluid, 300k particles");
+}
+
 TEST_F(AppGpuRun, EveryDrawSamplesItsOwnFrameForEachFramesInFlightCuda) {
     for (const sim::SimDefinition& def : simulations())
         for (uint32_t inFlight : {1u, 2u, 3u, 4u, 8u}) {

@@ -116,6 +116,23 @@ void expectSamePictureInBothApis(const std::vector<uint8_t>& gl, const std::vect
     EXPECT_LE(diff.maxAbsDiff, 16) << what;
 }
 
+void expectSplatDrawsTheRasterPicture(const std::vector<uint8_t>& raster,
+                                      const std::vector<uint8_t>& splat, double farShare,
+                                      const std::string& what) {
+    ASSERT_EQ(raster.size(), splat.size()) << what;
+    const ImageDiff diff = compareRgba8(raster, splat, 2);
+    double rasterLight = 0.0, splatLight = 0.0;
+    for (size_t p = 0; p < raster.size(); p += 4)
+        for (size_t c = 0; c < 3; ++c) {
+            rasterLight += raster[p + c];
+            splatLight += splat[p + c];
+        }
+    std::printf("%s: splat vs raster: max diff %d, share off by > 2: %g, light %.0f vs %.0f\n",
+                what.c_str(), diff.maxAbsDiff, diff.failingFraction, splatLight, rasterLight);
+    EXPECT_LE(diff.failingFraction, farShare) << what;
+    EXPECT_NEAR(splatLight, rasterLight, 0.005 * rasterLight) << what;
+}
+
 Rgba8Image loadPng(const std::filesystem::path& path) {
     Rgba8Image image;
     int channels = 0;

@@ -74,6 +74,14 @@ ImageDiff compareRgba8(const std::vector<uint8_t>& a, const std::vector<uint8_t>
 void expectSamePictureInBothApis(const std::vector<uint8_t>& gl, const std::vector<uint8_t>& vk,
                                  const std::string& what);
 
+// One cloud of points drawn by the compute splat and by the raster path (points.h): pixels whose
+// channels differ by more than 2/255 at most `farShare` of the picture (0 for square points: they
+// differ only where per-point rounding does; discs also where a pixel centre lies on the rim), and
+// the light of the whole picture (sum of channels) the same within 0.5%. Prints the difference.
+void expectSplatDrawsTheRasterPicture(const std::vector<uint8_t>& raster,
+                                      const std::vector<uint8_t>& splat, double farShare,
+                                      const std::string& what);
+
 struct Rgba8Image {
     int width = 0;
     int height = 0;

@@ -1,7 +1,8 @@
 // The points renderer (points.h) over a field, as the viewer draws a simulation's particles: points
 // pulled from a storage buffer land on the pixels of their cells (the same mapping as the field and
 // as the window's cursor, view_mapping.h), take the colormap colour of their speed, add up where
-// they overlap, and only the first draw.count are drawn.
+// they overlap, and only the first draw.count are drawn: on both paths, rasterized and splatted
+// by compute (each test runs on both). Then the two paths against each other on dense clouds.
 // Expected pixels are computed here from the colormap table and the mapping, not read from the
 // renderer.
 #include "colormap.h"
@@ -9,6 +10,7 @@
 #include "offscreen.h"
 #include "points.h"
 #include "renderer.h"
+#include "renderer_internal.h"
 #include "resources.h"
 #include "test_support.h"
 #include "view_mapping.h"
@@ -19,6 +21,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 namespace estuary {
 namespace {
@@ -30,7 +33,7 @@ struct Particle {
     float x, y, vx, vy;
 };
 
-class RendererPoints : public test::VulkanTest {
+class RendererPoints : public test::VulkanTest, public ::testing::WithParamInterface<bool> {
   protected:
     void SetUp() override {
         VulkanTest::SetUp();
@@ -39,7 +42,9 @@ class RendererPoints : public test::VulkanTest {
         renderer = createRenderer(device, pool, desc);
         PointsDesc pointsDesc;
         pointsDesc.dataDir = test::binDir();
+        pointsDesc.splat = GetParam();
         points = createPointsRenderer(device, pool, pointsDesc);
+        if (pointsDesc.splat) setPointsExtent(device, points, kTarget);
         target = createOffscreenTarget(device, kTarget);
         // A field of zeros: through the colormap over [0, 1], its first entry everywhere.
         const std::vector<float> zeros(size_t(kField.width) * kField.height, 0.0f);
@@ -133,7 +138,7 @@ void expectNear(std::array<int, 3> got, std::array<float, 3> want, const char* w
             << what << ", channel " << c;
 }
 
-TEST_F(RendererPoints, EachPointLandsOnItsCellInTheColourOfItsSpeedAddedToTheField) {
+TEST_P(RendererPoints, EachPointLandsOnItsCellInTheColourOfItsSpeedAddedToTheField) {
     const ViewParams view;
     // Cell centres sit on pixel corners here (4 pixels per cell), so a 2-pixel point covers
     // exactly the 2x2 pixels around one.
@@ -157,7 +162,7 @@ TEST_F(RendererPoints, EachPointLandsOnItsCellInTheColourOfItsSpeedAddedToTheFie
     }
 }
 
-TEST_F(RendererPoints, OverlappingPointsAddUpAndOnlyTheCountedOnesAreDrawn) {
+TEST_P(RendererPoints, OverlappingPointsAddUpAndOnlyTheCountedOnesAreDrawn) {
     const ViewParams view;
     // Two slow particles on one cell, then one that is not counted.
     const std::vector<Particle> cloud = {{20, 10, 0, 0}, {20, 10, 0, 0}, {50, 12, 0, 0}};
@@ -171,7 +176,7 @@ TEST_F(RendererPoints, OverlappingPointsAddUpAndOnlyTheCountedOnesAreDrawn) {
     expectNear(pixel(image, qx, qy), background, "a particle beyond pointCount");
 }
 
-TEST_F(RendererPoints, PointsFollowTheFieldUnderZoomAndPan) {
+TEST_P(RendererPoints, PointsFollowTheFieldUnderZoomAndPan) {
     ViewParams view;
     view.zoom = 2.0f;
     view.panX = 0.125f;
@@ -190,13 +195,136 @@ TEST_F(RendererPoints, PointsFollowTheFieldUnderZoomAndPan) {
     expectNear(pixel(image, ux, uy), background, "the unzoomed position");
 }
 
-TEST_F(RendererPoints, MorePointsThanTheBufferHoldsIsAnErrorNotARead) {
+TEST_P(RendererPoints, MorePointsThanTheBufferHoldsIsAnErrorNotARead) {
     EXPECT_THROW(submitAndWait(device, pool,
                                [&](VkCommandBuffer cmd) {
                                    recordPicture(cmd, pointsDraw(uint32_t(kMaxParticles + 1), 2.0f,
                                                                  1.0f, ViewParams{}));
                                }),
                  Error);
+}
+
+std::string pathName(const ::testing::TestParamInfo<bool>& info) {
+    return info.param ? "Splat" : "Raster";
+}
+INSTANTIATE_TEST_SUITE_P(DrawPaths, RendererPoints, ::testing::Bool(), pathName);
+
+// The raster and the splat of one cloud, 2D or 3D, over a cleared target.
+class PointsSplatVsRaster : public test::VulkanTest,
+                            public ::testing::WithParamInterface<bool /* threeD */> {
+  protected:
+    static constexpr VkExtent2D kExtent{320, 240};
+    static constexpr uint32_t kCount = 20000;
+
+    void SetUp() override {
+        VulkanTest::SetUp();
+        for (bool splat : {false, true}) {
+            PointsDesc desc;
+            desc.dataDir = test::binDir();
+            desc.threeD = GetParam();
+            desc.splat = splat;
+            paths[splat] = createPointsRenderer(device, pool, desc);
+            if (splat) setPointsExtent(device, paths[splat], kExtent);
+        }
+        target = createOffscreenTarget(device, kExtent);
+        cloud = createBuffer(
+            device, kCount * 4 * sizeof(float), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, "cloud");
+        for (PointsRenderer& r : paths)
+            setPointsBuffer(device, r, 0, cloud.handle, cloud.size);
+        // A seeded cloud: denser in the middle, values over the whole colormap, some points
+        // outside the target (or behind the eye) to be dropped.
+        std::mt19937 random(20);
+        std::normal_distribution<float> spread(0.0f, GetParam() ? 0.35f : 0.3f);
+        std::uniform_real_distribution<float> value(0.0f, 1.0f);
+        auto* p = static_cast<float*>(cloud.mapped);
+        for (uint32_t i = 0; i < kCount; ++i) {
+            if (GetParam()) { // (x, y, z, s) in the unit box and a little beyond
+                p[4 * i] = spread(random), p[4 * i + 1] = spread(random);
+                p[4 * i + 2] = spread(random), p[4 * i + 3] = value(random);
+            } else { // (x, y, vx, vy) in the unit square and a little beyond
+                p[4 * i] = 0.5f + spread(random), p[4 * i + 1] = 0.5f + spread(random);
+                const float speed = value(random);
+                p[4 * i + 2] = 0.6f * speed, p[4 * i + 3] = 0.8f * speed;
+            }
+        }
+    }
+    void TearDown() override {
+        if (device.handle) {
+            vkDeviceWaitIdle(device.handle);
+            destroyBuffer(device, cloud);
+            destroyOffscreenTarget(device, target);
+            for (PointsRenderer& r : paths)
+                destroyPointsRenderer(device, r);
+        }
+        VulkanTest::TearDown();
+    }
+
+    std::vector<uint8_t> draw(bool splat, const PointsDraw& points) {
+        submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+            recordBeginTarget(cmd, target);
+            beginTargetPass(cmd, target.image.view, kExtent, true, {0.0f, 0.2f, 0.4f});
+            vkCmdEndRendering(cmd);
+            recordPoints(paths[splat], cmd, 0, target.image.view, kExtent, points);
+            recordEndTarget(cmd, target, true);
+        });
+        return readbackPixels(target);
+    }
+
+    PointsDraw pointsDraw(float size, float intensity) const {
+        PointsDraw d;
+        d.count = kCount;
+        d.size = size;
+        d.intensity = intensity;
+        d.domain = {1000, 1000}; // the unit square letterboxed
+        d.uvScale = {1.0f, 1.0f};
+        d.view.yaw = 0.6f;
+        d.view.pitch = 0.3f;
+        return d;
+    }
+
+    PointsRenderer paths[2];
+    OffscreenTarget target;
+    GpuBuffer cloud;
+};
+
+// The splat draws the raster picture (test::expectSplatDrawsTheRasterPicture): square points
+// (sizes 1, 1.5) differ by at most 2/255 anywhere, discs (3, 6.5) off by more on at most 2% of the
+// picture, the rim pixels; at intensities where points add up unsaturated and where they saturate
+// the 8 bits. The cloud lights much of the picture, so this is not two backgrounds compared.
+TEST_P(PointsSplatVsRaster, TheSplatDrawsTheRasterPictureForDenseCloudsOfEverySize) {
+    for (const float size : {1.0f, 1.5f, 3.0f, 6.5f}) {
+        for (const float intensity : {0.05f, 0.6f}) {
+            const std::string what =
+                "size " + std::to_string(size) + ", intensity " + std::to_string(intensity);
+            const PointsDraw points = pointsDraw(size, intensity);
+            const auto raster = draw(false, points);
+            const auto splat = draw(true, points);
+            test::expectSplatDrawsTheRasterPicture(raster, splat, size > 2.5f ? 0.02 : 0.0, what);
+            size_t lit = 0;
+            for (size_t p = 0; p < raster.size(); p += 4)
+                lit += raster[p] != 0 || raster[p + 1] != 51 || raster[p + 2] != 102;
+            EXPECT_GT(lit, raster.size() / 4 / 10) << what << ": pixels lit by the raster path";
+        }
+    }
+}
+
+std::string dimensionName(const ::testing::TestParamInfo<bool>& info) {
+    return info.param ? "ThreeD" : "TwoD";
+}
+INSTANTIATE_TEST_SUITE_P(Clouds, PointsSplatVsRaster, ::testing::Bool(), dimensionName);
+
+TEST_P(PointsSplatVsRaster, ASplatForAnotherTargetSizeIsAnErrorNamingTheCall) {
+    try {
+        submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+            recordBeginTarget(cmd, target);
+            recordPoints(paths[1], cmd, 0, target.image.view, {kExtent.width, kExtent.height / 2},
+                         pointsDraw(1.0f, 0.5f));
+        });
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("setPointsExtent"), std::string::npos) << e.what();
+    }
 }
 
 } // namespace

@@ -1,0 +1,43 @@
+// Where a point lands and what colour it adds: shared by the raster path (points.vert,
+// points3d.vert) and the compute splat (points_splat.glsl), so both draw the same picture. The
+// includer declares `pc` (ESTUARY_POINT_PUSH_CONSTANTS, or ESTUARY_POINT3D_PUSH_CONSTANTS with
+// ESTUARY_POINTS_3D defined) and `colormaps`.
+
+// The point's centre in window coordinates (pixels, y down, the viewport covering the target) and
+// the value its colour comes from; false when it is not drawn (3D: at or behind the eye).
+bool placePoint(vec4 point, out vec2 pixel, out float value) {
+    vec2 targetSize = vec2(pc.targetWidth, pc.targetHeight);
+#ifdef ESTUARY_POINTS_3D
+    // The ray through NDC (x, y) is eye + t (forward + x right + y up), so a point's NDC is its
+    // offset from the eye along right and up over t.
+    vec3 p = (point.xyz - vec3(pc.centreX, pc.centreY, pc.centreZ)) * pc.invScale;
+    vec3 d = p - vec3(pc.eyeX, pc.eyeY, pc.eyeZ);
+    vec3 right = vec3(pc.rightX, pc.rightY, pc.rightZ);
+    vec3 up = vec3(pc.upX, pc.upY, pc.upZ);
+    float t = dot(d, vec3(pc.forwardX, pc.forwardY, pc.forwardZ));
+    value = point.w;
+    if (t <= 1e-4) {
+        pixel = vec2(-1.0);
+        return false;
+    }
+    vec2 ndc = vec2(dot(d, right) / dot(right, right), dot(d, up) / dot(up, up)) / t;
+    pixel = (ndc + 1.0) * 0.5 * targetSize;
+#else
+    // The inverse of field_common.glsl's fieldUv: the field's letterboxed view mapping.
+    vec2 fieldSize = vec2(pc.fieldWidth, pc.fieldHeight);
+    float pixelsPerTexel = min(targetSize.x / fieldSize.x, targetSize.y / fieldSize.y) * pc.zoom;
+    vec2 uv = point.xy * vec2(pc.uvScaleX, pc.uvScaleY) + vec2(pc.uvOffsetX, pc.uvOffsetY);
+    pixel = (uv - 0.5 - vec2(pc.panX, pc.panY)) * fieldSize * pixelsPerTexel + 0.5 * targetSize;
+    value = length(point.zw);
+#endif
+    return true;
+}
+
+// The colour one point adds: `value` through the colormap, times the intensity of one point.
+vec3 pointColour(float value) {
+    float range = pc.valueMax - pc.valueMin;
+    float s = clamp(range != 0.0 ? (value - pc.valueMin) / range : 0.0, 0.0, 1.0);
+    const float n = float(ESTUARY_COLORMAP_SIZE);
+    vec2 colormapUv = vec2((s * (n - 1.0) + 0.5) / n, (pc.colormapIndex + 0.5) / pc.colormapCount);
+    return textureLod(colormaps, colormapUv, 0.0).rgb * pc.intensity;
+}

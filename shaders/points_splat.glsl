@@ -1,0 +1,64 @@
+// The compute splat of points (points_splat.comp, points3d_splat.comp): one invocation per point
+// (a grid-stride loop, so any count fits the dispatch limits) adds the point's colour to every
+// pixel it covers with atomics into the splat buffer, which points_resolve.frag then adds onto the
+// target. It draws what the raster path draws (points_place.glsl places and colours both): pixels
+// whose centres lie in the point's square, inside its disc once points are wider than 2.5 pixels;
+// like lavapipe and NVIDIA, a wide point whose centre left the target still covers the pixels it
+// reaches inside it (the guard band; the strict clip rule would drop it whole). The colour is added
+// in 1/255 steps rounded per point, as additive blending into an 8-bit target rounds each point,
+// so the sum is the same in any order.
+#include "shared_layout.h"
+
+layout(local_size_x = 256) in;
+
+layout(std430, binding = ESTUARY_BINDING_POINTS) readonly buffer Points {
+    vec4 points[];
+};
+layout(std430, binding = ESTUARY_BINDING_SPLAT) buffer Splat {
+    uint splat[];
+};
+layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
+
+#ifdef ESTUARY_POINTS_3D
+layout(push_constant) uniform Push { ESTUARY_POINT3D_PUSH_CONSTANTS } pc;
+#else
+layout(push_constant) uniform Push { ESTUARY_POINT_PUSH_CONSTANTS } pc;
+#endif
+
+#include "points_place.glsl"
+
+void splatPoint(vec4 point, ivec2 size) {
+    vec2 pixel;
+    float value;
+    if (!placePoint(point, pixel, value)) return;
+    // The rasterizer snaps a point's centre to its sub-pixel grid (8 bits on lavapipe and NVIDIA)
+    // before deciding which pixel centres the point covers.
+    pixel = floor(pixel * 256.0 + 0.5) / 256.0;
+    uvec3 add = uvec3(clamp(pointColour(value), 0.0, 1.0) * 255.0 + 0.5);
+    if (all(equal(add, uvec3(0)))) return;
+    // Pixel x is covered when x + 0.5 lies in [pixel - size/2, pixel + size/2).
+    float halfSize = 0.5 * pc.pointSize;
+    ivec2 first = max(ivec2(ceil(pixel - halfSize - 0.5)), ivec2(0));
+    ivec2 end = min(ivec2(ceil(pixel + halfSize - 0.5)), size);
+    bool round = pc.pointSize > 2.5;
+    for (int y = first.y; y < end.y; ++y) {
+        for (int x = first.x; x < end.x; ++x) {
+            if (round) {
+                vec2 fromCentre = (vec2(x, y) + 0.5 - pixel) / pc.pointSize;
+                if (dot(fromCentre, fromCentre) > 0.25) continue;
+            }
+            uint at = 3u * (uint(y) * uint(size.x) + uint(x));
+            if (add.r != 0u) atomicAdd(splat[at], add.r);
+            if (add.g != 0u) atomicAdd(splat[at + 1u], add.g);
+            if (add.b != 0u) atomicAdd(splat[at + 2u], add.b);
+        }
+    }
+}
+
+void main() {
+    uint count = floatBitsToUint(pc.pointCountBits);
+    ivec2 size = ivec2(pc.targetWidth, pc.targetHeight);
+    uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint i = gl_GlobalInvocationID.x; i < count; i += stride)
+        splatPoint(points[i], size);
+}
