@@ -142,7 +142,9 @@ class CudaRun final : public SimRun {
             }
             for (size_t b = 0; b < buffers_.size(); ++b)
                 pointers_[b] = frame.devicePointer(buffers_[b]);
-            sim_->writeOutputs({targets_, pointers_}, stream_);
+            // The ring keeps each entry's buffers until frames later, so the simulation may keep
+            // state there (the fluid's particles); not when stamps overwrite some of their bytes.
+            sim_->writeOutputs({targets_, pointers_, !config_.stampFrames}, stream_);
             if (config_.stampFrames) stamp(frame);
             // Captured work that changed the simulation's state (an odd number of ping-pong
             // steps) ran once, but cannot be replayed: stop trying.

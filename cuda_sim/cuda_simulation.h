@@ -24,6 +24,12 @@ struct DeviceImageTarget {
 struct DeviceTargets {
     std::span<const DeviceImageTarget> images;
     std::span<void* const> buffers;
+    // The caller's promise that these buffers keep what this call writes, untouched by anyone,
+    // until the work of the next writeOutputs (and of the step() before it) has run: a ring of
+    // exported buffers, each rewritten only frames later. A simulation may then keep state in
+    // them and read it back next frame instead of keeping its own copy and copying it out (the
+    // fluid advects its particles straight into the buffer). false: read nothing back.
+    bool buffersKept = false;
 };
 
 class CudaSimulation {

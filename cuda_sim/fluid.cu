@@ -250,16 +250,23 @@ __global__ void fluidSubtractGradientKernel(const FluidVelocity* __restrict__ u,
     uOut[fluidIndex(x, y, w)] = fluidSubtractGradientCell(u, pressure, w, h, x, y);
 }
 
-__global__ void fluidParticlesKernel(const FluidVelocity* __restrict__ u, ParticleVertex* particles,
-                                     uint32_t* ages, uint32_t active, int w, int h, uint32_t seed,
+// One step of the first `active` particles from `from` into `to` (the same buffer, or another
+// that then also receives the `count - active` particles that do not move).
+__global__ void fluidParticlesKernel(const FluidVelocity* __restrict__ u,
+                                     const ParticleVertex* from, ParticleVertex* to, uint32_t* ages,
+                                     uint32_t count, uint32_t active, int w, int h, uint32_t seed,
                                      uint32_t step, int life) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= active) return;
-    ParticleVertex p = particles[i];
-    uint32_t age = ages[i];
-    fluidParticleCell(u, w, h, seed, i, step, life, p, age);
-    particles[i] = p;
-    ages[i] = age;
+    if (i >= count) return;
+    ParticleVertex p = from[i];
+    if (i < active) {
+        uint32_t age = ages[i];
+        fluidParticleCell(u, w, h, seed, i, step, life, p, age);
+        ages[i] = age;
+    } else if (from == to) {
+        return;
+    }
+    to[i] = p;
 }
 
 __global__ void fluidBrushKernel(FluidVelocity* u, FluidDye* dye, int w, int h, FluidDab dab) {
@@ -317,6 +324,8 @@ class CudaFluid final : public CudaSimulation {
         dabs_ = 0;
         dyeCurrent_ = 0;
         pressureCurrent_ = 0;
+        particleState_ = particles_;
+        pending_ = {};
         CUDA_CHECK(
             cudaMemsetAsync(pressure_[0], 0, size_t(w_) * size_t(h_) * sizeof(float), stream));
         fluidSeedKernel<<<grid(), block(), 0, stream>>>(u_[0], dye_[0], w_, h_,
@@ -331,6 +340,7 @@ class CudaFluid final : public CudaSimulation {
     }
 
     void step(const ParamValues& params, int steps, cudaStream_t stream) override {
+        flushParticles(stream);
         const uint32_t active = activeParticles(particleCount_, params[kFluidParticleShare]);
         for (int n = 0; n < steps; ++n) {
             const FluidStep s = clock_.next(params, w_, h_);
@@ -353,11 +363,11 @@ class CudaFluid final : public CudaSimulation {
             fluidViscosityKernel<<<grid(), block(), 0, stream>>>(u_[0], u_[1], w_, h_, s.viscosity);
             CUDA_CHECK(cudaGetLastError());
             project(s.iterations, stream);
-            if (active > 0) {
-                fluidParticlesKernel<<<particleBlocks(active), kParticleThreads, 0, stream>>>(
-                    u_[0], particles_, ages_, active, w_, h_, seed32_, steps_, s.particleLife);
-                CUDA_CHECK(cudaGetLastError());
-            }
+            // The last step's particles wait for writeOutputs, which may advect them straight
+            // into the exported buffer; u_[0] stays this step's velocity until the next step or
+            // brush, which run them first.
+            if (active > 0) pending_ = {true, steps_, s.particleLife, active};
+            if (n + 1 < steps) flushParticles(stream);
         }
     }
 
@@ -370,12 +380,12 @@ class CudaFluid final : public CudaSimulation {
         writeMipChain(layout.images[0], targets.images[0], stream);
         writeMipChain(layout.images[1], targets.images[1], stream);
         if (particleCount_ > 0)
-            CUDA_CHECK(cudaMemcpyAsync(targets.buffers[0], particles_,
-                                       particleCount_ * sizeof(ParticleVertex),
-                                       cudaMemcpyDeviceToDevice, stream));
+            writeParticles(static_cast<ParticleVertex*>(targets.buffers[0]), targets.buffersKept,
+                           stream);
     }
 
     void brush(const Brush& brush, const ParamValues&, cudaStream_t stream) override {
+        flushParticles(stream);
         fluidBrushKernel<<<grid(), block(), 0, stream>>>(u_[0], dye_[dyeCurrent_], w_, h_,
                                                          fluidBrushDab(brush, w_, h_, dabs_++));
         CUDA_CHECK(cudaGetLastError());
@@ -383,6 +393,47 @@ class CudaFluid final : public CudaSimulation {
 
   private:
     static constexpr uint32_t kParticleThreads = 256;
+
+    // A particle step that step() left for writeOutputs: its step count, life and active share.
+    struct PendingParticles {
+        bool due = false;
+        uint32_t step = 0;
+        int life = 1;
+        uint32_t active = 0;
+    };
+
+    void advectParticles(ParticleVertex* to, cudaStream_t stream) {
+        const uint32_t threads = to == particleState_ ? pending_.active : particleCount_;
+        fluidParticlesKernel<<<particleBlocks(threads), kParticleThreads, 0, stream>>>(
+            u_[0], particleState_, to, ages_, particleCount_, pending_.active, w_, h_, seed32_,
+            pending_.step, pending_.life);
+        CUDA_CHECK(cudaGetLastError());
+        particleState_ = to;
+        pending_ = {};
+    }
+
+    // The pending step into the simulation's own buffer.
+    void flushParticles(cudaStream_t stream) {
+        if (pending_.due) advectParticles(particles_, stream);
+    }
+
+    // The particles into the output buffer: the pending step writes them there (and the state
+    // then lives there) when the caller keeps the buffer until the next frame; else the state is
+    // (brought) home into the simulation's own buffer and copied out.
+    void writeParticles(ParticleVertex* target, bool kept, cudaStream_t stream) {
+        if (pending_.due)
+            advectParticles(kept ? target : particles_, stream);
+        else if (!kept && particleState_ != particles_)
+            copyParticles(particles_, stream);
+        if (particleState_ != target) copyParticles(target, stream);
+        if (!kept) particleState_ = particles_;
+    }
+
+    void copyParticles(ParticleVertex* to, cudaStream_t stream) {
+        CUDA_CHECK(cudaMemcpyAsync(to, particleState_, particleCount_ * sizeof(ParticleVertex),
+                                   cudaMemcpyDeviceToDevice, stream));
+        particleState_ = to;
+    }
 
     // fluidProject's passes from u_[1] into u_[0]: divergence with the first sweep from the last
     // step's pressure, sweeps 2..K, u -= G p.
@@ -433,6 +484,10 @@ class CudaFluid final : public CudaSimulation {
     float* scratch_ = nullptr; // the curl, then the divergence
     ParticleVertex* particles_ = nullptr;
     uint32_t* ages_ = nullptr;
+    // Where the particles are between calls: particles_, or the last output buffer when its
+    // caller keeps it (DeviceTargets::buffersKept); and a step waiting for writeOutputs.
+    const ParticleVertex* particleState_ = nullptr;
+    PendingParticles pending_;
     FluidClock clock_;
     uint32_t seed32_ = 0, steps_ = 0, dabs_ = 0;
 };
