@@ -5,6 +5,9 @@
 // Built with -fmad=false and -ffp-contract=off (cuda_sim/CMakeLists.txt), so CPU and GPU round
 // every operation alike. Without nvcc this file compiles as C++ and only the CPU half exists.
 #include "fluid.h"
+#ifdef __CUDACC__
+#include "fluid_kernels.cuh"
+#endif
 #include "errors.h"
 #include "half_float.h"
 
@@ -161,13 +164,6 @@ class CpuFluid final : public CpuSimulation {
 // ---- CUDA ---------------------------------------------------------------------------------------
 #ifdef __CUDACC__
 
-// The cell of this thread, false outside the grid.
-__device__ bool fluidThreadCell(int w, int h, int& x, int& y) {
-    x = int(blockIdx.x * blockDim.x + threadIdx.x);
-    y = int(blockIdx.y * blockDim.y + threadIdx.y);
-    return x < w && y < h;
-}
-
 __global__ void fluidSeedKernel(FluidVelocity* u, FluidDye* dye, int w, int h, FluidSeed state) {
     int x, y;
     if (!fluidThreadCell(w, h, x, y)) return;
@@ -232,14 +228,6 @@ __global__ void fluidFirstSweepKernel(const FluidVelocity* __restrict__ u,
     if (!fluidThreadCell(w, h, x, y)) return;
     const size_t i = fluidIndex(x, y, w);
     pressure[i] = fluidFirstSweepCell(u, guess, w, h, x, y, divergence[i]);
-}
-
-__global__ void fluidJacobiKernel(const float* __restrict__ pressure,
-                                  const float* __restrict__ divergence, float* pressureOut, int w,
-                                  int h) {
-    int x, y;
-    if (!fluidThreadCell(w, h, x, y)) return;
-    pressureOut[fluidIndex(x, y, w)] = fluidJacobiCell(pressure, divergence, w, h, x, y);
 }
 
 __global__ void fluidSubtractGradientKernel(const FluidVelocity* __restrict__ u,
@@ -438,14 +426,17 @@ class CudaFluid final : public CudaSimulation {
     // fluidProject's passes from u_[1] into u_[0]: divergence with the first sweep from the last
     // step's pressure, sweeps 2..K, u -= G p.
     void project(int iterations, cudaStream_t stream) {
-        for (int k = 0; k < iterations; ++k) {
-            if (k == 0)
-                fluidFirstSweepKernel<<<grid(), block(), 0, stream>>>(
-                    u_[1], pressure_[pressureCurrent_], scratch_, pressure_[1 - pressureCurrent_],
-                    w_, h_);
-            else
-                fluidJacobiKernel<<<grid(), block(), 0, stream>>>(
-                    pressure_[pressureCurrent_], scratch_, pressure_[1 - pressureCurrent_], w_, h_);
+        fluidFirstSweepKernel<<<grid(), block(), 0, stream>>>(
+            u_[1], pressure_[pressureCurrent_], scratch_, pressure_[1 - pressureCurrent_], w_, h_);
+        CUDA_CHECK(cudaGetLastError());
+        pressureCurrent_ = 1 - pressureCurrent_;
+        const dim3 tiles{unsigned(w_ + kFluidSweepTileX - 1) / kFluidSweepTileX,
+                         unsigned(h_ + kFluidSweepTileY - 1) / kFluidSweepTileY};
+        for (int k = 1; k < iterations; k += kFluidSweepsPerLaunch) {
+            const int sweeps = std::min(kFluidSweepsPerLaunch, iterations - k);
+            fluidJacobiBlockKernel<<<tiles, fluidSweepThreads(), 0, stream>>>(
+                pressure_[pressureCurrent_], scratch_, pressure_[1 - pressureCurrent_], w_, h_,
+                sweeps);
             CUDA_CHECK(cudaGetLastError());
             pressureCurrent_ = 1 - pressureCurrent_;
         }
@@ -552,8 +543,8 @@ SimDefinition fluidSimulation() {
     // inputs and writing its outputs once (neighbour and bilinear reads hit the caches): jets
     // 48 (velocity 8 + dye 16, read and written), advection 48, curl 12, confinement 20, viscosity
     // 16, divergence with the first sweep 20 (velocity, guess; divergence, pressure), 39 more
-    // sweeps 12 each (468), u -= G p 20.
-    def.bytesPerCellStep = 652.0;
+    // sweeps 4 to a launch, 12 each launch (120; the halos come from L2), u -= G p 20.
+    def.bytesPerCellStep = 304.0;
     // Velocity and dye twice (ping-pong), pressure twice, one scratch (curl, then divergence).
     def.stateBytesPerCell = 2 * 8 + 2 * 16 + 2 * 4 + 4;
     // A particle and its age read and written once a step; its two bilinear velocity reads hit

@@ -18,6 +18,13 @@
 #                                      gray-scott, every mode at 1024², 2048² and 4096² (same
 #                                      flags, old first), then the draw alone (no steps) at 768²
 #                                      and 1536² output: old, new raster, new compute
+#   run-gpu-bench.sh points       the library's points view over Mìmir's evaluation grid
+#                                  (example_points_bench): 10^3..10^8 points at 1920x1080,
+#                                  2560x1440 and 3840x2160, uncapped and capped at 30/60/144/240
+#                                  fps, pipelined and serialized
+#   run-gpu-bench.sh fluid-compare OLD  the fluid, pipelined, this bundle against the one in OLD in
+#                                  one call: 2048² with 16M particles, 512² with 1M, 2048² without;
+#                                  old, then new with --draw auto and with --draw raster
 set -u
 # A run that fails or crashes counts even when it printed its line before (the pipes into grep).
 set -o pipefail
@@ -52,6 +59,43 @@ if [ "${1:-gray-scott}" = fluid ]; then
         done
         exit $status # the group runs in a subshell: its status is the pipeline's first
     } 2>&1 | tee "$out/bench-fluid.log"
+    exit "${PIPESTATUS[0]}"
+fi
+if [ "${1:-gray-scott}" = points ]; then
+    {
+        for resolution in 1920x1080 2560x1440 3840x2160; do
+            for mode in pipelined serialized; do
+                echo "== points view, $resolution, $mode"
+                ./example_points_bench --resolution "$resolution" --mode "$mode" \
+                    --points 1000,10000,100000,1000000,10000000,100000000 \
+                    --fps-caps 0,30,60,144,240 --seconds "${BENCH_SECONDS:-1}" \
+                    --json "$out/points-$resolution-$mode.json" 2>>"$out/points-stderr.log" ||
+                    status=1
+            done
+        done
+        exit $status # the group runs in a subshell: its status is the pipeline's first
+    } 2>&1 | tee "$out/bench-points.log"
+    exit "${PIPESTATUS[0]}"
+fi
+if [ "${1:-gray-scott}" = fluid-compare ]; then
+    old=${2:?usage: run-gpu-bench.sh fluid-compare OLD_BUNDLE_DIR}
+    [ -x "$old/estuary" ] || { echo "run-gpu-bench.sh: no estuary in '$old'" >&2; exit 2; }
+    {
+        for run in 2048:16777216 512:1048576 2048:0; do
+            size=${run%%:*} particles=${run##*:}
+            for build in old:auto new:auto new:raster; do
+                exe=./estuary draw=${build##*:}
+                [ "${build%%:*}" = old ] && exe=$old/estuary
+                echo "== ${build%%:*} --draw $draw: fluid ${size}x${size}, $particles particles"
+                "$exe" --bench --sim fluid --backend cuda --mode pipelined --draw "$draw" \
+                    --size "${size}x${size}" --particles "$particles" \
+                    --frames "${BENCH_FRAMES:-400}" --warmup 50 \
+                    --report "$out/fluid-${build/:/-}-$size-$particles.json" \
+                    2>>"$out/fluid-compare-stderr.log" | grep -E '^pipelined ' || status=1
+            done
+        done
+        exit $status # the group runs in a subshell: its status is the pipeline's first
+    } 2>&1 | tee "$out/bench-fluid-compare.log"
     exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = volume ]; then

@@ -22,6 +22,9 @@ void writeBenchJson(const std::string& path, const BenchDevice& device, double b
             item["usPerStep"] = r.us;
             item["GBs"] = r.gbs;
             item["percentOfPeak"] = r.percentOfPeak;
+        } else if (r.kind == "jacobi") {
+            item["usPer39Sweeps"] = r.us;
+            item["GBsAsIfOneSweepALaunch"] = r.gbs;
         } else {
             item[r.kind == "mips" ? "usPerWrite" : "usPerFrame"] = r.us;
         }

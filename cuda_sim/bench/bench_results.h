@@ -17,13 +17,13 @@ struct BenchDevice {
 };
 
 struct BenchResult {
-    std::string kind; // step, mips or frame
+    std::string kind; // step, mips, frame or jacobi
     std::string variant;
     int size = 0;                      // size x size grid
     double us = 0;                     // per step, per output write or per frame
     std::optional<StepTiling> tiling;  // temporal steps
     double gbs = 0, percentOfPeak = 0; // steps, counted at bytesPerCellStep
-    int launches = 0;                  // output writes
+    int launches = 0;                  // output writes, sweeps
 };
 
 // Writes {device, bytesPerCellStep, stepsPerFrame, results} to `path` through a temporary file

@@ -7,6 +7,9 @@
 //   estuary_kernel_bench mips <level-by-level|fused> [--size N]
 //   estuary_kernel_bench frame <old|new> [--size N]         8 steps + the output write
 //   estuary_kernel_bench tune [--size N]                    every temporal (steps, threads, rows)
+//   estuary_kernel_bench jacobi <sweep|blocked> [--size N]  the fluid's 39 pressure sweeps a step:
+//                                                           one a launch, or 4 a launch in shared
+//                                                           memory (fluid_kernels.cuh)
 //   estuary_kernel_bench all                                every variant at 1024², 2048², 4096²
 // Each takes --json PATH (results as JSON, written atomically). Sizes default to 1024, 2048 and
 // 4096. temporalK uses chooseStepTiling's threads and rows with K steps per pass; auto is what the
@@ -15,6 +18,7 @@
 #include "bench_results.h"
 #include "cpu_gray_scott.h"
 #include "cuda_simulation.h"
+#include "fluid_kernels.cuh"
 #include "gray_scott_kernels.cuh"
 
 #include <cuda_runtime.h>
@@ -350,6 +354,94 @@ BenchResult timeFrame(bool newer, int size, const BenchDevice& device, cudaStrea
     return r;
 }
 
+// ---- the fluid's pressure sweeps
+// -----------------------------------------------------------------
+
+constexpr int kFluidSweeps = 39; // the fluid's 40 sweeps a step after the first (fused) one
+
+// `sweeps` sweeps from p[0] (p[1] the other buffer); returns the buffer holding the result.
+float* runSweeps(bool blocked, float* p[2], const float* divergence, int w, int h, int sweeps,
+                 cudaStream_t stream) {
+    int current = 0;
+    const dim3 block{32, 8};
+    if (!blocked) {
+        const dim3 grid{unsigned(w + 31) / 32, unsigned(h + 7) / 8};
+        for (int k = 0; k < sweeps; ++k, current = 1 - current)
+            fluidJacobiKernel<<<grid, block, 0, stream>>>(p[current], divergence, p[1 - current], w,
+                                                          h);
+    } else {
+        const dim3 grid{unsigned(w + kFluidSweepTileX - 1) / kFluidSweepTileX,
+                        unsigned(h + kFluidSweepTileY - 1) / kFluidSweepTileY};
+        for (int k = 0; k < sweeps; k += kFluidSweepsPerLaunch, current = 1 - current)
+            fluidJacobiBlockKernel<<<grid, fluidSweepThreads(), 0, stream>>>(
+                p[current], divergence, p[1 - current], w, h,
+                std::min(kFluidSweepsPerLaunch, sweeps - k));
+    }
+    CUDA_CHECK(cudaGetLastError());
+    return p[current];
+}
+
+// The sweeps against fluidProject's CPU loop, bit for bit, on odd grids (partial tiles, tiles
+// wider than the grid) and for sweep counts that do not divide into launches.
+bool checkSweeps(bool blocked, cudaStream_t stream) {
+    for (const CheckGrid& grid :
+         {CheckGrid{131, 77, 0}, CheckGrid{7, 5, 0}, CheckGrid{257, 33, 0}, CheckGrid{64, 64, 0}}) {
+        const int w = grid.w, h = grid.h;
+        const std::vector<float> divergence = hashedField(w, h);
+        std::vector<float> cpu = hashedField(w, h), next(cpu.size());
+        for (float& v : cpu)
+            v = 2.0f * v - 1.0f;
+        const std::vector<float> start = cpu;
+        float* device = nullptr;
+        const size_t bytes = cpu.size() * sizeof(float);
+        CUDA_CHECK(cudaMalloc(&device, 3 * bytes));
+        float* p[2] = {device, device + cpu.size()};
+        float* d = device + 2 * cpu.size();
+        for (int sweeps : {1, 3, 4, 9, kFluidSweeps}) {
+            copyAndWait(p[0], start.data(), bytes, cudaMemcpyHostToDevice, stream);
+            copyAndWait(d, divergence.data(), bytes, cudaMemcpyHostToDevice, stream);
+            const float* result = runSweeps(blocked, p, d, w, h, sweeps, stream);
+            std::vector<float> gpu(cpu.size());
+            copyAndWait(gpu.data(), result, bytes, cudaMemcpyDeviceToHost, stream);
+            cpu = start;
+            for (int k = 0; k < sweeps; ++k) {
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x)
+                        next[fluidIndex(x, y, w)] =
+                            fluidJacobiCell(cpu.data(), divergence.data(), w, h, x, y);
+                cpu.swap(next);
+            }
+            if (!sameBits(gpu, cpu, w,
+                          std::string(blocked ? "blocked" : "sweep") + " " + sizeName(w, h) + ", " +
+                              std::to_string(sweeps) + " sweeps")) {
+                CUDA_CHECK(cudaFree(device));
+                return false;
+            }
+        }
+        CUDA_CHECK(cudaFree(device));
+    }
+    return true;
+}
+
+// Microseconds for a step's 39 sweeps; bandwidth counted as one sweep a launch moves (12 B a cell).
+BenchResult timeSweeps(bool blocked, int size, const BenchDevice& device, cudaStream_t stream) {
+    const size_t cells = size_t(size) * size_t(size);
+    float* memory = nullptr;
+    CUDA_CHECK(cudaMalloc(&memory, 3 * cells * sizeof(float)));
+    CUDA_CHECK(cudaMemsetAsync(memory, 0, 3 * cells * sizeof(float), stream));
+    float* p[2] = {memory, memory + cells};
+    BenchResult r = result("jacobi", blocked ? "blocked" : "sweep", size);
+    r.us = 1e3 * timeMs(stream, kWarmupFrames, kTimedFrames, [&] {
+               runSweeps(blocked, p, memory + 2 * cells, size, size, kFluidSweeps, stream);
+           });
+    r.launches =
+        blocked ? (kFluidSweeps + kFluidSweepsPerLaunch - 1) / kFluidSweepsPerLaunch : kFluidSweeps;
+    r.gbs = 12.0 * double(cells) * kFluidSweeps / (r.us * 1e3);
+    r.percentOfPeak = 100.0 * r.gbs / device.peakGBs;
+    CUDA_CHECK(cudaFree(memory));
+    return r;
+}
+
 // ---- commands -----------------------------------------------------------------------------------
 
 void print(const BenchResult& r) {
@@ -363,6 +455,11 @@ void print(const BenchResult& r) {
     } else if (r.kind == "mips") {
         std::printf("mips  %-14s %5d²  %9.2f µs/write (%d launches)\n", r.variant.c_str(), r.size,
                     r.us, r.launches);
+    } else if (r.kind == "jacobi") {
+        std::printf("jacobi %-9s %5d²  %9.2f µs/%d sweeps (%d launches)  %7.1f GB/s as if one "
+                    "sweep a launch (%.0f%% of HBM peak)\n",
+                    r.variant.c_str(), r.size, r.us, kFluidSweeps, r.launches, r.gbs,
+                    r.percentOfPeak);
     } else {
         std::printf("frame %-10s %5d²  %9.2f µs/frame\n", r.variant.c_str(), r.size, r.us);
     }
@@ -393,6 +490,14 @@ struct Bench {
         return true;
     }
 
+    bool sweeps(bool blocked, int size) {
+        const std::string key = blocked ? "jacobi/blocked" : "jacobi/sweep";
+        if (!checked.contains(key)) checked[key] = checkSweeps(blocked, stream);
+        if (!checked[key]) return false;
+        add(timeSweeps(blocked, size, device, stream));
+        return true;
+    }
+
     bool mips(OutputWrite variant, const std::string& name, int size) {
         if (!checked.contains(name)) checked[name] = checkOutputWrite(variant, name, stream);
         if (!checked[name]) return false;
@@ -404,7 +509,7 @@ struct Bench {
 int usage(const char* problem) {
     std::fprintf(stderr,
                  "%s\nusage: estuary_kernel_bench step <naive|sweep|temporal1..4|auto> | mips "
-                 "<level-by-level|fused> | frame <old|new> | tune | all\n"
+                 "<level-by-level|fused> | frame <old|new> | jacobi <sweep|blocked> | tune | all\n"
                  "       [--size N] [--threads N] [--rows N] [--json PATH]\n",
                  problem);
     return 2;
@@ -413,7 +518,8 @@ int usage(const char* problem) {
 int run(int argc, char** argv) {
     if (argc < 2) return usage("missing command");
     const std::string command = argv[1];
-    const bool takesVariant = command == "step" || command == "mips" || command == "frame";
+    const bool takesVariant =
+        command == "step" || command == "mips" || command == "frame" || command == "jacobi";
     if (takesVariant && argc < 3) return usage("missing variant");
     const std::string variantName = takesVariant ? argv[2] : "";
     Options options;
@@ -462,6 +568,11 @@ int run(int argc, char** argv) {
         if (variantName != "old" && variantName != "new") return usage("unknown frame variant");
         for (int size : options.sizes)
             bench.add(timeFrame(variantName == "new", size, bench.device, bench.stream));
+    } else if (command == "jacobi") {
+        if (variantName != "sweep" && variantName != "blocked")
+            return usage("unknown jacobi variant");
+        for (int size : options.sizes)
+            ok = ok && bench.sweeps(variantName == "blocked", size);
     } else if (command == "tune") {
         for (int size : options.sizes)
             for (int steps = 1; steps <= kMaxStepsPerPass && ok; ++steps)
@@ -482,6 +593,8 @@ int run(int argc, char** argv) {
                 ok = ok && bench.mips(*outputWrite(name), name, size);
             for (bool newer : {false, true})
                 bench.add(timeFrame(newer, size, bench.device, bench.stream));
+            for (bool blocked : {false, true})
+                ok = ok && bench.sweeps(blocked, size);
         }
     } else {
         return usage(("unknown command " + command).c_str());

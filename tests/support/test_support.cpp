@@ -118,7 +118,7 @@ void expectSamePictureInBothApis(const std::vector<uint8_t>& gl, const std::vect
 
 void expectSplatDrawsTheRasterPicture(const std::vector<uint8_t>& raster,
                                       const std::vector<uint8_t>& splat, double farShare,
-                                      const std::string& what) {
+                                      double lightShare, const std::string& what) {
     ASSERT_EQ(raster.size(), splat.size()) << what;
     const ImageDiff diff = compareRgba8(raster, splat, 2);
     double rasterLight = 0.0, splatLight = 0.0;
@@ -130,7 +130,7 @@ void expectSplatDrawsTheRasterPicture(const std::vector<uint8_t>& raster,
     std::printf("%s: splat vs raster: max diff %d, share off by > 2: %g, light %.0f vs %.0f\n",
                 what.c_str(), diff.maxAbsDiff, diff.failingFraction, splatLight, rasterLight);
     EXPECT_LE(diff.failingFraction, farShare) << what;
-    EXPECT_NEAR(splatLight, rasterLight, 0.005 * rasterLight) << what;
+    EXPECT_NEAR(splatLight, rasterLight, lightShare * rasterLight) << what;
 }
 
 Rgba8Image loadPng(const std::filesystem::path& path) {

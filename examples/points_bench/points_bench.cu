@@ -1,0 +1,315 @@
+// points_bench: the library's points view timed over the grid Mìmir's evaluation uses: a cloud of
+// N points (10^3 .. 10^8) in a box, moved by CUDA every frame, drawn headless at a given
+// resolution, uncapped or capped (30/60/144/240 fps), pipelined (frames in flight) or serialized
+// (one frame at a time, the host waiting for each: Mìmir's single timeline). Per configuration:
+// frames per second, the CUDA and draw times (medians of the viewer's per-frame stats), GPU memory
+// in use, and, where NVIDIA's management library is present, power and energy per frame.
+//
+//   points_bench [--points N[,N...]] [--resolution WxH] [--fps-caps C[,C...]]
+//                [--mode pipelined|serialized] [--draw auto|raster|compute] [--seconds S]
+//                [--json PATH]
+// Prints one line per configuration; --json writes them all (temporary file, then rename). Built
+// in estuary's tree as example_points_bench and bundled; scripts/run-gpu-bench.sh points runs the
+// grid. Exit 0; 1 when the library fails; 2 on bad usage.
+#include <estuary/estuary.hpp>
+
+#include <dlfcn.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// A point's place at frame f: its seeded place turned about the box's vertical axis by f steps.
+__global__ void movePoints(const float4* seeded, float4* points, unsigned count, float c, float s) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    const float4 p = seeded[i];
+    points[i] = make_float4(c * p.x - s * p.z, p.y, s * p.x + c * p.z, p.w);
+}
+
+// Uniform in the box [-1, 1]^3, the scalar the distance from the centre.
+__global__ void seedPoints(float4* points, unsigned count) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    unsigned h = i * 2654435761u + 12345u;
+    const auto next = [&] {
+        h ^= h << 13, h ^= h >> 17, h ^= h << 5;
+        return (h & 0xFFFFFF) / 8388608.0f - 1.0f;
+    };
+    const float x = next(), y = next(), z = next();
+    points[i] = make_float4(x, y, z, sqrtf(x * x + y * y + z * z));
+}
+
+void checkCuda(cudaError_t e, const char* what) {
+    if (e != cudaSuccess)
+        throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// The GPU's energy counter through NVML (libnvidia-ml.so.1, the driver's), when it is there.
+class Energy {
+  public:
+    Energy() {
+        library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!library_) return;
+        using Init = int (*)();
+        using Handle = int (*)(unsigned, void**);
+        const auto init = reinterpret_cast<Init>(dlsym(library_, "nvmlInit_v2"));
+        const auto handle =
+            reinterpret_cast<Handle>(dlsym(library_, "nvmlDeviceGetHandleByIndex_v2"));
+        read_ = reinterpret_cast<Read>(dlsym(library_, "nvmlDeviceGetTotalEnergyConsumption"));
+        int device = 0;
+        if (!init || !handle || !read_ || init() != 0 || cudaGetDevice(&device) != cudaSuccess ||
+            handle(unsigned(device), &device_) != 0)
+            read_ = nullptr;
+    }
+    // Joules since the driver loaded; NaN without NVML. (The CUDA device index is taken as the
+    // NVML index, true where CUDA_VISIBLE_DEVICES does not reorder them.)
+    double joules() const {
+        unsigned long long millijoules = 0;
+        return read_ && read_(device_, &millijoules) == 0 ? double(millijoules) / 1e3 : NAN;
+    }
+
+  private:
+    using Read = int (*)(void*, unsigned long long*);
+    void* library_ = nullptr;
+    void* device_ = nullptr;
+    Read read_ = nullptr;
+};
+
+struct Config {
+    std::vector<unsigned long long> points{1000, 10000, 100000, 1000000, 10000000, 100000000};
+    unsigned width = 1920, height = 1080;
+    std::vector<double> caps{0};
+    bool serialized = false;
+    estuary_draw_path draw = ESTUARY_DRAW_AUTO;
+    double seconds = 1.0;
+    std::string json;
+};
+
+struct Result {
+    unsigned long long points;
+    double cap, fps, cudaMs, drawMs, intervalP99OverP50, watts, joulesPerFrame;
+    unsigned long long frames, deviceBytes;
+};
+
+double median(std::vector<double> v) {
+    v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }),
+            v.end());
+    if (v.empty()) return NAN;
+    std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+double percentile(std::vector<double> v, double q) {
+    if (v.empty()) return NAN;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, size_t(q * double(v.size())))];
+}
+
+Result measure(const estuary::Viewer& viewer, const Config& config, unsigned long long count,
+               double cap, const Energy& energy) {
+    const size_t bytes = size_t(count) * sizeof(float4);
+    estuary::Buffer buffer = viewer.buffer({bytes, ESTUARY_WRITER_CUDA, 0, "points"});
+    estuary_points_view_desc desc{buffer.get(), ESTUARY_POINTS_XYZ_SCALAR};
+    desc.value_max = 1.8f;
+    const float box[6] = {-1, -1, -1, 1, 1, 1};
+    std::copy(box, box + 6, desc.bounds);
+    estuary::View view = viewer.pointsView(desc);
+    float4* seeded = nullptr;
+    checkCuda(cudaMalloc(&seeded, bytes), "cudaMalloc");
+    const unsigned blocks = unsigned((count + 255) / 256);
+    seedPoints<<<blocks, 256>>>(seeded, unsigned(count));
+    checkCuda(cudaDeviceSynchronize(), "seeding");
+
+    using Clock = std::chrono::steady_clock;
+    const auto frame = [&](uint64_t n) {
+        const estuary::Frame f = viewer.beginFrame();
+        const float angle = 0.01f * float(n);
+        movePoints<<<blocks, 256, 0, f.stream()>>>(seeded, f.devicePointer<float4>(buffer),
+                                                   unsigned(count), std::cos(angle),
+                                                   std::sin(angle));
+        checkCuda(cudaGetLastError(), "movePoints");
+        f.end();
+        if (config.serialized) viewer.waitFrame(f.index());
+    };
+    // Warm-up, then the stats so far dropped: only the measured frames count.
+    uint64_t n = 0;
+    for (const auto end = Clock::now() + std::chrono::milliseconds(200); Clock::now() < end;)
+        frame(n++);
+    viewer.finish();
+    estuary_frame_stats stats{};
+    while (estuary_next_frame_stats(viewer.get(), &stats) == ESTUARY_OK) {
+    }
+    const double joulesStart = energy.joules();
+    const auto start = Clock::now();
+    auto deadline = start;
+    const auto period = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(cap > 0 ? 1.0 / cap : 0.0));
+    uint64_t frames = 0;
+    while (frames < 10 || Clock::now() - start < std::chrono::duration<double>(config.seconds)) {
+        if (cap > 0) {
+            std::this_thread::sleep_until(deadline);
+            deadline += period;
+        }
+        frame(n++);
+        ++frames;
+    }
+    viewer.finish();
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const double joules = energy.joules() - joulesStart;
+    std::vector<double> cuda, draw, interval;
+    while (estuary_next_frame_stats(viewer.get(), &stats) == ESTUARY_OK) {
+        cuda.push_back(stats.cuda_ms);
+        draw.push_back(stats.draw_ms);
+        if (std::isfinite(stats.interval_ms)) interval.push_back(stats.interval_ms);
+    }
+    const estuary_metrics m = viewer.metrics();
+    checkCuda(cudaFree(seeded), "cudaFree");
+    viewer.destroyView(view);
+    Result r{};
+    r.points = count;
+    r.cap = cap;
+    r.frames = frames;
+    r.fps = double(frames) / seconds;
+    r.cudaMs = median(cuda);
+    r.drawMs = median(draw);
+    r.intervalP99OverP50 = percentile(interval, 0.99) / percentile(interval, 0.5);
+    r.watts = joules / seconds;
+    r.joulesPerFrame = joules / double(frames);
+    r.deviceBytes = m.cuda_total - m.cuda_free;
+    return r;
+}
+
+template <class T> bool parseList(const std::string& text, std::vector<T>& out) {
+    out.clear();
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) {
+        char* end = nullptr;
+        const double v = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end != '\0' || !(v >= 0) || v > 1e9) return false;
+        out.push_back(T(v));
+    }
+    return !out.empty();
+}
+
+int usage(const std::string& problem) {
+    std::fprintf(stderr,
+                 "points_bench: %s\nusage: points_bench [--points N[,N...]] [--resolution WxH] "
+                 "[--fps-caps C[,C...]] [--mode pipelined|serialized] [--draw auto|raster|compute] "
+                 "[--seconds S] [--json PATH]\n",
+                 problem.c_str());
+    return 2;
+}
+
+nlohmann::ordered_json jsonOf(const Config& c, const std::vector<Result>& results,
+                              const char* device) {
+    const auto number = [](double v) {
+        return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+    };
+    nlohmann::ordered_json report = {{"device", device},
+                                     {"width", c.width},
+                                     {"height", c.height},
+                                     {"mode", c.serialized ? "serialized" : "pipelined"}};
+    nlohmann::ordered_json& list = report["results"] = nlohmann::ordered_json::array();
+    for (const Result& r : results)
+        list.push_back({{"points", r.points},
+                        {"fps_cap", r.cap},
+                        {"frames", r.frames},
+                        {"fps", number(r.fps)},
+                        {"cuda_ms_p50", number(r.cudaMs)},
+                        {"draw_ms_p50", number(r.drawMs)},
+                        {"interval_p99_over_p50", number(r.intervalP99OverP50)},
+                        {"watts", number(r.watts)},
+                        {"joules_per_frame", number(r.joulesPerFrame)},
+                        {"cuda_device_bytes_in_use", r.deviceBytes}});
+    return report;
+}
+
+} // namespace
+
+int main(int argc, char** argv) try {
+    Config config;
+    for (int i = 1; i < argc; i += 2) {
+        const std::string option = argv[i];
+        if (i + 1 >= argc) return usage("missing value after " + option);
+        const std::string value = argv[i + 1];
+        if (option == "--points") {
+            if (!parseList(value, config.points) ||
+                std::count(config.points.begin(), config.points.end(), 0ull))
+                return usage("--points: counts 1..10^9, comma-separated (got '" + value + "')");
+        } else if (option == "--fps-caps") {
+            if (!parseList(value, config.caps))
+                return usage("--fps-caps: frame rates (0: uncapped), comma-separated (got '" +
+                             value + "')");
+        } else if (option == "--resolution") {
+            if (std::sscanf(value.c_str(), "%ux%u", &config.width, &config.height) != 2 ||
+                config.width == 0 || config.height == 0 || config.width > 16384 ||
+                config.height > 16384)
+                return usage("--resolution: WxH, each 1..16384 (got '" + value + "')");
+        } else if (option == "--mode") {
+            if (value != "pipelined" && value != "serialized")
+                return usage("--mode: pipelined or serialized (got '" + value + "')");
+            config.serialized = value == "serialized";
+        } else if (option == "--draw") {
+            if (value != "auto" && value != "raster" && value != "compute")
+                return usage("--draw: auto, raster or compute (got '" + value + "')");
+            config.draw = value == "raster"    ? ESTUARY_DRAW_RASTER
+                          : value == "compute" ? ESTUARY_DRAW_COMPUTE
+                                               : ESTUARY_DRAW_AUTO;
+        } else if (option == "--seconds") {
+            char* end = nullptr;
+            config.seconds = std::strtod(value.c_str(), &end);
+            if (*end != '\0' || !(config.seconds > 0 && config.seconds <= 600))
+                return usage("--seconds: 0 < S <= 600 (got '" + value + "')");
+        } else if (option == "--json") {
+            config.json = value;
+        } else {
+            return usage("unknown option " + option);
+        }
+    }
+    estuary::ViewerDesc desc;
+    desc.display = ESTUARY_DISPLAY_HEADLESS;
+    desc.width = config.width;
+    desc.height = config.height;
+    desc.frames_in_flight = config.serialized ? 1 : 8;
+    desc.draw_path = config.draw;
+    const estuary::Viewer viewer(desc);
+    const estuary_viewer_info info = viewer.info();
+    const Energy energy;
+    std::vector<Result> results;
+    for (unsigned long long count : config.points)
+        for (double cap : config.caps) {
+            const Result r = measure(viewer, config, count, cap, energy);
+            std::printf("%s %ux%u %s %11llu points, cap %5.0f: %9.1f fps, CUDA %.3f ms, draw "
+                        "%.3f ms, p99/p50 %.2f, %.1f W, %.4f J/frame, %.2f GB in use\n",
+                        config.serialized ? "serialized" : "pipelined", config.width, config.height,
+                        info.draw_path == ESTUARY_DRAW_COMPUTE ? "splat" : "raster", r.points,
+                        r.cap, r.fps, r.cudaMs, r.drawMs, r.intervalP99OverP50, r.watts,
+                        r.joulesPerFrame, double(r.deviceBytes) / 1e9);
+            std::fflush(stdout);
+            results.push_back(r);
+        }
+    if (!config.json.empty()) {
+        const std::string temp = config.json + ".tmp";
+        std::ofstream(temp) << jsonOf(config, results, info.device_name).dump(2) << "\n";
+        if (std::rename(temp.c_str(), config.json.c_str()) != 0)
+            return usage("cannot write " + config.json);
+    }
+    return 0;
+} catch (const estuary::Error& e) {
+    std::fprintf(stderr, "points_bench: %s\n", e.what());
+    return 1;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "points_bench: %s\n", e.what());
+    return 1;
+}
