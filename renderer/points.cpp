@@ -67,8 +67,10 @@ void writeBufferDescriptor(const Device& device, VkDescriptorSet set, uint32_t b
 
 // The splat's compute pipeline and the resolve's full-screen additive pass.
 void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsDesc& desc) {
-    const std::filesystem::path path =
-        shaderPath(desc.dataDir, desc.threeD ? "points3d_splat.comp" : "points_splat.comp");
+    r.packedSplat = desc.packedSplat && device.int64Atomics;
+    const std::string name = std::string(desc.threeD ? "points3d_splat" : "points_splat") +
+                             (r.packedSplat ? "_packed.comp" : ".comp");
+    const std::filesystem::path path = shaderPath(desc.dataDir, name);
     const VkShaderModule module = loadShaderModule(device, path);
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
@@ -89,6 +91,10 @@ void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsD
     shape.fragmentShader = "points_resolve.frag";
     shape.additive = true;
     shape.name = "points splat resolve";
+    const VkBool32 packed = r.packedSplat ? VK_TRUE : VK_FALSE;
+    const VkSpecializationMapEntry packedEntry{0, 0, sizeof(packed)};
+    const VkSpecializationInfo specialization{1, &packedEntry, sizeof(packed), &packed};
+    shape.fragmentSpecialization = &specialization;
     r.resolvePipeline =
         createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout, desc.dataDir, shape);
 }
@@ -162,7 +168,8 @@ void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent)
         throw runtimeError("setPointsExtent: the target's extent must not be empty");
     destroyBuffer(device, r.splatBuffer);
     r.splatExtent = {0, 0};
-    const VkDeviceSize bytes = VkDeviceSize(extent.width) * extent.height * 3 * sizeof(uint32_t);
+    const VkDeviceSize bytes = VkDeviceSize(extent.width) * extent.height *
+                               (r.packedSplat ? sizeof(uint64_t) : 3 * sizeof(uint32_t));
     r.splatBuffer = createBuffer(
         device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "points splat buffer");

@@ -26,7 +26,8 @@ struct PointsDesc {
     std::filesystem::path dataDir; // holds shaders/ and assets/
     uint32_t slotCount = 1;
     bool threeD = false;
-    bool splat = false; // draw by compute splat (then setPointsExtent before recording)
+    bool splat = false;      // draw by compute splat (then setPointsExtent before recording)
+    bool packedSplat = true; // one 64-bit atomic a pixel where the device has them (tests: false)
 };
 
 struct PointsRenderer : MoveOnly {
@@ -42,9 +43,11 @@ struct PointsRenderer : MoveOnly {
     uint32_t colormapCount = 0;
     float maxPointSize = 1.0f; // the device's largest point (largePoints)
     // PointsDesc::splat: the splat's compute pipeline, the resolve's graphics pipeline and the
-    // buffer both use (three uints per pixel of splatExtent), shared by the slots.
+    // buffer both use (per pixel of splatExtent one packed uint64 where the device has 64-bit
+    // atomics, else three uints), shared by the slots.
     VkPipeline splatPipeline = VK_NULL_HANDLE;
     VkPipeline resolvePipeline = VK_NULL_HANDLE;
+    bool packedSplat = false;
     GpuBuffer splatBuffer;
     VkExtent2D splatExtent{0, 0};
 };

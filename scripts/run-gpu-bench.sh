@@ -19,7 +19,7 @@
 #                                      flags, old first), then the draw alone (no steps) at 768²
 #                                      and 1536² output: old, new raster, new compute
 #   run-gpu-bench.sh points       the library's points view over Mìmir's evaluation grid
-#                                  (example_points_bench): 10^3..10^8 points at 1920x1080,
+#                                  (estuary_points_bench): 10^3..10^8 points at 1920x1080,
 #                                  2560x1440 and 3840x2160, uncapped and capped at 30/60/144/240
 #                                  fps, pipelined and serialized
 #   run-gpu-bench.sh fluid-compare OLD  the fluid, pipelined, this bundle against the one in OLD in
@@ -66,7 +66,7 @@ if [ "${1:-gray-scott}" = points ]; then
         for resolution in 1920x1080 2560x1440 3840x2160; do
             for mode in pipelined serialized; do
                 echo "== points view, $resolution, $mode"
-                ./example_points_bench --resolution "$resolution" --mode "$mode" \
+                ./estuary_points_bench --resolution "$resolution" --mode "$mode" \
                     --points 1000,10000,100000,1000000,10000000,100000000 \
                     --fps-caps 0,30,60,144,240 --seconds "${BENCH_SECONDS:-1}" \
                     --json "$out/points-$resolution-$mode.json" 2>>"$out/points-stderr.log" ||

@@ -6,7 +6,10 @@
 // like lavapipe and NVIDIA, a wide point whose centre left the target still covers the pixels it
 // reaches inside it (the guard band; the strict clip rule would drop it whole). The colour is added
 // in 1/255 steps rounded per point, as additive blending into an 8-bit target rounds each point,
-// so the sum is the same in any order.
+// so the sum is the same in any order. With ESTUARY_SPLAT_PACKED (devices with 64-bit atomics) a
+// pixel is one uint64 holding red in bits 0-20, green 21-41, blue 42-63, added by one atomic; an
+// add that takes any channel to 2^20 (4112 points of full colour, long saturated) is taken back, so
+// no channel ever carries into the next. Else three uints, red, green, blue, one atomic each.
 #include "shared_layout.h"
 
 layout(local_size_x = 256) in;
@@ -15,7 +18,11 @@ layout(std430, binding = ESTUARY_BINDING_POINTS) readonly buffer Points {
     vec4 points[];
 };
 layout(std430, binding = ESTUARY_BINDING_SPLAT) buffer Splat {
+#ifdef ESTUARY_SPLAT_PACKED
+    uint64_t splat[];
+#else
     uint splat[];
+#endif
 };
 layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
 
@@ -47,10 +54,18 @@ void splatPoint(vec4 point, ivec2 size) {
                 vec2 fromCentre = (vec2(x, y) + 0.5 - pixel) / pc.pointSize;
                 if (dot(fromCentre, fromCentre) > 0.25) continue;
             }
-            uint at = 3u * (uint(y) * uint(size.x) + uint(x));
+            uint pixelIndex = uint(y) * uint(size.x) + uint(x);
+#ifdef ESTUARY_SPLAT_PACKED
+            uint64_t packed = uint64_t(add.r) | uint64_t(add.g) << 21 | uint64_t(add.b) << 42;
+            uint64_t after = atomicAdd(splat[pixelIndex], packed) + packed;
+            const uint64_t kNearCarry = (1ul << 20) | (1ul << 41) | (1ul << 62);
+            if ((after & kNearCarry) != 0ul) atomicAdd(splat[pixelIndex], -packed);
+#else
+            uint at = 3u * pixelIndex;
             if (add.r != 0u) atomicAdd(splat[at], add.r);
             if (add.g != 0u) atomicAdd(splat[at + 1u], add.g);
             if (add.b != 0u) atomicAdd(splat[at + 2u], add.b);
+#endif
         }
     }
 }

@@ -9,7 +9,7 @@
 //                [--mode pipelined|serialized] [--draw auto|raster|compute] [--seconds S]
 //                [--json PATH]
 // Prints one line per configuration; --json writes them all (temporary file, then rename). Built
-// in estuary's tree as example_points_bench and bundled; scripts/run-gpu-bench.sh points runs the
+// in estuary's tree as estuary_points_bench and bundled; scripts/run-gpu-bench.sh points runs the
 // grid. Exit 0; 1 when the library fails; 2 on bad usage.
 #include <estuary/estuary.hpp>
 
@@ -308,7 +308,7 @@ int main(int argc, char** argv) try {
     return 0;
 } catch (const estuary::Error& e) {
     std::fprintf(stderr, "points_bench: %s\n", e.what());
-    return 1;
+    return e.status(); // 3 where this machine cannot (no CUDA device usable with Vulkan)
 } catch (const std::exception& e) {
     std::fprintf(stderr, "points_bench: %s\n", e.what());
     return 1;

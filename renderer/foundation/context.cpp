@@ -353,6 +353,8 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     enable12.timelineSemaphore = VK_TRUE;
     enable12.hostQueryReset = f12.hostQueryReset;
+    device.int64Atomics = f12.shaderBufferInt64Atomics && supported.features.shaderInt64;
+    enable12.shaderBufferInt64Atomics = device.int64Atomics ? VK_TRUE : VK_FALSE;
     VkPhysicalDeviceVulkan13Features enable13{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
                                               &enable12};
     enable13.dynamicRendering = VK_TRUE;
@@ -360,6 +362,7 @@ Device createDevice(const Instance& instance, const DeviceDesc& desc) {
     enable13.maintenance4 = VK_TRUE;
     VkPhysicalDeviceFeatures2 enable{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &enable13};
     enable.features.largePoints = supported.features.largePoints;
+    enable.features.shaderInt64 = device.int64Atomics ? VK_TRUE : VK_FALSE;
     device.largePoints = supported.features.largePoints == VK_TRUE;
 
     const float priority = 1.0f;

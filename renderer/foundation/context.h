@@ -77,6 +77,9 @@ struct Device : MoveOnly {
     uint32_t timestampValidBits = 0;
     bool debugUtils = false;
     bool largePoints = false; // points wider than a pixel (enabled where the device has them)
+    // shaderInt64 and shaderBufferInt64Atomics (enabled where offered): the points splat adds a
+    // pixel's three channels with one 64-bit atomic instead of three 32-bit ones.
+    bool int64Atomics = false;
     // VK_EXT_calibrated_timestamps (else the KHR) where the device offers it with a
     // CLOCK_MONOTONIC time domain, enabled for aligning GPU timestamps with the host's clock:
     // reads both clocks at once. Null where not offered; the name of the extension used.
