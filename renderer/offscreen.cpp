@@ -13,7 +13,7 @@ OffscreenTarget createOffscreenTarget(const Device& device, VkExtent2D extent, V
     target.image =
         createImage2D(device, extent, format, 1,
                       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                          VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+                          VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_STORAGE_BIT,
                       "offscreen target");
     try {
         target.readback =

@@ -10,7 +10,9 @@
 namespace estuary {
 
 struct OffscreenTarget : MoveOnly {
-    GpuImage image; // COLOR_ATTACHMENT | TRANSFER_SRC | TRANSFER_DST (the compute march copies in)
+    // COLOR_ATTACHMENT | TRANSFER_SRC | TRANSFER_DST (the compute march copies in) | STORAGE (the
+    // points splat resolves in place)
+    GpuImage image;
     GpuBuffer readback; // host-visible, coherent, width * height * 4 bytes
 };
 

@@ -19,24 +19,27 @@ namespace {
 void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, bool splat) {
     const VkShaderStageFlags pointStages =
         VK_SHADER_STAGE_VERTEX_BIT | (splat ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u);
-    VkDescriptorSetLayoutBinding bindings[3]{};
+    VkDescriptorSetLayoutBinding bindings[4]{};
     bindings[0] = {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
                    pointStages, nullptr};
     bindings[1] = {ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pointStages,
                    nullptr};
     bindings[2] = {ESTUARY_BINDING_SPLAT, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
                    VK_SHADER_STAGE_COMPUTE_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
+    bindings[3] = {ESTUARY_BINDING_DRAW_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
+                   VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
     VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    layoutInfo.bindingCount = splat ? 3 : 2;
+    layoutInfo.bindingCount = splat ? 4 : 2;
     layoutInfo.pBindings = bindings;
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "points set layout");
-    const VkDescriptorPoolSize sizes[2] = {
+    const VkDescriptorPoolSize sizes[3] = {
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, slotCount},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, (splat ? 2 : 1) * slotCount}};
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, (splat ? 2 : 1) * slotCount},
+        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, slotCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = slotCount;
-    poolInfo.poolSizeCount = 2;
+    poolInfo.poolSizeCount = splat ? 3 : 2;
     poolInfo.pPoolSizes = sizes;
     VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &r.descriptorPool));
     const std::vector<VkDescriptorSetLayout> layouts(slotCount, r.setLayout);
@@ -65,35 +68,48 @@ void writeBufferDescriptor(const Device& device, VkDescriptorSet set, uint32_t b
     vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
 }
 
-// The splat's compute pipeline and the resolve's full-screen additive pass.
-void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsDesc& desc) {
-    r.packedSplat = desc.packedSplat && device.int64Atomics;
-    const std::string name = std::string(desc.threeD ? "points3d_splat" : "points_splat") +
-                             (r.packedSplat ? "_packed.comp" : ".comp");
-    const std::filesystem::path path = shaderPath(desc.dataDir, name);
+VkPipeline createComputePipeline(const Device& device, VkPipelineLayout layout,
+                                 const std::filesystem::path& path,
+                                 const VkSpecializationInfo* specialization, const char* name) {
     const VkShaderModule module = loadShaderModule(device, path);
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = module;
     info.stage.pName = "main";
-    info.layout = r.pipelineLayout;
-    const VkResult result = vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info,
-                                                     nullptr, &r.splatPipeline);
+    info.stage.pSpecializationInfo = specialization;
+    info.layout = layout;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    const VkResult result =
+        vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
     vkDestroyShaderModule(device.handle, module, nullptr);
     if (result != VK_SUCCESS)
         throwVkFailure(result, ("vkCreateComputePipelines (" + path.string() + ")").c_str(),
                        __FILE__, __LINE__);
-    nameObject(device, VK_OBJECT_TYPE_PIPELINE, r.splatPipeline,
-               desc.threeD ? "3D points splat" : "points splat");
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE, pipeline, name);
+    return pipeline;
+}
+
+// The splat's compute pipeline and the resolve's: in place by compute, or a full-screen additive
+// pass.
+void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsDesc& desc) {
+    r.packedSplat = desc.packedSplat && device.int64Atomics;
+    const std::string name = std::string(desc.threeD ? "points3d_splat" : "points_splat") +
+                             (r.packedSplat ? "_packed.comp" : ".comp");
+    r.splatPipeline =
+        createComputePipeline(device, r.pipelineLayout, shaderPath(desc.dataDir, name), nullptr,
+                              desc.threeD ? "3D points splat" : "points splat");
+    const VkBool32 packed = r.packedSplat ? VK_TRUE : VK_FALSE;
+    const VkSpecializationMapEntry packedEntry{0, 0, sizeof(packed)};
+    const VkSpecializationInfo specialization{1, &packedEntry, sizeof(packed), &packed};
+    r.resolveComputePipeline = createComputePipeline(
+        device, r.pipelineLayout, shaderPath(desc.dataDir, "points_resolve.comp"), &specialization,
+        "points splat resolve (compute)");
     PipelineShape shape;
     shape.vertexShader = "fullscreen.vert";
     shape.fragmentShader = "points_resolve.frag";
     shape.additive = true;
     shape.name = "points splat resolve";
-    const VkBool32 packed = r.packedSplat ? VK_TRUE : VK_FALSE;
-    const VkSpecializationMapEntry packedEntry{0, 0, sizeof(packed)};
-    const VkSpecializationInfo specialization{1, &packedEntry, sizeof(packed), &packed};
     shape.fragmentSpecialization = &specialization;
     r.resolvePipeline =
         createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout, desc.dataDir, shape);
@@ -141,6 +157,7 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
 
 void destroyPointsRenderer(const Device& device, PointsRenderer& r) {
     destroyBuffer(device, r.splatBuffer);
+    vkDestroyPipeline(device.handle, r.resolveComputePipeline, nullptr);
     vkDestroyPipeline(device.handle, r.resolvePipeline, nullptr);
     vkDestroyPipeline(device.handle, r.splatPipeline, nullptr);
     vkDestroyPipeline(device.handle, r.pipeline, nullptr);
@@ -161,7 +178,8 @@ void setPointsBuffer(const Device& device, PointsRenderer& r, uint32_t slot, VkB
     r.bytes[slot] = bytes;
 }
 
-void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent) {
+void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent,
+                     VkImageView storageTarget) {
     if (!r.splatPipeline)
         throw runtimeError("setPointsExtent: this renderer was made without splat");
     if (extent.width == 0 || extent.height == 0)
@@ -173,9 +191,15 @@ void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent)
     r.splatBuffer = createBuffer(
         device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "points splat buffer");
-    for (VkDescriptorSet set : r.slotSets)
+    for (VkDescriptorSet set : r.slotSets) {
         writeBufferDescriptor(device, set, ESTUARY_BINDING_SPLAT, r.splatBuffer.handle, bytes);
+        if (storageTarget)
+            writeImageDescriptor(device, set, ESTUARY_BINDING_DRAW_TARGET,
+                                 VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                                 {VK_NULL_HANDLE, storageTarget, VK_IMAGE_LAYOUT_GENERAL});
+    }
     r.splatExtent = extent;
+    r.storageTarget = storageTarget;
 }
 
 float pointIntensity(VkExtent2D target, uint32_t count, float size) {
@@ -260,9 +284,41 @@ void recordMemoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
     vkCmdPipelineBarrier2(cmd, &dependency);
 }
 
+// The resolve in place, the slot's set still bound from the splat: the target to GENERAL (after its
+// colour writes), the splat's sums added by compute, back to COLOR_ATTACHMENT_OPTIMAL for whatever
+// draws next.
+void recordComputeResolve(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent2D extent,
+                          VkImage targetImage) {
+    if (!targetImage)
+        throw runtimeError("recordPoints: the splat resolves into its storage target in place, "
+                           "so it needs the target's image");
+    ImageTransition toGeneral;
+    toGeneral.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    toGeneral.newLayout = VK_IMAGE_LAYOUT_GENERAL;
+    toGeneral.srcStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    toGeneral.srcAccess = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+    toGeneral.dstStage = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+    toGeneral.dstAccess =
+        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+    recordImageBarrier(cmd, targetImage, toGeneral);
+    recordMemoryBarrier(
+        cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.resolveComputePipeline);
+    vkCmdDispatch(cmd, (extent.width + 7) / 8, (extent.height + 7) / 8, 1);
+    ImageTransition back;
+    back.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
+    back.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    back.srcStage = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+    back.srcAccess = VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
+    back.dstStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    back.dstAccess = VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+    recordImageBarrier(cmd, targetImage, back);
+}
+
 // Clear the splat buffer (after the last frame's resolve read it), splat, resolve onto the target.
 void recordSplat(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                 VkExtent2D extent, const PointsDraw& draw) {
+                 VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
     if (extent.width != r.splatExtent.width || extent.height != r.splatExtent.height)
         throw runtimeError("recordPoints: the splat needs setPointsExtent of the target's size (" +
                            std::to_string(extent.width) + "x" + std::to_string(extent.height) +
@@ -282,6 +338,10 @@ void recordSplat(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
     // A grid-stride loop: enough groups to fill any GPU, within every device's dispatch limit.
     constexpr uint32_t kGroupSize = 256, kMaxGroups = 65535;
     vkCmdDispatch(cmd, std::min((draw.count + kGroupSize - 1) / kGroupSize, kMaxGroups), 1, 1);
+    if (r.storageTarget) {
+        recordComputeResolve(r, cmd, extent, targetImage);
+        return;
+    }
     recordMemoryBarrier(
         cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
         VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
@@ -296,7 +356,7 @@ void recordSplat(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
 } // namespace
 
 void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                  VkExtent2D extent, const PointsDraw& draw) {
+                  VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
     constexpr VkDeviceSize kPointBytes = 4 * sizeof(float);
     if (draw.count == 0) return;
     if (slot >= r.slotSets.size() || VkDeviceSize(draw.count) * kPointBytes > r.bytes[slot])
@@ -317,7 +377,7 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
         vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
     }
     if (r.splatPipeline) {
-        recordSplat(r, cmd, slot, target, extent, draw);
+        recordSplat(r, cmd, slot, target, extent, draw, targetImage);
         return;
     }
     beginTargetPass(cmd, target, extent, false, draw.view.background);

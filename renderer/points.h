@@ -47,6 +47,8 @@ struct PointsRenderer : MoveOnly {
     // atomics, else three uints), shared by the slots.
     VkPipeline splatPipeline = VK_NULL_HANDLE;
     VkPipeline resolvePipeline = VK_NULL_HANDLE;
+    VkPipeline resolveComputePipeline = VK_NULL_HANDLE;
+    VkImageView storageTarget = VK_NULL_HANDLE; // setPointsExtent's: resolve by compute
     bool packedSplat = false;
     GpuBuffer splatBuffer;
     VkExtent2D splatExtent{0, 0};
@@ -64,8 +66,11 @@ void setPointsBuffer(const Device& device, PointsRenderer& renderer, uint32_t sl
                      VkDeviceSize bytes);
 
 // Renderers made with splat: (re)makes the splat buffer for targets of `extent` and points every
-// slot at it. Only while no submitted work using the renderer is in flight.
-void setPointsExtent(const Device& device, PointsRenderer& renderer, VkExtent2D extent);
+// slot at it. `storageTarget`: the target's view when the target was made with storage use (an
+// OffscreenTarget is): the resolve then adds in place by compute, else by a full-screen raster
+// pass. Only while no submitted work using the renderer is in flight.
+void setPointsExtent(const Device& device, PointsRenderer& renderer, VkExtent2D extent,
+                     VkImageView storageTarget = VK_NULL_HANDLE);
 
 struct PointsDraw {
     uint32_t count = 0;
@@ -85,9 +90,11 @@ struct PointsDraw {
 // Records a dynamic-rendering pass over `target` (COLOR_ATTACHMENT_OPTIMAL, kept) drawing
 // draw.count points of the slot's buffer; the buffer must be readable by vertex shaders (compute
 // shaders for the splat, which clears its buffer, splats and resolves: outside a render pass, so
-// call it between passes, with `extent` the one setPointsExtent was given).
+// call it between passes, with `extent` the one setPointsExtent was given, and `targetImage` the
+// image of its storage target, whose resolve moves it to GENERAL and back).
 void recordPoints(const PointsRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
-                  VkImageView target, VkExtent2D extent, const PointsDraw& draw);
+                  VkImageView target, VkExtent2D extent, const PointsDraw& draw,
+                  VkImage targetImage = VK_NULL_HANDLE);
 
 // Additive intensity of one point: dense clouds would saturate to white, so the brightness of one
 // point falls as the points' total area outgrows the target; never so low that an 8-bit target

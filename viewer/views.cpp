@@ -71,7 +71,9 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.threeD = view.layout == ESTUARY_POINTS_XYZ_SCALAR;
     desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE;
     view.points = createPointsRenderer(v.device, v.pool, desc);
-    if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height});
+    if (desc.splat)
+        setPointsExtent(v.device, view.points, {v.width, v.height},
+                        v.headless ? v.offscreen.image.view : VK_NULL_HANDLE);
     const estuary_buffer& buffer = *view.buffer;
     for (uint32_t entry = 0; entry < v.hostRing; ++entry)
         setPointsBuffer(v.device, view.points, entry,
@@ -358,13 +360,17 @@ void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage
     }
     for (const auto& view : v.views)
         if (view->params.visible && view->kind == ViewKind::Points)
-            recordPoints(view->points, cmd, entry, targetView, extent, pointsDraw(v, *view));
+            recordPoints(view->points, cmd, entry, targetView, extent, pointsDraw(v, *view),
+                         targetImage);
 }
 
 void resizeViews(estuary_viewer& v, VkExtent2D extent) {
     for (const auto& view : v.views)
-        if (view->renderer.computePipeline) setComputeExtent(v.device, view->renderer, extent);
-        else if (view->points.splatPipeline) setPointsExtent(v.device, view->points, extent);
+        if (view->renderer.computePipeline)
+            setComputeExtent(v.device, view->renderer, extent);
+        else if (view->points.splatPipeline)
+            setPointsExtent(v.device, view->points, extent,
+                            v.headless ? v.offscreen.image.view : VK_NULL_HANDLE);
 }
 
 } // namespace estuary::lib
