@@ -10,10 +10,15 @@ OffscreenTarget createOffscreenTarget(const Device& device, VkExtent2D extent, V
         throw runtimeError("offscreen target: format " + std::to_string(format) +
                            " is not a 4-byte colour format");
     OffscreenTarget target;
+    // Storage use only where the format offers it (RGBA8 always does; sRGB and BGRA may not).
+    VkFormatProperties properties{};
+    vkGetPhysicalDeviceFormatProperties(device.physical, format, &properties);
+    target.storage = (properties.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT) != 0;
     target.image =
         createImage2D(device, extent, format, 1,
                       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
-                          VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_STORAGE_BIT,
+                          VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+                          (target.storage ? VkImageUsageFlags(VK_IMAGE_USAGE_STORAGE_BIT) : 0u),
                       "offscreen target");
     try {
         target.readback =

@@ -10,9 +10,10 @@
 namespace estuary {
 
 struct OffscreenTarget : MoveOnly {
-    // COLOR_ATTACHMENT | TRANSFER_SRC | TRANSFER_DST (the compute march copies in) | STORAGE (the
-    // points splat resolves in place)
+    // COLOR_ATTACHMENT | TRANSFER_SRC | TRANSFER_DST (the compute march copies in), and STORAGE
+    // where the format offers it (`storage`: the points splat resolves in place)
     GpuImage image;
+    bool storage = false;
     GpuBuffer readback; // host-visible, coherent, width * height * 4 bytes
 };
 

@@ -7,9 +7,11 @@
 // reaches inside it (the guard band; the strict clip rule would drop it whole). The colour is added
 // in 1/255 steps rounded per point, as additive blending into an 8-bit target rounds each point,
 // so the sum is the same in any order. With ESTUARY_SPLAT_PACKED (devices with 64-bit atomics) a
-// pixel is one uint64 holding red in bits 0-20, green 21-41, blue 42-63, added by one atomic; an
-// add that takes any channel to 2^20 (4112 points of full colour, long saturated) is taken back, so
-// no channel ever carries into the next. Else three uints, red, green, blue, one atomic each.
+// pixel is one uint64 holding red in bits 0-20, green 21-41, blue 42-63, added by one atomic; the
+// part of an add that takes a channel to 2^20 (4112 points of full colour, long saturated) is taken
+// back, so the channel's total stays below 2^21 and never carries into the next, unless some 4000
+// full-colour adds reach one pixel between an add and its take-back (a channel's field can then
+// wrap before the take-backs land). Else three uints, red, green, blue, one atomic each.
 #include "shared_layout.h"
 
 layout(local_size_x = 256) in;
@@ -41,12 +43,14 @@ void splatPoint(vec4 point, ivec2 size) {
     // The rasterizer snaps a point's centre to its sub-pixel grid (8 bits on lavapipe and NVIDIA)
     // before deciding which pixel centres the point covers.
     pixel = floor(pixel * 256.0 + 0.5) / 256.0;
+    if (any(isnan(pixel)) || any(isinf(pixel))) return; // as the rasterizer drops it
     uvec3 add = uvec3(clamp(pointColour(value), 0.0, 1.0) * 255.0 + 0.5);
     if (all(equal(add, uvec3(0)))) return;
     // Pixel x is covered when x + 0.5 lies in [pixel - size/2, pixel + size/2).
     float halfSize = 0.5 * pc.pointSize;
-    ivec2 first = max(ivec2(ceil(pixel - halfSize - 0.5)), ivec2(0));
-    ivec2 end = min(ivec2(ceil(pixel + halfSize - 0.5)), size);
+    // Clamped while still float: a far-off point's bounds must not overflow the conversion.
+    ivec2 first = ivec2(clamp(ceil(pixel - halfSize - 0.5), vec2(0.0), vec2(size)));
+    ivec2 end = ivec2(clamp(ceil(pixel + halfSize - 0.5), vec2(0.0), vec2(size)));
     bool round = pc.pointSize > 2.5;
     for (int y = first.y; y < end.y; ++y) {
         for (int x = first.x; x < end.x; ++x) {
@@ -58,8 +62,14 @@ void splatPoint(vec4 point, ivec2 size) {
 #ifdef ESTUARY_SPLAT_PACKED
             uint64_t packed = uint64_t(add.r) | uint64_t(add.g) << 21 | uint64_t(add.b) << 42;
             uint64_t after = atomicAdd(splat[pixelIndex], packed) + packed;
-            const uint64_t kNearCarry = (1ul << 20) | (1ul << 41) | (1ul << 62);
-            if ((after & kNearCarry) != 0ul) atomicAdd(splat[pixelIndex], -packed);
+            // Each channel this add took to 2^20 or beyond gets its part taken back; the others
+            // keep theirs. A channel's total then ends below 2^20 (no carry into the next) and at
+            // least 2^20 - 255 once its true total reached that: saturated either way.
+            uint64_t takeBack = 0ul;
+            if ((after & (1ul << 20)) != 0ul) takeBack |= packed & 0x1FFFFFul;
+            if ((after & (1ul << 41)) != 0ul) takeBack |= packed & (0x1FFFFFul << 21);
+            if ((after & (1ul << 62)) != 0ul) takeBack |= packed & (0x3FFFFFul << 42);
+            if (takeBack != 0ul) atomicAdd(splat[pixelIndex], -takeBack);
 #else
             uint at = 3u * pixelIndex;
             if (add.r != 0u) atomicAdd(splat[at], add.r);

@@ -63,6 +63,11 @@ void makeRenderer(estuary_viewer& v, estuary_view& view) {
     }
 }
 
+// Where the points splat may resolve in place: the offscreen picture, made with storage use.
+VkImageView storageTarget(const estuary_viewer& v) {
+    return v.headless && v.offscreen.storage ? v.offscreen.image.view : VK_NULL_HANDLE;
+}
+
 void makePoints(estuary_viewer& v, estuary_view& view) {
     PointsDesc desc;
     desc.targetFormat = v.targetFormat;
@@ -71,9 +76,7 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.threeD = view.layout == ESTUARY_POINTS_XYZ_SCALAR;
     desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE;
     view.points = createPointsRenderer(v.device, v.pool, desc);
-    if (desc.splat)
-        setPointsExtent(v.device, view.points, {v.width, v.height},
-                        v.headless ? v.offscreen.image.view : VK_NULL_HANDLE);
+    if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height}, storageTarget(v));
     const estuary_buffer& buffer = *view.buffer;
     for (uint32_t entry = 0; entry < v.hostRing; ++entry)
         setPointsBuffer(v.device, view.points, entry,
@@ -369,8 +372,7 @@ void resizeViews(estuary_viewer& v, VkExtent2D extent) {
         if (view->renderer.computePipeline)
             setComputeExtent(v.device, view->renderer, extent);
         else if (view->points.splatPipeline)
-            setPointsExtent(v.device, view->points, extent,
-                            v.headless ? v.offscreen.image.view : VK_NULL_HANDLE);
+            setPointsExtent(v.device, view->points, extent, storageTarget(v));
 }
 
 } // namespace estuary::lib

@@ -129,6 +129,7 @@ Result measure(const estuary::Viewer& viewer, const Config& config, unsigned lon
     checkCuda(cudaMalloc(&seeded, bytes), "cudaMalloc");
     const unsigned blocks = unsigned((count + 255) / 256);
     seedPoints<<<blocks, 256>>>(seeded, unsigned(count));
+    checkCuda(cudaGetLastError(), "seedPoints");
     checkCuda(cudaDeviceSynchronize(), "seeding");
 
     using Clock = std::chrono::steady_clock;
@@ -301,9 +302,22 @@ int main(int argc, char** argv) try {
         }
     if (!config.json.empty()) {
         const std::string temp = config.json + ".tmp";
-        std::ofstream(temp) << jsonOf(config, results, info.device_name).dump(2) << "\n";
-        if (std::rename(temp.c_str(), config.json.c_str()) != 0)
-            return usage("cannot write " + config.json);
+        {
+            std::ofstream out(temp);
+            out << jsonOf(config, results, info.device_name).dump(2) << "\n";
+            out.close();
+            if (!out) {
+                std::remove(temp.c_str());
+                std::fprintf(stderr, "points_bench: cannot write %s\n", temp.c_str());
+                return 1;
+            }
+        }
+        if (std::rename(temp.c_str(), config.json.c_str()) != 0) {
+            std::remove(temp.c_str());
+            std::fprintf(stderr, "points_bench: cannot rename %s to %s\n", temp.c_str(),
+                         config.json.c_str());
+            return 1;
+        }
     }
     return 0;
 } catch (const estuary::Error& e) {

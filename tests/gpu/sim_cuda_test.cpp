@@ -260,46 +260,50 @@ TEST_F(SimCudaTest, EverySimulationMatchesItsCpuReferenceInEveryOutputAfterManyS
 }
 
 // The fluid's particles advected straight into the caller's buffers (DeviceTargets::buffersKept,
-// as the app's ring promises): over a ring of three output sets, with 0-3 steps a frame, brush
-// strokes between frames, half the particles moving for a while (the rest carried over), and one
-// frame whose buffers are not kept, every frame's outputs equal the CPU reference's bit for bit.
+// as the app's ring promises): over a ring of three output sets and of one (advected in place),
+// with 0-3 steps a frame, brush strokes between frames, half the particles moving for a while (the
+// rest carried over), and one frame whose buffers are not kept, every frame's outputs equal the CPU
+// reference's bit for bit.
 TEST_F(SimCudaTest, FluidParticlesWrittenInPlaceIntoARingMatchTheCpuEveryFrame) {
     const SimDefinition* def = nullptr;
     for (const SimDefinition& d : estuary::simulations())
         if (d.name == "fluid") def = &d;
     ASSERT_NE(def, nullptr);
     const GridSize grid{131, 77, 1, 5001};
-    const auto cpu = def->createCpu(grid);
-    const auto gpu = def->createCuda(grid);
-    std::vector<std::unique_ptr<OutputPair>> ring;
-    for (int i = 0; i < 3; ++i)
-        ring.push_back(std::make_unique<OutputPair>(def->outputs(grid)));
-    cpu->reset(7);
-    gpu->reset(7, stream);
-    ParamValues params = initialParams(*def);
-    const int share = findParam(*def, "particle_share");
-    ASSERT_GE(share, 0);
-    for (int frame = 0; frame < 40; ++frame) {
-        SCOPED_TRACE("frame " + std::to_string(frame));
-        params[size_t(share)] = frame >= 10 && frame < 20 ? 0.5f : 1.0f;
-        if (frame % 7 == 3) {
-            const Brush stroke{30.0f + float(frame), 40.0f, 5.0f, false, 1.0f, -0.5f};
-            cpu->brush(stroke, params);
-            gpu->brush(stroke, params, stream);
+    for (const size_t ringSize : {size_t(3), size_t(1)}) { // one: the same buffer every frame
+        SCOPED_TRACE("ring of " + std::to_string(ringSize));
+        const auto cpu = def->createCpu(grid);
+        const auto gpu = def->createCuda(grid);
+        std::vector<std::unique_ptr<OutputPair>> ring;
+        for (size_t i = 0; i < ringSize; ++i)
+            ring.push_back(std::make_unique<OutputPair>(def->outputs(grid)));
+        cpu->reset(7);
+        gpu->reset(7, stream);
+        ParamValues params = initialParams(*def);
+        const int share = findParam(*def, "particle_share");
+        ASSERT_GE(share, 0);
+        for (int frame = 0; frame < 40; ++frame) {
+            SCOPED_TRACE("frame " + std::to_string(frame));
+            params[size_t(share)] = frame >= 10 && frame < 20 ? 0.5f : 1.0f;
+            if (frame % 7 == 3) {
+                const Brush stroke{30.0f + float(frame), 40.0f, 5.0f, false, 1.0f, -0.5f};
+                cpu->brush(stroke, params);
+                gpu->brush(stroke, params, stream);
+            }
+            const int steps = frame % 4;
+            cpu->step(params, steps);
+            gpu->step(params, steps, stream);
+            OutputPair& outputs = *ring[size_t(frame) % ring.size()];
+            DeviceTargets targets = outputs.deviceTargets();
+            targets.buffersKept = frame != 25;
+            cpu->writeOutputs(outputs.hostTargets());
+            gpu->writeOutputs(targets, stream);
+            size_t compared = 0;
+            std::string where;
+            bool bitIdentical = false;
+            const float worst = outputs.compare(stream, compared, where, bitIdentical);
+            EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
         }
-        const int steps = frame % 4;
-        cpu->step(params, steps);
-        gpu->step(params, steps, stream);
-        OutputPair& outputs = *ring[size_t(frame) % ring.size()];
-        DeviceTargets targets = outputs.deviceTargets();
-        targets.buffersKept = frame != 25;
-        cpu->writeOutputs(outputs.hostTargets());
-        gpu->writeOutputs(targets, stream);
-        size_t compared = 0;
-        std::string where;
-        bool bitIdentical = false;
-        const float worst = outputs.compare(stream, compared, where, bitIdentical);
-        EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
     }
 }
 

@@ -45,7 +45,10 @@ class RendererPoints : public test::VulkanTest, public ::testing::WithParamInter
         pointsDesc.dataDir = test::binDir();
         pointsDesc.splat = GetParam();
         points = createPointsRenderer(device, pool, pointsDesc);
-        if (pointsDesc.splat) setPointsExtent(device, points, kTarget, target.image.view);
+        if (pointsDesc.splat) {
+            ASSERT_TRUE(target.storage) << "RGBA8 offers storage use on every device";
+            setPointsExtent(device, points, kTarget, target.image.view);
+        }
         // A field of zeros: through the colormap over [0, 1], its first entry everywhere.
         const std::vector<float> zeros(size_t(kField.width) * kField.height, 0.0f);
         VkDeviceSize bytes = 0;
@@ -324,6 +327,38 @@ TEST_P(PointsSplatVsRaster, TheSplatDrawsTheRasterPictureForDenseCloudsOfEverySi
             EXPECT_GT(lit, raster.size() / 4 / 10) << what << ": pixels lit by the raster path";
         }
     }
+}
+
+// A million points on one pixel, each adding 3/255 red and green and no blue: the packed splat's
+// red and green pass 2^20 and are taken back, and must not carry into blue. All three paths draw
+// the same picture, that pixel saturated in red and green with the background's blue.
+TEST_P(PointsSplatVsRaster, AMillionPointsOnOnePixelSaturateWithoutCarryingIntoTheNextChannel) {
+    constexpr uint32_t kPile = 1000000;
+    GpuBuffer pile = createBuffer(
+        device, kPile * 4 * sizeof(float), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, "pile");
+    auto* p = static_cast<float*>(pile.mapped);
+    for (uint32_t i = 0; i < kPile; ++i) { // the colormap's end: speed 1 (2D), scalar 1 (3D)
+        const float point[4] = {GetParam() ? 0.0f : 0.5f, GetParam() ? 0.0f : 0.5f,
+                                GetParam() ? 0.0f : 1.0f, GetParam() ? 1.0f : 0.0f};
+        std::copy(point, point + 4, p + 4 * i);
+    }
+    for (PointsRenderer& r : paths)
+        setPointsBuffer(device, r, 0, pile.handle, pile.size);
+    PointsDraw points = pointsDraw(1.0f, 0.012f); // viridis' end: 3, 3, 0 in 1/255 steps
+    points.count = kPile;
+    const auto raster = draw(0, points);
+    const auto splat = draw(1, points);
+    const auto other = draw(2, points);
+    destroyBuffer(device, pile);
+    EXPECT_EQ(splat, other);
+    EXPECT_EQ(splat, raster);
+    size_t saturated = 0;
+    for (size_t i = 0; i < splat.size(); i += 4) {
+        EXPECT_EQ(splat[i + 2], 102) << "blue of pixel " << i / 4 << " (the background's)";
+        saturated += splat[i] == 255 && splat[i + 1] == 255;
+    }
+    EXPECT_EQ(saturated, 1u) << "the one pixel all points cover";
 }
 
 std::string dimensionName(const ::testing::TestParamInfo<bool>& info) {
