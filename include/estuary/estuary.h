@@ -116,7 +116,8 @@ typedef enum estuary_present_mode {
 typedef enum estuary_draw_path {
     ESTUARY_DRAW_AUTO = 0,   /* by measurement: compute on GPUs headless, raster elsewhere */
     ESTUARY_DRAW_RASTER = 1, /* fragment shaders */
-    ESTUARY_DRAW_COMPUTE = 2 /* the same pictures from compute shaders, points splatted (headless) */
+    ESTUARY_DRAW_COMPUTE =
+        2 /* the same pictures from compute shaders, points splatted (headless) */
 } estuary_draw_path;
 
 typedef enum estuary_consumer {
