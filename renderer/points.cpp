@@ -42,52 +42,12 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
     poolInfo.poolSizeCount = splat ? 3 : 2;
     poolInfo.pPoolSizes = sizes;
     VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &r.descriptorPool));
-    const std::vector<VkDescriptorSetLayout> layouts(slotCount, r.setLayout);
-    VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    alloc.descriptorPool = r.descriptorPool;
-    alloc.descriptorSetCount = slotCount;
-    alloc.pSetLayouts = layouts.data();
-    r.slotSets.resize(slotCount);
-    VK_CHECK(vkAllocateDescriptorSets(device.handle, &alloc, r.slotSets.data()));
+    r.slotSets = allocateSets(device, r.descriptorPool, r.setLayout, slotCount);
     const VkDescriptorImageInfo colormap{r.colormapSampler, r.colormaps.view,
                                          VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     for (VkDescriptorSet set : r.slotSets)
         writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
                              VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
-}
-
-void writeBufferDescriptor(const Device& device, VkDescriptorSet set, uint32_t binding,
-                           VkBuffer buffer, VkDeviceSize bytes) {
-    const VkDescriptorBufferInfo info{buffer, 0, bytes};
-    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    write.dstSet = set;
-    write.dstBinding = binding;
-    write.descriptorCount = 1;
-    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    write.pBufferInfo = &info;
-    vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
-}
-
-VkPipeline createComputePipeline(const Device& device, VkPipelineLayout layout,
-                                 const std::filesystem::path& path,
-                                 const VkSpecializationInfo* specialization, const char* name) {
-    const VkShaderModule module = loadShaderModule(device, path);
-    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = module;
-    info.stage.pName = "main";
-    info.stage.pSpecializationInfo = specialization;
-    info.layout = layout;
-    VkPipeline pipeline = VK_NULL_HANDLE;
-    const VkResult result =
-        vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
-    vkDestroyShaderModule(device.handle, module, nullptr);
-    if (result != VK_SUCCESS)
-        throwVkFailure(result, ("vkCreateComputePipelines (" + path.string() + ")").c_str(),
-                       __FILE__, __LINE__);
-    nameObject(device, VK_OBJECT_TYPE_PIPELINE, pipeline, name);
-    return pipeline;
 }
 
 // The splat's compute pipeline and the resolve's: in place by compute, or a full-screen additive
@@ -269,20 +229,6 @@ PointPushConstants push2d(const PointsRenderer& r, VkExtent2D extent, const Poin
 } // namespace
 
 namespace {
-
-void recordMemoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
-                         VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
-                         VkAccessFlags2 dstAccess) {
-    VkMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-    barrier.srcStageMask = srcStage;
-    barrier.srcAccessMask = srcAccess;
-    barrier.dstStageMask = dstStage;
-    barrier.dstAccessMask = dstAccess;
-    VkDependencyInfo dependency{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-    dependency.memoryBarrierCount = 1;
-    dependency.pMemoryBarriers = &barrier;
-    vkCmdPipelineBarrier2(cmd, &dependency);
-}
 
 // The resolve in place, the slot's set still bound from the splat: the target to GENERAL (after its
 // colour writes), the splat's sums added by compute, back to COLOR_ATTACHMENT_OPTIMAL for whatever

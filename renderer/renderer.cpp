@@ -103,13 +103,8 @@ void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCo
     VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &renderer.descriptorPool));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_POOL, renderer.descriptorPool, "field sets");
 
-    const std::vector<VkDescriptorSetLayout> layouts(slotCount, renderer.setLayout);
-    VkDescriptorSetAllocateInfo allocInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    allocInfo.descriptorPool = renderer.descriptorPool;
-    allocInfo.descriptorSetCount = slotCount;
-    allocInfo.pSetLayouts = layouts.data();
-    renderer.slotSets.resize(slotCount);
-    VK_CHECK(vkAllocateDescriptorSets(device.handle, &allocInfo, renderer.slotSets.data()));
+    renderer.slotSets =
+        allocateSets(device, renderer.descriptorPool, renderer.setLayout, slotCount);
 
     // The colormap binding is the same in every slot; the field binding waits for setFieldImage.
     const VkDescriptorImageInfo colormap{renderer.colormapSampler, renderer.colormaps.view,

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace estuary {
 
@@ -27,6 +28,23 @@ inline void writeImageDescriptor(const Device& device, VkDescriptorSet set, uint
     write.pImageInfo = &info;
     vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
 }
+
+// One storage-buffer descriptor of `set` pointed at the first `bytes` of `buffer`.
+inline void writeBufferDescriptor(const Device& device, VkDescriptorSet set, uint32_t binding,
+                                  VkBuffer buffer, VkDeviceSize bytes) {
+    const VkDescriptorBufferInfo info{buffer, 0, bytes};
+    VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    write.dstSet = set;
+    write.dstBinding = binding;
+    write.descriptorCount = 1;
+    write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    write.pBufferInfo = &info;
+    vkUpdateDescriptorSets(device.handle, 1, &write, 0, nullptr);
+}
+
+// `count` sets of `layout` from `pool` (one per slot).
+std::vector<VkDescriptorSet> allocateSets(const Device& device, VkDescriptorPool pool,
+                                          VkDescriptorSetLayout layout, uint32_t count);
 
 // Throws a runtime error naming the file when it is missing or not SPIR-V.
 VkShaderModule loadShaderModule(const Device& device, const std::filesystem::path& path);
@@ -49,6 +67,12 @@ VkPipeline createGraphicsPipeline(const Device& device, VkFormat targetFormat,
                                   const PipelineShape& shape);
 // `name` under <dataDir>/shaders with ".spv" appended (or `name` + ".spv" itself when absolute).
 std::filesystem::path shaderPath(const std::filesystem::path& dataDir, const std::string& name);
+
+// A compute pipeline of the SPIR-V at `path` (a runtime error naming it when it fails).
+VkPipeline createComputePipeline(const Device& device, VkPipelineLayout layout,
+                                 const std::filesystem::path& path,
+                                 const VkSpecializationInfo* specialization,
+                                 const std::string& name);
 
 // The pipeline layout and the field's pipeline (unless RendererDesc::compute).
 void createPipelines(const Device& device, Renderer& renderer, const RendererDesc& desc);

@@ -203,39 +203,55 @@ void createComputeDraw(const Device& device, Renderer& renderer, const RendererD
     renderer.computeLayout = createPushLayout(device, renderer.computeSetLayout,
                                               VK_SHADER_STAGE_COMPUTE_BIT, "compute draw layout");
 
-    const std::vector<VkDescriptorSetLayout> layouts(desc.slotCount, renderer.computeSetLayout);
-    VkDescriptorSetAllocateInfo allocInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    allocInfo.descriptorPool = renderer.descriptorPool;
-    allocInfo.descriptorSetCount = desc.slotCount;
-    allocInfo.pSetLayouts = layouts.data();
-    renderer.computeSets.resize(desc.slotCount);
-    VK_CHECK(vkAllocateDescriptorSets(device.handle, &allocInfo, renderer.computeSets.data()));
+    renderer.computeSets =
+        allocateSets(device, renderer.descriptorPool, renderer.computeSetLayout, desc.slotCount);
     const VkDescriptorImageInfo colormap{renderer.colormapSampler, renderer.colormaps.view,
                                          VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     for (VkDescriptorSet set : renderer.computeSets)
         writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
                              VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
 
-    const std::filesystem::path path = shaderPath(desc.dataDir, desc.fragmentShader + ".compute");
-    const VkShaderModule module = loadShaderModule(device, path);
     const uint32_t shading = uint32_t(desc.shading);
     const VkSpecializationMapEntry shadingEntry{ESTUARY_SPEC_SHADING, 0, sizeof(shading)};
     const VkSpecializationInfo specialization{1, &shadingEntry, sizeof(shading), &shading};
+    renderer.computePipeline = createComputePipeline(
+        device, renderer.computeLayout, shaderPath(desc.dataDir, desc.fragmentShader + ".compute"),
+        &specialization, "compute draw (" + desc.fragmentShader + ")");
+}
+
+std::vector<VkDescriptorSet> allocateSets(const Device& device, VkDescriptorPool pool,
+                                          VkDescriptorSetLayout layout, uint32_t count) {
+    const std::vector<VkDescriptorSetLayout> layouts(count, layout);
+    VkDescriptorSetAllocateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    info.descriptorPool = pool;
+    info.descriptorSetCount = count;
+    info.pSetLayouts = layouts.data();
+    std::vector<VkDescriptorSet> sets(count);
+    VK_CHECK(vkAllocateDescriptorSets(device.handle, &info, sets.data()));
+    return sets;
+}
+
+VkPipeline createComputePipeline(const Device& device, VkPipelineLayout layout,
+                                 const std::filesystem::path& path,
+                                 const VkSpecializationInfo* specialization,
+                                 const std::string& name) {
+    const VkShaderModule module = loadShaderModule(device, path);
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     info.stage.module = module;
     info.stage.pName = "main";
-    info.stage.pSpecializationInfo = &specialization;
-    info.layout = renderer.computeLayout;
-    const VkResult result = vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info,
-                                                     nullptr, &renderer.computePipeline);
+    info.stage.pSpecializationInfo = specialization;
+    info.layout = layout;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    const VkResult result =
+        vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
     vkDestroyShaderModule(device.handle, module, nullptr);
     if (result != VK_SUCCESS)
         throwVkFailure(result, ("vkCreateComputePipelines (" + path.string() + ")").c_str(),
                        __FILE__, __LINE__);
-    nameObject(device, VK_OBJECT_TYPE_PIPELINE, renderer.computePipeline,
-               "compute draw (" + desc.fragmentShader + ")");
+    nameObject(device, VK_OBJECT_TYPE_PIPELINE, pipeline, name);
+    return pipeline;
 }
 
 } // namespace estuary

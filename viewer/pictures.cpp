@@ -23,15 +23,8 @@ std::vector<uint8_t> copyOut(estuary_viewer& v, const OffscreenTarget& target,
         region.imageExtent = {target.image.extent.width, target.image.extent.height, 1};
         vkCmdCopyImageToBuffer(cmd, target.image.handle, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                target.readback.handle, 1, &region);
-        VkMemoryBarrier2 toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
-        toHost.srcStageMask = VK_PIPELINE_STAGE_2_COPY_BIT;
-        toHost.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-        toHost.dstStageMask = VK_PIPELINE_STAGE_2_HOST_BIT;
-        toHost.dstAccessMask = VK_ACCESS_2_HOST_READ_BIT;
-        VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
-        dep.memoryBarrierCount = 1;
-        dep.pMemoryBarriers = &toHost;
-        vkCmdPipelineBarrier2(cmd, &dep);
+        recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                            VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
     });
     return readbackPixels(target);
 }

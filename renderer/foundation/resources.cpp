@@ -186,6 +186,20 @@ void destroyImage(const Device& device, GpuImage& image) {
     image = GpuImage{};
 }
 
+void recordMemoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
+                         VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
+                         VkAccessFlags2 dstAccess) {
+    VkMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+    barrier.srcStageMask = srcStage;
+    barrier.srcAccessMask = srcAccess;
+    barrier.dstStageMask = dstStage;
+    barrier.dstAccessMask = dstAccess;
+    VkDependencyInfo dependency{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
+    dependency.memoryBarrierCount = 1;
+    dependency.pMemoryBarriers = &barrier;
+    vkCmdPipelineBarrier2(cmd, &dependency);
+}
+
 void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransition& t) {
     VkImageMemoryBarrier2 barrier{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2};
     barrier.srcStageMask = t.srcStage;

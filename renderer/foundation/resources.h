@@ -67,6 +67,11 @@ struct ImageTransition {
 };
 
 void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransition& t);
+// A global memory barrier: everything `srcAccess` did at `srcStage` before, made available to
+// `dstAccess` at `dstStage` after.
+void recordMemoryBarrier(VkCommandBuffer cmd, VkPipelineStageFlags2 srcStage,
+                         VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage,
+                         VkAccessFlags2 dstAccess);
 
 // One vkQueueSubmit2 of `cmd` on the device's queue, after `waits` and before `signals`.
 void submitCommands(const Device& device, VkCommandBuffer cmd,

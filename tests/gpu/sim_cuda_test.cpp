@@ -93,6 +93,18 @@ class OutputPair {
     DeviceTargets deviceTargets() const { return {deviceImages_, deviceBuffers_}; }
     HostTargets hostTargets() const { return {hostImages_, hostBufferPointers_}; }
 
+    // Expects every compared value bit-identical (compare below), naming the largest difference
+    // and where, after `when` if given; returns how many floats were compared.
+    size_t expectBitIdentical(cudaStream_t stream, const std::string& when = "") const {
+        size_t compared = 0;
+        std::string where;
+        bool bitIdentical = false;
+        const float worst = compare(stream, compared, where, bitIdentical);
+        EXPECT_TRUE(bitIdentical) << (when.empty() ? "" : when + ": ") << "largest difference "
+                                  << worst << " at " << where;
+        return compared;
+    }
+
     // Largest |GPU - CPU| over every texel of every level and every buffer float (infinity for a
     // NaN); also counts the floats compared and whether every one is the same bit pattern (which
     // |a - b| == 0 does not prove: +0 and -0). Synchronous.
@@ -298,11 +310,7 @@ TEST_F(SimCudaTest, FluidParticlesWrittenInPlaceIntoARingMatchTheCpuEveryFrame) 
             targets.buffersKept = frame != 25;
             cpu->writeOutputs(outputs.hostTargets());
             gpu->writeOutputs(targets, stream);
-            size_t compared = 0;
-            std::string where;
-            bool bitIdentical = false;
-            const float worst = outputs.compare(stream, compared, where, bitIdentical);
-            EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
+            outputs.expectBitIdentical(stream);
         }
     }
 }
@@ -342,11 +350,7 @@ TEST_F(SimCudaTest, ASplitRunOnOneGpuEqualsTheUnsplitReferenceBitForBit) {
             }
             cpu->writeOutputs(outputs.hostTargets());
             gpu->writeOutputs(outputs.deviceTargets(), stream);
-            size_t compared = 0;
-            std::string where;
-            bool bitIdentical = false;
-            const float worst = outputs.compare(stream, compared, where, bitIdentical);
-            EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
+            outputs.expectBitIdentical(stream);
             const std::vector<float> level0 = outputs.hostLevel0();
             const auto [lo, hi] = std::minmax_element(level0.begin(), level0.end());
             EXPECT_GT(*hi - *lo, 1e-3f) << "output is (nearly) constant";
@@ -400,11 +404,7 @@ TEST_F(SimCudaTest, GrayScott3dMatchesCpuBitForBitInEveryMipLevelOfAnOddVolume) 
     const auto expectSame = [&](const std::string& when) {
         cpu->writeOutputs(outputs.hostTargets());
         gpu->writeOutputs(outputs.deviceTargets(), stream);
-        size_t compared = 0;
-        std::string where;
-        bool bitIdentical = false;
-        const float worst = outputs.compare(stream, compared, where, bitIdentical);
-        EXPECT_TRUE(bitIdentical) << when << ": largest difference " << worst << " at " << where;
+        const size_t compared = outputs.expectBitIdentical(stream, when);
         EXPECT_EQ(compared, 24679u + 2772u + 315u + 24u + 2u + 1u) << "not every level was read";
     };
     cpu->reset(77);
@@ -452,11 +452,7 @@ TEST_F(SimCudaTest, MipChainOfA3dImageMatchesCpuBitForBitInEveryFormat) {
                               level0.data(), cudaMemcpyHostToDevice);
         writeMipChain(image, outputs.hostTargets().images[0]);
         writeMipChain(image, outputs.deviceTargets().images[0], stream);
-        size_t compared = 0;
-        std::string where;
-        bool bitIdentical = false;
-        const float worst = outputs.compare(stream, compared, where, bitIdentical);
-        EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
+        const size_t compared = outputs.expectBitIdentical(stream);
         EXPECT_EQ(compared, (702u + 72u + 6u + 1u) * channelCount(format));
     }
 }
@@ -596,11 +592,7 @@ TEST_F(SimCudaTest, MipChainOfOdd2dImagesMatchesCpuBitForBitInEveryFormatFromAny
                                           mipSize(size[1], l), 1, outputs.hostLevel(0, l).data(),
                                           cudaMemcpyHostToDevice);
                 writeMipChain(image, outputs.deviceTargets().images[0], stream, int(firstLevel));
-                size_t compared = 0;
-                std::string where;
-                bool bitIdentical = false;
-                const float worst = outputs.compare(stream, compared, where, bitIdentical);
-                EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
+                outputs.expectBitIdentical(stream);
             }
         }
 }
@@ -619,11 +611,7 @@ TEST_F(SimCudaTest, GrayScottOutputWriteMatchesCpuInEveryLevelOfOddAndNonSquareG
         OutputPair outputs(grayScottOutputs({uint32_t(w), uint32_t(h)}));
         cpu.writeOutputs(outputs.hostTargets());
         gpu.writeOutputs(outputs.deviceTargets(), stream);
-        size_t compared = 0;
-        std::string where;
-        bool bitIdentical = false;
-        const float worst = outputs.compare(stream, compared, where, bitIdentical);
-        EXPECT_TRUE(bitIdentical) << "largest difference " << worst << " at " << where;
+        outputs.expectBitIdentical(stream);
         const std::vector<float>& v = outputs.hostLevel0();
         if (v.size() > 1) {
             EXPECT_NE(*std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()))
