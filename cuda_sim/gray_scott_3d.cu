@@ -15,7 +15,8 @@
 
 #ifdef __CUDACC__
 #include "cuda_check.h"
-#include "cuda_simulation.h"
+#include "gray_scott_3d_cuda.h"
+#include "gray_scott_3d_kernels.cuh"
 #endif
 
 namespace estuary::sim {
@@ -107,89 +108,13 @@ class CpuGrayScott3d final : public CpuSimulation {
 // ---- CUDA ---------------------------------------------------------------------------------------
 #ifdef __CUDACC__
 
-// 32-wide blocks keep each warp's loads and stores on one coalesced row.
-constexpr int kBlockX = 32;
-constexpr int kBlockY = 8;
-
-// The step kernel's thread owns one (x, y) column and marches kSlicesPerThread slices along z,
-// carrying the column's z-1, z and z+1 values of u and v in registers: per cell it loads its z+1
-// value and its four in-plane neighbours (x+-1 from the warp's own row, y+-1 from rows the
-// neighbouring threads load too: L1/L2 hits), so DRAM sees close to the ideal 16 bytes per cell.
-// Chosen by analogy with the 2D kernel's measured sweep (cuda_gray_scott.cu: registers along one
-// axis beat shared-memory tiles there); not yet measured in 3D.
-constexpr int kSlicesPerThread = 16;
-
-dim3 blockShape() {
-    return dim3(kBlockX, kBlockY);
-}
-
-// One thread per cell; one z slice per grid layer.
-dim3 cellGrid(int w, int h, int d) {
-    return dim3(unsigned(w + kBlockX - 1) / kBlockX, unsigned(h + kBlockY - 1) / kBlockY,
-                unsigned(d));
-}
-
-// Slices 0.. of the grid are slices firstSlice.. (wrapping) of a w x h x wholeDepth grid's seed.
-__global__ void grayScott3dSeedKernel(float* u, float* v, int w, int h, uint64_t seed,
-                                      int firstSlice, int wholeDepth) {
-    const int x = int(blockIdx.x * blockDim.x + threadIdx.x);
-    const int y = int(blockIdx.y * blockDim.y + threadIdx.y);
-    const int z = int(blockIdx.z);
-    if (x >= w || y >= h) return;
-    const size_t i = cellIndex3d(x, y, z, w, h);
-    const int wholeZ = int((int64_t(firstSlice) + z) % wholeDepth);
-    seedCell3d(seed, x, y, wholeZ, w, h, wholeDepth, u[i], v[i]);
-}
-
-__global__ void grayScott3dStepKernel(const float* __restrict__ u, const float* __restrict__ v,
-                                      float* __restrict__ uOut, float* __restrict__ vOut, int w,
-                                      int h, int d, GrayScottParams p) {
-    const int x = int(blockIdx.x * blockDim.x + threadIdx.x);
-    const int y = int(blockIdx.y * blockDim.y + threadIdx.y);
-    const int z0 = int(blockIdx.z) * kSlicesPerThread;
-    if (x >= w || y >= h) return;
-    // In-slice offsets of the column and its four neighbours (periodic), the same cells
-    // grayScott3dCell reads.
-    const size_t row = size_t(w), plane = row * size_t(h);
-    const size_t at = cellIndex3d(x, y, 0, w, h);
-    const size_t xm = x == 0 ? at + row - 1 : at - 1;
-    const size_t xp = x == w - 1 ? at + 1 - row : at + 1;
-    const size_t ym = y == 0 ? at + plane - row : at - row;
-    const size_t yp = y == h - 1 ? at + row - plane : at + row;
-    const size_t below = size_t(z0 == 0 ? d - 1 : z0 - 1) * plane + at;
-    float uZm = u[below], vZm = v[below];
-    float uZ = u[size_t(z0) * plane + at], vZ = v[size_t(z0) * plane + at];
-    const int zEnd = min(z0 + kSlicesPerThread, d);
-    for (int z = z0; z < zEnd; ++z) {
-        const size_t slice = size_t(z) * plane;
-        const size_t above = size_t(z == d - 1 ? 0 : z + 1) * plane + at;
-        const float uZp = u[above], vZp = v[above];
-        const float lapU =
-            laplacian7(uZ, u[slice + xm], u[slice + xp], u[slice + ym], u[slice + yp], uZm, uZp);
-        const float lapV =
-            laplacian7(vZ, v[slice + xm], v[slice + xp], v[slice + ym], v[slice + yp], vZm, vZp);
-        grayScottUpdate(lapU, lapV, uZ, vZ, p, uOut[slice + at], vOut[slice + at]);
-        uZm = uZ;
-        uZ = uZp;
-        vZm = vZ;
-        vZ = vZp;
-    }
-}
-
-__global__ void grayScott3dOutputKernel(const float* __restrict__ v, int w, int h,
-                                        cudaSurfaceObject_t level0) {
-    const int x = int(blockIdx.x * blockDim.x + threadIdx.x);
-    const int y = int(blockIdx.y * blockDim.y + threadIdx.y);
-    const int z = int(blockIdx.z);
-    if (x >= w || y >= h) return;
-    surf3Dwrite(v[cellIndex3d(x, y, z, w, h)], level0, x * int(sizeof(float)), y, z);
-}
-
 class CudaGrayScott3d final : public CudaSimulation {
   public:
-    explicit CudaGrayScott3d(const GridSize& grid)
-        : w_(int(grid.width)), h_(int(grid.height)), d_(int(grid.depth)) {
+    CudaGrayScott3d(const GridSize& grid, const StepTiling3d& tiling)
+        : w_(int(grid.width)), h_(int(grid.height)), d_(int(grid.depth)), tiling_(tiling) {
         checkGrid(grid);
+        checkStepTiling3d(tiling);
+        allowTemporal3dSharedMemory();
         const size_t cells = cellCount(grid);
         CUDA_CHECK(cudaMalloc(&allocation_, 4 * cells * sizeof(float)));
         for (int i = 0; i < 2; ++i) {
@@ -209,32 +134,20 @@ class CudaGrayScott3d final : public CudaSimulation {
     void resetAsPart(uint64_t seed, const GridSize& whole, uint32_t firstSlice,
                      cudaStream_t stream) override {
         current_ = 0;
-        grayScott3dSeedKernel<<<cellGrid(w_, h_, d_), blockShape(), 0, stream>>>(
-            u_[0], v_[0], w_, h_, seed, int(firstSlice), int(whole.depth));
-        CUDA_CHECK(cudaGetLastError());
+        launchSeed3d(u_[0], v_[0], w_, h_, d_, seed, int(firstSlice), int(whole.depth), stream);
     }
 
     void step(const ParamValues& params, int steps, cudaStream_t stream) override {
-        const GrayScottParams p = grayScott3dParams(params);
-        const dim3 grid(unsigned(w_ + kBlockX - 1) / kBlockX, unsigned(h_ + kBlockY - 1) / kBlockY,
-                        unsigned(d_ + kSlicesPerThread - 1) / kSlicesPerThread);
-        for (int n = 0; n < steps; ++n) {
-            const int next = 1 - current_;
-            grayScott3dStepKernel<<<grid, blockShape(), 0, stream>>>(
-                u_[current_], v_[current_], u_[next], v_[next], w_, h_, d_, p);
-            CUDA_CHECK(cudaGetLastError());
-            current_ = next;
-        }
+        current_ = launchSteps3d(tiling_, u_, v_, current_, w_, h_, d_, grayScott3dParams(params),
+                                 steps, stream);
     }
 
     void writeOutputs(const DeviceTargets& targets, cudaStream_t stream) override {
         const ImageOutput image =
             grayScott3dOutputs({uint32_t(w_), uint32_t(h_), uint32_t(d_)}).images[0];
         checkTargets(targets.images, image);
-        grayScott3dOutputKernel<<<cellGrid(w_, h_, d_), blockShape(), 0, stream>>>(
-            v_[current_], w_, h_, targets.images[0].levels[0]);
-        CUDA_CHECK(cudaGetLastError());
-        writeMipChain(image, targets.images[0], stream);
+        const std::span<const cudaSurfaceObject_t> levels = targets.images[0].levels;
+        launchOutputWrite3d(v_[current_], w_, h_, d_, levels.data(), int(levels.size()), stream);
     }
 
     // Which buffer is current: all that step() and writeOutputs() read besides their arguments.
@@ -242,6 +155,7 @@ class CudaGrayScott3d final : public CudaSimulation {
 
   private:
     int w_, h_, d_;
+    StepTiling3d tiling_;
     float* allocation_ = nullptr; // one cudaMalloc holding the four fields below
     float* u_[2] = {};
     float* v_[2] = {};
@@ -250,6 +164,19 @@ class CudaGrayScott3d final : public CudaSimulation {
 
 #endif // __CUDACC__
 } // namespace
+
+#ifdef __CUDACC__
+std::unique_ptr<CudaSimulation> createCudaGrayScott3d(const GridSize& grid,
+                                                      std::optional<StepTiling3d> tiling) {
+    if (!tiling) {
+        int device = 0, smCount = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&smCount, cudaDevAttrMultiProcessorCount, device));
+        tiling = chooseStepTiling3d(int(grid.width), int(grid.height), int(grid.depth), smCount);
+    }
+    return std::make_unique<CudaGrayScott3d>(grid, *tiling);
+}
+#endif
 
 SimDefinition grayScott3dSimulation() {
     SimDefinition def;
@@ -301,7 +228,7 @@ SimDefinition grayScott3dSimulation() {
     };
 #ifdef __CUDACC__
     def.createCuda = [](const GridSize& grid) -> std::unique_ptr<CudaSimulation> {
-        return std::make_unique<CudaGrayScott3d>(grid);
+        return createCudaGrayScott3d(grid);
     };
 #endif
     return def;

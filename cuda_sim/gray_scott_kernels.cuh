@@ -94,12 +94,6 @@ __global__ void sweepStepKernel(const float* __restrict__ u, const float* __rest
     }
 }
 
-// i modulo n in [0, n), for any i (negative too) and n >= 1.
-__device__ inline int wrapIndex(int i, int n) {
-    const int r = i % n;
-    return r < 0 ? r + n : r;
-}
-
 // The 3 x 3 cells around one cell at one step, u and v: [row above, at, below][x-1, x, x+1].
 struct Window {
     float u[3][3];

@@ -58,4 +58,67 @@ constexpr StepTiling chooseStepTiling(int w, int h, int smCount) {
     return t;
 }
 
+// ---- 3D (gray-scott-3d) -------------------------------------------------------------------------
+// A pass over a W x H x D volume: a block of kPassBlockX3d x blockY threads holds one column (x, y)
+// each and marches along z down slicesPerChunk output slices; its outer stepsPerPass columns and
+// rows on every side only feed the others (gray_scott_3d_kernels.cuh).
+
+inline constexpr int kPassBlockX3d = 32; // one warp a row: coalesced loads and stores
+inline constexpr int kMaxPassThreads3d = 1024;
+
+struct StepTiling3d {
+    int stepsPerPass = 2; // 1..kMaxStepsPerPass
+    int blockY = 16;      // rows of threads, > 2 * stepsPerPass, 32 * blockY <= kMaxPassThreads3d
+    int slicesPerChunk = 32; // output slices per block, >= 1
+
+    friend constexpr bool operator==(const StepTiling3d&, const StepTiling3d&) = default;
+};
+
+constexpr int tilingColumns3d(const StepTiling3d& t) {
+    return kPassBlockX3d - 2 * t.stepsPerPass;
+}
+constexpr int tilingRows3d(const StepTiling3d& t) {
+    return t.blockY - 2 * t.stepsPerPass;
+}
+
+constexpr long long tilingBlocks3d(const StepTiling3d& t, int w, int h, int d) {
+    return static_cast<long long>((w + tilingColumns3d(t) - 1) / tilingColumns3d(t)) *
+           ((h + tilingRows3d(t) - 1) / tilingRows3d(t)) *
+           ((d + t.slicesPerChunk - 1) / t.slicesPerChunk);
+}
+
+// Whether launchSteps3d can run `t`.
+constexpr bool validTiling3d(const StepTiling3d& t) {
+    return t.stepsPerPass >= 1 && t.stepsPerPass <= kMaxStepsPerPass && tilingColumns3d(t) >= 1 &&
+           tilingRows3d(t) >= 1 && kPassBlockX3d * t.blockY <= kMaxPassThreads3d &&
+           t.slicesPerChunk >= 1;
+}
+
+// Four steps per pass in 32 x 32 blocks (the least halo a block can have: 24 x 24 of its 1024
+// columns write), then the chunk of slices whose pass takes the least time counted in waves: a
+// block's time grows with its input slices (chunk + 2 x 4), and a pass takes as many rounds of
+// blocks as it has blocks per SM, rounded up (at most one 1024-thread block fits an SM at the
+// kernel's registers). Measured with estuary_kernel_bench tune3d on an H100 (132 SMs), µs per
+// step, steps / rows / slices:
+//   256³: 4/32/256 84.3, 4/32/128 88.1, 4/32/64 95.6, 3/16/256 99.7, 2/16/64 110.9
+//   512³: 4/32/128 650.8, 4/32/256 661.9, 4/24/256 697.8, 3/32/128 700.2, 2/16/64 780.7
+// and the one-step column march 118.2 / 904.4. The rule picks 256 slices at 256³ (121 blocks, one
+// round) and 128 at 512³ (1936 blocks, 15 rounds of 136 input slices against 8 of 264).
+// smCount < 1 (unknown) counts as 132.
+constexpr StepTiling3d chooseStepTiling3d(int w, int h, int d, int smCount) {
+    const long long sms = smCount > 0 ? smCount : 132;
+    StepTiling3d best{4, 32, 16};
+    long long bestCost = -1;
+    for (int slices = 16; slices <= 256; slices *= 2) {
+        const StepTiling3d t{4, 32, slices};
+        const long long rounds = (tilingBlocks3d(t, w, h, d) + sms - 1) / sms;
+        const long long cost = rounds * ((slices < d ? slices : d) + 2 * t.stepsPerPass);
+        if (bestCost < 0 || cost < bestCost) {
+            best = t;
+            bestCost = cost;
+        }
+    }
+    return best;
+}
+
 } // namespace estuary::sim

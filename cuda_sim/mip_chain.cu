@@ -1,7 +1,7 @@
 // writeMipChain on the GPU (cuda_simulation.h): a 2D chain kTileLevels levels per launch, a 3D
-// chain one launch per level (mip_chain_kernels.cuh); each texel the same downsampleTexel
-// (downsampleTexel3d) arithmetic as the CPU's (mip_chain.h), so the two chains are bit-identical.
-// Built with -fmad=false like every .cu of cuda_sim; compiled by nvcc only.
+// chain kTileLevels3d levels per launch (mip_chain_kernels.cuh); each texel the same
+// downsampleTexel (downsampleTexel3d) arithmetic as the CPU's (mip_chain.h), so the two chains are
+// bit-identical. Built with -fmad=false like every .cu of cuda_sim; compiled by nvcc only.
 #ifdef __CUDACC__
 #include "cuda_simulation.h"
 #include "mip_chain_kernels.cuh"
@@ -18,7 +18,7 @@ void launchChain(const ImageOutput& image, const DeviceImageTarget& target, int 
     const int levels = int(target.levels.size());
     const int w = int(image.width), h = int(image.height), d = int(image.depth);
     if (d > 1)
-        launchMipLevels3d<Format>(target.levels.data(), levels, w, h, d, firstLevel, stream);
+        launchMipTiles3d<Format>(target.levels.data(), levels, w, h, d, firstLevel, stream);
     else
         launchMipTiles<Format>(target.levels.data(), levels, w, h, firstLevel, stream);
 }

@@ -1,10 +1,10 @@
 // The mip chain's CUDA kernels and their launchers, shared by writeMipChain (mip_chain.cu), the
 // Gray-Scott output write (gray_scott_kernels.cuh) and the micro-benchmark (bench/). Every texel is
 // mip_chain.h's downsampleBlock + mean4 (mean8 in 3D), the CPU chain's arithmetic, so the chains
-// are bit-identical; halves are rounded per level exactly as the CPU stores them. Two 2D kernels:
-// one level per launch (the original, kept as the benchmark's baseline) and a tile kernel that
-// writes up to kTileLevels levels per launch through shared memory. Internal linkage: each .cu that
-// includes this compiles its own copy (with -fmad=false, like all of cuda_sim).
+// are bit-identical; halves are rounded per level exactly as the CPU stores them. In 2D and in 3D
+// two kernels: one level per launch (the original, kept as the benchmark's baseline) and a tile
+// kernel that writes several levels per launch through shared memory. Internal linkage: each .cu
+// that includes this compiles its own copy (with -fmad=false, like all of cuda_sim).
 #pragma once
 
 #include "cuda_check.h"
@@ -223,6 +223,114 @@ __global__ void __launch_bounds__(kTileBlockThreads)
     downsampleTile<Format>(read, srcW, srcH, targets);
 }
 
+// ---- the 3D tile kernel: several levels of a volume per launch -------------------------------
+
+// The 2D tile one dimension up: an 8 x 8 x 8 block reads a 16 x 16 x 16 tile of its source level
+// and writes the tile's part of up to four levels below it (8³, 4³, 2³, 1³ texels), each kept in
+// shared memory for the next. The 2D tile's argument carries over axis by axis: blocks are aligned
+// on powers of two and a clamped downsampleBlock3d only happens on a 1-wide axis, at index 0.
+constexpr int kTileLevels3d = 4;
+constexpr int kTile3dThreads = 1 << (kTileLevels3d - 1); // per side
+constexpr int kTile3dBlockThreads = kTile3dThreads * kTile3dThreads * kTile3dThreads;
+// Shared texels of the levels that a later level reads: 8³ + 4³ + 2³.
+constexpr int kTile3dSharedTexels = 512 + 64 + 8;
+
+__device__ constexpr int tile3dSharedOffset(int level) { // level 0: the first level written
+    int offset = 0;
+    for (int k = 0; k < level; ++k) {
+        const int side = kTile3dThreads >> k;
+        offset += side * side * side;
+    }
+    return offset;
+}
+
+template <int Channels> __device__ Texel<Channels> meanTexel8(const Texel<Channels> (&t)[8]) {
+    Texel<Channels> out;
+    for (int c = 0; c < Channels; ++c)
+        out.c[c] = mean8(t[0].c[c], t[1].c[c], t[2].c[c], t[3].c[c], t[4].c[c], t[5].c[c],
+                         t[6].c[c], t[7].c[c]);
+    return out;
+}
+
+// Body of the 3D tile kernels, as downsampleTile in 2D: readSource(x, y, z) is called once for
+// each source texel of the block's tile inside the srcW x srcH x srcD level; every thread of the
+// block must call this. Grid: ceil(ceil(src / 2) / 8) per axis. targets.count <= kTileLevels3d.
+template <int Format, class ReadSource>
+__device__ void downsampleTile3d(const ReadSource& readSource, int srcW, int srcH, int srcD,
+                                 MipTileTargets targets) {
+    using TexelT = Texel<kChannels<Format>>;
+    __shared__ TexelT tile[kTile3dSharedTexels];
+    const int tx = int(threadIdx.x), ty = int(threadIdx.y), tz = int(threadIdx.z);
+    const int x = int(blockIdx.x) * kTile3dThreads + tx; // texel of the first level written
+    const int y = int(blockIdx.y) * kTile3dThreads + ty;
+    const int z = int(blockIdx.z) * kTile3dThreads + tz;
+
+    TexelT cube[8] = {}; // source texel (2x + (i & 1), 2y + (i >> 1 & 1), 2z + (i >> 2))
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const int sx = 2 * x + (i & 1), sy = 2 * y + (i >> 1 & 1), sz = 2 * z + (i >> 2);
+        if (sx < srcW && sy < srcH && sz < srcD) cube[i] = readSource(sx, sy, sz);
+    }
+    int w = mipLevelSize(srcW, 1), h = mipLevelSize(srcH, 1), d = mipLevelSize(srcD, 1);
+    if (targets.count > 0 && x < w && y < h && z < d) {
+        // Only a 1-wide axis clamps, and then its second index is its first: drop that bit.
+        const DownsampleBlock3d b = downsampleBlock3d(srcW, srcH, srcD, x, y, z);
+        const int keep =
+            (b.xy.x1 != b.xy.x0 ? 1 : 0) | (b.xy.y1 != b.xy.y0 ? 2 : 0) | (b.z1 != b.z0 ? 4 : 0);
+        TexelT corners[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) { // selects, not a computed index into registers
+            TexelT pick = cube[0];
+#pragma unroll
+            for (int k = 1; k < 8; ++k)
+                if ((i & keep) == k) pick = cube[k];
+            corners[i] = pick;
+        }
+        const TexelT out = asStored<Format>(meanTexel8(corners));
+        writeTexel<Format, true>(out, targets.levels[0], x, y, z);
+        tile[(tz * kTile3dThreads + ty) * kTile3dThreads + tx] = out;
+    }
+#pragma unroll
+    for (int level = 1; level < kTileLevels3d; ++level) {
+        if (level < targets.count) { // the same for the whole block
+            __syncthreads();
+            const int side = kTile3dThreads >> level;
+            const int aboveW = w, aboveH = h, aboveD = d; // the level above this one
+            w = mipLevelSize(aboveW, 1);
+            h = mipLevelSize(aboveH, 1);
+            d = mipLevelSize(aboveD, 1);
+            const int ox = int(blockIdx.x) * side, oy = int(blockIdx.y) * side;
+            const int oz = int(blockIdx.z) * side;
+            if (tx < side && ty < side && tz < side && ox + tx < w && oy + ty < h && oz + tz < d) {
+                const DownsampleBlock3d b =
+                    downsampleBlock3d(aboveW, aboveH, aboveD, ox + tx, oy + ty, oz + tz);
+                const TexelT* above = tile + tile3dSharedOffset(level - 1);
+                const int aboveSide = 2 * side;
+                TexelT corners[8];
+#pragma unroll
+                for (int i = 0; i < 8; ++i) {
+                    const int ax = (i & 1 ? b.xy.x1 : b.xy.x0) - 2 * ox;
+                    const int ay = (i & 2 ? b.xy.y1 : b.xy.y0) - 2 * oy;
+                    const int az = (i & 4 ? b.z1 : b.z0) - 2 * oz;
+                    corners[i] = above[(az * aboveSide + ay) * aboveSide + ax];
+                }
+                const TexelT out = asStored<Format>(meanTexel8(corners));
+                writeTexel<Format, true>(out, targets.levels[level], ox + tx, oy + ty, oz + tz);
+                if (level + 1 < targets.count)
+                    tile[tile3dSharedOffset(level) + (tz * side + ty) * side + tx] = out;
+            }
+        }
+    }
+}
+
+template <int Format>
+__global__ void __launch_bounds__(kTile3dBlockThreads)
+    downsampleTile3dKernel(cudaSurfaceObject_t src, int srcW, int srcH, int srcD,
+                           MipTileTargets targets) {
+    const auto read = [src](int x, int y, int z) { return readTexel<Format, true>(src, x, y, z); };
+    downsampleTile3d<Format>(read, srcW, srcH, srcD, targets);
+}
+
 // ---- launchers ----------------------------------------------------------------------------------
 
 inline dim3 tileGrid(int srcW, int srcH) {
@@ -265,7 +373,8 @@ void launchMipTiles(const cudaSurfaceObject_t* levels, int levelCount, int w, in
     }
 }
 
-// A 3D image's levels [firstLevel, levelCount), one launch per level.
+// A 3D image's levels [firstLevel, levelCount), one launch per level (the original chain, kept as
+// the benchmark's baseline).
 template <int Format>
 void launchMipLevels3d(const cudaSurfaceObject_t* levels, int levelCount, int w, int h, int d,
                        int firstLevel, cudaStream_t stream) {
@@ -277,6 +386,37 @@ void launchMipLevels3d(const cudaSurfaceObject_t* levels, int levelCount, int w,
         const dim3 grid(unsigned(dstW + 31) / 32, unsigned(dstH + 7) / 8, unsigned(dstD));
         downsampleKernel3d<Format><<<grid, block, 0, stream>>>(levels[l - 1], srcW, srcH, srcD,
                                                                levels[l], dstW, dstH, dstD);
+        CUDA_CHECK(cudaGetLastError());
+    }
+}
+
+inline dim3 tileGrid3d(int srcW, int srcH, int srcD) {
+    const auto blocks = [](int src) {
+        return unsigned(((src + 1) / 2 + kTile3dThreads - 1) / kTile3dThreads);
+    };
+    return dim3(blocks(srcW), blocks(srcH), blocks(srcD));
+}
+
+// The targets of one tile launch: levels [first, first + kTileLevels3d) clipped to levelCount.
+inline MipTileTargets tileTargets3d(const cudaSurfaceObject_t* levels, int levelCount, int first) {
+    MipTileTargets targets{};
+    targets.count = levelCount - first < kTileLevels3d ? levelCount - first : kTileLevels3d;
+    for (int k = 0; k < targets.count; ++k)
+        targets.levels[k] = levels[first + k];
+    return targets;
+}
+
+// A 3D image's levels [firstLevel, levelCount), kTileLevels3d per launch: a 512³ chain's 9 levels
+// below level 0 in 3 launches.
+template <int Format>
+void launchMipTiles3d(const cudaSurfaceObject_t* levels, int levelCount, int w, int h, int d,
+                      int firstLevel, cudaStream_t stream) {
+    const dim3 block(kTile3dThreads, kTile3dThreads, kTile3dThreads);
+    for (int l = firstLevel; l < levelCount; l += kTileLevels3d) {
+        const int srcW = mipLevelSize(w, l - 1), srcH = mipLevelSize(h, l - 1);
+        const int srcD = mipLevelSize(d, l - 1);
+        downsampleTile3dKernel<Format><<<tileGrid3d(srcW, srcH, srcD), block, 0, stream>>>(
+            levels[l - 1], srcW, srcH, srcD, tileTargets3d(levels, levelCount, l));
         CUDA_CHECK(cudaGetLastError());
     }
 }

@@ -16,6 +16,12 @@ namespace estuary::sim {
 
 // ---- update ----------------------------------------------------------------------------------
 
+// i modulo n in [0, n), for any i (negative too) and n >= 1: a periodic grid's index.
+ESTUARY_HD inline int wrapIndex(int i, int n) {
+    const int r = i % n;
+    return r < 0 ? r + n : r;
+}
+
 ESTUARY_HD inline float clamp01(float x) {
     return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
 }

@@ -1,13 +1,14 @@
 // Every simulation's CUDA implementation against its CPU reference, through the generic interface
-// (what any new simulation gets for free), Gray-Scott's own kernels in detail (stepping in every
+// (what any new simulation gets for free) and Gray-Scott's own kernels in detail (stepping in every
 // tiling and the tiling chooser, the output write and the 2D mip chain on odd sizes in every
-// format, the brush), and 3D outputs: gray-scott-3d on an odd volume and the 3D mip chain of every
-// format. Skips, saying why, where no CUDA device exists (the chooser's test needs none).
+// format, the brush); sim_cuda_3d_test.cpp has the 3D ones. Skips, saying why, where no CUDA
+// device exists (the chooser's test needs none).
 #include "cpu_gray_scott.h"
 #include "cuda_check.h"
 #include "cuda_gray_scott.h"
 #include "gray_scott_tiling.h"
 #include "half_float.h"
+#include "sim_cuda_fixture.h"
 #include "simulations.h"
 #include "slabs_cuda.h"
 #include "test_support.h"
@@ -26,188 +27,6 @@
 
 namespace estuary::sim {
 namespace {
-
-#define ASSERT_CUDA_OK(expr) ASSERT_EQ((expr), cudaSuccess) << #expr
-
-class SimCudaTest : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        int count = 0;
-        const cudaError_t error = cudaGetDeviceCount(&count);
-        if (error != cudaSuccess) {
-            GTEST_SKIP() << "no CUDA device: " << cudaGetErrorString(error);
-        }
-        if (count == 0) GTEST_SKIP() << "no CUDA device: cudaGetDeviceCount returned 0";
-        ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-    }
-    void TearDown() override {
-        if (stream != nullptr) {
-            EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-            EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
-        }
-    }
-
-    cudaStream_t stream = nullptr;
-};
-
-// A simulation's outputs in private CUDA memory (mipmapped arrays with surfaces, device buffers),
-// and the same outputs in host memory for the CPU reference; both read back level by level.
-class OutputPair {
-  public:
-    explicit OutputPair(const OutputLayout& layout) : layout_(layout) {
-        for (const ImageOutput& image : layout.images) {
-            device_.push_back(createDeviceImage(image));
-            std::vector<std::vector<float>>& host = host_.emplace_back();
-            for (uint32_t level = 0; level < levelCount(image); ++level)
-                host.emplace_back(size_t(mipSize(image.width, level)) *
-                                  mipSize(image.height, level) * mipSize(image.depth, level) *
-                                  channelCount(image.format));
-        }
-        for (const BufferOutput& buffer : layout.buffers) {
-            void* pointer = nullptr;
-            CUDA_CHECK(cudaMalloc(&pointer, buffer.bytes));
-            deviceBuffers_.push_back(pointer);
-            hostBuffers_.emplace_back(buffer.bytes);
-        }
-        for (const DeviceImage& d : device_)
-            deviceImages_.push_back(d.target());
-        for (auto& levels : host_) {
-            std::vector<void*>& pointers = hostLevelPointers_.emplace_back();
-            for (auto& level : levels)
-                pointers.push_back(level.data());
-        }
-        for (auto& pointers : hostLevelPointers_)
-            hostImages_.push_back({pointers});
-        for (auto& buffer : hostBuffers_)
-            hostBufferPointers_.push_back(buffer.data());
-    }
-    ~OutputPair() {
-        for (DeviceImage& d : device_)
-            destroyDeviceImage(d);
-        for (void* pointer : deviceBuffers_)
-            (void)cudaFree(pointer);
-    }
-    OutputPair(const OutputPair&) = delete;
-    OutputPair& operator=(const OutputPair&) = delete;
-
-    DeviceTargets deviceTargets() const { return {deviceImages_, deviceBuffers_}; }
-    HostTargets hostTargets() const { return {hostImages_, hostBufferPointers_}; }
-
-    // Expects every compared value bit-identical (compare below), naming the largest difference
-    // and where, after `when` if given; returns how many floats were compared.
-    size_t expectBitIdentical(cudaStream_t stream, const std::string& when = "") const {
-        size_t compared = 0;
-        std::string where;
-        bool bitIdentical = false;
-        const float worst = compare(stream, compared, where, bitIdentical);
-        EXPECT_TRUE(bitIdentical) << (when.empty() ? "" : when + ": ") << "largest difference "
-                                  << worst << " at " << where;
-        return compared;
-    }
-
-    // Largest |GPU - CPU| over every texel of every level and every buffer float (infinity for a
-    // NaN); also counts the floats compared and whether every one is the same bit pattern (which
-    // |a - b| == 0 does not prove: +0 and -0). Synchronous.
-    float compare(cudaStream_t stream, size_t& compared, std::string& where,
-                  bool& bitIdentical) const {
-        bitIdentical = true;
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-        float worst = 0;
-        for (size_t i = 0; i < layout_.images.size(); ++i) {
-            const ImageOutput& image = layout_.images[i];
-            const size_t texel = texelBytes(image.format);
-            for (size_t level = 0; level < host_[i].size(); ++level) {
-                const size_t w = mipSize(image.width, uint32_t(level));
-                const size_t h = mipSize(image.height, uint32_t(level));
-                const size_t slices = mipSize(image.depth, uint32_t(level));
-                const std::vector<float>& cpuLevel = host_[i][level];
-                std::vector<float> gpuLevel(cpuLevel.size());
-                copyLevel(device_[i].levels[level], image.depth > 1, w, texel, h, slices,
-                          gpuLevel.data(), cudaMemcpyDeviceToHost);
-                // RGBA16 float levels hold halves in the first half of their float storage.
-                const bool half = image.format == TexelFormat::RGBA16Float;
-                const size_t values = w * h * slices * channelCount(image.format);
-                const auto value = [&](const std::vector<float>& texels, size_t t) {
-                    if (!half) return texels[t];
-                    uint16_t bits = 0;
-                    std::memcpy(&bits, reinterpret_cast<const uint8_t*>(texels.data()) + 2 * t, 2);
-                    return halfToFloat(bits);
-                };
-                if (std::memcmp(gpuLevel.data(), cpuLevel.data(), values * (half ? 2 : 4)) != 0)
-                    bitIdentical = false;
-                for (size_t t = 0; t < values; ++t) {
-                    const float d = std::fabs(value(gpuLevel, t) - value(cpuLevel, t));
-                    if (!(d <= worst)) { // NaN counts as the worst
-                        worst = std::isnan(d) ? INFINITY : d;
-                        where = image.name + " level " + std::to_string(level) + " value " +
-                                std::to_string(t);
-                    }
-                }
-                compared += values;
-            }
-        }
-        for (size_t b = 0; b < deviceBuffers_.size(); ++b) {
-            std::vector<uint8_t> gpu(hostBuffers_[b].size());
-            CUDA_CHECK(
-                cudaMemcpy(gpu.data(), deviceBuffers_[b], gpu.size(), cudaMemcpyDeviceToHost));
-            if (gpu != hostBuffers_[b]) {
-                bitIdentical = false;
-                worst = INFINITY;
-                where = "buffer " + layout_.buffers[b].name;
-            }
-            compared += gpu.size() / sizeof(float);
-        }
-        return worst;
-    }
-
-    // Level 0 of image 0 as the CPU wrote it.
-    const std::vector<float>& hostLevel0() const { return host_[0][0]; }
-    // Where the CPU writes level `level` of image `image` (tests fill level 0 by hand).
-    std::vector<float>& hostLevel(size_t image, size_t level) { return host_[image][level]; }
-    const DeviceImage& deviceImage(size_t image) const { return device_[image]; }
-
-    // A level's texels between the device and tightly packed host memory (x fastest, then y, then
-    // z): a 2D array's rows, or a 3D array's slices (every level of a 3D image is a 3D array).
-    // Synchronous: a copy from pageable memory may return before its DMA lands, and the tests'
-    // non-blocking stream would not wait for it, so an upload ends with a device-wide wait.
-    static void copyLevel(cudaArray_t array, bool volume, size_t width, size_t texel, size_t rows,
-                          size_t slices, void* host, cudaMemcpyKind kind) {
-        const size_t rowBytes = width * texel;
-        if (!volume) {
-            if (kind == cudaMemcpyDeviceToHost)
-                CUDA_CHECK(
-                    cudaMemcpy2DFromArray(host, rowBytes, array, 0, 0, rowBytes, rows, kind));
-            else
-                CUDA_CHECK(cudaMemcpy2DToArray(array, 0, 0, host, rowBytes, rowBytes, rows, kind));
-            CUDA_CHECK(cudaDeviceSynchronize());
-            return;
-        }
-        cudaMemcpy3DParms copy{};
-        const cudaPitchedPtr pointer = make_cudaPitchedPtr(host, rowBytes, width, rows);
-        if (kind == cudaMemcpyDeviceToHost) {
-            copy.srcArray = array;
-            copy.dstPtr = pointer;
-        } else {
-            copy.srcPtr = pointer;
-            copy.dstArray = array;
-        }
-        copy.extent = make_cudaExtent(width, rows, slices); // in texels: an array is one end
-        copy.kind = kind;
-        CUDA_CHECK(cudaMemcpy3D(&copy));
-        CUDA_CHECK(cudaDeviceSynchronize());
-    }
-
-  private:
-    OutputLayout layout_;
-    std::vector<DeviceImage> device_;
-    std::vector<DeviceImageTarget> deviceImages_;
-    std::vector<void*> deviceBuffers_;
-    std::vector<std::vector<std::vector<float>>> host_; // [image][level]
-    std::vector<std::vector<void*>> hostLevelPointers_;
-    std::vector<HostImageTarget> hostImages_;
-    std::vector<std::vector<uint8_t>> hostBuffers_;
-    std::vector<void*> hostBufferPointers_;
-};
 
 // The promise every SimDefinition makes (cudaTolerance): after many steps, brush strokes and a
 // preset, the CUDA outputs equal the CPU reference's to the stated tolerance, 0 meaning bit for
@@ -388,72 +207,6 @@ TEST(SlabsNccl, LoadsOrNamesTheLibraryAndWhy) {
         std::printf("NCCL not loadable here: %s\n", e.what());
         EXPECT_EQ(exitCode(e), ExitCode::Unsupported);
         EXPECT_NE(std::string(e.what()).find("libnccl.so.2"), std::string::npos) << e.what();
-    }
-}
-
-TEST_F(SimCudaTest, GrayScott3dMatchesCpuBitForBitInEveryMipLevelOfAnOddVolume) {
-    // 37 x 29 x 23: partial 32 x 8 blocks in x and y and a partial 16-slice march in z, wrapping
-    // inside them; a six-level chain of odd halvings (37 x 29 x 23 -> 18 x 14 x 11 -> 9 x 7 x 5 ->
-    // 4 x 3 x 2 -> 2 x 1 x 1 -> 1 x 1 x 1).
-    const SimDefinition* def = estuary::findSimulation("gray-scott-3d");
-    ASSERT_NE(def, nullptr);
-    const GridSize grid{37, 29, 23};
-    const auto cpu = def->createCpu(grid);
-    const auto gpu = def->createCuda(grid);
-    OutputPair outputs(def->outputs(grid));
-    const auto expectSame = [&](const std::string& when) {
-        cpu->writeOutputs(outputs.hostTargets());
-        gpu->writeOutputs(outputs.deviceTargets(), stream);
-        const size_t compared = outputs.expectBitIdentical(stream, when);
-        EXPECT_EQ(compared, 24679u + 2772u + 315u + 24u + 2u + 1u) << "not every level was read";
-    };
-    cpu->reset(77);
-    gpu->reset(77, stream);
-    expectSame("after reset");
-    ParamValues params = initialParams(*def);
-    cpu->step(params, 397);
-    gpu->step(params, 397, stream); // odd: the ping-pong ends on the other buffer
-    expectSame("after 397 steps");
-    for (const Preset& preset : def->presets) {
-        ASSERT_EQ(applyPreset(*def, preset, params), "");
-        cpu->step(params, 150);
-        gpu->step(params, 150, stream);
-        expectSame("after preset " + preset.name);
-    }
-    const std::vector<float>& v = outputs.hostLevel0();
-    EXPECT_GT(std::count_if(v.begin(), v.end(), [](float x) { return x > 0.1f; }), 500)
-        << "no pattern left: the comparison would prove nothing";
-}
-
-// `values` channel values of a level in `format` (halves for RGBA16 float) whose means round:
-// not representable sums of a few binary digits.
-void fillRoundingValues(std::vector<float>& level, size_t values, TexelFormat format) {
-    for (size_t i = 0; i < values; ++i) {
-        const float value = float((i * 7919) % 1013) * 0.013f - 3.1f;
-        if (format == TexelFormat::RGBA16Float)
-            reinterpret_cast<uint16_t*>(level.data())[i] = floatToHalf(value);
-        else
-            level[i] = value;
-    }
-}
-
-TEST_F(SimCudaTest, MipChainOfA3dImageMatchesCpuBitForBitInEveryFormat) {
-    // 13 x 6 x 9: odd widths, a depth that outlasts the height (13 x 6 x 9 -> 6 x 3 x 4 ->
-    // 3 x 1 x 2 -> 1 x 1 x 1), so blocks clamp in y before z; level 0 filled by hand and uploaded.
-    for (TexelFormat format : {TexelFormat::R32Float, TexelFormat::RG32Float,
-                               TexelFormat::RGBA32Float, TexelFormat::RGBA16Float}) {
-        SCOPED_TRACE(texelFormatName(format));
-        const ImageOutput image{"volume", 13, 6, 9, format, 0};
-        OutputPair outputs(OutputLayout{{image}, {}});
-        std::vector<float>& level0 = outputs.hostLevel(0, 0);
-        const size_t values = size_t(13) * 6 * 9 * channelCount(format);
-        fillRoundingValues(level0, values, format);
-        OutputPair::copyLevel(outputs.deviceImage(0).levels[0], true, 13, texelBytes(format), 6, 9,
-                              level0.data(), cudaMemcpyHostToDevice);
-        writeMipChain(image, outputs.hostTargets().images[0]);
-        writeMipChain(image, outputs.deviceTargets().images[0], stream);
-        const size_t compared = outputs.expectBitIdentical(stream);
-        EXPECT_EQ(compared, (702u + 72u + 6u + 1u) * channelCount(format));
     }
 }
 
