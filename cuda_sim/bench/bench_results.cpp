@@ -18,7 +18,7 @@ void writeBenchJson(const std::string& path, const BenchDevice& device, double b
     nlohmann::json& list = report["results"] = nlohmann::json::array();
     for (const BenchResult& r : results) {
         nlohmann::json item = {{"kind", r.kind}, {"variant", r.variant}, {"size", r.size}};
-        if (r.kind == "step") {
+        if (r.kind == "step" || r.kind == "step3d") {
             item["usPerStep"] = r.us;
             item["GBs"] = r.gbs;
             item["percentOfPeak"] = r.percentOfPeak;
@@ -26,12 +26,18 @@ void writeBenchJson(const std::string& path, const BenchDevice& device, double b
             item["usPer39Sweeps"] = r.us;
             item["GBsAsIfOneSweepALaunch"] = r.gbs;
         } else {
-            item[r.kind == "mips" ? "usPerWrite" : "usPerFrame"] = r.us;
+            item[r.kind.starts_with("mips") ? "usPerWrite" : "usPerFrame"] = r.us;
         }
         if (r.tiling) {
             item["stepsPerPass"] = r.tiling->stepsPerPass;
             item["threads"] = r.tiling->threads;
             item["rowsPerChunk"] = r.tiling->rowsPerChunk;
+        }
+        if (r.tiling3d) {
+            item["stepsPerPass"] = r.tiling3d->stepsPerPass;
+            item["threads"] = kPassBlockX3d * r.tiling3d->blockY;
+            item["blockY"] = r.tiling3d->blockY;
+            item["slicesPerChunk"] = r.tiling3d->slicesPerChunk;
         }
         if (r.launches) item["launches"] = r.launches;
         list.push_back(item);

@@ -17,13 +17,14 @@ struct BenchDevice {
 };
 
 struct BenchResult {
-    std::string kind; // step, mips, frame or jacobi
+    std::string kind; // step, mips, frame or jacobi; step3d, mips3d or frame3d (gray-scott-3d)
     std::string variant;
-    int size = 0;                      // size x size grid
-    double us = 0;                     // per step, per output write or per frame
-    std::optional<StepTiling> tiling;  // temporal steps
-    double gbs = 0, percentOfPeak = 0; // steps, counted at bytesPerCellStep
-    int launches = 0;                  // output writes, sweeps
+    int size = 0;                         // size x size grid (size³ for the 3D kinds)
+    double us = 0;                        // per step, per output write or per frame
+    std::optional<StepTiling> tiling;     // temporal steps
+    std::optional<StepTiling3d> tiling3d; // temporal 3D steps
+    double gbs = 0, percentOfPeak = 0;    // steps, counted at bytesPerCellStep
+    int launches = 0;                     // output writes, sweeps
 };
 
 // Writes {device, bytesPerCellStep, stepsPerFrame, results} to `path` through a temporary file

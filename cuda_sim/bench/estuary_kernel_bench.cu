@@ -10,12 +10,18 @@
 //   estuary_kernel_bench jacobi <sweep|blocked> [--size N]  the fluid's 39 pressure sweeps a step:
 //                                                           one a launch, or 4 a launch in shared
 //                                                           memory (fluid_kernels.cuh)
+//   estuary_kernel_bench step3d <column|temporal1..4|auto> [--size N] [--block-y N] [--slices N]
+//   estuary_kernel_bench mips3d <level-by-level|fused> [--size N]   gray-scott-3d (bench_volume.cu)
+//   estuary_kernel_bench frame3d <old|new> [--size N]
+//   estuary_kernel_bench tune3d [--size N]                  every temporal 3D (steps, rows, slices)
 //   estuary_kernel_bench all                                every variant at 1024², 2048², 4096²
+//                                                           and every 3D one at 256³ and 512³
 // Each takes --json PATH (results as JSON, written atomically). Sizes default to 1024, 2048 and
-// 4096. temporalK uses chooseStepTiling's threads and rows with K steps per pass; auto is what the
-// simulation runs. Exit 0; 1 when a variant differs from the CPU (the first difference printed);
-// 2 on bad usage.
-#include "bench_results.h"
+// 4096 (3D: 256 and 512). temporalK uses chooseStepTiling's threads and rows with K steps per pass;
+// auto is what the simulation runs. Exit 0; 1 when a variant differs from the CPU (the first
+// difference printed); 2 on bad usage.
+#include "bench_common.cuh"
+#include "bench_volume.h"
 #include "cpu_gray_scott.h"
 #include "cuda_simulation.h"
 #include "fluid_kernels.cuh"
@@ -47,27 +53,7 @@ __global__ void naiveStepKernel(const float* u, const float* v, float* uOut, flo
     grayScottCell(u, v, w, h, x, y, params, uOut[i], vOut[i]);
 }
 
-// ---- the device and its state -------------------------------------------------------------------
-
-constexpr uint64_t kSeed = 20240610;
-constexpr int kStepsPerFrame = 8; // gray-scott's SimDefinition::stepsPerFrame
-constexpr int kWarmupFrames = 5;
-constexpr int kTimedFrames = 50;
-
-BenchDevice queryDevice() {
-    int device = 0, clockKHz = 0, busBits = 0;
-    BenchDevice d;
-    CUDA_CHECK(cudaGetDevice(&device));
-    cudaDeviceProp prop{};
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    d.name = prop.name;
-    CUDA_CHECK(cudaDeviceGetAttribute(&d.smCount, cudaDevAttrMultiProcessorCount, device));
-    // cudaDeviceProp::memoryClockRate is gone in CUDA 13; the attribute remains.
-    CUDA_CHECK(cudaDeviceGetAttribute(&clockKHz, cudaDevAttrMemoryClockRate, device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&busBits, cudaDevAttrGlobalMemoryBusWidth, device));
-    d.peakGBs = double(clockKHz) * 1e3 * (busBits / 8.0) * 2.0 / 1e9;
-    return d;
-}
+// ---- the state ----------------------------------------------------------------------------------
 
 // The u/v ping-pong of a w x h grid, seeded with seedCell.
 struct Fields {
@@ -91,58 +77,6 @@ struct Fields {
     Fields& operator=(const Fields&) = delete;
 };
 
-// Milliseconds per call of `body`, averaged over `reps` calls after `warmup` untimed ones.
-double timeMs(cudaStream_t stream, int warmup, int reps, const std::function<void()>& body) {
-    for (int i = 0; i < warmup; ++i)
-        body();
-    cudaEvent_t start = nullptr, stop = nullptr;
-    CUDA_CHECK(cudaEventCreate(&start));
-    CUDA_CHECK(cudaEventCreate(&stop));
-    CUDA_CHECK(cudaEventRecord(start, stream));
-    for (int i = 0; i < reps; ++i)
-        body();
-    CUDA_CHECK(cudaEventRecord(stop, stream));
-    CUDA_CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    CUDA_CHECK(cudaEventDestroy(start));
-    CUDA_CHECK(cudaEventDestroy(stop));
-    return double(ms) / reps;
-}
-
-// Copies on `stream` and waits: a non-blocking stream is not ordered after the legacy default
-// stream that plain cudaMemcpy uses.
-void copyAndWait(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
-                 cudaStream_t stream) {
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-}
-
-// Whether gpu and cpu hold the same bits; prints the first difference.
-bool sameBits(const std::vector<float>& gpu, const std::vector<float>& cpu, int w,
-              const std::string& what) {
-    for (size_t i = 0; i < cpu.size(); ++i) {
-        if (std::memcmp(&gpu[i], &cpu[i], sizeof(float)) != 0) {
-            std::printf("MISMATCH %s at (%zu, %zu): GPU %.9g, CPU %.9g\n", what.c_str(),
-                        i % size_t(w), i / size_t(w), double(gpu[i]), double(cpu[i]));
-            return false;
-        }
-    }
-    return true;
-}
-
-std::string sizeName(int w, int h) {
-    return std::to_string(w) + "x" + std::to_string(h);
-}
-
-BenchResult result(const std::string& kind, const std::string& variant, int size) {
-    BenchResult r;
-    r.kind = kind;
-    r.variant = variant;
-    r.size = size;
-    return r;
-}
-
 // ---- step variants ------------------------------------------------------------------------------
 
 enum class StepKernel { Naive, Sweep, Temporal };
@@ -155,6 +89,7 @@ struct StepVariant {
 struct Options {
     std::vector<int> sizes;
     int threads = 0, rows = 0; // 0: chooseStepTiling's
+    VolumeBenchOptions volume; // the 3D commands'; its sizes are `sizes`
     std::string json;
 };
 
@@ -452,6 +387,16 @@ void print(const BenchResult& r) {
             std::printf("  (%d steps/pass, %d threads, %d rows)", r.tiling->stepsPerPass,
                         r.tiling->threads, r.tiling->rowsPerChunk);
         std::printf("\n");
+    } else if (r.kind == "step3d") {
+        std::printf("step3d %-9s %4d³  %9.2f µs/step  %7.1f GB/s  %5.1f%% of HBM peak",
+                    r.variant.c_str(), r.size, r.us, r.gbs, r.percentOfPeak);
+        if (r.tiling3d)
+            std::printf("  (%d steps/pass, 32 x %d threads, %d slices)", r.tiling3d->stepsPerPass,
+                        r.tiling3d->blockY, r.tiling3d->slicesPerChunk);
+        std::printf("\n");
+    } else if (r.kind == "mips3d") {
+        std::printf("mips3d %-14s %4d³  %9.2f µs/write (%d launches)\n", r.variant.c_str(), r.size,
+                    r.us, r.launches);
     } else if (r.kind == "mips") {
         std::printf("mips  %-14s %5d²  %9.2f µs/write (%d launches)\n", r.variant.c_str(), r.size,
                     r.us, r.launches);
@@ -460,6 +405,8 @@ void print(const BenchResult& r) {
                     "sweep a launch (%.0f%% of HBM peak)\n",
                     r.variant.c_str(), r.size, r.us, kFluidSweeps, r.launches, r.gbs,
                     r.percentOfPeak);
+    } else if (r.kind == "frame3d") {
+        std::printf("frame3d %-8s %4d³  %9.2f µs/frame\n", r.variant.c_str(), r.size, r.us);
     } else {
         std::printf("frame %-10s %5d²  %9.2f µs/frame\n", r.variant.c_str(), r.size, r.us);
     }
@@ -509,8 +456,11 @@ struct Bench {
 int usage(const char* problem) {
     std::fprintf(stderr,
                  "%s\nusage: estuary_kernel_bench step <naive|sweep|temporal1..4|auto> | mips "
-                 "<level-by-level|fused> | frame <old|new> | jacobi <sweep|blocked> | tune | all\n"
-                 "       [--size N] [--threads N] [--rows N] [--json PATH]\n",
+                 "<level-by-level|fused> | frame <old|new> | jacobi <sweep|blocked> | tune\n"
+                 "       | step3d <column|temporal1..4|auto> | mips3d <level-by-level|fused>\n"
+                 "       | frame3d <old|new> | tune3d | all\n"
+                 "       [--size N] [--threads N] [--rows N] [--block-y N] [--slices N] "
+                 "[--json PATH]\n",
                  problem);
     return 2;
 }
@@ -518,8 +468,9 @@ int usage(const char* problem) {
 int run(int argc, char** argv) {
     if (argc < 2) return usage("missing command");
     const std::string command = argv[1];
-    const bool takesVariant =
-        command == "step" || command == "mips" || command == "frame" || command == "jacobi";
+    const bool takesVariant = command == "step" || command == "mips" || command == "frame" ||
+                              command == "jacobi" ||
+                              (isVolumeCommand(command) && command != "tune3d");
     if (takesVariant && argc < 3) return usage("missing variant");
     const std::string variantName = takesVariant ? argv[2] : "";
     Options options;
@@ -539,10 +490,16 @@ int run(int argc, char** argv) {
             options.threads = number;
         else if (arg == "--rows")
             options.rows = number;
+        else if (arg == "--block-y")
+            options.volume.blockY = number;
+        else if (arg == "--slices")
+            options.volume.slices = number;
         else
             return usage(("unknown option " + arg).c_str());
     }
-    if (options.sizes.empty()) options.sizes = {1024, 2048, 4096};
+    const bool sizesGiven = !options.sizes.empty();
+    if (!sizesGiven) options.sizes = {1024, 2048, 4096};
+    options.volume.sizes = sizesGiven ? options.sizes : std::vector<int>{256, 512};
 
     Bench bench;
     bench.device = queryDevice();
@@ -555,7 +512,15 @@ int run(int argc, char** argv) {
         const std::optional<StepVariant> variant = stepVariant(name, size, bench.device.smCount, o);
         return variant && bench.step(*variant, size);
     };
-    if (command == "step") {
+    const auto add = [&](const BenchResult& r) { bench.add(r); };
+    if (isVolumeCommand(command)) {
+        try {
+            ok = runVolumeBench(command, variantName, options.volume, bench.device, bench.stream,
+                                add);
+        } catch (const std::invalid_argument& e) {
+            return usage(e.what());
+        }
+    } else if (command == "step") {
         if (!stepVariant(variantName, 1, 1, options)) return usage("unknown step variant");
         for (int size : options.sizes)
             ok = ok && stepNamed(variantName, size, options);
@@ -596,6 +561,13 @@ int run(int argc, char** argv) {
             for (bool blocked : {false, true})
                 ok = ok && bench.sweeps(blocked, size);
         }
+        VolumeBenchOptions volume = options.volume;
+        for (const char* name : {"column", "temporal1", "temporal2", "temporal3", "temporal4"})
+            ok = ok && runVolumeBench("step3d", name, volume, bench.device, bench.stream, add);
+        for (const char* name : {"level-by-level", "fused"})
+            ok = ok && runVolumeBench("mips3d", name, volume, bench.device, bench.stream, add);
+        for (const char* name : {"old", "new"})
+            ok = ok && runVolumeBench("frame3d", name, volume, bench.device, bench.stream, add);
     } else {
         return usage(("unknown command " + command).c_str());
     }
