@@ -25,6 +25,10 @@
 #   run-gpu-bench.sh fluid-compare OLD  the fluid, pipelined, this bundle against the one in OLD in
 #                                  one call: 2048² with 16M particles, 512² with 1M, 2048² without;
 #                                  old, then new with --draw auto and with --draw raster
+#   run-gpu-bench.sh round-two OLD  the table of issue #20, pipelined, 8 in flight, old then new in
+#                                  one call: gray-scott at 1024², 2048² and 4096², the fluid at
+#                                  2048²/16M, 512²/1M and 2048² without particles, gray-scott-3d
+#                                  at 256³ and 512³; then the new gray-scott-3d at a 60 fps cap
 set -u
 # A run that fails or crashes counts even when it printed its line before (the pipes into grep).
 set -o pipefail
@@ -80,14 +84,16 @@ fi
 if [ "${1:-gray-scott}" = fluid-compare ]; then
     old=${2:?usage: run-gpu-bench.sh fluid-compare OLD_BUNDLE_DIR}
     [ -x "$old/estuary" ] || { echo "run-gpu-bench.sh: no estuary in '$old'" >&2; exit 2; }
+    # The old build with its own library, not this bundle's of the same soname.
+    old_exe=(env "LD_LIBRARY_PATH=$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$old/estuary")
     {
         for run in 2048:16777216 512:1048576 2048:0; do
             size=${run%%:*} particles=${run##*:}
             for build in old:auto new:auto new:raster; do
-                exe=./estuary draw=${build##*:}
-                [ "${build%%:*}" = old ] && exe=$old/estuary
+                exe=(./estuary) draw=${build##*:}
+                [ "${build%%:*}" = old ] && exe=("${old_exe[@]}")
                 echo "== ${build%%:*} --draw $draw: fluid ${size}x${size}, $particles particles"
-                "$exe" --bench --sim fluid --backend cuda --mode pipelined --draw "$draw" \
+                "${exe[@]}" --bench --sim fluid --backend cuda --mode pipelined --draw "$draw" \
                     --size "${size}x${size}" --particles "$particles" \
                     --frames "${BENCH_FRAMES:-400}" --warmup 50 \
                     --report "$out/fluid-${build/:/-}-$size-$particles.json" \
@@ -96,6 +102,37 @@ if [ "${1:-gray-scott}" = fluid-compare ]; then
         done
         exit $status # the group runs in a subshell: its status is the pipeline's first
     } 2>&1 | tee "$out/bench-fluid-compare.log"
+    exit "${PIPESTATUS[0]}"
+fi
+if [ "${1:-gray-scott}" = round-two ]; then
+    old=${2:?usage: run-gpu-bench.sh round-two OLD_BUNDLE_DIR}
+    [ -x "$old/estuary" ] || { echo "run-gpu-bench.sh: no estuary in '$old'" >&2; exit 2; }
+    # The old build with its own library, not this bundle's of the same soname.
+    old_exe=(env "LD_LIBRARY_PATH=$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$old/estuary")
+    {
+        for run in gray-scott:1024x1024:0:2000 gray-scott:2048x2048:0:2000 \
+            gray-scott:4096x4096:0:1000 fluid:2048x2048:16777216:400 fluid:512x512:1048576:1000 \
+            fluid:2048x2048:0:1000 gray-scott-3d:256x256x256:0:1000 gray-scott-3d:512x512x512:0:300; do
+            IFS=: read -r sim size particles frames <<<"$run"
+            extra=()
+            [ "$sim" = fluid ] && extra=(--particles "$particles")
+            for build in old new; do
+                exe=(./estuary)
+                [ "$build" = old ] && exe=("${old_exe[@]}")
+                echo "== $build: $sim $size${extra[*]:+, $particles particles}, $frames frames"
+                "${exe[@]}" --bench --sim "$sim" --backend cuda --mode pipelined --size "$size" \
+                    "${extra[@]}" --frames "${BENCH_FRAMES:-$frames}" --warmup 50 \
+                    --report "$out/round-two-$build-$sim-$size-$particles.json" \
+                    2>>"$out/round-two-stderr.log" | grep -E '^pipelined ' || status=1
+            done
+        done
+        echo "== new: gray-scott-3d 256x256x256 capped at 60 fps, 600 frames"
+        ./estuary --bench --sim gray-scott-3d --backend cuda --mode pipelined \
+            --size 256x256x256 --fps-cap 60 --frames 600 --warmup 30 \
+            --report "$out/round-two-new-gray-scott-3d-256-cap60.json" \
+            2>>"$out/round-two-stderr.log" | grep -E '^(pipelined|  cadence|  energy)' || status=1
+        exit $status # the group runs in a subshell: its status is the pipeline's first
+    } 2>&1 | tee "$out/bench-round-two.log"
     exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = volume ]; then
@@ -128,14 +165,16 @@ fi
 if [ "${1:-gray-scott}" = compare ]; then
     old=${2:?usage: run-gpu-bench.sh compare OLD_BUNDLE_DIR}
     [ -x "$old/estuary" ] || { echo "run-gpu-bench.sh: no estuary in '$old'" >&2; exit 2; }
+    # The old build with its own library, not this bundle's of the same soname.
+    old_exe=(env "LD_LIBRARY_PATH=$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$old/estuary")
     {
         for size in 1024 2048 4096; do
             frames=${BENCH_FRAMES:-2000}
             for build in old new; do
-                exe=./estuary
-                [ "$build" = old ] && exe=$old/estuary
+                exe=(./estuary)
+                [ "$build" = old ] && exe=("${old_exe[@]}")
                 echo "== $build: gray-scott ${size}x${size}, all modes, $frames frames"
-                "$exe" --bench --backend cuda --mode all --size "${size}x${size}" \
+                "${exe[@]}" --bench --backend cuda --mode all --size "${size}x${size}" \
                     --frames "$frames" --warmup 200 --report "$out/compare-$build-$size.json" \
                     --csv "$out/compare-$build-$size.csv" 2>>"$out/compare-stderr.log" |
                     grep -E '^(mode|pipelined|serialized|host-copy) ' || status=1
@@ -144,11 +183,11 @@ if [ "${1:-gray-scott}" = compare ]; then
         for resolution in 768 1536; do
             for run in old:- new:raster new:compute; do
                 build=${run%%:*} draw=${run##*:}
-                exe=./estuary flags=""
-                [ "$build" = old ] && exe=$old/estuary
+                exe=(./estuary) flags=""
+                [ "$build" = old ] && exe=("${old_exe[@]}")
                 [ "$draw" = - ] || flags="--draw $draw"
                 echo "== $build ${draw/-/raster}: the draw alone (0 steps), ${resolution}^2 output"
-                "$exe" --bench --backend cuda --mode serialized --size 1024x1024 \
+                "${exe[@]}" --bench --backend cuda --mode serialized --size 1024x1024 \
                     --steps-per-frame 0 --resolution "${resolution}x${resolution}" $flags \
                     --frames 1000 --warmup 100 \
                     --report "$out/draw-$build-${draw/-/raster}-$resolution.json" \
