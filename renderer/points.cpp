@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <tuple>
 
@@ -85,8 +86,11 @@ VkShaderStageFlags pushStages(const PointsRenderer& r) {
 PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
                                     const PointsDesc& desc) {
     if (desc.slotCount == 0) throw runtimeError("createPointsRenderer: slotCount must be >= 1");
+    if (desc.markers && desc.splat)
+        throw runtimeError("createPointsRenderer: markers are drawn by raster only");
     PointsRenderer r;
     r.threeD = desc.threeD;
+    r.markers = desc.markers;
     r.colormapCount = kColormapCount;
     r.bytes.assign(desc.slotCount, 0);
     r.maxPointSize = device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
@@ -100,11 +104,18 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
                 (desc.splat ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u),
             "points layout");
         PipelineShape shape;
-        shape.vertexShader = desc.threeD ? "points3d.vert" : "points.vert";
-        shape.fragmentShader = "points.frag";
-        shape.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
-        shape.additive = true;
-        shape.name = desc.threeD ? "3D points pipeline" : "points pipeline";
+        if (desc.markers) {
+            shape.vertexShader = desc.threeD ? "markers3d.vert" : "markers.vert";
+            shape.fragmentShader = "markers.frag";
+            shape.alphaBlend = true;
+            shape.name = desc.threeD ? "3D markers pipeline" : "markers pipeline";
+        } else {
+            shape.vertexShader = desc.threeD ? "points3d.vert" : "points.vert";
+            shape.fragmentShader = "points.frag";
+            shape.topology = VK_PRIMITIVE_TOPOLOGY_POINT_LIST;
+            shape.additive = true;
+            shape.name = desc.threeD ? "3D points pipeline" : "points pipeline";
+        }
         r.pipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
                                             desc.dataDir, shape);
         if (desc.splat) createSplatPipelines(device, r, desc);
@@ -301,17 +312,57 @@ void recordSplat(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
 
 } // namespace
 
+namespace {
+
+// The points' block with the markers' three values after it.
+template <class MarkerPush, class PointPush>
+MarkerPush markerPush(const PointPush& points, const PointsDraw& draw) {
+    static_assert(sizeof(MarkerPush) == sizeof(PointPush) + 3 * sizeof(float));
+    MarkerPush pc{};
+    std::memcpy(&pc, &points, sizeof(points));
+    pc.markerShape = float(draw.markerShape);
+    pc.markerFlagBits = std::bit_cast<float>(draw.markerFlags);
+    pc.lineWidth = draw.lineWidth;
+    return pc;
+}
+
+void recordMarkers(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                   VkExtent2D extent, const PointsDraw& draw) {
+    if (draw.markerShape > ESTUARY_MARKER_ARROW)
+        throw runtimeError("recordPoints: marker shape " + std::to_string(draw.markerShape) +
+                           " out of 0.." + std::to_string(ESTUARY_MARKER_ARROW));
+    const float size = std::max(draw.size, 0.0f);
+    const VkShaderStageFlags stages = pushStages(r);
+    if (r.threeD) {
+        const auto pc = markerPush<Marker3dPushConstants>(push3d(r, extent, draw, size), draw);
+        vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
+    } else {
+        const auto pc = markerPush<MarkerPushConstants>(push2d(r, extent, draw, size), draw);
+        vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
+    }
+    beginTargetPass(cmd, target, extent, false, draw.view.background);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
+                            &r.slotSets[slot], 0, nullptr);
+    vkCmdDraw(cmd, 6, draw.count, 0, 0); // a quad (two triangles) per marker
+    vkCmdEndRendering(cmd);
+}
+
+} // namespace
+
 void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                   VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
-    constexpr VkDeviceSize kPointBytes = 4 * sizeof(float);
+    const VkDeviceSize elementBytes = (r.markers ? 8 : 4) * sizeof(float);
     if (draw.count == 0) return;
-    if (slot >= r.slotSets.size() || VkDeviceSize(draw.count) * kPointBytes > r.bytes[slot])
+    if (slot >= r.slotSets.size() || VkDeviceSize(draw.count) * elementBytes > r.bytes[slot])
         throw runtimeError("recordPoints: " + std::to_string(draw.count) +
-                           " points do not fit slot " + std::to_string(slot) + "'s buffer of " +
+                           (r.markers ? " markers" : " points") + " do not fit slot " +
+                           std::to_string(slot) + "'s buffer of " +
                            std::to_string(slot < r.bytes.size() ? r.bytes[slot] : 0) + " bytes");
     if (draw.colormap >= r.colormapCount)
         throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) + " out of " +
                            std::to_string(r.colormapCount));
+    if (r.markers) return recordMarkers(r, cmd, slot, target, extent, draw);
     const float size = std::clamp(draw.size, 1.0f, r.maxPointSize);
     // Both paths push the same block; the resolve reads only its first member, the target width.
     const VkShaderStageFlags stages = pushStages(r);

@@ -10,6 +10,8 @@
 // not go through the few blending units a datacenter GPU has; both round each point's colour to the
 // 8-bit step additive blending rounds it to, so on an 8-bit target they differ only where the two
 // disagree on a pixel centre lying exactly on a point's edge.
+// PointsDesc::markers makes the same renderer draw markers: shapes sized, coloured and turned per
+// element (shaders/markers_vertex.glsl, markers.frag), placed as points are.
 #pragma once
 
 #include "renderer.h"
@@ -26,12 +28,16 @@ struct PointsDesc {
     std::filesystem::path dataDir; // holds shaders/ and assets/
     uint32_t slotCount = 1;
     bool threeD = false;
+    // Markers instead of points: 32 bytes an element (vec4 position and value, vec4 direction and
+    // size), each a shape on a quad blended over the picture (markers.frag); raster only.
+    bool markers = false;
     bool splat = false;      // draw by compute splat (then setPointsExtent before recording)
     bool packedSplat = true; // one 64-bit atomic a pixel where the device has them (tests: false)
 };
 
 struct PointsRenderer : MoveOnly {
     bool threeD = false;
+    bool markers = false;
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
@@ -85,6 +91,11 @@ struct PointsDraw {
     // 3D: the box framed (min x, y, z, max x, y, z).
     std::array<float, 6> box{-0.5f, -0.5f, -0.5f, 0.5f, 0.5f, 0.5f};
     ViewParams view; // zoom, pan (2D), yaw, pitch (3D)
+    // Markers: the shape (ESTUARY_MARKER_*), flags (ESTUARY_MARKER_FLAG_*) and outline width in
+    // pixels; `size` is then the marker's size, not clamped to the device's point sizes.
+    uint32_t markerShape = 0;
+    uint32_t markerFlags = 0;
+    float lineWidth = 1.5f;
 };
 
 // Records a dynamic-rendering pass over `target` (COLOR_ATTACHMENT_OPTIMAL, kept) drawing

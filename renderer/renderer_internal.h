@@ -58,7 +58,8 @@ VkPipelineLayout createPushLayout(const Device& device, VkDescriptorSetLayout se
 struct PipelineShape {
     std::string vertexShader, fragmentShader; // paths relative to <dataDir>/shaders, or absolute
     VkPrimitiveTopology topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
-    bool additive = false; // ONE + ONE blending instead of replacing
+    bool additive = false;   // ONE + ONE blending instead of replacing
+    bool alphaBlend = false; // SRC_ALPHA, ONE_MINUS_SRC_ALPHA (over) instead of replacing
     const VkSpecializationInfo* fragmentSpecialization = nullptr;
     const char* name = "";
 };

@@ -127,6 +127,14 @@ VkPipeline createGraphicsPipeline(const Device& device, VkFormat targetFormat,
         blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
         blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
         blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD;
+    } else if (shape.alphaBlend) {
+        blendAttachment.blendEnable = VK_TRUE;
+        blendAttachment.srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA;
+        blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA;
+        blendAttachment.colorBlendOp = VK_BLEND_OP_ADD;
+        blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO;
+        blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE;
+        blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD;
     }
     VkPipelineColorBlendStateCreateInfo blend{
         VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO};

@@ -102,6 +102,34 @@
     float intensity;                                                                               \
     float pointCountBits;
 
+// Markers (markers.vert, markers3d.vert, markers.frag): the points' blocks, then the shape
+// (ESTUARY_MARKER_*), the flags (ESTUARY_MARKER_FLAG_*, as the bits of a uint) and the width of
+// outlines in pixels. pointSize is the marker's size: pixels, or with WORLD_SIZE position units.
+#define ESTUARY_MARKER_EXTRA_PUSH_CONSTANTS                                                        \
+    float markerShape;                                                                             \
+    float markerFlagBits;                                                                          \
+    float lineWidth;
+#define ESTUARY_MARKER_PUSH_CONSTANTS                                                              \
+    ESTUARY_POINT_PUSH_CONSTANTS                                                                   \
+    ESTUARY_MARKER_EXTRA_PUSH_CONSTANTS
+#define ESTUARY_MARKER3D_PUSH_CONSTANTS                                                            \
+    ESTUARY_POINT3D_PUSH_CONSTANTS                                                                 \
+    ESTUARY_MARKER_EXTRA_PUSH_CONSTANTS
+
+// Marker shapes (estuary_marker_shape's values) and flags (the view's ESTUARY_MARKERS_* flags
+// shifted down: the renderer passes only these).
+#define ESTUARY_MARKER_DISC 0
+#define ESTUARY_MARKER_SQUARE 1
+#define ESTUARY_MARKER_TRIANGLE 2
+#define ESTUARY_MARKER_DIAMOND 3
+#define ESTUARY_MARKER_CROSS 4
+#define ESTUARY_MARKER_RING 5
+#define ESTUARY_MARKER_ARROW 6
+#define ESTUARY_MARKER_FLAG_OUTLINE 1u
+#define ESTUARY_MARKER_FLAG_WORLD_SIZE 2u
+#define ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH 4u
+#define ESTUARY_MARKER_FLAG_RGBA 8u
+
 // A volume's draw (volume.frag ray-marches it, volume_slice.frag shows one slice), sampled as a
 // sampler3D. The view mapping first (field sizes: the volume's width and height; the slice view
 // letterboxes its slice with it), then the volume's depth, the orbit camera in the volume's frame
@@ -148,12 +176,20 @@ struct Point3dPushConstants {
 struct VolumePushConstants {
     ESTUARY_VOLUME_PUSH_CONSTANTS
 };
+struct MarkerPushConstants {
+    ESTUARY_MARKER_PUSH_CONSTANTS
+};
+struct Marker3dPushConstants {
+    ESTUARY_MARKER3D_PUSH_CONSTANTS
+};
 // All pipelines share one layout with one push range as large as the largest block (the volume's),
 // within the 128 bytes every device offers.
 static_assert(sizeof(FieldPushConstants) == 15 * sizeof(float) &&
                   sizeof(PointPushConstants) == 21 * sizeof(float) &&
                   sizeof(Point3dPushConstants) == 25 * sizeof(float) &&
-                  sizeof(VolumePushConstants) == 31 * sizeof(float),
+                  sizeof(VolumePushConstants) == 31 * sizeof(float) &&
+                  sizeof(MarkerPushConstants) == 24 * sizeof(float) &&
+                  sizeof(Marker3dPushConstants) == 28 * sizeof(float),
               "push constants must stay tightly packed scalars (std430 == C++)");
 inline constexpr unsigned kPushConstantBytes = sizeof(VolumePushConstants);
 static_assert(kPushConstantBytes <= 128, "the push range must fit every device's minimum limit");

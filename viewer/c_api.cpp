@@ -254,6 +254,17 @@ estuary_status estuary_add_points_view(estuary_viewer* viewer, const estuary_poi
     });
 }
 
+estuary_status estuary_add_markers_view(estuary_viewer* viewer,
+                                        const estuary_markers_view_desc* desc,
+                                        estuary_view** view) {
+    return guard("estuary_add_markers_view", [&] {
+        require(viewer, "viewer");
+        require(desc, "desc");
+        estuary_view* made = addMarkersView(*viewer, *desc);
+        if (view) *view = made;
+    });
+}
+
 estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_view* view) {
     return guard("estuary_destroy_view", [&] {
         if (!view) return;

@@ -116,9 +116,13 @@ struct estuary_view {
     estuary_view_params params{};
     estuary_field_shading shading = ESTUARY_FIELD_SCALAR;
     std::string shader;
-    estuary_points_layout layout = ESTUARY_POINTS_XY_VELOCITY;
+    estuary_points_layout layout = ESTUARY_POINTS_XY_VELOCITY; // XYZ_SCALAR: 3D (markers too)
     std::array<float, 6> bounds{};
     uint32_t maxPoints = 0;
+    // Markers are points views of 32-byte elements drawn as shapes (estuary_add_markers_view).
+    bool markers = false;
+    estuary_marker_shape markerShape = ESTUARY_MARKER_SHAPE_DISC;
+    float lineWidth = 1.5f;
     estuary::Renderer renderer;     // fields and volumes (Vulkan)
     estuary::PointsRenderer points; // points (Vulkan)
     uint32_t glIndex = UINT32_MAX;  // the OpenGL consumer's renderer of this view
@@ -370,6 +374,7 @@ const void* hostTexel(const estuary_image& image, uint32_t entry, uint32_t x, ui
 estuary_view* addFieldView(estuary_viewer& v, const estuary_field_view_desc& desc);
 estuary_view* addVolumeView(estuary_viewer& v, const estuary_volume_view_desc& desc);
 estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& desc);
+estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc& desc);
 void destroyView(estuary_viewer& v, estuary_view* view);
 void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& params);
 // The field or volume drawn (the last visible one), or null.

@@ -1,10 +1,11 @@
 // Views (estuary_add_*_view): each owns a renderer over one image or buffer, with one descriptor
 // set per host-ring entry (pointing at the entry's copy), and the parameters the user changes
 // between frames. A frame draws the last visible field or volume as the picture's background,
-// then every visible points view over it, in the order they were added.
+// then every visible points (and markers) view over it, in the order they were added.
 #include "viewer.h"
 #include "colormap.h"
 #include "errors.h"
+#include "shared_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,15 @@
 
 namespace estuary::lib {
 namespace {
+
+// The shaders number shapes as the API does (markers.frag reads the view's value as it is).
+static_assert(ESTUARY_MARKER_DISC == ESTUARY_MARKER_SHAPE_DISC &&
+              ESTUARY_MARKER_SQUARE == ESTUARY_MARKER_SHAPE_SQUARE &&
+              ESTUARY_MARKER_TRIANGLE == ESTUARY_MARKER_SHAPE_TRIANGLE &&
+              ESTUARY_MARKER_DIAMOND == ESTUARY_MARKER_SHAPE_DIAMOND &&
+              ESTUARY_MARKER_CROSS == ESTUARY_MARKER_SHAPE_CROSS &&
+              ESTUARY_MARKER_RING == ESTUARY_MARKER_SHAPE_RING &&
+              ESTUARY_MARKER_ARROW == ESTUARY_MARKER_SHAPE_ARROW);
 
 void checkColormap(estuary_colormap colormap, const std::string& what) {
     if (uint32_t(colormap) >= kColormapCount)
@@ -34,10 +44,11 @@ void checkOwned(const estuary_viewer& v, const void* owner, const std::string& w
     if (owner != &v) throw usageError(what + " belongs to another viewer");
 }
 
-const char* kindName(ViewKind kind) {
-    return kind == ViewKind::Field    ? "field view"
-           : kind == ViewKind::Volume ? "volume view"
-                                      : "points view";
+const char* kindName(const estuary_view& view) {
+    return view.kind == ViewKind::Field    ? "field view"
+           : view.kind == ViewKind::Volume ? "volume view"
+           : view.markers                  ? "markers view"
+                                           : "points view";
 }
 
 // The field or volume renderer for the view, its descriptors pointed at each entry's copy.
@@ -74,7 +85,8 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.dataDir = v.dataDir;
     desc.slotCount = v.hostRing;
     desc.threeD = view.layout == ESTUARY_POINTS_XYZ_SCALAR;
-    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE;
+    desc.markers = view.markers;
+    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE && !view.markers; // markers: raster only
     view.points = createPointsRenderer(v.device, v.pool, desc);
     if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height}, storageTarget(v));
     const estuary_buffer& buffer = *view.buffer;
@@ -218,6 +230,63 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
     return keep(v, std::move(view));
 }
 
+estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc& desc) {
+    const std::string what = "estuary_add_markers_view";
+    if (!desc.buffer) throw usageError(what + ": buffer is NULL");
+    estuary_buffer& buffer = *desc.buffer;
+    checkOwned(v, buffer.viewer, what + ": the buffer " + buffer.name);
+    if (v.consumer == ESTUARY_CONSUMER_OPENGL)
+        throw unsupported(what + ": the OpenGL consumer draws field views only");
+    if (uint32_t(desc.shape) > ESTUARY_MARKER_SHAPE_ARROW)
+        throw usageError(what + ": shape " + std::to_string(int(desc.shape)) +
+                         " is not an estuary_marker_shape (0..6: disc, square, triangle, diamond, "
+                         "cross, ring, arrow)");
+    constexpr uint32_t kAllowed = ESTUARY_VIEW_HIDDEN | ESTUARY_POINTS_COLORBAR |
+                                  ESTUARY_MARKERS_3D | ESTUARY_MARKERS_OUTLINE |
+                                  ESTUARY_MARKERS_WORLD_SIZE | ESTUARY_MARKERS_SCALE_BY_LENGTH |
+                                  ESTUARY_MARKERS_RGBA;
+    if (desc.flags & ~kAllowed)
+        throw usageError(what + ": unknown flags " + std::to_string(desc.flags & ~kAllowed) +
+                         " (allowed: ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, "
+                         "ESTUARY_MARKERS_*)");
+    constexpr uint64_t kMarkerBytes = 32;
+    const uint32_t capacity = uint32_t(std::min<uint64_t>(buffer.size / kMarkerBytes, UINT32_MAX));
+    if (desc.count > capacity)
+        throw usageError(what + ": count " + std::to_string(desc.count) + " is more than " +
+                         buffer.name + " holds (" + std::to_string(capacity) +
+                         " markers of 32 bytes)");
+    if (!std::isfinite(desc.size) || desc.size < 0.0f)
+        throw usageError(what + ": size " + std::to_string(desc.size) +
+                         " must be a finite number >= 0 (0: 8 pixels)");
+    if (!std::isfinite(desc.line_width) || desc.line_width < 0.0f)
+        throw usageError(what + ": line_width " + std::to_string(desc.line_width) +
+                         " must be a finite number >= 0 (0: 1.5 pixels)");
+    for (float b : desc.bounds)
+        if (!std::isfinite(b)) throw usageError(what + ": bounds must be finite");
+    checkColormap(desc.colormap, what);
+    float lo = desc.value_min, hi = desc.value_max;
+    checkRange(lo, hi, what);
+    auto view = std::make_unique<estuary_view>();
+    view->viewer = &v;
+    view->kind = ViewKind::Points;
+    view->markers = true;
+    view->markerShape = desc.shape;
+    view->lineWidth = desc.line_width > 0.0f ? desc.line_width : 1.5f;
+    view->buffer = &buffer;
+    view->flags = desc.flags;
+    view->layout =
+        (desc.flags & ESTUARY_MARKERS_3D) ? ESTUARY_POINTS_XYZ_SCALAR : ESTUARY_POINTS_XY_VELOCITY;
+    view->maxPoints = capacity;
+    std::copy(std::begin(desc.bounds), std::end(desc.bounds), view->bounds.begin());
+    view->label = desc.label && *desc.label ? desc.label : buffer.name;
+    view->params = defaultParams(desc.flags, desc.colormap, lo, hi);
+    view->params.point_count = desc.count ? desc.count : capacity;
+    view->params.point_size = desc.size > 0.0f ? desc.size : 8.0f;
+    waitIdle(v, "adding a view");
+    makePoints(v, *view);
+    return keep(v, std::move(view));
+}
+
 void destroyView(estuary_viewer& v, estuary_view* view) {
     waitIdle(v, "destroying a view");
     if (view->image) --view->image->viewUsers;
@@ -229,7 +298,7 @@ void destroyView(estuary_viewer& v, estuary_view* view) {
 
 void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& in) {
     const std::string what =
-        std::string("estuary_set_view_params (") + kindName(view.kind) + " " + view.label + ")";
+        std::string("estuary_set_view_params (") + kindName(view) + " " + view.label + ")";
     estuary_view_params p = in;
     checkColormap(p.colormap, what);
     checkRange(p.value_min, p.value_max, what);
@@ -315,6 +384,17 @@ PointsDraw pointsDraw(const estuary_viewer& v, const estuary_view& view) {
     draw.valueMin = view.params.value_min;
     draw.valueMax = view.params.value_max;
     draw.view = viewParams(v, view);
+    if (view.markers) {
+        draw.markerShape = uint32_t(view.markerShape);
+        // The view's ESTUARY_MARKERS_* flags, in the shaders' order (shared_layout.h).
+        draw.markerFlags =
+            ((view.flags & ESTUARY_MARKERS_OUTLINE) ? ESTUARY_MARKER_FLAG_OUTLINE : 0u) |
+            ((view.flags & ESTUARY_MARKERS_WORLD_SIZE) ? ESTUARY_MARKER_FLAG_WORLD_SIZE : 0u) |
+            ((view.flags & ESTUARY_MARKERS_SCALE_BY_LENGTH) ? ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH
+                                                            : 0u) |
+            ((view.flags & ESTUARY_MARKERS_RGBA) ? ESTUARY_MARKER_FLAG_RGBA : 0u);
+        draw.lineWidth = view.lineWidth;
+    }
     const auto& b = view.bounds;
     if (view.layout == ESTUARY_POINTS_XYZ_SCALAR) {
         if (std::any_of(b.begin(), b.end(), [](float x) { return x != 0.0f; })) draw.box = b;

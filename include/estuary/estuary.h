@@ -371,8 +371,44 @@ typedef struct estuary_points_view_desc {
 } estuary_points_view_desc;
 #define ESTUARY_POINTS_COLORBAR 0x4u
 
+typedef enum estuary_marker_shape {
+    ESTUARY_MARKER_SHAPE_DISC = 0,
+    ESTUARY_MARKER_SHAPE_SQUARE = 1,
+    ESTUARY_MARKER_SHAPE_TRIANGLE = 2, /* its tip along the direction */
+    ESTUARY_MARKER_SHAPE_DIAMOND = 3,
+    ESTUARY_MARKER_SHAPE_CROSS = 4, /* a plus sign */
+    ESTUARY_MARKER_SHAPE_RING = 5,
+    ESTUARY_MARKER_SHAPE_ARROW = 6 /* tail to tip along the direction */
+} estuary_marker_shape;
+
+/* markers view flags (besides ESTUARY_VIEW_HIDDEN and ESTUARY_POINTS_COLORBAR) */
+#define ESTUARY_MARKERS_3D 0x10u      /* positions (x, y, z) under the orbit camera; else (x, y) */
+#define ESTUARY_MARKERS_OUTLINE 0x20u /* the shape's outline, line_width wide, not the shape */
+#define ESTUARY_MARKERS_WORLD_SIZE 0x40u      /* size in the positions' units, not in pixels */
+#define ESTUARY_MARKERS_SCALE_BY_LENGTH 0x80u /* size times |direction| (vector glyphs) */
+#define ESTUARY_MARKERS_RGBA 0x100u /* value's bits are an RGBA8 colour (R in the low byte) */
+
+/* Markers pulled from a buffer on the GPU: 32 bytes each, float (x, y, z, value) then float
+ * (dx, dy, dz, size). Each is a shape of `size` times its own size (where > 0), turned so that its
+ * +x (a triangle's tip, an arrow's head) runs along (dx, dy, dz) as the camera shows it (a zero
+ * direction: along the picture's +x), coloured by value through the colormap (or by its bits with
+ * ESTUARY_MARKERS_RGBA), antialiased and blended over the picture in buffer order (no depth test).
+ * Placed as points are: 2D in the cells of the field below or in `bounds`, 3D in `bounds`. */
+typedef struct estuary_markers_view_desc {
+    estuary_buffer* buffer; /* required */
+    estuary_marker_shape shape;
+    uint32_t count;   /* markers drawn; 0: as many as the buffer holds */
+    float size;       /* pixels (ESTUARY_MARKERS_WORLD_SIZE: position units); 0: 8 pixels */
+    float line_width; /* outlines, pixels; 0: 1.5 */
+    estuary_colormap colormap;
+    float value_min, value_max; /* both 0: 0..1 */
+    float bounds[6];
+    const char* label;
+    uint32_t flags;
+} estuary_markers_view_desc;
+
 /* Each returns the view in `view` (may be NULL). Between frames. Views that OpenGL cannot draw
- * (volumes, points) are ESTUARY_ERROR_UNSUPPORTED with ESTUARY_CONSUMER_OPENGL. */
+ * (volumes, points, markers) are ESTUARY_ERROR_UNSUPPORTED with ESTUARY_CONSUMER_OPENGL. */
 ESTUARY_API estuary_status estuary_add_field_view(estuary_viewer* viewer,
                                                   const estuary_field_view_desc* desc,
                                                   estuary_view** view);
@@ -382,6 +418,9 @@ ESTUARY_API estuary_status estuary_add_volume_view(estuary_viewer* viewer,
 ESTUARY_API estuary_status estuary_add_points_view(estuary_viewer* viewer,
                                                    const estuary_points_view_desc* desc,
                                                    estuary_view** view);
+ESTUARY_API estuary_status estuary_add_markers_view(estuary_viewer* viewer,
+                                                    const estuary_markers_view_desc* desc,
+                                                    estuary_view** view);
 ESTUARY_API estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_view* view);
 
 /* What may change between frames, for every kind of view (fields ignore the points' and volumes'
@@ -395,8 +434,8 @@ typedef struct estuary_view_params {
     estuary_volume_style style; /* volumes */
     uint32_t slice_axis;        /* volumes: 0 x, 1 y, 2 z */
     float slice_position;       /* volumes: 0..1 */
-    uint32_t point_count;       /* points */
-    float point_size;           /* points, pixels */
+    uint32_t point_count;       /* points, markers */
+    float point_size;           /* points, pixels; markers, as their desc's size */
     float point_intensity;      /* points: 0..1, 0: automatic */
 } estuary_view_params;
 ESTUARY_API estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* params);
