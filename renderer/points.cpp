@@ -20,7 +20,7 @@ namespace {
 void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, bool splat) {
     const VkShaderStageFlags pointStages =
         VK_SHADER_STAGE_VERTEX_BIT | (splat ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u);
-    VkDescriptorSetLayoutBinding bindings[4]{};
+    VkDescriptorSetLayoutBinding bindings[5]{};
     bindings[0] = {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
                    pointStages, nullptr};
     bindings[1] = {ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pointStages,
@@ -29,14 +29,20 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
                    VK_SHADER_STAGE_COMPUTE_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
     bindings[3] = {ESTUARY_BINDING_DRAW_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
                    VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    bindings[4] = {ESTUARY_BINDING_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                   VK_SHADER_STAGE_VERTEX_BIT, nullptr};
     VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     layoutInfo.bindingCount = splat ? 4 : 2;
+    if (r.lines) { // the colormap, the vertices and the indices
+        bindings[2] = bindings[4];
+        layoutInfo.bindingCount = 3;
+    }
     layoutInfo.pBindings = bindings;
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "points set layout");
     const VkDescriptorPoolSize sizes[3] = {
         {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, slotCount},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, (splat ? 2 : 1) * slotCount},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, (splat || r.lines ? 2 : 1) * slotCount},
         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, slotCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = slotCount;
@@ -86,11 +92,15 @@ VkShaderStageFlags pushStages(const PointsRenderer& r) {
 PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
                                     const PointsDesc& desc) {
     if (desc.slotCount == 0) throw runtimeError("createPointsRenderer: slotCount must be >= 1");
-    if (desc.markers && desc.splat)
-        throw runtimeError("createPointsRenderer: markers are drawn by raster only");
+    if ((desc.markers || desc.lines) && desc.splat)
+        throw runtimeError("createPointsRenderer: markers and lines are drawn by raster only");
+    if (desc.markers && desc.lines)
+        throw runtimeError("createPointsRenderer: markers or lines, not both");
     PointsRenderer r;
     r.threeD = desc.threeD;
     r.markers = desc.markers;
+    r.lines = desc.lines;
+    r.indexBytes.assign(desc.slotCount, 0);
     r.colormapCount = kColormapCount;
     r.bytes.assign(desc.slotCount, 0);
     r.maxPointSize = device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
@@ -104,7 +114,12 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
                 (desc.splat ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u),
             "points layout");
         PipelineShape shape;
-        if (desc.markers) {
+        if (desc.lines) {
+            shape.vertexShader = desc.threeD ? "lines3d.vert" : "lines.vert";
+            shape.fragmentShader = "lines.frag";
+            shape.alphaBlend = true;
+            shape.name = desc.threeD ? "3D lines pipeline" : "lines pipeline";
+        } else if (desc.markers) {
             shape.vertexShader = desc.threeD ? "markers3d.vert" : "markers.vert";
             shape.fragmentShader = "markers.frag";
             shape.alphaBlend = true;
@@ -147,6 +162,20 @@ void setPointsBuffer(const Device& device, PointsRenderer& r, uint32_t slot, VkB
                            std::to_string(r.slotSets.size()));
     writeBufferDescriptor(device, r.slotSets[slot], ESTUARY_BINDING_POINTS, buffer, bytes);
     r.bytes[slot] = bytes;
+    // Lines without indices read none, but the binding must hold a buffer: the vertices.
+    if (r.lines && r.indexBytes[slot] == 0)
+        writeBufferDescriptor(device, r.slotSets[slot], ESTUARY_BINDING_INDICES, buffer, bytes);
+}
+
+void setLinesIndices(const Device& device, PointsRenderer& r, uint32_t slot, VkBuffer buffer,
+                     VkDeviceSize bytes) {
+    if (!r.lines) throw runtimeError("setLinesIndices: this renderer draws no lines");
+    if (slot >= r.slotSets.size())
+        throw runtimeError("setLinesIndices: slot " + std::to_string(slot) + " out of " +
+                           std::to_string(r.slotSets.size()));
+    r.indexBytes[slot] = buffer ? bytes : 0;
+    if (buffer)
+        writeBufferDescriptor(device, r.slotSets[slot], ESTUARY_BINDING_INDICES, buffer, bytes);
 }
 
 void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent,
@@ -326,26 +355,48 @@ MarkerPush markerPush(const PointPush& points, const PointsDraw& draw) {
     return pc;
 }
 
-void recordMarkers(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                   VkExtent2D extent, const PointsDraw& draw) {
-    if (draw.markerShape > ESTUARY_MARKER_ARROW)
-        throw runtimeError("recordPoints: marker shape " + std::to_string(draw.markerShape) +
-                           " out of 0.." + std::to_string(ESTUARY_MARKER_ARROW));
+// Markers and lines: the markers' push block, then a quad (two triangles) per marker or segment.
+void recordQuads(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                 VkExtent2D extent, const PointsDraw& draw, uint32_t quads, uint32_t countBits) {
     const float size = std::max(draw.size, 0.0f);
     const VkShaderStageFlags stages = pushStages(r);
     if (r.threeD) {
-        const auto pc = markerPush<Marker3dPushConstants>(push3d(r, extent, draw, size), draw);
+        auto pc = markerPush<Marker3dPushConstants>(push3d(r, extent, draw, size), draw);
+        pc.pointCountBits = std::bit_cast<float>(countBits);
         vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
     } else {
-        const auto pc = markerPush<MarkerPushConstants>(push2d(r, extent, draw, size), draw);
+        auto pc = markerPush<MarkerPushConstants>(push2d(r, extent, draw, size), draw);
+        pc.pointCountBits = std::bit_cast<float>(countBits);
         vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
     }
     beginTargetPass(cmd, target, extent, false, draw.view.background);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
-    vkCmdDraw(cmd, 6, draw.count, 0, 0); // a quad (two triangles) per marker
+    vkCmdDraw(cmd, 6, quads, 0, 0);
     vkCmdEndRendering(cmd);
+}
+
+void recordLines(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                 VkExtent2D extent, PointsDraw draw) {
+    if (draw.markerShape > ESTUARY_LINE_STRIP)
+        throw runtimeError("recordPoints: line topology " + std::to_string(draw.markerShape) +
+                           " is neither segments (0) nor a strip (1)");
+    const bool indexed = r.indexBytes[slot] > 0;
+    const VkDeviceSize available =
+        indexed ? r.indexBytes[slot] / sizeof(uint32_t) : r.bytes[slot] / 16;
+    if (draw.count > available)
+        throw runtimeError("recordPoints: " + std::to_string(draw.count) +
+                           (indexed ? " indices" : " vertices") + " do not fit slot " +
+                           std::to_string(slot) + "'s buffer (" + std::to_string(available) + ")");
+    const uint32_t segments = draw.markerShape == ESTUARY_LINE_STRIP
+                                  ? (draw.count > 0 ? draw.count - 1 : 0)
+                                  : draw.count / 2;
+    if (segments == 0) return;
+    draw.markerFlags =
+        (draw.markerFlags & ESTUARY_LINE_FLAG_RGBA) | (indexed ? ESTUARY_LINE_FLAG_INDEXED : 0u);
+    const uint32_t vertices = uint32_t(std::min<VkDeviceSize>(r.bytes[slot] / 16, UINT32_MAX));
+    recordQuads(r, cmd, slot, target, extent, draw, segments, vertices);
 }
 
 } // namespace
@@ -354,6 +405,12 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
                   VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
     const VkDeviceSize elementBytes = (r.markers ? 8 : 4) * sizeof(float);
     if (draw.count == 0) return;
+    if (r.lines && slot < r.slotSets.size()) {
+        if (draw.colormap >= r.colormapCount)
+            throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) +
+                               " out of " + std::to_string(r.colormapCount));
+        return recordLines(r, cmd, slot, target, extent, draw);
+    }
     if (slot >= r.slotSets.size() || VkDeviceSize(draw.count) * elementBytes > r.bytes[slot])
         throw runtimeError("recordPoints: " + std::to_string(draw.count) +
                            (r.markers ? " markers" : " points") + " do not fit slot " +
@@ -362,7 +419,12 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
     if (draw.colormap >= r.colormapCount)
         throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) + " out of " +
                            std::to_string(r.colormapCount));
-    if (r.markers) return recordMarkers(r, cmd, slot, target, extent, draw);
+    if (r.markers) {
+        if (draw.markerShape > ESTUARY_MARKER_ARROW)
+            throw runtimeError("recordPoints: marker shape " + std::to_string(draw.markerShape) +
+                               " out of 0.." + std::to_string(ESTUARY_MARKER_ARROW));
+        return recordQuads(r, cmd, slot, target, extent, draw, draw.count, draw.count);
+    }
     const float size = std::clamp(draw.size, 1.0f, r.maxPointSize);
     // Both paths push the same block; the resolve reads only its first member, the target width.
     const VkShaderStageFlags stages = pushStages(r);

@@ -31,6 +31,9 @@ struct PointsDesc {
     // Markers instead of points: 32 bytes an element (vec4 position and value, vec4 direction and
     // size), each a shape on a quad blended over the picture (markers.frag); raster only.
     bool markers = false;
+    // Lines instead: 16-byte vertices (vec4 position and value), segments or a strip, directly or
+    // through a buffer of uint indices (setLinesIndices), drawn as antialiased quads; raster only.
+    bool lines = false;
     bool splat = false;      // draw by compute splat (then setPointsExtent before recording)
     bool packedSplat = true; // one 64-bit atomic a pixel where the device has them (tests: false)
 };
@@ -38,6 +41,8 @@ struct PointsDesc {
 struct PointsRenderer : MoveOnly {
     bool threeD = false;
     bool markers = false;
+    bool lines = false;
+    std::vector<VkDeviceSize> indexBytes; // lines: per slot; 0: no index buffer
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
@@ -71,6 +76,12 @@ void destroyPointsRenderer(const Device& device, PointsRenderer& renderer);
 void setPointsBuffer(const Device& device, PointsRenderer& renderer, uint32_t slot, VkBuffer buffer,
                      VkDeviceSize bytes);
 
+// Lines: points the slot's indices at `buffer` (`bytes` long: bytes / 4 indices), or with
+// VK_NULL_HANDLE drops them (segments then take consecutive vertices). Only while no submitted
+// work using the slot is in flight.
+void setLinesIndices(const Device& device, PointsRenderer& renderer, uint32_t slot, VkBuffer buffer,
+                     VkDeviceSize bytes);
+
 // Renderers made with splat: (re)makes the splat buffer for targets of `extent` and points every
 // slot at it. `storageTarget`: the target's view when the target was made with storage use (an
 // OffscreenTarget is): the resolve then adds in place by compute, else by a full-screen raster
@@ -92,7 +103,10 @@ struct PointsDraw {
     std::array<float, 6> box{-0.5f, -0.5f, -0.5f, 0.5f, 0.5f, 0.5f};
     ViewParams view; // zoom, pan (2D), yaw, pitch (3D)
     // Markers: the shape (ESTUARY_MARKER_*), flags (ESTUARY_MARKER_FLAG_*) and outline width in
-    // pixels; `size` is then the marker's size, not clamped to the device's point sizes.
+    // pixels; `size` is then the marker's size, not clamped to the device's point sizes. Lines:
+    // markerShape is the topology (ESTUARY_LINE_SEGMENTS or _STRIP), markerFlags may hold
+    // ESTUARY_LINE_FLAG_RGBA (INDEXED is the renderer's to set), lineWidth the width, and count
+    // the vertices (or indices) the segments use.
     uint32_t markerShape = 0;
     uint32_t markerFlags = 0;
     float lineWidth = 1.5f;

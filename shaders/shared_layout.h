@@ -16,6 +16,9 @@
 // The points' compute splat (points_splat.glsl): per target pixel three uints, the red, green and
 // blue the pixel's points add in 1/255 steps, resolved onto the target by points_resolve.frag.
 #define ESTUARY_BINDING_SPLAT 4
+// A lines view's indices (lines_vertex.glsl): uint per vertex reference, 0xFFFFFFFF breaking a
+// strip; bound to the vertex buffer itself when the view has none (then unread).
+#define ESTUARY_BINDING_INDICES 5
 
 // field.frag's specialization constant 0: how a texel becomes a colour.
 #define ESTUARY_SPEC_SHADING 0
@@ -129,6 +132,14 @@
 #define ESTUARY_MARKER_FLAG_WORLD_SIZE 2u
 #define ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH 4u
 #define ESTUARY_MARKER_FLAG_RGBA 8u
+
+// Lines (lines.vert, lines3d.vert, lines.frag) push the markers' block: markerShape is the
+// topology, markerFlagBits the ESTUARY_LINE_FLAG_* bits, lineWidth the width in pixels.
+#define ESTUARY_LINE_SEGMENTS 0
+#define ESTUARY_LINE_STRIP 1
+#define ESTUARY_LINE_FLAG_INDEXED 1u
+#define ESTUARY_LINE_FLAG_RGBA 8u
+#define ESTUARY_LINE_RESTART 0xFFFFFFFFu
 
 // A volume's draw (volume.frag ray-marches it, volume_slice.frag shows one slice), sampled as a
 // sampler3D. The view mapping first (field sizes: the volume's width and height; the slice view

@@ -265,6 +265,16 @@ estuary_status estuary_add_markers_view(estuary_viewer* viewer,
     });
 }
 
+estuary_status estuary_add_lines_view(estuary_viewer* viewer, const estuary_lines_view_desc* desc,
+                                      estuary_view** view) {
+    return guard("estuary_add_lines_view", [&] {
+        require(viewer, "viewer");
+        require(desc, "desc");
+        estuary_view* made = addLinesView(*viewer, *desc);
+        if (view) *view = made;
+    });
+}
+
 estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_view* view) {
     return guard("estuary_destroy_view", [&] {
         if (!view) return;

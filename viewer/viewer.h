@@ -123,6 +123,11 @@ struct estuary_view {
     bool markers = false;
     estuary_marker_shape markerShape = ESTUARY_MARKER_SHAPE_DISC;
     float lineWidth = 1.5f;
+    // Lines are points views of 16-byte vertices drawn as segments (estuary_add_lines_view); the
+    // width is params.point_size.
+    bool lines = false;
+    estuary_buffer* indexBuffer = nullptr;
+    estuary_line_topology topology = ESTUARY_LINES_SEGMENTS;
     estuary::Renderer renderer;     // fields and volumes (Vulkan)
     estuary::PointsRenderer points; // points (Vulkan)
     uint32_t glIndex = UINT32_MAX;  // the OpenGL consumer's renderer of this view
@@ -375,6 +380,7 @@ estuary_view* addFieldView(estuary_viewer& v, const estuary_field_view_desc& des
 estuary_view* addVolumeView(estuary_viewer& v, const estuary_volume_view_desc& desc);
 estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& desc);
 estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc& desc);
+estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& desc);
 void destroyView(estuary_viewer& v, estuary_view* view);
 void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& params);
 // The field or volume drawn (the last visible one), or null.

@@ -23,6 +23,9 @@ static_assert(ESTUARY_MARKER_DISC == ESTUARY_MARKER_SHAPE_DISC &&
               ESTUARY_MARKER_CROSS == ESTUARY_MARKER_SHAPE_CROSS &&
               ESTUARY_MARKER_RING == ESTUARY_MARKER_SHAPE_RING &&
               ESTUARY_MARKER_ARROW == ESTUARY_MARKER_SHAPE_ARROW);
+static_assert(ESTUARY_LINE_SEGMENTS == ESTUARY_LINES_SEGMENTS &&
+              ESTUARY_LINE_STRIP == ESTUARY_LINES_STRIP);
+static_assert(ESTUARY_MARKERS_RGBA == ESTUARY_LINES_RGBA && ESTUARY_MARKERS_3D == ESTUARY_LINES_3D);
 
 void checkColormap(estuary_colormap colormap, const std::string& what) {
     if (uint32_t(colormap) >= kColormapCount)
@@ -48,6 +51,7 @@ const char* kindName(const estuary_view& view) {
     return view.kind == ViewKind::Field    ? "field view"
            : view.kind == ViewKind::Volume ? "volume view"
            : view.markers                  ? "markers view"
+           : view.lines                    ? "lines view"
                                            : "points view";
 }
 
@@ -86,7 +90,9 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.slotCount = v.hostRing;
     desc.threeD = view.layout == ESTUARY_POINTS_XYZ_SCALAR;
     desc.markers = view.markers;
-    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE && !view.markers; // markers: raster only
+    desc.lines = view.lines;
+    // Markers and lines: raster only.
+    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE && !view.markers && !view.lines;
     view.points = createPointsRenderer(v.device, v.pool, desc);
     if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height}, storageTarget(v));
     const estuary_buffer& buffer = *view.buffer;
@@ -94,11 +100,17 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
         setPointsBuffer(v.device, view.points, entry,
                         vulkanBuffer(buffer, buffer.copies == 1 ? 0 : entry % v.slots),
                         buffer.size);
+    if (const estuary_buffer* indices = view.indexBuffer)
+        for (uint32_t entry = 0; entry < v.hostRing; ++entry)
+            setLinesIndices(v.device, view.points, entry,
+                            vulkanBuffer(*indices, indices->copies == 1 ? 0 : entry % v.slots),
+                            indices->size);
 }
 
 estuary_view* keep(estuary_viewer& v, std::unique_ptr<estuary_view> view) {
     if (view->image) ++view->image->viewUsers;
     if (view->buffer) ++view->buffer->viewUsers;
+    if (view->indexBuffer) ++view->indexBuffer->viewUsers;
     ++v.drawVersion;
     v.views.push_back(std::move(view));
     return v.views.back().get();
@@ -287,10 +299,65 @@ estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc&
     return keep(v, std::move(view));
 }
 
+estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& desc) {
+    const std::string what = "estuary_add_lines_view";
+    if (!desc.vertices) throw usageError(what + ": vertices is NULL");
+    estuary_buffer& vertices = *desc.vertices;
+    checkOwned(v, vertices.viewer, what + ": the buffer " + vertices.name);
+    if (desc.indices)
+        checkOwned(v, desc.indices->viewer, what + ": the buffer " + desc.indices->name);
+    if (v.consumer == ESTUARY_CONSUMER_OPENGL)
+        throw unsupported(what + ": the OpenGL consumer draws field views only");
+    if (uint32_t(desc.topology) > ESTUARY_LINES_STRIP)
+        throw usageError(what + ": topology " + std::to_string(int(desc.topology)) +
+                         " is not an estuary_line_topology (0: segments, 1: strip)");
+    constexpr uint32_t kAllowed =
+        ESTUARY_VIEW_HIDDEN | ESTUARY_POINTS_COLORBAR | ESTUARY_LINES_3D | ESTUARY_LINES_RGBA;
+    if (desc.flags & ~kAllowed)
+        throw usageError(what + ": unknown flags " + std::to_string(desc.flags & ~kAllowed) +
+                         " (allowed: ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, "
+                         "ESTUARY_LINES_3D, ESTUARY_LINES_RGBA)");
+    const estuary_buffer& counted = desc.indices ? *desc.indices : vertices;
+    const uint64_t elementBytes = desc.indices ? sizeof(uint32_t) : 16;
+    const uint32_t capacity = uint32_t(std::min<uint64_t>(counted.size / elementBytes, UINT32_MAX));
+    if (desc.count > capacity)
+        throw usageError(what + ": count " + std::to_string(desc.count) + " is more than " +
+                         counted.name + " holds (" + std::to_string(capacity) +
+                         (desc.indices ? " indices of 4 bytes)" : " vertices of 16 bytes)"));
+    if (!std::isfinite(desc.width) || desc.width < 0.0f)
+        throw usageError(what + ": width " + std::to_string(desc.width) +
+                         " must be a finite number >= 0 (0: 1.5 pixels)");
+    for (float b : desc.bounds)
+        if (!std::isfinite(b)) throw usageError(what + ": bounds must be finite");
+    checkColormap(desc.colormap, what);
+    float lo = desc.value_min, hi = desc.value_max;
+    checkRange(lo, hi, what);
+    auto view = std::make_unique<estuary_view>();
+    view->viewer = &v;
+    view->kind = ViewKind::Points;
+    view->lines = true;
+    view->topology = desc.topology;
+    view->buffer = &vertices;
+    view->indexBuffer = desc.indices;
+    view->flags = desc.flags;
+    view->layout =
+        (desc.flags & ESTUARY_LINES_3D) ? ESTUARY_POINTS_XYZ_SCALAR : ESTUARY_POINTS_XY_VELOCITY;
+    view->maxPoints = capacity;
+    std::copy(std::begin(desc.bounds), std::end(desc.bounds), view->bounds.begin());
+    view->label = desc.label && *desc.label ? desc.label : vertices.name;
+    view->params = defaultParams(desc.flags, desc.colormap, lo, hi);
+    view->params.point_count = desc.count ? desc.count : capacity;
+    view->params.point_size = desc.width > 0.0f ? desc.width : 1.5f;
+    waitIdle(v, "adding a view");
+    makePoints(v, *view);
+    return keep(v, std::move(view));
+}
+
 void destroyView(estuary_viewer& v, estuary_view* view) {
     waitIdle(v, "destroying a view");
     if (view->image) --view->image->viewUsers;
     if (view->buffer) --view->buffer->viewUsers;
+    if (view->indexBuffer) --view->indexBuffer->viewUsers;
     if (v.gl) glRemoveView(v, *view);
     ++v.drawVersion;
     std::erase_if(v.views, [&](const auto& p) { return p.get() == view; });
@@ -394,6 +461,11 @@ PointsDraw pointsDraw(const estuary_viewer& v, const estuary_view& view) {
                                                             : 0u) |
             ((view.flags & ESTUARY_MARKERS_RGBA) ? ESTUARY_MARKER_FLAG_RGBA : 0u);
         draw.lineWidth = view.lineWidth;
+    }
+    if (view.lines) {
+        draw.markerShape = uint32_t(view.topology);
+        draw.markerFlags = (view.flags & ESTUARY_LINES_RGBA) ? ESTUARY_LINE_FLAG_RGBA : 0u;
+        draw.lineWidth = view.params.point_size;
     }
     const auto& b = view.bounds;
     if (view.layout == ESTUARY_POINTS_XYZ_SCALAR) {

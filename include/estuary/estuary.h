@@ -407,8 +407,36 @@ typedef struct estuary_markers_view_desc {
     uint32_t flags;
 } estuary_markers_view_desc;
 
+typedef enum estuary_line_topology {
+    ESTUARY_LINES_SEGMENTS = 0, /* vertices (or indices) 0-1, 2-3, ... */
+    ESTUARY_LINES_STRIP = 1     /* 0-1, 1-2, ...; an index of 0xFFFFFFFF breaks the strip */
+} estuary_line_topology;
+
+/* lines view flags (besides ESTUARY_VIEW_HIDDEN and ESTUARY_POINTS_COLORBAR) */
+#define ESTUARY_LINES_3D 0x10u    /* vertices (x, y, z) under the orbit camera; else (x, y) */
+#define ESTUARY_LINES_RGBA 0x100u /* value's bits are an RGBA8 colour (R in the low byte) */
+
+/* Lines between vertices pulled from a buffer on the GPU: 16 bytes each, float (x, y, z, value),
+ * coloured by value through the colormap (or by its bits with ESTUARY_LINES_RGBA), blended
+ * between a segment's ends; `width` pixels wide, antialiased, blended over the picture in order.
+ * With an index buffer (uint32 each) segments join the vertices it names; an index past the
+ * vertices drops its segment. Placed as points are: 2D in the cells of the field below or in
+ * `bounds`, 3D in `bounds`. For graphs (segments), trajectories and streamlines (strips). */
+typedef struct estuary_lines_view_desc {
+    estuary_buffer* vertices; /* required */
+    estuary_buffer* indices;  /* NULL: consecutive vertices */
+    estuary_line_topology topology;
+    uint32_t count; /* vertices (or indices) used; 0: as many as the buffer holds */
+    float width;    /* pixels; 0: 1.5 */
+    estuary_colormap colormap;
+    float value_min, value_max; /* both 0: 0..1 */
+    float bounds[6];
+    const char* label;
+    uint32_t flags;
+} estuary_lines_view_desc;
+
 /* Each returns the view in `view` (may be NULL). Between frames. Views that OpenGL cannot draw
- * (volumes, points, markers) are ESTUARY_ERROR_UNSUPPORTED with ESTUARY_CONSUMER_OPENGL. */
+ * (volumes, points, markers, lines) are ESTUARY_ERROR_UNSUPPORTED with ESTUARY_CONSUMER_OPENGL. */
 ESTUARY_API estuary_status estuary_add_field_view(estuary_viewer* viewer,
                                                   const estuary_field_view_desc* desc,
                                                   estuary_view** view);
@@ -421,6 +449,9 @@ ESTUARY_API estuary_status estuary_add_points_view(estuary_viewer* viewer,
 ESTUARY_API estuary_status estuary_add_markers_view(estuary_viewer* viewer,
                                                     const estuary_markers_view_desc* desc,
                                                     estuary_view** view);
+ESTUARY_API estuary_status estuary_add_lines_view(estuary_viewer* viewer,
+                                                  const estuary_lines_view_desc* desc,
+                                                  estuary_view** view);
 ESTUARY_API estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_view* view);
 
 /* What may change between frames, for every kind of view (fields ignore the points' and volumes'
@@ -434,8 +465,8 @@ typedef struct estuary_view_params {
     estuary_volume_style style; /* volumes */
     uint32_t slice_axis;        /* volumes: 0 x, 1 y, 2 z */
     float slice_position;       /* volumes: 0..1 */
-    uint32_t point_count;       /* points, markers */
-    float point_size;           /* points, pixels; markers, as their desc's size */
+    uint32_t point_count;       /* points, markers; lines: vertices (or indices) */
+    float point_size;           /* points, pixels; markers, as their desc's size; lines' width */
     float point_intensity;      /* points: 0..1, 0: automatic */
 } estuary_view_params;
 ESTUARY_API estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* params);
