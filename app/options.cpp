@@ -346,9 +346,17 @@ std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
     if (given("--trace") && o.consumer == Consumer::OpenGL)
         return std::string("--trace traces the Vulkan renderer's frames; --consumer opengl is not "
                            "traced");
+    if (!o.record.empty()) {
+        const std::string extension = std::filesystem::path(o.record).extension().string();
+        if (extension != ".mp4" && extension != ".mkv")
+            return "--record " + o.record + ": the file must end in .mp4 or .mkv";
+    } else {
+        for (const char* name : {"--record-fps", "--record-quality", "--record-encoder"})
+            if (given(name)) return std::string(name) + " sets the recording: add --record PATH";
+    }
     if (o.bench) {
         for (const char* name :
-             {"--screenshot", "--colormap", "--present-mode", "--no-ui", "--colorbar"})
+             {"--screenshot", "--colormap", "--present-mode", "--no-ui", "--colorbar", "--record"})
             if (given(name))
                 return std::string(name) +
                        " is ignored by --bench, which writes no image and opens no window: "
@@ -467,6 +475,17 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     app.add_option("--screenshot", o.screenshot,
                    "Write the last frame to this PNG (headless default: estuary.png; - is stdout)")
         ->check(outputPath());
+    app.add_option("--record", o.record,
+                   "Record the frames shown to this video file, .mp4 or .mkv (H.264/HEVC through "
+                   "FFmpeg: NVENC where the GPU has it, else x264)")
+        ->check(outputPath());
+    app.add_option("--record-fps", o.recordFps, "The recording's frame rate, 1..240 (default 60)")
+        ->transform(wholeNumber(1, 240));
+    app.add_option("--record-quality", o.recordQuality,
+                   "The recording's quality, 1..51, lower is better (CRF; default 23)")
+        ->transform(wholeNumber(1, 51));
+    app.add_option("--record-encoder", o.recordEncoder,
+                   "An FFmpeg encoder for the recording (h264_nvenc, libx264, libx265, ...)");
     app.add_flag("--validate", o.validate,
                  "Enable the Khronos validation layer; any message makes the exit code non-zero");
     app.add_option("--frames-in-flight", o.framesInFlight,

@@ -81,6 +81,10 @@ struct Options {
     uint32_t gpus = 1;
     std::string colormap = "viridis";
     std::string screenshot; // headless default: estuary.png
+    // --record: the frames shown, into this .mp4/.mkv (estuary_record_start); empty: none.
+    std::string record;
+    uint32_t recordFps = 60, recordQuality = 23;
+    std::string recordEncoder; // empty: the library's order (NVENC first)
     bool validate = false;
     uint32_t framesInFlight = 2; // 1..32; interactive default; --bench: kBenchFramesInFlight
     uint32_t fpsCap = 0;         // --fps-cap: frames started at most this often (0: no cap)

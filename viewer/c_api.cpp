@@ -275,6 +275,24 @@ estuary_status estuary_add_lines_view(estuary_viewer* viewer, const estuary_line
     });
 }
 
+estuary_status estuary_record_start(estuary_viewer* viewer, const estuary_record_desc* desc) {
+    return guard("estuary_record_start", [&] {
+        require(viewer, "viewer");
+        require(desc, "desc");
+        if (viewer->frame.active)
+            throw usageError("estuary_record_start: between frames only (frame " +
+                             std::to_string(viewer->frame.index) + " has begun)");
+        startRecording(*viewer, *desc);
+    });
+}
+
+estuary_status estuary_record_stop(estuary_viewer* viewer, estuary_record_info* info) {
+    return guard("estuary_record_stop", [&] {
+        require(viewer, "viewer");
+        stopRecording(*viewer, info);
+    });
+}
+
 estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_view* view) {
     return guard("estuary_destroy_view", [&] {
         if (!view) return;

@@ -38,10 +38,12 @@ uint64_t mix(uint64_t h, uint64_t x) {
 }
 
 // What a command buffer recorded for this frame depends on, where it may be submitted again
-// unchanged: 0 where it may not (readbacks, the UI, a window's swapchain image).
+// unchanged: 0 where it may not (readbacks, the UI, a window's swapchain image, a recording, whose
+// copy notes its frame as it is recorded).
 uint64_t reuseKey(const estuary_viewer& v, const estuary_frame& frame, const DrawSet& set,
                   bool cudaWait) {
-    if (!v.headless || overlayWanted(v) || !v.entries[frame.entry].reads.empty()) return 0;
+    if (!v.headless || overlayWanted(v) || !v.entries[frame.entry].reads.empty() || v.recorder)
+        return 0;
     uint64_t key = mix(v.drawVersion, cudaWait ? 1 : 2);
     for (const estuary_image* image : set.images)
         key = mix(key, reinterpret_cast<uintptr_t>(image) ^ (image->writtenFrame == frame.index));
@@ -67,13 +69,30 @@ void recordWindowBegin(VkCommandBuffer cmd, VkImage image) {
     recordImageBarrier(cmd, image, toDraw);
 }
 
-void recordWindowEnd(VkCommandBuffer cmd, VkImage image) {
+// `copied`: recordWindowCopy left the image in TRANSFER_SRC_OPTIMAL.
+void recordWindowEnd(VkCommandBuffer cmd, VkImage image, bool copied) {
     ImageTransition toPresent;
-    toPresent.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    toPresent.oldLayout =
+        copied ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
     toPresent.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
-    toPresent.srcStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
-    toPresent.srcAccess = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+    toPresent.srcStage =
+        copied ? VK_PIPELINE_STAGE_2_COPY_BIT : VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    toPresent.srcAccess = copied ? VK_ACCESS_2_NONE : VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
     recordImageBarrier(cmd, image, toPresent);
+}
+
+// The window's picture into the recording: the swapchain image as a copy source, copied.
+void recordWindowCopy(estuary_viewer& v, VkCommandBuffer cmd, const estuary_frame& frame,
+                      const WindowTarget& window) {
+    ImageTransition toCopy;
+    toCopy.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+    toCopy.srcStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    toCopy.srcAccess = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+    toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
+    toCopy.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
+    recordImageBarrier(cmd, window.image, toCopy);
+    recordPictureCopy(v, cmd, frame.entry, frame.index, window.image, window.extent);
 }
 
 // The readback buffer holds every read of the frame, each at a 16-byte aligned offset.
@@ -125,11 +144,14 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
         if (overlayWanted(v))
             recordOverlay(v, cmd, v.offscreen.image.view, v.offscreen.image.extent);
         recordEndTarget(cmd, v.offscreen, false);
+        recordPictureCopy(v, cmd, frame.entry, frame.index, v.offscreen.image.handle,
+                          v.offscreen.image.extent);
     } else if (window.valid) {
         recordWindowBegin(cmd, window.image);
         recordViews(v, cmd, frame.index, window.image, window.view, window.extent);
         if (overlayWanted(v)) recordOverlay(v, cmd, window.view, window.extent);
-        recordWindowEnd(cmd, window.image);
+        if (v.recorder) recordWindowCopy(v, cmd, frame, window);
+        recordWindowEnd(cmd, window.image, v.recorder != nullptr);
     }
     endLabel(v.device, cmd);
     recordReads(v, cmd, entry, frame.index, true);

@@ -203,6 +203,7 @@ FrameRecord* findRecord(estuary_viewer& v, uint64_t frame) {
 }
 
 void completeFrame(estuary_viewer& v, uint64_t frame) {
+    collectRecordedPicture(v, frame); // the recording's, whether or not the frame was timed
     FrameRecord* record = findRecord(v, frame);
     if (!record || record->complete) return;
     Timing& t = v.timing;

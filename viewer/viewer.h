@@ -21,6 +21,7 @@
 #include "context.h"
 #include "offscreen.h"
 #include "points.h"
+#include "recorder.h"
 #include "renderer.h"
 #include "resources.h"
 
@@ -321,6 +322,7 @@ struct estuary_viewer {
     estuary_ui_fn uiCallback = nullptr;
     void* uiUser = nullptr;
     uint32_t screenshotCount = 0;
+    std::unique_ptr<estuary::lib::Recorder> recorder; // while estuary_record_start runs
 
     // Faults armed by estuary_inject_fault.
     std::optional<uint64_t> faultDeviceLost, faultVulkanStall, faultCudaStall;
@@ -338,6 +340,11 @@ estuary_viewer* createViewer(const estuary_viewer_desc& desc);
 uint32_t destroyViewer(estuary_viewer* v);
 bool gpuWorkAbandoned();
 void logMessage(const estuary_viewer& v, estuary_log_level level, const std::string& message);
+// The picture frames draw: the offscreen target's size and format, or the window's swapchain's
+// (window.cpp); readable where a copy can be taken of it (a window's, once it has a swapchain).
+VkExtent2D pictureExtent(const estuary_viewer& v);
+VkFormat pictureFormat(const estuary_viewer& v);
+bool pictureReadable(const estuary_viewer& v);
 // Waits for every frame submitted so far (bounded); a hang names what each side has done.
 void waitIdle(estuary_viewer& v, const char* why);
 // The end of the viewer's GPU work, whatever happened: true when nothing remains in flight.

@@ -132,6 +132,20 @@ bool noArea(const WindowSide& w) {
 
 } // namespace
 
+VkExtent2D pictureExtent(const estuary_viewer& v) {
+    return v.window ? v.window->swapchain.extent : v.offscreen.image.extent;
+}
+
+VkFormat pictureFormat(const estuary_viewer& v) {
+    return v.window ? v.window->swapchain.format.format : v.targetFormat;
+}
+
+bool pictureReadable(const estuary_viewer& v) {
+    if (!v.window) return true;
+    const Swapchain& s = v.window->swapchain;
+    return s.canReadBack && s.extent.width > 0 && s.extent.height > 0;
+}
+
 void openWindowSystem(estuary_viewer& v) {
     Owned<WindowSide> side(new WindowSide);
     side->gl = v.consumer == ESTUARY_CONSUMER_OPENGL;

@@ -487,6 +487,39 @@ ESTUARY_API estuary_status estuary_set_camera(estuary_viewer* viewer, const estu
 ESTUARY_API estuary_status estuary_set_background(estuary_viewer* viewer, float red, float green,
                                                   float blue);
 
+/* ---- recording ----------------------------------------------------------------------------------
+ * The pictures drawn from now on, one video frame each, into an H.264 or HEVC file through FFmpeg's
+ * libraries (loaded at the first recording from libestuary_video.so beside the library; a machine
+ * without FFmpeg gets ESTUARY_ERROR_UNSUPPORTED naming what did not load). The draw copies each
+ * picture out; a worker thread encodes it once the frame is drawn, so the loop waits only when
+ * the encoder falls 8 frames behind. The file is written as "<path>.part" and renamed by
+ * estuary_record_stop (or by estuary_destroy_viewer); MP4 is written in one-second fragments, so
+ * even the part of a run that crashed plays. Odd picture sides are padded by one repeated row or
+ * column (4:2:0 needs even ones). Not with ESTUARY_CONSUMER_OPENGL. */
+typedef struct estuary_record_desc {
+    const char* path; /* required: ending in .mp4 or .mkv, in an existing folder */
+    uint32_t fps;     /* the file's frame rate; 0: 60 */
+    uint32_t quality; /* 1..51, lower is better (x264/x265 CRF, NVENC CQ); 0: 23 */
+    /* An FFmpeg encoder name; NULL: the first of h264_nvenc, hevc_nvenc, libx264, libx265 and
+     * libopenh264 that opens (NVENC needs a GPU and driver that have it). */
+    const char* encoder;
+} estuary_record_desc;
+
+typedef struct estuary_record_info {
+    uint64_t frames;       /* written to the file */
+    double copy_ms_mean;   /* host time a frame, taking its picture out for the encoder */
+    double stall_ms_total; /* host time the loop waited for the encoder's queue */
+    char encoder[32];      /* the encoder that ran */
+} estuary_record_info;
+
+/* Between frames. Refuses a second recording, a bad path, fps or quality, naming the value. */
+ESTUARY_API estuary_status estuary_record_start(estuary_viewer* viewer,
+                                                const estuary_record_desc* desc);
+/* Waits for the frames in flight, encodes them, finishes and renames the file; `info` may be
+ * NULL. ESTUARY_ERROR_INVALID_ARGUMENT when nothing records; an encoding or writing failure
+ * reports it here, leaving no file at the path. */
+ESTUARY_API estuary_status estuary_record_stop(estuary_viewer* viewer, estuary_record_info* info);
+
 /* ---- frames -------------------------------------------------------------------------------------
  */
 

@@ -71,7 +71,15 @@ const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "--consumer",
                                                      "opengl",
                                                      "--gl-handoff",
-                                                     "binary"};
+                                                     "binary",
+                                                     "--record",
+                                                     "clip.mkv",
+                                                     "--record-fps",
+                                                     "30",
+                                                     "--record-quality",
+                                                     "18",
+                                                     "--record-encoder",
+                                                     "libx265"};
 const std::vector<const char*> kEveryBenchOption = {
     "--bench", "--headless", "--sim",         "fluid",  "--particles", "4096",
     "--view",  "speed",      "--frames",      "12",     "--warmup",    "7",
@@ -131,7 +139,23 @@ TEST(AppOptions, EveryWindowOptionIsParsed) {
     EXPECT_FALSE(o.colorbar) << "--colorbar off, where the window's default is on";
     EXPECT_EQ(o.consumer, Consumer::OpenGL);
     EXPECT_EQ(o.glHandoff, GlHandoff::Binary);
+    EXPECT_EQ(o.record, "clip.mkv");
+    EXPECT_EQ(o.recordFps, 30u);
+    EXPECT_EQ(o.recordQuality, 18u);
+    EXPECT_EQ(o.recordEncoder, "libx265");
     EXPECT_FALSE(o.bench);
+}
+
+TEST(AppOptions, RecordingOptionsAreCheckedBeforeAnyWork) {
+    const auto refused = [](std::vector<const char*> args, const std::string& part) {
+        const auto out = parse(args);
+        EXPECT_TRUE(out.exitNow);
+        EXPECT_NE(out.message.find(part), std::string::npos) << out.message;
+    };
+    refused({"--record", "clip.avi"}, ".mp4 or .mkv");
+    refused({"--record-fps", "30"}, "add --record PATH");
+    refused({"--record", "clip.mp4", "--record-quality", "60"}, "--record-quality");
+    refused({"--bench", "--record", "clip.mp4"}, "--record is ignored by --bench");
 }
 
 TEST(AppOptions, ColorbarIsOnInTheWindowAndOffHeadlessUnlessAsked) {

@@ -1,0 +1,190 @@
+// Recording (estuary_record_start / estuary_record_stop) headless on lavapipe under validation:
+// the file is decoded back (through the video module's own decoder) and each frame compared with
+// the picture read back after that frame; odd sizes, the temporary name, a viewer destroyed while
+// recording, and the errors bad requests get.
+#include "library_support.h"
+#include "video/video_module.h"
+
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace estuary {
+namespace {
+
+struct Decoded {
+    uint32_t width = 0, height = 0;
+    std::vector<std::vector<uint8_t>> frames;
+};
+
+// The module beside the test binary (both in the build's bin folder), for its decoder.
+const EstuaryVideoApi* videoApi() {
+    static const EstuaryVideoApi* api = [] {
+        const auto dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
+        void* module = dlopen((dir / "libestuary_video.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!module) return static_cast<const EstuaryVideoApi*>(nullptr);
+        using Entry = const EstuaryVideoApi* (*)();
+        const auto entry = reinterpret_cast<Entry>(dlsym(module, "estuary_video_api"));
+        return entry ? entry() : nullptr;
+    }();
+    return api;
+}
+
+Decoded decode(const std::filesystem::path& path) {
+    Decoded d;
+    char error[512] = {};
+    const long count = videoApi()->decode(
+        path.c_str(),
+        [](void* user, const uint8_t* rgba, uint32_t w, uint32_t h) {
+            auto& out = *static_cast<Decoded*>(user);
+            out.width = w;
+            out.height = h;
+            out.frames.emplace_back(rgba, rgba + size_t(w) * h * 4);
+        },
+        &d, error, sizeof(error));
+    EXPECT_GE(count, 0) << error;
+    return d;
+}
+
+// Mean |difference| over the colour channels of the w x h picture's pixels (the decoded frame may
+// be wider or taller: padding).
+double meanDifference(const std::vector<uint8_t>& picture, uint32_t w, uint32_t h,
+                      const std::vector<uint8_t>& frame, uint32_t frameWidth) {
+    double sum = 0;
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c)
+                sum += std::abs(int(picture[(size_t(y) * w + x) * 4 + c]) -
+                                int(frame[(size_t(y) * frameWidth + x) * 4 + c]));
+    return sum / (double(w) * h * 3);
+}
+
+class RecordTest : public LibraryTest {
+  protected:
+    void SetUp() override {
+        if (!videoApi()) GTEST_SKIP() << "no libestuary_video.so: built without FFmpeg";
+        folder = std::filesystem::temp_directory_path() /
+                 ("estuary-record-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(folder);
+    }
+    void TearDown() override {
+        LibraryTest::TearDown();
+        std::filesystem::remove_all(folder);
+    }
+
+    // A field view over a host image whose pattern moves with the frame: every frame differs.
+    void openField(uint32_t width, uint32_t height) {
+        open(headless(2, width, height));
+        image.emplace(viewer->image(hostImage(32, 32)));
+        estuary_field_view_desc field{image->get()};
+        field.flags = ESTUARY_VIEW_NO_COLORBAR;
+        viewer->fieldView(field);
+    }
+    // Draws `count` frames, returning each frame's picture as read back after it.
+    std::vector<std::vector<uint8_t>> drawFrames(int count, int first = 0) {
+        std::vector<std::vector<uint8_t>> pictures;
+        for (int f = first; f < first + count; ++f) {
+            const Frame frame = viewer->beginFrame();
+            float* texels = frame.hostLevel<float>(*image);
+            for (int y = 0; y < 32; ++y)
+                for (int x = 0; x < 32; ++x)
+                    texels[y * 32 + x] =
+                        0.5f + 0.5f * std::sin(0.2f * float(x + 3 * f) + 0.1f * float(y));
+            frame.end();
+            pictures.push_back(pixels());
+        }
+        return pictures;
+    }
+
+    std::filesystem::path folder;
+    std::optional<Image> image;
+};
+
+TEST_F(RecordTest, EveryFrameDrawnWhileRecordingIsInTheFileInOrder) {
+    openField(96, 64);
+    drawFrames(3); // before the recording: not in the file
+    const std::filesystem::path path = folder / "clip.mp4";
+    estuary_record_desc desc{path.c_str()};
+    desc.fps = 30;
+    desc.quality = 10;
+    desc.encoder = "libx264";
+    check(estuary_record_start(viewer->get(), &desc));
+    const auto pictures = drawFrames(12, 3);
+    EXPECT_FALSE(std::filesystem::exists(path)) << "the file appears only when it is finished";
+    estuary_record_info info{};
+    check(estuary_record_stop(viewer->get(), &info));
+    EXPECT_EQ(info.frames, 12u);
+    EXPECT_STREQ(info.encoder, "libx264");
+    EXPECT_GE(info.copy_ms_mean, 0.0);
+    ASSERT_TRUE(std::filesystem::exists(path));
+    EXPECT_FALSE(std::filesystem::exists(path.string() + ".part"));
+
+    const Decoded d = decode(path);
+    ASSERT_EQ(d.frames.size(), 12u);
+    EXPECT_EQ(d.width, 96u);
+    EXPECT_EQ(d.height, 64u);
+    for (size_t i = 0; i < d.frames.size(); ++i) {
+        // 4:2:0 and a CRF of 10 keep the mean channel error of these smooth pictures near 2-4.
+        const double same = meanDifference(pictures[i], 96, 64, d.frames[i], d.width);
+        EXPECT_LT(same, 4.0) << "frame " << i;
+        // And closer to its own picture than to the neighbours': the order is kept.
+        for (size_t j : {i - 1, i + 1})
+            if (j < pictures.size())
+                EXPECT_LT(same, meanDifference(pictures[j], 96, 64, d.frames[i], d.width))
+                    << "frame " << i << " against picture " << j;
+    }
+}
+
+TEST_F(RecordTest, OddPicturesArePaddedToEvenSidesAndAViewerClosedWhileRecordingFinishes) {
+    openField(75, 41);
+    const std::filesystem::path path = folder / "odd.mkv";
+    estuary_record_desc desc{path.c_str()};
+    desc.quality = 10;
+    desc.encoder = "libx264";
+    check(estuary_record_start(viewer->get(), &desc));
+    const auto pictures = drawFrames(5);
+    EXPECT_EQ(viewer->close(), 0u) << "validation messages";
+    viewer.reset(); // destroyed while recording: the file is finished
+    ASSERT_TRUE(std::filesystem::exists(path));
+    const Decoded d = decode(path);
+    ASSERT_EQ(d.frames.size(), 5u);
+    EXPECT_EQ(d.width, 76u);
+    EXPECT_EQ(d.height, 42u);
+    for (size_t i = 0; i < d.frames.size(); ++i)
+        EXPECT_LT(meanDifference(pictures[i], 75, 41, d.frames[i], d.width), 6.0) << i;
+}
+
+TEST_F(RecordTest, BadRequestsAreRefusedNamingTheValue) {
+    openField(32, 32);
+    const auto start = [&](const std::string& path, uint32_t fps = 0, uint32_t quality = 0,
+                           const char* encoder = nullptr) {
+        estuary_record_desc d{path.c_str(), fps, quality, encoder};
+        check(estuary_record_start(viewer->get(), &d));
+    };
+    EXPECT_REFUSED(start((folder / "clip.avi").string()), ESTUARY_ERROR_INVALID_ARGUMENT,
+                   ".mp4 or .mkv", ".avi");
+    EXPECT_REFUSED(start((folder / "missing" / "clip.mp4").string()),
+                   ESTUARY_ERROR_INVALID_ARGUMENT, "does not exist");
+    EXPECT_REFUSED(start((folder / "clip.mp4").string(), 500), ESTUARY_ERROR_INVALID_ARGUMENT,
+                   "fps 500");
+    EXPECT_REFUSED(start((folder / "clip.mp4").string(), 0, 60), ESTUARY_ERROR_INVALID_ARGUMENT,
+                   "quality 60");
+    EXPECT_REFUSED(start((folder / "clip.mp4").string(), 0, 0, "no_such_encoder"),
+                   ESTUARY_ERROR_UNSUPPORTED, "no_such_encoder");
+    EXPECT_REFUSED(check(estuary_record_stop(viewer->get(), nullptr)),
+                   ESTUARY_ERROR_INVALID_ARGUMENT, "nothing is being recorded");
+    start((folder / "clip.mp4").string(), 0, 0, "libx264");
+    EXPECT_REFUSED(start((folder / "other.mp4").string()), ESTUARY_ERROR_INVALID_ARGUMENT,
+                   "already recording");
+    drawFrames(2);
+    check(estuary_record_stop(viewer->get(), nullptr));
+    EXPECT_EQ(decode(folder / "clip.mp4").frames.size(), 2u);
+    EXPECT_FALSE(std::filesystem::exists(folder / "other.mp4"));
+}
+
+} // namespace
+} // namespace estuary

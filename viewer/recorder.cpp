@@ -1,0 +1,280 @@
+// Recording the picture to a video file (recorder.h has the design).
+#include "recorder.h"
+#include "errors.h"
+#include "video/video_module.h"
+#include "viewer.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <exception>
+#include <string>
+#include <utility>
+
+namespace estuary::lib {
+namespace {
+
+constexpr size_t kQueueFrames = 8; // pictures waiting for the encoder before the loop waits
+
+double msSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+}
+
+// The video module: beside libestuary (found through this function's own address), else wherever
+// the loader looks. Loaded once and kept.
+const EstuaryVideoApi* loadVideoModule() {
+    static const EstuaryVideoApi* api = nullptr;
+    if (api) return api;
+    constexpr const char* kName = "libestuary_video.so";
+    Dl_info self{};
+    std::string beside;
+    if (dladdr(reinterpret_cast<void*>(&loadVideoModule), &self) && self.dli_fname)
+        beside = (std::filesystem::path(self.dli_fname).parent_path() / kName).string();
+    void* module = beside.empty() ? nullptr : dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!module) {
+        const std::string besideError = beside.empty() ? "" : dlerror();
+        module = dlopen(kName, RTLD_NOW | RTLD_LOCAL);
+        if (!module) {
+            const char* plainError = dlerror();
+            throw unsupported(std::string("recording needs FFmpeg's libraries through ") + kName +
+                              ", which did not load (" +
+                              (!besideError.empty() ? besideError
+                               : plainError         ? plainError
+                                                    : "not found") +
+                              "); install libavcodec, libavformat and libswscale, or build "
+                              "estuary where their -dev packages are");
+        }
+    }
+    using Entry = const EstuaryVideoApi* (*)();
+    const auto entry = reinterpret_cast<Entry>(dlsym(module, "estuary_video_api"));
+    const EstuaryVideoApi* found = entry ? entry() : nullptr;
+    if (!found || found->version != kEstuaryVideoApiVersion)
+        throw unsupported(std::string(kName) + " is not this estuary's (no estuary_video_api " +
+                          std::to_string(kEstuaryVideoApiVersion) + ")");
+    api = found;
+    return api;
+}
+
+void encodeLoop(Recorder& r) {
+    for (;;) {
+        std::vector<uint8_t> picture;
+        {
+            std::unique_lock lock(r.mutex);
+            r.changed.wait(lock, [&] { return r.closing || !r.queue.empty(); });
+            if (r.queue.empty()) return; // closing, and everything was written
+            picture = std::move(r.queue.front());
+            r.queue.pop_front();
+        }
+        r.changed.notify_all(); // room in the queue
+        bool failed = false;
+        {
+            std::lock_guard lock(r.mutex);
+            failed = !r.failure.empty();
+        }
+        if (failed) continue; // drop: the file is lost anyway
+        char error[512] = {};
+        const int code = r.api->write(r.video, picture.data(), error, sizeof(error));
+        std::lock_guard lock(r.mutex);
+        if (code != 0 && r.failure.empty()) r.failure = error;
+        if (code == 0) ++r.framesWritten;
+    }
+}
+
+// The picture of `staged`, as RGBA at the recording's size (nearest texel where the target's size
+// changed since the recording started, e.g. a resized window).
+std::vector<uint8_t> takePicture(const Recorder& r, const Recorder::Staged& staged) {
+    const auto* source = static_cast<const uint8_t*>(staged.buffer.mapped);
+    std::vector<uint8_t> rgba(size_t(r.width) * r.height * 4);
+    const bool sameSize = staged.extent.width == r.width && staged.extent.height == r.height;
+    if (sameSize && !r.bgra) {
+        std::memcpy(rgba.data(), source, rgba.size());
+        return rgba;
+    }
+    for (uint32_t y = 0; y < r.height; ++y) {
+        const uint32_t sy = uint32_t(uint64_t(y) * staged.extent.height / r.height);
+        for (uint32_t x = 0; x < r.width; ++x) {
+            const uint32_t sx = uint32_t(uint64_t(x) * staged.extent.width / r.width);
+            const uint8_t* in = source + (size_t(sy) * staged.extent.width + sx) * 4;
+            uint8_t* out = rgba.data() + (size_t(y) * r.width + x) * 4;
+            out[0] = in[r.bgra ? 2 : 0];
+            out[1] = in[1];
+            out[2] = in[r.bgra ? 0 : 2];
+            out[3] = in[3];
+        }
+    }
+    return rgba;
+}
+
+void checkDesc(const estuary_record_desc& d) {
+    if (!d.path || !*d.path) throw usageError("path is empty");
+    const std::filesystem::path path(d.path);
+    const std::string extension = path.extension().string();
+    if (extension != ".mp4" && extension != ".mkv")
+        throw usageError("path " + path.string() + " must end in .mp4 or .mkv (got '" + extension +
+                         "')");
+    const std::filesystem::path folder =
+        path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(folder, ec))
+        throw usageError("folder " + folder.string() + " of " + path.string() + " does not exist");
+    if (access(folder.c_str(), W_OK) != 0)
+        throw usageError("folder " + folder.string() + " is not writable");
+    if (std::filesystem::is_directory(path, ec))
+        throw usageError("" + path.string() + " is a folder");
+    if (d.fps > 240) throw usageError("fps " + std::to_string(d.fps) + " is not in 1..240 (0: 60)");
+    if (d.quality > 51)
+        throw usageError("quality " + std::to_string(d.quality) +
+                         " is not in 1..51 (lower is better; 0: 23)");
+}
+
+} // namespace
+
+Recorder::~Recorder() {
+    if (worker.joinable()) {
+        {
+            std::lock_guard lock(mutex);
+            closing = true;
+            queue.clear();
+        }
+        changed.notify_all();
+        worker.join();
+    }
+    if (video) api->abandon(video);
+}
+
+void startRecording(estuary_viewer& v, const estuary_record_desc& desc) {
+    if (v.recorder) throw usageError("already recording " + v.recorder->path);
+    checkDesc(desc);
+    if (v.gl) throw unsupported("the OpenGL consumer's pictures are not recorded");
+    if (!pictureReadable(v))
+        throw unsupported("this window's surface cannot be read back "
+                          "(no transfer-source use), or the window has no picture yet");
+    auto r = std::make_unique<Recorder>();
+    r->api = loadVideoModule();
+    const VkExtent2D extent = pictureExtent(v);
+    r->width = extent.width;
+    r->height = extent.height;
+    r->bgra =
+        pictureFormat(v) == VK_FORMAT_B8G8R8A8_UNORM || pictureFormat(v) == VK_FORMAT_B8G8R8A8_SRGB;
+    r->path = desc.path;
+    const std::string temp = r->path + ".part";
+    EstuaryVideoOptions options{};
+    options.path = r->path.c_str();
+    options.tempPath = temp.c_str();
+    options.width = r->width;
+    options.height = r->height;
+    options.fps = desc.fps ? desc.fps : 60;
+    options.quality = desc.quality ? desc.quality : 23;
+    options.encoder = desc.encoder;
+    char error[512] = {};
+    const char* encoder = nullptr;
+    r->video = r->api->open(&options, &encoder, error, sizeof(error));
+    if (!r->video) throw unsupported(std::string("") + error);
+    r->encoder = encoder ? encoder : "";
+    r->entries.resize(v.hostRing);
+    Recorder* raw = r.get();
+    r->worker = std::thread([raw] { encodeLoop(*raw); });
+    v.recorder = std::move(r);
+    ++v.drawVersion; // frames recorded from now on copy their picture out
+    logMessage(v, ESTUARY_LOG_INFO,
+               "recording " + raw->path + " with " + raw->encoder + " at " +
+                   std::to_string(raw->width) + "x" + std::to_string(raw->height));
+}
+
+void recordPictureCopy(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, uint64_t frame,
+                       VkImage image, VkExtent2D extent) {
+    Recorder* r = v.recorder.get();
+    if (!r) return;
+    Recorder::Staged& staged = r->entries[entry];
+    const VkDeviceSize bytes = VkDeviceSize(extent.width) * extent.height * 4;
+    if (staged.buffer.size < bytes) { // the entry's last frame is drawn: the host waited for it
+        destroyBuffer(v.device, staged.buffer);
+        staged.buffer =
+            createBuffer(v.device, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                         "recorded picture");
+    }
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {extent.width, extent.height, 1};
+    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staged.buffer.handle,
+                           1, &region);
+    recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
+    staged.frame = frame;
+    staged.extent = extent;
+}
+
+void collectRecordedPicture(estuary_viewer& v, uint64_t frame) {
+    Recorder* r = v.recorder.get();
+    if (!r) return;
+    Recorder::Staged& staged = r->entries[frame % r->entries.size()];
+    if (staged.frame != frame) return; // drawn before the recording, or nothing drawn
+    staged.frame = UINT64_MAX;
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<uint8_t> picture = takePicture(*r, staged);
+    r->copyMs += msSince(start);
+    const auto waitStart = std::chrono::steady_clock::now();
+    {
+        std::unique_lock lock(r->mutex);
+        r->changed.wait(lock, [&] { return r->queue.size() < kQueueFrames; });
+        r->queue.push_back(std::move(picture));
+        ++r->framesQueued;
+    }
+    r->stallMs += msSince(waitStart);
+    r->changed.notify_all();
+}
+
+void stopRecording(estuary_viewer& v, estuary_record_info* info) {
+    if (!v.recorder) throw usageError("nothing is being recorded");
+    std::exception_ptr waitFailed;
+    try {
+        finish(v); // every frame drawn and collected (finish completes them in order)
+    } catch (...) {
+        waitFailed = std::current_exception();
+    }
+    std::unique_ptr<Recorder> r = std::move(v.recorder);
+    ++v.drawVersion;
+    {
+        std::lock_guard lock(r->mutex);
+        r->closing = true;
+    }
+    r->changed.notify_all();
+    r->worker.join();
+    if (waitFailed)
+        std::rethrow_exception(waitFailed); // ~Recorder deletes the partial file;
+                                            // the buffers may be in use: left
+    for (Recorder::Staged& staged : r->entries)
+        destroyBuffer(v.device, staged.buffer);
+    if (info) {
+        *info = estuary_record_info{};
+        info->frames = r->framesWritten;
+        info->copy_ms_mean = r->framesQueued ? r->copyMs / double(r->framesQueued) : 0.0;
+        info->stall_ms_total = r->stallMs;
+        std::snprintf(info->encoder, sizeof(info->encoder), "%s", r->encoder.c_str());
+    }
+    if (!r->failure.empty()) // ~Recorder deletes the partial file
+        throw runtimeError("recording " + r->path + " failed: " + r->failure);
+    char error[512] = {};
+    void* video = std::exchange(r->video, nullptr); // finish frees it, whatever it returns
+    if (r->api->finish(video, error, sizeof(error)) != 0)
+        throw runtimeError("" + std::string(error));
+    logMessage(v, ESTUARY_LOG_INFO,
+               "recorded " + std::to_string(r->framesWritten) + " frames to " + r->path);
+}
+
+void closeRecorder(estuary_viewer& v) noexcept {
+    if (!v.recorder) return;
+    try {
+        stopRecording(v, nullptr);
+    } catch (const std::exception& e) {
+        logMessage(v, ESTUARY_LOG_ERROR, e.what());
+    }
+}
+
+} // namespace estuary::lib

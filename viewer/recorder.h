@@ -1,0 +1,70 @@
+// Recording the picture to a video file (estuary_record_start / estuary_record_stop). Each frame's
+// draw also copies the picture into a host-visible buffer of its ring entry; when the frame is
+// known drawn (the host waits for the entry anyway before reusing it), the pixels are queued for a
+// worker thread that encodes them through libestuary_video.so (video/video_module.h), loaded on
+// the first recording. The loop does not wait for the encoder unless its queue is full. The file is
+// written beside its name and renamed when the recording stops.
+#pragma once
+
+#include "estuary/estuary.h"
+#include "resources.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+struct estuary_viewer;
+struct EstuaryVideoApi;
+
+namespace estuary::lib {
+
+struct Recorder {
+    Recorder() = default;
+    Recorder(const Recorder&) = delete;
+    Recorder& operator=(const Recorder&) = delete;
+    // Stops the worker and deletes an unfinished file (stopRecording finishes it first).
+    ~Recorder();
+
+    const EstuaryVideoApi* api = nullptr;
+    void* video = nullptr;
+    std::string path, encoder;
+    uint32_t width = 0, height = 0;
+    bool bgra = false; // the target's bytes are B, G, R, A
+    // The worker's queue of pictures (RGBA, width x height), and what it found.
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<std::vector<uint8_t>> queue;
+    bool closing = false;
+    std::string failure; // the first encoding error; later pictures are dropped
+    std::thread worker;
+    // Counts, for estuary_record_info.
+    uint64_t framesQueued = 0, framesWritten = 0;
+    double copyMs = 0, stallMs = 0;
+    // Per ring entry: the buffer the draw copies the picture into, and which frame it holds.
+    struct Staged {
+        GpuBuffer buffer;
+        uint64_t frame = UINT64_MAX;
+        VkExtent2D extent{};
+    };
+    std::vector<Staged> entries;
+};
+
+// Starts a recording (throws a usage error or an unsupported-environment error naming the cause).
+void startRecording(estuary_viewer& v, const estuary_record_desc& desc);
+// Waits for the frames in flight, encodes what is queued, finishes and renames the file.
+void stopRecording(estuary_viewer& v, estuary_record_info* info);
+// In a frame's draw, after the picture is complete: copies `image` (TRANSFER_SRC_OPTIMAL,
+// `extent`) into the entry's recording buffer, when a recording runs.
+void recordPictureCopy(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, uint64_t frame,
+                       VkImage image, VkExtent2D extent);
+// Once frame `frame` is drawn: queues its picture for the encoder, if it has one.
+void collectRecordedPicture(estuary_viewer& v, uint64_t frame);
+// The viewer's destruction: a recording still running is finished.
+void closeRecorder(estuary_viewer& v) noexcept;
+
+} // namespace estuary::lib

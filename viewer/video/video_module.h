@@ -1,0 +1,45 @@
+// The C ABI between libestuary and its video module, libestuary_video.so (video_module.cpp), which
+// links FFmpeg's libraries (libavcodec, libavformat, libavutil, libswscale). libestuary loads the
+// module only when a recording starts, so it runs where FFmpeg is absent (the recording is then
+// refused, naming the library that did not load). The module writes a file frame by frame: RGBA8
+// pictures in, H.264 or HEVC out; and decodes one back (tests compare the frames). Every call is
+// from one thread at a time per handle; errors come back as text in `error` (size `errorSize`).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+struct EstuaryVideoOptions {
+    const char* path;     // the finished file: its extension picks the container (.mp4, .mkv)
+    const char* tempPath; // where it is written until finish, then renamed to `path`
+    uint32_t width, height;
+    uint32_t fps;        // frames a second of the file
+    uint32_t quality;    // 0..51, lower is better (x264/x265 CRF, NVENC CQ)
+    const char* encoder; // an FFmpeg encoder name, or null: the first that opens of kEncoders
+};
+
+// Called for each decoded frame: RGBA8, width x height, tightly packed.
+typedef void (*EstuaryVideoFrameFn)(void* user, const uint8_t* rgba, uint32_t width,
+                                    uint32_t height);
+
+struct EstuaryVideoApi {
+    uint32_t version; // kEstuaryVideoApiVersion
+    // Null on failure. encoderName: what opened (valid until close).
+    void* (*open)(const EstuaryVideoOptions* options, const char** encoderName, char* error,
+                  size_t errorSize);
+    int (*write)(void* video, const uint8_t* rgba, char* error, size_t errorSize); // 0: ok
+    // Flushes, writes the trailer, closes and renames tempPath to path; frees the handle.
+    int (*finish)(void* video, char* error, size_t errorSize);
+    // Closes without renaming and deletes tempPath; frees the handle.
+    void (*abandon)(void* video);
+    // Decodes every video frame of `path` in order; returns the count, or -1 (error filled).
+    long (*decode)(const char* path, EstuaryVideoFrameFn frame, void* user, char* error,
+                   size_t errorSize);
+};
+
+const EstuaryVideoApi* estuary_video_api(void);
+}
+
+inline constexpr uint32_t kEstuaryVideoApiVersion = 1;
