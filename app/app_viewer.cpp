@@ -86,9 +86,8 @@ void startRecording(Viewer& viewer, const Options& o) {
     check(estuary_record_start(viewer.get(), &d));
 }
 
-} // namespace
-
-Viewer openAppViewer(const Options& o, const AppViewerDesc& a) {
+// The viewer the options ask for (openAppViewer adds the recording).
+Viewer openViewer(const Options& o, const AppViewerDesc& a) {
     (void)faultPlan(); // a malformed ESTUARY_FAULT is exit 2 before any work
     const std::string data = dataDir();
     const estuary_cuda_mode asked = o.backend == Backend::Cpu    ? ESTUARY_CUDA_OFF
@@ -98,7 +97,6 @@ Viewer openAppViewer(const Options& o, const AppViewerDesc& a) {
     try {
         Viewer viewer(describe(o, a, asked, data));
         armFaults(viewer);
-        startRecording(viewer, o);
         return viewer;
     } catch (const Error& e) {
         if (e.status() != ESTUARY_ERROR_UNSUPPORTED || asked == ESTUARY_CUDA_OFF ||
@@ -111,9 +109,15 @@ Viewer openAppViewer(const Options& o, const AppViewerDesc& a) {
                     e.what());
         Viewer viewer(describe(o, a, ESTUARY_CUDA_OFF, data));
         armFaults(viewer);
-        startRecording(viewer, o);
         return viewer;
     }
+}
+} // namespace
+
+Viewer openAppViewer(const Options& o, const AppViewerDesc& a) {
+    Viewer viewer = openViewer(o, a);
+    startRecording(viewer, o); // its errors are its own, not the backend's
+    return viewer;
 }
 
 RunKind runKindFor(const Viewer& viewer, bool hostCopy) {

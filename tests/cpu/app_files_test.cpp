@@ -88,6 +88,26 @@ TEST(AppFiles, AnUnwritableScreenshotExits2BeforeTheFirstFrame) {
     EXPECT_LT(r.seconds, 2.0);
 }
 
+TEST(AppFiles, RecordWritesAFinishedVideoOrExits2NamingTheFolder) {
+    const auto dir = test::scratchDir("files-record");
+    const auto clip = dir / "clip.mp4";
+    const auto r =
+        runEstuaryControlled(with(kSmallHeadless, {"--frames", "20", "--record", clip.string(),
+                                                   "--record-encoder", "libx264"}));
+    if (r.err.find("did not load") != std::string::npos)
+        GTEST_SKIP() << "built without FFmpeg: " << r.err;
+    EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("recorded 20 frames to " + clip.string() + " with libx264"),
+              std::string::npos)
+        << r.out;
+    EXPECT_GT(fs::file_size(clip), 1000u);
+    EXPECT_EQ(listFolder(dir), std::vector<std::string>{"clip.mp4"}) << "no .part left";
+    const auto missing = dir / "missing" / "clip.mp4";
+    const auto bad = runEstuaryControlled(with(kSmallHeadless, {"--record", missing.string()}));
+    EXPECT_EQ(bad.exitCode, 2) << bad.err;
+    expectNamed(bad, {(dir / "missing").string(), "does not exist"});
+}
+
 TEST(AppFiles, AFolderGivenAsTheScreenshotOrReportExits2) {
     const auto dir = test::scratchDir("files-folder");
     const auto shot = runEstuaryControlled(with(kSmallHeadless, {"--screenshot", dir.string()}));
