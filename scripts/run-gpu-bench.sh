@@ -25,6 +25,9 @@
 #   run-gpu-bench.sh fluid-compare OLD  the fluid, pipelined, this bundle against the one in OLD in
 #                                  one call: 2048² with 16M particles, 512² with 1M, 2048² without;
 #                                  old, then new with --draw auto and with --draw raster
+#   run-gpu-bench.sh glyphs        the points, markers (arrows along the velocity, 6 pixels) and lines
+#                                  (a streak per point) views at 10^6 and 10^7 at 1920x1080,
+#                                  pipelined, then 10^7 arrows and lines serialized
 #   run-gpu-bench.sh round-two OLD  the table of issue #20, pipelined, 8 in flight, old then new in
 #                                  one call: gray-scott at 1024², 2048² and 4096², the fluid at
 #                                  2048²/16M, 512²/1M and 2048² without particles, gray-scott-3d
@@ -102,6 +105,21 @@ if [ "${1:-gray-scott}" = fluid-compare ]; then
         done
         exit $status # the group runs in a subshell: its status is the pipeline's first
     } 2>&1 | tee "$out/bench-fluid-compare.log"
+    exit "${PIPESTATUS[0]}"
+fi
+if [ "${1:-gray-scott}" = glyphs ]; then
+    {
+        for view in points arrows lines; do
+            ./estuary_points_bench --view "$view" --points 1000000,10000000 \
+                --resolution 1920x1080 --seconds "${BENCH_SECONDS:-1}" \
+                --json "$out/glyphs-$view.json" || status=1
+        done
+        for view in arrows lines; do
+            ./estuary_points_bench --view "$view" --points 10000000 --resolution 1920x1080 \
+                --seconds "${BENCH_SECONDS:-1}" --mode serialized || status=1
+        done
+        exit $status # the group runs in a subshell: its status is the pipeline's first
+    } 2>&1 | tee "$out/bench-glyphs.log"
     exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = round-two ]; then

@@ -7,7 +7,10 @@
 //
 //   points_bench [--points N[,N...]] [--resolution WxH] [--fps-caps C[,C...]]
 //                [--mode pipelined|serialized] [--draw auto|raster|compute] [--seconds S]
-//                [--json PATH]
+//                [--view points|arrows|lines] [--json PATH]
+// --view arrows draws each point as an arrow along its velocity (the markers view, 6 pixels),
+// --view lines as a short streak along it (the lines view, segments); N counts the arrows or
+// streaks.
 // Prints one line per configuration; --json writes them all (temporary file, then rename). Built
 // in estuary's tree as estuary_points_bench and bundled; scripts/run-gpu-bench.sh points runs the
 // grid. Exit 0; 1 when the library fails; 2 on bad usage.
@@ -35,6 +38,21 @@ __global__ void movePoints(const float4* seeded, float4* points, unsigned count,
     if (i >= count) return;
     const float4 p = seeded[i];
     points[i] = make_float4(c * p.x - s * p.z, p.y, s * p.x + c * p.z, p.w);
+}
+
+// The same turn for markers (32 bytes each: the place and value, then the velocity and size 0, the
+// view's) or for a streak (two vertices: the place, and a little way along the velocity).
+__global__ void moveGlyphs(const float4* seeded, float4* out, unsigned count, float c, float s,
+                           bool streaks) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    const float4 p = seeded[i];
+    const float4 at = make_float4(c * p.x - s * p.z, p.y, s * p.x + c * p.z, p.w);
+    const float3 velocity = make_float3(-s * p.x - c * p.z, 0.0f, c * p.x - s * p.z);
+    out[2 * i] = at;
+    out[2 * i + 1] =
+        streaks ? make_float4(at.x + 0.03f * velocity.x, at.y, at.z + 0.03f * velocity.z, p.w)
+                : make_float4(velocity.x, velocity.y, velocity.z, 0.0f);
 }
 
 // Uniform in the box [-1, 1]^3, the scalar the distance from the centre.
@@ -93,6 +111,7 @@ struct Config {
     bool serialized = false;
     estuary_draw_path draw = ESTUARY_DRAW_AUTO;
     double seconds = 1.0;
+    std::string view = "points"; // or arrows, lines
     std::string json;
 };
 
@@ -118,13 +137,33 @@ double percentile(std::vector<double> v, double q) {
 
 Result measure(const estuary::Viewer& viewer, const Config& config, unsigned long long count,
                double cap, const Energy& energy) {
+    const bool glyphs = config.view != "points";
     const size_t bytes = size_t(count) * sizeof(float4);
-    estuary::Buffer buffer = viewer.buffer({bytes, ESTUARY_WRITER_CUDA, 0, "points"});
-    estuary_points_view_desc desc{buffer.get(), ESTUARY_POINTS_XYZ_SCALAR};
-    desc.value_max = 1.8f;
+    estuary::Buffer buffer =
+        viewer.buffer({glyphs ? 2 * bytes : bytes, ESTUARY_WRITER_CUDA, 0, "points"});
     const float box[6] = {-1, -1, -1, 1, 1, 1};
-    std::copy(box, box + 6, desc.bounds);
-    estuary::View view = viewer.pointsView(desc);
+    estuary::View view = [&] {
+        if (config.view == "arrows") {
+            estuary_markers_view_desc desc{buffer.get(), ESTUARY_MARKER_SHAPE_ARROW};
+            desc.size = 6.0f;
+            desc.value_max = 1.8f;
+            desc.flags = ESTUARY_MARKERS_3D;
+            std::copy(box, box + 6, desc.bounds);
+            return viewer.markersView(desc);
+        }
+        if (config.view == "lines") {
+            estuary_lines_view_desc desc{buffer.get()};
+            desc.width = 1.0f;
+            desc.value_max = 1.8f;
+            desc.flags = ESTUARY_LINES_3D;
+            std::copy(box, box + 6, desc.bounds);
+            return viewer.linesView(desc);
+        }
+        estuary_points_view_desc desc{buffer.get(), ESTUARY_POINTS_XYZ_SCALAR};
+        desc.value_max = 1.8f;
+        std::copy(box, box + 6, desc.bounds);
+        return viewer.pointsView(desc);
+    }();
     float4* seeded = nullptr;
     checkCuda(cudaMalloc(&seeded, bytes), "cudaMalloc");
     const unsigned blocks = unsigned((count + 255) / 256);
@@ -136,9 +175,14 @@ Result measure(const estuary::Viewer& viewer, const Config& config, unsigned lon
     const auto frame = [&](uint64_t n) {
         const estuary::Frame f = viewer.beginFrame();
         const float angle = 0.01f * float(n);
-        movePoints<<<blocks, 256, 0, f.stream()>>>(seeded, f.devicePointer<float4>(buffer),
-                                                   unsigned(count), std::cos(angle),
-                                                   std::sin(angle));
+        if (glyphs)
+            moveGlyphs<<<blocks, 256, 0, f.stream()>>>(seeded, f.devicePointer<float4>(buffer),
+                                                       unsigned(count), std::cos(angle),
+                                                       std::sin(angle), config.view == "lines");
+        else
+            movePoints<<<blocks, 256, 0, f.stream()>>>(seeded, f.devicePointer<float4>(buffer),
+                                                       unsigned(count), std::cos(angle),
+                                                       std::sin(angle));
         checkCuda(cudaGetLastError(), "movePoints");
         f.end();
         if (config.serialized) viewer.waitFrame(f.index());
@@ -207,7 +251,7 @@ int usage(const std::string& problem) {
     std::fprintf(stderr,
                  "points_bench: %s\nusage: points_bench [--points N[,N...]] [--resolution WxH] "
                  "[--fps-caps C[,C...]] [--mode pipelined|serialized] [--draw auto|raster|compute] "
-                 "[--seconds S] [--json PATH]\n",
+                 "[--seconds S] [--view points|arrows|lines] [--json PATH]\n",
                  problem.c_str());
     return 2;
 }
@@ -220,7 +264,8 @@ nlohmann::ordered_json jsonOf(const Config& c, const std::vector<Result>& result
     nlohmann::ordered_json report = {{"device", device},
                                      {"width", c.width},
                                      {"height", c.height},
-                                     {"mode", c.serialized ? "serialized" : "pipelined"}};
+                                     {"mode", c.serialized ? "serialized" : "pipelined"},
+                                     {"view", c.view}};
     nlohmann::ordered_json& list = report["results"] = nlohmann::ordered_json::array();
     for (const Result& r : results)
         list.push_back({{"points", r.points},
@@ -272,6 +317,10 @@ int main(int argc, char** argv) try {
             config.seconds = std::strtod(value.c_str(), &end);
             if (*end != '\0' || !(config.seconds > 0 && config.seconds <= 600))
                 return usage("--seconds: 0 < S <= 600 (got '" + value + "')");
+        } else if (option == "--view") {
+            if (value != "points" && value != "arrows" && value != "lines")
+                return usage("--view: points, arrows or lines (got '" + value + "')");
+            config.view = value;
         } else if (option == "--json") {
             config.json = value;
         } else {
@@ -291,12 +340,15 @@ int main(int argc, char** argv) try {
     for (unsigned long long count : config.points)
         for (double cap : config.caps) {
             const Result r = measure(viewer, config, count, cap, energy);
-            std::printf("%s %ux%u %s %11llu points, cap %5.0f: %9.1f fps, CUDA %.3f ms, draw "
+            std::printf("%s %ux%u %s %11llu %s, cap %5.0f: %9.1f fps, CUDA %.3f ms, draw "
                         "%.3f ms, p99/p50 %.2f, %.1f W, %.4f J/frame, %.2f GB in use\n",
                         config.serialized ? "serialized" : "pipelined", config.width, config.height,
-                        info.draw_path == ESTUARY_DRAW_COMPUTE ? "splat" : "raster", r.points,
-                        r.cap, r.fps, r.cudaMs, r.drawMs, r.intervalP99OverP50, r.watts,
-                        r.joulesPerFrame, double(r.deviceBytes) / 1e9);
+                        config.view != "points"                  ? "raster"
+                        : info.draw_path == ESTUARY_DRAW_COMPUTE ? "splat"
+                                                                 : "raster",
+                        r.points, config.view.c_str(), r.cap, r.fps, r.cudaMs, r.drawMs,
+                        r.intervalP99OverP50, r.watts, r.joulesPerFrame,
+                        double(r.deviceBytes) / 1e9);
             std::fflush(stdout);
             results.push_back(r);
         }
