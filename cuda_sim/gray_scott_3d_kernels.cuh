@@ -269,20 +269,7 @@ inline int launchSteps3d(const StepTiling3d& tiling, float* const u[2], float* c
             launchTemporalPass3d<decltype(stepsConstant)::value>(
                 u[current], v[current], u[next], v[next], w, h, d, tiling, p, stream);
         };
-        switch (pass) {
-        case 1:
-            launch(std::integral_constant<int, 1>{});
-            break;
-        case 2:
-            launch(std::integral_constant<int, 2>{});
-            break;
-        case 3:
-            launch(std::integral_constant<int, 3>{});
-            break;
-        default:
-            launch(std::integral_constant<int, 4>{});
-            break;
-        }
+        withPassSteps(pass, launch);
         left -= pass;
         current = next;
     }

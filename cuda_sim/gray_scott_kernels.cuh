@@ -279,20 +279,7 @@ inline int launchSteps(const StepTiling& tiling, float* const u[2], float* const
                                                                v[next], w, h, tiling.threads,
                                                                tiling.rowsPerChunk, params, stream);
         };
-        switch (pass) {
-        case 1:
-            launch(std::integral_constant<int, 1>{});
-            break;
-        case 2:
-            launch(std::integral_constant<int, 2>{});
-            break;
-        case 3:
-            launch(std::integral_constant<int, 3>{});
-            break;
-        default:
-            launch(std::integral_constant<int, 4>{});
-            break;
-        }
+        withPassSteps(pass, launch);
         left -= pass;
         current = next;
     }

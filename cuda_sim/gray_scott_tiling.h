@@ -6,6 +6,8 @@
 // Plain C++: no CUDA headers.
 #pragma once
 
+#include <type_traits>
+
 namespace estuary::sim {
 
 inline constexpr int kMaxStepsPerPass = 4;
@@ -29,6 +31,22 @@ constexpr long long tilingBlocks(const StepTiling& t, int w, int h) {
     const long long columns = (w + tilingColumns(t) - 1) / tilingColumns(t);
     const long long chunks = (h + t.rowsPerChunk - 1) / t.rowsPerChunk;
     return columns * chunks;
+}
+
+// Calls launch(std::integral_constant<int, pass>{}) for pass in 1..kMaxStepsPerPass: the temporal
+// kernels' step count is a template argument (their windows are arrays of that size).
+template <class Launch> void withPassSteps(int pass, const Launch& launch) {
+    static_assert(kMaxStepsPerPass == 4, "one case per pass length");
+    switch (pass) {
+    case 1:
+        return launch(std::integral_constant<int, 1>{});
+    case 2:
+        return launch(std::integral_constant<int, 2>{});
+    case 3:
+        return launch(std::integral_constant<int, 3>{});
+    default:
+        return launch(std::integral_constant<int, 4>{});
+    }
 }
 
 // The pass of the steps left: full passes, then one shorter pass for the remainder.

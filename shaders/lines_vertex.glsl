@@ -29,11 +29,7 @@ layout(location = 2) flat out float halfWidth; // pixels
 
 vec4 endColour(float value, uint flags) {
     if ((flags & ESTUARY_LINE_FLAG_RGBA) != 0u) return unpackUnorm4x8(floatBitsToUint(value));
-    float range = pc.valueMax - pc.valueMin;
-    float s = clamp(range != 0.0 ? (value - pc.valueMin) / range : 0.0, 0.0, 1.0);
-    const float n = float(ESTUARY_COLORMAP_SIZE);
-    vec2 uv = vec2((s * (n - 1.0) + 0.5) / n, (pc.colormapIndex + 0.5) / pc.colormapCount);
-    return vec4(textureLod(colormaps, uv, 0.0).rgb, 1.0);
+    return vec4(colormapColour(value), 1.0);
 }
 
 bool project(vec4 v, out vec2 pixel) {

@@ -92,10 +92,6 @@ void main() {
     if ((flags & ESTUARY_MARKER_FLAG_RGBA) != 0u) {
         color = unpackUnorm4x8(floatBitsToUint(m.positionValue.w));
     } else {
-        float range = pc.valueMax - pc.valueMin;
-        float s = clamp(range != 0.0 ? (m.positionValue.w - pc.valueMin) / range : 0.0, 0.0, 1.0);
-        const float n = float(ESTUARY_COLORMAP_SIZE);
-        vec2 uv = vec2((s * (n - 1.0) + 0.5) / n, (pc.colormapIndex + 0.5) / pc.colormapCount);
-        color = vec4(textureLod(colormaps, uv, 0.0).rgb, 1.0);
+        color = vec4(colormapColour(m.positionValue.w), 1.0);
     }
 }

@@ -33,11 +33,16 @@ bool placePoint(vec4 point, out vec2 pixel, out float value) {
     return true;
 }
 
-// The colour one point adds: `value` through the colormap, times the intensity of one point.
-vec3 pointColour(float value) {
+// `value` through the colormap over [valueMin, valueMax] (clamped).
+vec3 colormapColour(float value) {
     float range = pc.valueMax - pc.valueMin;
     float s = clamp(range != 0.0 ? (value - pc.valueMin) / range : 0.0, 0.0, 1.0);
     const float n = float(ESTUARY_COLORMAP_SIZE);
     vec2 colormapUv = vec2((s * (n - 1.0) + 0.5) / n, (pc.colormapIndex + 0.5) / pc.colormapCount);
-    return textureLod(colormaps, colormapUv, 0.0).rgb * pc.intensity;
+    return textureLod(colormaps, colormapUv, 0.0).rgb;
+}
+
+// The colour one point adds: `value` through the colormap, times the intensity of one point.
+vec3 pointColour(float value) {
+    return colormapColour(value) * pc.intensity;
 }

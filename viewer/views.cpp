@@ -242,6 +242,44 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
     return keep(v, std::move(view));
 }
 
+namespace {
+
+// What a markers or lines view shares with the rest: finite bounds, a colormap and range checked,
+// then the view over `buffer` with its flags, placement (3D: the orbit camera), count and label.
+struct BufferViewDesc {
+    estuary_buffer* buffer;
+    const float* bounds; // 6
+    estuary_colormap colormap;
+    float valueMin, valueMax;
+    const char* label;
+    uint32_t flags;
+    bool threeD;
+    uint32_t capacity, count; // count 0: capacity
+};
+
+std::unique_ptr<estuary_view> bufferView(estuary_viewer& v, const std::string& what,
+                                         const BufferViewDesc& d) {
+    for (int i = 0; i < 6; ++i)
+        if (!std::isfinite(d.bounds[i])) throw usageError(what + ": bounds must be finite");
+    checkColormap(d.colormap, what);
+    float lo = d.valueMin, hi = d.valueMax;
+    checkRange(lo, hi, what);
+    auto view = std::make_unique<estuary_view>();
+    view->viewer = &v;
+    view->kind = ViewKind::Points;
+    view->buffer = d.buffer;
+    view->flags = d.flags;
+    view->layout = d.threeD ? ESTUARY_POINTS_XYZ_SCALAR : ESTUARY_POINTS_XY_VELOCITY;
+    view->maxPoints = d.capacity;
+    std::copy(d.bounds, d.bounds + 6, view->bounds.begin());
+    view->label = d.label && *d.label ? d.label : d.buffer->name;
+    view->params = defaultParams(d.flags, d.colormap, lo, hi);
+    view->params.point_count = d.count ? d.count : d.capacity;
+    return view;
+}
+
+} // namespace
+
 estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc& desc) {
     const std::string what = "estuary_add_markers_view";
     if (!desc.buffer) throw usageError(what + ": buffer is NULL");
@@ -273,26 +311,13 @@ estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc&
     if (!std::isfinite(desc.line_width) || desc.line_width < 0.0f)
         throw usageError(what + ": line_width " + std::to_string(desc.line_width) +
                          " must be a finite number >= 0 (0: 1.5 pixels)");
-    for (float b : desc.bounds)
-        if (!std::isfinite(b)) throw usageError(what + ": bounds must be finite");
-    checkColormap(desc.colormap, what);
-    float lo = desc.value_min, hi = desc.value_max;
-    checkRange(lo, hi, what);
-    auto view = std::make_unique<estuary_view>();
-    view->viewer = &v;
-    view->kind = ViewKind::Points;
+    auto view =
+        bufferView(v, what,
+                   {&buffer, desc.bounds, desc.colormap, desc.value_min, desc.value_max, desc.label,
+                    desc.flags, (desc.flags & ESTUARY_MARKERS_3D) != 0, capacity, desc.count});
     view->markers = true;
     view->markerShape = desc.shape;
     view->lineWidth = desc.line_width > 0.0f ? desc.line_width : 1.5f;
-    view->buffer = &buffer;
-    view->flags = desc.flags;
-    view->layout =
-        (desc.flags & ESTUARY_MARKERS_3D) ? ESTUARY_POINTS_XYZ_SCALAR : ESTUARY_POINTS_XY_VELOCITY;
-    view->maxPoints = capacity;
-    std::copy(std::begin(desc.bounds), std::end(desc.bounds), view->bounds.begin());
-    view->label = desc.label && *desc.label ? desc.label : buffer.name;
-    view->params = defaultParams(desc.flags, desc.colormap, lo, hi);
-    view->params.point_count = desc.count ? desc.count : capacity;
     view->params.point_size = desc.size > 0.0f ? desc.size : 8.0f;
     waitIdle(v, "adding a view");
     makePoints(v, *view);
@@ -327,26 +352,13 @@ estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& des
     if (!std::isfinite(desc.width) || desc.width < 0.0f)
         throw usageError(what + ": width " + std::to_string(desc.width) +
                          " must be a finite number >= 0 (0: 1.5 pixels)");
-    for (float b : desc.bounds)
-        if (!std::isfinite(b)) throw usageError(what + ": bounds must be finite");
-    checkColormap(desc.colormap, what);
-    float lo = desc.value_min, hi = desc.value_max;
-    checkRange(lo, hi, what);
-    auto view = std::make_unique<estuary_view>();
-    view->viewer = &v;
-    view->kind = ViewKind::Points;
+    auto view = bufferView(v, what,
+                           {&vertices, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
+                            desc.label, desc.flags, (desc.flags & ESTUARY_LINES_3D) != 0, capacity,
+                            desc.count});
     view->lines = true;
     view->topology = desc.topology;
-    view->buffer = &vertices;
     view->indexBuffer = desc.indices;
-    view->flags = desc.flags;
-    view->layout =
-        (desc.flags & ESTUARY_LINES_3D) ? ESTUARY_POINTS_XYZ_SCALAR : ESTUARY_POINTS_XY_VELOCITY;
-    view->maxPoints = capacity;
-    std::copy(std::begin(desc.bounds), std::end(desc.bounds), view->bounds.begin());
-    view->label = desc.label && *desc.label ? desc.label : vertices.name;
-    view->params = defaultParams(desc.flags, desc.colormap, lo, hi);
-    view->params.point_count = desc.count ? desc.count : capacity;
     view->params.point_size = desc.width > 0.0f ? desc.width : 1.5f;
     waitIdle(v, "adding a view");
     makePoints(v, *view);
