@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -156,6 +157,37 @@ TEST_F(RecordTest, OddPicturesArePaddedToEvenSidesAndAViewerClosedWhileRecording
     EXPECT_EQ(d.height, 42u);
     for (size_t i = 0; i < d.frames.size(); ++i)
         EXPECT_LT(meanDifference(pictures[i], 75, 41, d.frames[i], d.width), 6.0) << i;
+}
+
+TEST_F(RecordTest, AWindowIsRecordedAtItsFirstSizeThroughAResize) {
+    const char* display = std::getenv("DISPLAY");
+    if (!display || !*display) GTEST_SKIP() << "no display: run under xvfb-run -a";
+    ViewerDesc d = headless(2, 96, 64);
+    d.display = ESTUARY_DISPLAY_WINDOW;
+    open(d);
+    image.emplace(viewer->image(hostImage(32, 32)));
+    estuary_field_view_desc field{image->get()};
+    field.flags = ESTUARY_VIEW_NO_COLORBAR;
+    viewer->fieldView(field);
+    drawFrames(1); // the window has its swapchain, and so a picture to copy
+    const std::filesystem::path path = folder / "window.mp4";
+    estuary_record_desc desc{path.c_str()};
+    desc.quality = 10;
+    desc.encoder = "libx264";
+    check(estuary_record_start(viewer->get(), &desc));
+    const auto before = drawFrames(4, 1);
+    check(estuary_set_window_size(viewer->get(), 128, 96));
+    drawFrames(4, 5);
+    estuary_record_info info{};
+    check(estuary_record_stop(viewer->get(), &info));
+    EXPECT_EQ(info.frames, 8u);
+    const Decoded decoded = decode(path);
+    ASSERT_EQ(decoded.frames.size(), 8u);
+    EXPECT_EQ(decoded.width, 96u) << "the size the recording started at";
+    EXPECT_EQ(decoded.height, 64u);
+    // The window's own bytes (B, G, R, A where its surface is BGRA) come out as RGB.
+    for (size_t i = 0; i < before.size(); ++i)
+        EXPECT_LT(meanDifference(before[i], 96, 64, decoded.frames[i], decoded.width), 6.0) << i;
 }
 
 TEST_F(RecordTest, BadRequestsAreRefusedNamingTheValue) {
