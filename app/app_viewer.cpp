@@ -163,6 +163,10 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     config.view = startView(o, def);
     config.colormap = colormapIndex(o.colormap);
     config.colorbar = o.colorbar;
+    config.arrows = def.name == o.simulation && o.arrows;
+    if (config.arrows && def.glyphs.image < 0)
+        throw usageError("--arrows: " + def.name +
+                         " has no velocity field to draw arrows of (the fluid has)");
     config.opacity = o.opacity;
     config.sliceAxis = o.sliceAxis;
     config.slicePosition = o.slicePosition;

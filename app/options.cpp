@@ -486,6 +486,9 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         ->transform(wholeNumber(1, 51));
     app.add_option("--record-encoder", o.recordEncoder,
                    "An FFmpeg encoder for the recording (h264_nvenc, libx264, libx265, ...)");
+    app.add_flag("--arrows", o.arrows,
+                 "Velocity arrows over the picture, for simulations with a velocity field "
+                 "(fluid); the window's A key toggles them");
     app.add_flag("--validate", o.validate,
                  "Enable the Khronos validation layer; any message makes the exit code non-zero");
     app.add_option("--frames-in-flight", o.framesInFlight,

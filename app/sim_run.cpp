@@ -231,6 +231,31 @@ SimRun::SimRun(const Viewer& viewer, const SimRunConfig& config, estuary_writer 
         desc.label = "particle speed";
         points_ = viewer.pointsView(desc);
     }
+    const sim::GlyphsVisual& glyphs = def.glyphs;
+    if (glyphs.image >= 0 && !opengl) {
+        estuary_glyph_view_desc desc{};
+        desc.image = images_.at(size_t(glyphs.image)).get();
+        desc.shape = ESTUARY_MARKER_SHAPE_ARROW;
+        desc.spacing = glyphs.spacing;
+        // As long as the spacing at speedMax, in the picture's pixels at zoom 1.
+        const Extent grid = config.grid;
+        const estuary_viewer_info info = viewer.info();
+        const float pixelsPerCell = std::min(float(info.width) / float(grid.width),
+                                             float(info.height) / float(grid.height));
+        desc.size = std::max(4.0f, float(glyphs.spacing) * pixelsPerCell);
+        desc.colormap = estuary_colormap(config.colormap);
+        desc.value_max = glyphs.speedMax;
+        desc.label = "velocity";
+        desc.flags = config.arrows ? 0u : ESTUARY_VIEW_HIDDEN;
+        glyphs_ = viewer.glyphView(desc);
+        arrowsShown_ = config.arrows;
+    }
+}
+
+void SimRun::showArrows(bool shown) {
+    if (!glyphs_.get() || shown == arrowsShown_) return;
+    glyphs_.setVisible(shown);
+    arrowsShown_ = shown;
 }
 
 void SimRun::frame(const sim::ParamValues& params, int steps,
@@ -249,6 +274,7 @@ SimRun::~SimRun() {
     // Errors are not thrown from here: a view that cannot go leaves its image in the viewer,
     // which frees both when it is destroyed.
     if (points_.get()) (void)estuary_destroy_view(viewer_.get(), points_.get());
+    if (glyphs_.get()) (void)estuary_destroy_view(viewer_.get(), glyphs_.get());
     for (const View& view : views_)
         (void)estuary_destroy_view(viewer_.get(), view.get());
 }
@@ -263,8 +289,10 @@ void SimRun::showView(uint32_t index) {
 void SimRun::setColormap(uint32_t colormap) {
     for (const View& view : views_)
         view.update([&](estuary_view_params& p) { p.colormap = estuary_colormap(colormap); });
-    if (points_.get())
-        points_.update([&](estuary_view_params& p) { p.colormap = estuary_colormap(colormap); });
+    for (const View* overlay : {&points_, &glyphs_})
+        if (overlay->get())
+            overlay->update(
+                [&](estuary_view_params& p) { p.colormap = estuary_colormap(colormap); });
 }
 
 void SimRun::updatePoints(const sim::ParamValues& params) {

@@ -38,6 +38,7 @@ struct SimRunConfig {
     uint32_t view = 0;            // index into the simulation's visuals
     uint32_t colormap = 0;        // estuary_colormap
     bool colorbar = false;        // on the field or volume
+    bool arrows = false;          // velocity arrows shown from the start (SimDefinition::glyphs)
     float opacity = 0.5f;         // volumes
     uint32_t sliceAxis = 2;       // volumes
     float slicePosition = 0.5f;   // volumes
@@ -84,6 +85,10 @@ class SimRun {
     uint32_t viewIndex() const { return shown_; }
     void showView(uint32_t index);
     bool particlesShown() const { return particlesShown_; }
+    // Velocity arrows (SimDefinition::glyphs): whether the simulation has them, and showing them.
+    bool hasArrows() const { return glyphs_.get() != nullptr; }
+    bool arrowsShown() const { return arrowsShown_; }
+    void showArrows(bool shown);
     void showParticles(bool shown) { particlesShown_ = shown; }
     uint32_t particles() const { return config_.particles; }
     // The points drawn and their size, as the simulation's parameters say now.
@@ -107,6 +112,8 @@ class SimRun {
   private:
     std::vector<View> views_; // one per visual
     View points_;
+    View glyphs_;
+    bool arrowsShown_ = false;
     uint32_t shown_ = 0;
     bool particlesShown_ = true;
     uint32_t drawnCount_ = UINT32_MAX; // what the points view was last told

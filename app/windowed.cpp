@@ -86,6 +86,10 @@ void drawSimulationPanel(WindowRun& w) {
         bool shown = w.run->particlesShown();
         if (ImGui::Checkbox("particles (P)", &shown)) w.run->showParticles(shown);
     }
+    if (w.run->hasArrows()) {
+        bool shown = w.run->arrowsShown();
+        if (ImGui::Checkbox("velocity arrows (A)", &shown)) w.run->showArrows(shown);
+    }
     drawParamSliders(w);
     ImGui::SliderInt("steps/frame", &w.stepsPerFrame, 0, 64);
     if (!def.presets.empty()) ImGui::TextUnformatted("Presets (reset the field):");
@@ -213,6 +217,9 @@ void handleInput(WindowRun& w) {
             break;
         case GLFW_KEY_V: // the next view
             w.requests.view = int((w.run->viewIndex() + 1) % w.simulation->views.size());
+            break;
+        case GLFW_KEY_A:
+            w.run->showArrows(!w.run->arrowsShown());
             break;
         case GLFW_KEY_P:
             w.run->showParticles(!w.run->particlesShown());

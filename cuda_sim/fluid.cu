@@ -537,6 +537,7 @@ SimDefinition fluidSimulation() {
         {0, Shading::Colormap, -kCurlMax, kCurlMax, "curl", "fluid_vorticity.frag", "vorticity"},
     };
     def.points = {0, kSpeedMax, kFluidParticleSize, kFluidParticleShare};
+    def.glyphs = {0, kSpeedMax, 16}; // the velocity image
     def.particles = {20000, 1000000, 1u << 25};
     def.stepsPerFrame = 1;
     // DRAM bytes per cell per step at the initial 40 sweeps and 2 jets, each pass reading its

@@ -131,6 +131,15 @@ struct PointsVisual {
     int shareParam = -1; // index of the share of particles moved and drawn (0..1); -1: all
 };
 
+// Velocity arrows over the picture (the library's glyph view), for a simulation with a velocity
+// image (channels 0 and 1, cells per step): one arrow every `spacing` cells, as long as its spacing
+// at speedMax.
+struct GlyphsVisual {
+    int image = -1; // index into the outputs' images; -1: none
+    float speedMax = 1;
+    uint32_t spacing = 16;
+};
+
 // ---- the simulation objects ---------------------------------------------------------------------
 
 // The size of a run: the grid, and how many particles for simulations that carry them
@@ -191,6 +200,7 @@ struct SimDefinition {
     // Its views; the first is the default. Each names the output image it shows.
     std::vector<Visual> views;
     PointsVisual points;
+    GlyphsVisual glyphs;
     uint32_t dimensions = 2; // 3: the grid has a depth (--size WxHxD)
     // Particles: --particles' default per backend (0: the simulation carries none, and
     // --particles is refused), and the most it accepts.

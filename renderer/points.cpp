@@ -37,11 +37,14 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
         bindings[2] = bindings[4];
         layoutInfo.bindingCount = 3;
     }
+    if (r.glyphs) // the colormap and the velocity image
+        bindings[1] = {ESTUARY_BINDING_FIELD, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+                       VK_SHADER_STAGE_VERTEX_BIT, nullptr};
     layoutInfo.pBindings = bindings;
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "points set layout");
     const VkDescriptorPoolSize sizes[3] = {
-        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, slotCount},
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, (r.glyphs ? 2 : 1) * slotCount},
         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, (splat || r.lines ? 2 : 1) * slotCount},
         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, slotCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
@@ -94,13 +97,17 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
     if (desc.slotCount == 0) throw runtimeError("createPointsRenderer: slotCount must be >= 1");
     if ((desc.markers || desc.lines) && desc.splat)
         throw runtimeError("createPointsRenderer: markers and lines are drawn by raster only");
-    if (desc.markers && desc.lines)
-        throw runtimeError("createPointsRenderer: markers or lines, not both");
+    if (int(desc.markers) + int(desc.lines) + int(desc.glyphs) > 1)
+        throw runtimeError("createPointsRenderer: markers, lines or glyphs, one of them");
+    if (desc.glyphs && (desc.splat || desc.threeD))
+        throw runtimeError("createPointsRenderer: glyphs are 2D and drawn by raster only");
     PointsRenderer r;
     r.threeD = desc.threeD;
     r.markers = desc.markers;
     r.lines = desc.lines;
+    r.glyphs = desc.glyphs;
     r.indexBytes.assign(desc.slotCount, 0);
+    r.glyphExtents.assign(desc.slotCount, VkExtent2D{0, 0});
     r.colormapCount = kColormapCount;
     r.bytes.assign(desc.slotCount, 0);
     r.maxPointSize = device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
@@ -119,8 +126,10 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
             shape.fragmentShader = "lines.frag";
             shape.alphaBlend = true;
             shape.name = desc.threeD ? "3D lines pipeline" : "lines pipeline";
-        } else if (desc.markers) {
-            shape.vertexShader = desc.threeD ? "markers3d.vert" : "markers.vert";
+        } else if (desc.markers || desc.glyphs) {
+            shape.vertexShader = desc.glyphs   ? "glyphs.vert"
+                                 : desc.threeD ? "markers3d.vert"
+                                               : "markers.vert";
             shape.fragmentShader = "markers.frag";
             shape.alphaBlend = true;
             shape.name = desc.threeD ? "3D markers pipeline" : "markers pipeline";
@@ -165,6 +174,18 @@ void setPointsBuffer(const Device& device, PointsRenderer& r, uint32_t slot, VkB
     // Lines without indices read none, but the binding must hold a buffer: the vertices.
     if (r.lines && r.indexBytes[slot] == 0)
         writeBufferDescriptor(device, r.slotSets[slot], ESTUARY_BINDING_INDICES, buffer, bytes);
+}
+
+void setGlyphImage(const Device& device, PointsRenderer& r, uint32_t slot, VkImageView view,
+                   VkExtent2D extent) {
+    if (!r.glyphs) throw runtimeError("setGlyphImage: this renderer draws no glyphs");
+    if (slot >= r.slotSets.size())
+        throw runtimeError("setGlyphImage: slot " + std::to_string(slot) + " out of " +
+                           std::to_string(r.slotSets.size()));
+    writeImageDescriptor(device, r.slotSets[slot], ESTUARY_BINDING_FIELD,
+                         VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                         {r.colormapSampler, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
+    r.glyphExtents[slot] = extent;
 }
 
 void setLinesIndices(const Device& device, PointsRenderer& r, uint32_t slot, VkBuffer buffer,
@@ -346,12 +367,13 @@ namespace {
 // The points' block with the markers' three values after it.
 template <class MarkerPush, class PointPush>
 MarkerPush markerPush(const PointPush& points, const PointsDraw& draw) {
-    static_assert(sizeof(MarkerPush) == sizeof(PointPush) + 3 * sizeof(float));
+    static_assert(sizeof(MarkerPush) == sizeof(PointPush) + 4 * sizeof(float));
     MarkerPush pc{};
     std::memcpy(&pc, &points, sizeof(points));
     pc.markerShape = float(draw.markerShape);
     pc.markerFlagBits = std::bit_cast<float>(draw.markerFlags);
     pc.lineWidth = draw.lineWidth;
+    pc.glyphSpacing = float(draw.glyphSpacing);
     return pc;
 }
 
@@ -404,6 +426,17 @@ void recordLines(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
 void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                   VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
     const VkDeviceSize elementBytes = (r.markers ? 8 : 4) * sizeof(float);
+    if (r.glyphs && slot < r.slotSets.size()) {
+        const VkExtent2D image = r.glyphExtents[slot];
+        const uint32_t s = std::max(draw.glyphSpacing, 1u);
+        const uint32_t glyphs = ((image.width + s - 1) / s) * ((image.height + s - 1) / s);
+        if (glyphs == 0)
+            throw runtimeError("recordPoints: glyphs without an image (setGlyphImage)");
+        if (draw.colormap >= r.colormapCount)
+            throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) +
+                               " out of " + std::to_string(r.colormapCount));
+        return recordQuads(r, cmd, slot, target, extent, draw, glyphs, glyphs);
+    }
     if (draw.count == 0) return;
     if (r.lines && slot < r.slotSets.size()) {
         if (draw.colormap >= r.colormapCount)

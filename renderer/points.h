@@ -34,6 +34,9 @@ struct PointsDesc {
     // Lines instead: 16-byte vertices (vec4 position and value), segments or a strip, directly or
     // through a buffer of uint indices (setLinesIndices), drawn as antialiased quads; raster only.
     bool lines = false;
+    // Glyphs instead: markers sampled on a grid from a 2D velocity image (setGlyphImage), one every
+    // PointsDraw::glyphSpacing cells; raster only.
+    bool glyphs = false;
     bool splat = false;      // draw by compute splat (then setPointsExtent before recording)
     bool packedSplat = true; // one 64-bit atomic a pixel where the device has them (tests: false)
 };
@@ -42,7 +45,9 @@ struct PointsRenderer : MoveOnly {
     bool threeD = false;
     bool markers = false;
     bool lines = false;
+    bool glyphs = false;
     std::vector<VkDeviceSize> indexBytes; // lines: per slot; 0: no index buffer
+    std::vector<VkExtent2D> glyphExtents; // glyphs: per slot, the velocity image's
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
@@ -82,6 +87,10 @@ void setPointsBuffer(const Device& device, PointsRenderer& renderer, uint32_t sl
 void setLinesIndices(const Device& device, PointsRenderer& renderer, uint32_t slot, VkBuffer buffer,
                      VkDeviceSize bytes);
 
+// Glyphs: the slot's velocity image (SHADER_READ_ONLY_OPTIMAL when drawn), of `extent` cells.
+void setGlyphImage(const Device& device, PointsRenderer& renderer, uint32_t slot, VkImageView view,
+                   VkExtent2D extent);
+
 // Renderers made with splat: (re)makes the splat buffer for targets of `extent` and points every
 // slot at it. `storageTarget`: the target's view when the target was made with storage use (an
 // OffscreenTarget is): the resolve then adds in place by compute, else by a full-screen raster
@@ -110,6 +119,7 @@ struct PointsDraw {
     uint32_t markerShape = 0;
     uint32_t markerFlags = 0;
     float lineWidth = 1.5f;
+    uint32_t glyphSpacing = 8; // glyphs: cells between them
 };
 
 // Records a dynamic-rendering pass over `target` (COLOR_ATTACHMENT_OPTIMAL, kept) drawing

@@ -10,9 +10,16 @@ struct Marker {
     vec4 positionValue;
     vec4 directionSize;
 };
+#ifdef ESTUARY_GLYPHS
+// Glyphs: marker i samples the velocity image (channels 0 and 1) at the centre cell of the i-th
+// square of glyphSpacing cells (row by row); its value is the speed, its direction the velocity
+// over valueMax (so an arrow's length follows the speed), its place that cell.
+layout(binding = ESTUARY_BINDING_FIELD) uniform sampler2D velocity;
+#else
 layout(std430, binding = ESTUARY_BINDING_POINTS) readonly buffer Markers {
     Marker markers[];
 };
+#endif
 layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
 
 #ifdef ESTUARY_POINTS_3D
@@ -40,8 +47,23 @@ bool project(vec3 position, out vec2 pixel) {
 #endif
 }
 
+Marker fetchMarker() {
+#ifdef ESTUARY_GLYPHS
+    ivec2 size = textureSize(velocity, 0);
+    int spacing = max(int(pc.glyphSpacing + 0.5), 1);
+    int columns = (size.x + spacing - 1) / spacing;
+    ivec2 square = ivec2(gl_InstanceIndex % columns, gl_InstanceIndex / columns);
+    ivec2 cell = min(square * spacing + spacing / 2, size - 1);
+    vec2 v = texelFetch(velocity, cell, 0).xy;
+    float scale = pc.valueMax > 0.0 ? 1.0 / pc.valueMax : 1.0;
+    return Marker(vec4(vec2(cell), 0.0, length(v)), vec4(v * scale, 0.0, 0.0));
+#else
+    return markers[gl_InstanceIndex];
+#endif
+}
+
 void main() {
-    Marker m = markers[gl_InstanceIndex];
+    Marker m = fetchMarker();
     flags = floatBitsToUint(pc.markerFlagBits);
     shape = uint(pc.markerShape + 0.5);
     lineWidth = pc.lineWidth;

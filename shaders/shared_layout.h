@@ -107,11 +107,13 @@
 
 // Markers (markers.vert, markers3d.vert, markers.frag): the points' blocks, then the shape
 // (ESTUARY_MARKER_*), the flags (ESTUARY_MARKER_FLAG_*, as the bits of a uint) and the width of
-// outlines in pixels. pointSize is the marker's size: pixels, or with WORLD_SIZE position units.
+// outlines in pixels, and for glyphs (markers sampled from an image, glyphs.vert) the cells between
+// them. pointSize is the marker's size: pixels, or with WORLD_SIZE position units.
 #define ESTUARY_MARKER_EXTRA_PUSH_CONSTANTS                                                        \
     float markerShape;                                                                             \
     float markerFlagBits;                                                                          \
-    float lineWidth;
+    float lineWidth;                                                                               \
+    float glyphSpacing;
 #define ESTUARY_MARKER_PUSH_CONSTANTS                                                              \
     ESTUARY_POINT_PUSH_CONSTANTS                                                                   \
     ESTUARY_MARKER_EXTRA_PUSH_CONSTANTS
@@ -199,8 +201,8 @@ static_assert(sizeof(FieldPushConstants) == 15 * sizeof(float) &&
                   sizeof(PointPushConstants) == 21 * sizeof(float) &&
                   sizeof(Point3dPushConstants) == 25 * sizeof(float) &&
                   sizeof(VolumePushConstants) == 31 * sizeof(float) &&
-                  sizeof(MarkerPushConstants) == 24 * sizeof(float) &&
-                  sizeof(Marker3dPushConstants) == 28 * sizeof(float),
+                  sizeof(MarkerPushConstants) == 25 * sizeof(float) &&
+                  sizeof(Marker3dPushConstants) == 29 * sizeof(float),
               "push constants must stay tightly packed scalars (std430 == C++)");
 inline constexpr unsigned kPushConstantBytes = sizeof(VolumePushConstants);
 static_assert(kPushConstantBytes <= 128, "the push range must fit every device's minimum limit");

@@ -275,6 +275,16 @@ estuary_status estuary_add_lines_view(estuary_viewer* viewer, const estuary_line
     });
 }
 
+estuary_status estuary_add_glyph_view(estuary_viewer* viewer, const estuary_glyph_view_desc* desc,
+                                      estuary_view** view) {
+    return guard("estuary_add_glyph_view", [&] {
+        require(viewer, "viewer");
+        require(desc, "desc");
+        estuary_view* made = addGlyphView(*viewer, *desc);
+        if (view) *view = made;
+    });
+}
+
 estuary_status estuary_record_start(estuary_viewer* viewer, const estuary_record_desc* desc) {
     return guard("estuary_record_start", [&] {
         require(viewer, "viewer");

@@ -129,6 +129,10 @@ struct estuary_view {
     bool lines = false;
     estuary_buffer* indexBuffer = nullptr;
     estuary_line_topology topology = ESTUARY_LINES_SEGMENTS;
+    // Glyphs are markers sampled from `image` (estuary_add_glyph_view), one every glyphSpacing
+    // cells; the size is params.point_size.
+    bool glyphs = false;
+    uint32_t glyphSpacing = 8;
     estuary::Renderer renderer;     // fields and volumes (Vulkan)
     estuary::PointsRenderer points; // points (Vulkan)
     uint32_t glIndex = UINT32_MAX;  // the OpenGL consumer's renderer of this view
@@ -388,6 +392,7 @@ estuary_view* addVolumeView(estuary_viewer& v, const estuary_volume_view_desc& d
 estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& desc);
 estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc& desc);
 estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& desc);
+estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& desc);
 void destroyView(estuary_viewer& v, estuary_view* view);
 void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& params);
 // The field or volume drawn (the last visible one), or null.

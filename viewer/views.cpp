@@ -52,6 +52,7 @@ const char* kindName(const estuary_view& view) {
            : view.kind == ViewKind::Volume ? "volume view"
            : view.markers                  ? "markers view"
            : view.lines                    ? "lines view"
+           : view.glyphs                   ? "glyph view"
                                            : "points view";
 }
 
@@ -91,9 +92,18 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.threeD = view.layout == ESTUARY_POINTS_XYZ_SCALAR;
     desc.markers = view.markers;
     desc.lines = view.lines;
-    // Markers and lines: raster only.
-    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE && !view.markers && !view.lines;
+    desc.glyphs = view.glyphs;
+    // Markers, lines and glyphs: raster only.
+    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE && !view.markers && !view.lines && !view.glyphs;
     view.points = createPointsRenderer(v.device, v.pool, desc);
+    if (view.glyphs) {
+        const estuary_image& image = *view.image;
+        for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
+            const GpuImage& copy = vulkanImage(image, image.copies == 1 ? 0 : entry % v.slots);
+            setGlyphImage(v.device, view.points, entry, copy.view, copy.extent);
+        }
+        return;
+    }
     if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height}, storageTarget(v));
     const estuary_buffer& buffer = *view.buffer;
     for (uint32_t entry = 0; entry < v.hostRing; ++entry)
@@ -272,7 +282,7 @@ std::unique_ptr<estuary_view> bufferView(estuary_viewer& v, const std::string& w
     view->layout = d.threeD ? ESTUARY_POINTS_XYZ_SCALAR : ESTUARY_POINTS_XY_VELOCITY;
     view->maxPoints = d.capacity;
     std::copy(d.bounds, d.bounds + 6, view->bounds.begin());
-    view->label = d.label && *d.label ? d.label : d.buffer->name;
+    view->label = d.label && *d.label ? d.label : d.buffer ? d.buffer->name : "";
     view->params = defaultParams(d.flags, d.colormap, lo, hi);
     view->params.point_count = d.count ? d.count : d.capacity;
     return view;
@@ -360,6 +370,44 @@ estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& des
     view->topology = desc.topology;
     view->indexBuffer = desc.indices;
     view->params.point_size = desc.width > 0.0f ? desc.width : 1.5f;
+    waitIdle(v, "adding a view");
+    makePoints(v, *view);
+    return keep(v, std::move(view));
+}
+
+estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& desc) {
+    const std::string what = "estuary_add_glyph_view";
+    if (!desc.image) throw usageError(what + ": image is NULL");
+    estuary_image& image = *desc.image;
+    checkOwned(v, image.viewer, what + ": the image " + image.name);
+    if (v.consumer == ESTUARY_CONSUMER_OPENGL)
+        throw unsupported(what + ": the OpenGL consumer draws field views only");
+    if (image.kind != ESTUARY_IMAGE_2D || image.format == ESTUARY_FORMAT_R32_FLOAT)
+        throw usageError(what + ": the image " + image.name +
+                         " must be 2D with 2 or more channels (the velocity in channels 0 and 1)");
+    if (uint32_t(desc.shape) > ESTUARY_MARKER_SHAPE_ARROW)
+        throw usageError(what + ": shape " + std::to_string(int(desc.shape)) +
+                         " is not an estuary_marker_shape (0..6)");
+    constexpr uint32_t kAllowed =
+        ESTUARY_VIEW_HIDDEN | ESTUARY_POINTS_COLORBAR | ESTUARY_MARKERS_OUTLINE;
+    if (desc.flags & ~kAllowed)
+        throw usageError(what + ": unknown flags " + std::to_string(desc.flags & ~kAllowed) +
+                         " (allowed: ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, "
+                         "ESTUARY_MARKERS_OUTLINE)");
+    if (!std::isfinite(desc.size) || desc.size < 0.0f)
+        throw usageError(what + ": size " + std::to_string(desc.size) +
+                         " must be a finite number >= 0 (0: 16 pixels)");
+    const uint32_t spacing = desc.spacing ? desc.spacing : 8;
+    const float zero[6] = {};
+    auto view = bufferView(v, what,
+                           {nullptr, zero, desc.colormap, desc.value_min, desc.value_max,
+                            desc.label && *desc.label ? desc.label : image.name.c_str(), desc.flags,
+                            false, 1, 1});
+    view->glyphs = true;
+    view->image = &image;
+    view->markerShape = desc.shape;
+    view->glyphSpacing = spacing;
+    view->params.point_size = desc.size > 0.0f ? desc.size : 16.0f;
     waitIdle(v, "adding a view");
     makePoints(v, *view);
     return keep(v, std::move(view));
@@ -473,6 +521,18 @@ PointsDraw pointsDraw(const estuary_viewer& v, const estuary_view& view) {
                                                             : 0u) |
             ((view.flags & ESTUARY_MARKERS_RGBA) ? ESTUARY_MARKER_FLAG_RGBA : 0u);
         draw.lineWidth = view.lineWidth;
+    }
+    if (view.glyphs) { // in the image's cells, whatever is below
+        draw.markerShape = uint32_t(view.markerShape);
+        draw.markerFlags =
+            ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH |
+            ((view.flags & ESTUARY_MARKERS_OUTLINE) ? ESTUARY_MARKER_FLAG_OUTLINE : 0u);
+        draw.glyphSpacing = view.glyphSpacing;
+        const VkExtent2D cells = view.image->extent;
+        draw.domain = cells;
+        draw.uvScale = {1.0f / float(cells.width), 1.0f / float(cells.height)};
+        draw.uvOffset = {0.5f / float(cells.width), 0.5f / float(cells.height)};
+        return draw;
     }
     if (view.lines) {
         draw.markerShape = uint32_t(view.topology);

@@ -435,8 +435,25 @@ typedef struct estuary_lines_view_desc {
     uint32_t flags;
 } estuary_lines_view_desc;
 
+/* Vector glyphs of a 2D velocity image: one marker every `spacing` cells (at the middle cell of
+ * each square of spacing x spacing), turned along the velocity in channels 0 and 1 (cells per unit,
+ * rows down), as long as `size` times the speed over value_max, coloured by the speed through the
+ * colormap. Placed in the image's cells, so they line up with a field view of an image of the
+ * same size below. */
+typedef struct estuary_glyph_view_desc {
+    estuary_image* image;       /* required: 2D, with 2 or more channels */
+    estuary_marker_shape shape; /* usually ESTUARY_MARKER_SHAPE_ARROW */
+    uint32_t spacing;           /* cells between glyphs; 0: 8 */
+    float size;                 /* pixels at speed value_max; 0: 16 */
+    estuary_colormap colormap;
+    float value_min, value_max; /* speeds; both 0: 0..1 */
+    const char* label;
+    uint32_t flags; /* ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, ESTUARY_MARKERS_OUTLINE */
+} estuary_glyph_view_desc;
+
 /* Each returns the view in `view` (may be NULL). Between frames. Views that OpenGL cannot draw
- * (volumes, points, markers, lines) are ESTUARY_ERROR_UNSUPPORTED with ESTUARY_CONSUMER_OPENGL. */
+ * (volumes, points, markers, lines, glyphs) are ESTUARY_ERROR_UNSUPPORTED with
+ * ESTUARY_CONSUMER_OPENGL. */
 ESTUARY_API estuary_status estuary_add_field_view(estuary_viewer* viewer,
                                                   const estuary_field_view_desc* desc,
                                                   estuary_view** view);
@@ -451,6 +468,9 @@ ESTUARY_API estuary_status estuary_add_markers_view(estuary_viewer* viewer,
                                                     estuary_view** view);
 ESTUARY_API estuary_status estuary_add_lines_view(estuary_viewer* viewer,
                                                   const estuary_lines_view_desc* desc,
+                                                  estuary_view** view);
+ESTUARY_API estuary_status estuary_add_glyph_view(estuary_viewer* viewer,
+                                                  const estuary_glyph_view_desc* desc,
                                                   estuary_view** view);
 ESTUARY_API estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_view* view);
 

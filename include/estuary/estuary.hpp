@@ -275,6 +275,11 @@ class Viewer {
         check(estuary_add_lines_view(viewer_, &desc, &view));
         return View(view);
     }
+    View glyphView(const estuary_glyph_view_desc& desc) const {
+        estuary_view* view = nullptr;
+        check(estuary_add_glyph_view(viewer_, &desc, &view));
+        return View(view);
+    }
     void destroyView(View view) const { check(estuary_destroy_view(viewer_, view.get())); }
 
     estuary_camera camera() const {

@@ -79,7 +79,8 @@ const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "--record-quality",
                                                      "18",
                                                      "--record-encoder",
-                                                     "libx265"};
+                                                     "libx265",
+                                                     "--arrows"};
 const std::vector<const char*> kEveryBenchOption = {
     "--bench", "--headless", "--sim",         "fluid",  "--particles", "4096",
     "--view",  "speed",      "--frames",      "12",     "--warmup",    "7",
@@ -143,6 +144,7 @@ TEST(AppOptions, EveryWindowOptionIsParsed) {
     EXPECT_EQ(o.recordFps, 30u);
     EXPECT_EQ(o.recordQuality, 18u);
     EXPECT_EQ(o.recordEncoder, "libx265");
+    EXPECT_TRUE(o.arrows);
     EXPECT_FALSE(o.bench);
 }
 

@@ -72,5 +72,27 @@ TEST(AppFluidRender, ParticlesAddLightWhereTheyAreAndNothingElseChanges) {
     EXPECT_LT(lit, a.pixels.size() / 4 / 2);
 }
 
+TEST(AppFluidRender, ArrowsDrawTheVelocityOverThePictureOnlyWhereThereIsFlow) {
+    const auto dir = test::scratchDir("fluid-arrows");
+    const auto with = dir / "with.png", without = dir / "without.png";
+    const std::string run = std::string(kFluidRun) + "--particles 0 --screenshot '";
+    ASSERT_EQ(runEstuary(run + with.string() + "' --arrows").exitCode, 0);
+    ASSERT_EQ(runEstuary(run + without.string() + "'").exitCode, 0);
+    const test::Rgba8Image a = test::loadPng(with), b = test::loadPng(without);
+    ASSERT_EQ(a.pixels.size(), b.pixels.size());
+    size_t changed = 0;
+    for (size_t p = 0; p < a.pixels.size(); p += 4)
+        changed += a.pixels[p] != b.pixels[p] || a.pixels[p + 1] != b.pixels[p + 1] ||
+                   a.pixels[p + 2] != b.pixels[p + 2];
+    // 16 arrows over 192x192 pixels, each at most 48 pixels long: some pixels, far from all.
+    EXPECT_GT(changed, 50u);
+    EXPECT_LT(changed, a.pixels.size() / 4 / 4);
+
+    const auto refused = runEstuary("--sim wave --headless --backend cpu --frames 2 --arrows");
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_NE(refused.output.find("--arrows: wave has no velocity field"), std::string::npos)
+        << refused.output;
+}
+
 } // namespace
 } // namespace estuary

@@ -215,6 +215,53 @@ TEST_F(MarkersTest, ThreeDMarkersAreDrawnUnderTheOrbitCamera) {
     EXPECT_GT(blue, 10);
 }
 
+TEST_F(MarkersTest, GlyphsOfAVelocityImageTurnAndGrowWithTheVelocity) {
+    // A 32 x 32 velocity image, glyphs every 16 cells: at cells (8, 8), (24, 8), (8, 24), (24, 24),
+    // which the 128 x 128 picture shows 4 pixels a cell: centres at pixels (34, 34), (98, 34), ...
+    open(headless(2, 128, 128));
+    estuary_image_desc d{ESTUARY_FORMAT_RG32_FLOAT, ESTUARY_IMAGE_2D, 32, 32};
+    d.writer = ESTUARY_WRITER_HOST;
+    Image image = viewer->image(d);
+    estuary_glyph_view_desc g{image.get(), ESTUARY_MARKER_SHAPE_ARROW};
+    g.spacing = 16;
+    g.size = 24.0f; // at speed 1 (value_max): r = 12 pixels
+    viewer->glyphView(g);
+    const auto draw = [&](float vx, float vy) {
+        const Frame frame = viewer->beginFrame();
+        float* texels = frame.hostLevel<float>(image);
+        for (int i = 0; i < 32 * 32; ++i) {
+            texels[2 * i] = vx;
+            texels[2 * i + 1] = vy;
+        }
+        frame.end();
+        return pixels();
+    };
+    const std::array<int, 3> kFast{253, 231, 37}; // viridis' end: speed 1
+    const auto right = draw(1.0f, 0.0f);
+    for (auto [cx, cy] : {std::pair{34u, 34u}, {98u, 34u}, {34u, 98u}, {98u, 98u}}) {
+        EXPECT_TRUE(near(pixelAt(right, cx + 9, cy), kFast, 3)) << "head at " << cx << "," << cy;
+        EXPECT_TRUE(near(pixelAt(right, cx - 9, cy), kFast, 3)) << "tail";
+        EXPECT_TRUE(near(pixelAt(right, cx, cy + 9), kBackground, 2)) << "beside";
+    }
+    const auto down = draw(0.0f, 1.0f); // rows down the picture
+    EXPECT_TRUE(near(pixelAt(down, 34, 43), kFast, 3));
+    EXPECT_TRUE(near(pixelAt(down, 43, 34), kBackground, 2));
+    const auto slow = draw(0.5f, 0.0f); // half as long: r = 6
+    EXPECT_FALSE(near(pixelAt(slow, 37, 34), kBackground, 2)) << "the slow arrow's head";
+    EXPECT_TRUE(near(pixelAt(slow, 43, 34), kBackground, 2)) << "past it";
+    const auto still = draw(0.0f, 0.0f);
+    EXPECT_TRUE(near(pixelAt(still, 34, 34), kBackground, 2)) << "no velocity, no glyph";
+
+    estuary_image_desc scalar{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, 8, 8};
+    scalar.writer = ESTUARY_WRITER_HOST;
+    Image one = viewer->image(scalar);
+    estuary_glyph_view_desc bad{one.get()};
+    EXPECT_REFUSED(viewer->glyphView(bad), ESTUARY_ERROR_INVALID_ARGUMENT, "2 or more channels");
+    bad.image = image.get();
+    bad.flags = ESTUARY_MARKERS_3D;
+    EXPECT_REFUSED(viewer->glyphView(bad), ESTUARY_ERROR_INVALID_ARGUMENT, "unknown flags 16");
+}
+
 TEST_F(MarkersTest, BadDescriptionsAreRefusedNamingTheValue) {
     Viewer& v = open(headless(2, 64, 64));
     Buffer buffer = v.buffer({64, ESTUARY_WRITER_HOST, 0, "two markers"});

@@ -133,10 +133,12 @@ TEST_F(RecordTest, EveryFrameDrawnWhileRecordingIsInTheFileInOrder) {
         const double same = meanDifference(pictures[i], 96, 64, d.frames[i], d.width);
         EXPECT_LT(same, 4.0) << "frame " << i;
         // And closer to its own picture than to the neighbours': the order is kept.
-        for (size_t j : {i - 1, i + 1})
-            if (j < pictures.size())
+        for (size_t j : {i - 1, i + 1}) {
+            if (j < pictures.size()) {
                 EXPECT_LT(same, meanDifference(pictures[j], 96, 64, d.frames[i], d.width))
                     << "frame " << i << " against picture " << j;
+            }
+        }
     }
 }
 
