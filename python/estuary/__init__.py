@@ -66,6 +66,16 @@ def _choice(table, value, what):
     return table[value]
 
 
+def _set_bounds(desc, bounds):
+    if bounds is None:
+        return
+    if len(bounds) not in (4, 6):
+        raise InvalidArgument(f"bounds {tuple(bounds)}: (x0, y0, x1, y1) in 2D or (x0, y0, z0, x1, "
+                              "y1, z1) in 3D", _capi.ERROR_INVALID_ARGUMENT)
+    for i, value in enumerate(bounds):
+        desc.bounds[i] = value
+
+
 def _text(value):
     return value.encode() if isinstance(value, str) else value
 
@@ -545,15 +555,85 @@ class Viewer:
         d.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
         if value_range is not None:
             d.value_min, d.value_max = value_range
-        if bounds is not None:
-            if len(bounds) not in (4, 6):
-                raise InvalidArgument(f"bounds {tuple(bounds)}: (x0, y0, x1, y1) in 2D or (x0, y0, "
-                                      "z0, x1, y1, z1) in 3D", _capi.ERROR_INVALID_ARGUMENT)
-            for i, value in enumerate(bounds):
-                d.bounds[i] = value
+        _set_bounds(d, bounds)
         d.label = _text(label)
         d.flags = (_capi.VIEW_HIDDEN if hidden else 0) | (_capi.POINTS_COLORBAR if colorbar else 0)
         return self._add(_lib.estuary_add_points_view, d)
+
+    def markers_view(self, buffer, shape="arrow", count=0, size=0.0, line_width=0.0,
+                     colormap="viridis", value_range=None, bounds=None, label=None,
+                     three_d=False, outline=False, world_size=False, scale_by_length=False,
+                     rgba=False, colorbar=False, hidden=False):
+        """Markers from a buffer of float32 (x, y, z, value, dx, dy, dz, size) per marker: a shape
+        turned along (dx, dy, dz), sized by `size` times the marker's own where it gives one."""
+        d = _capi.MarkersViewDesc()
+        d.buffer = buffer._handle
+        d.shape = _choice(_capi.MARKER_SHAPE, shape, "shape")
+        d.count, d.size, d.line_width = count, size, line_width
+        d.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
+        if value_range is not None:
+            d.value_min, d.value_max = value_range
+        _set_bounds(d, bounds)
+        d.label = _text(label)
+        d.flags = ((_capi.VIEW_HIDDEN if hidden else 0) |
+                   (_capi.POINTS_COLORBAR if colorbar else 0) |
+                   (_capi.MARKERS_3D if three_d else 0) |
+                   (_capi.MARKERS_OUTLINE if outline else 0) |
+                   (_capi.MARKERS_WORLD_SIZE if world_size else 0) |
+                   (_capi.MARKERS_SCALE_BY_LENGTH if scale_by_length else 0) |
+                   (_capi.MARKERS_RGBA if rgba else 0))
+        return self._add(_lib.estuary_add_markers_view, d)
+
+    def lines_view(self, vertices, indices=None, topology="segments", count=0, width=0.0,
+                   colormap="viridis", value_range=None, bounds=None, label=None, three_d=False,
+                   rgba=False, colorbar=False, hidden=False):
+        """Lines between float32 (x, y, z, value) vertices: "segments" (pairs) or a "strip",
+        directly or through a buffer of uint32 indices (0xFFFFFFFF restarts a strip)."""
+        d = _capi.LinesViewDesc()
+        d.vertices = vertices._handle
+        d.indices = indices._handle if indices is not None else None
+        d.topology = _choice(_capi.LINE_TOPOLOGY, topology, "topology")
+        d.count, d.width = count, width
+        d.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
+        if value_range is not None:
+            d.value_min, d.value_max = value_range
+        _set_bounds(d, bounds)
+        d.label = _text(label)
+        d.flags = ((_capi.VIEW_HIDDEN if hidden else 0) |
+                   (_capi.POINTS_COLORBAR if colorbar else 0) |
+                   (_capi.LINES_3D if three_d else 0) | (_capi.LINES_RGBA if rgba else 0))
+        return self._add(_lib.estuary_add_lines_view, d)
+
+    def glyph_view(self, image, shape="arrow", spacing=0, size=0.0, colormap="viridis",
+                   value_range=None, label=None, outline=False, colorbar=False, hidden=False):
+        """Vector glyphs of a 2D velocity image (channels 0 and 1): one every `spacing` cells."""
+        d = _capi.GlyphViewDesc()
+        d.image = image._handle
+        d.shape = _choice(_capi.MARKER_SHAPE, shape, "shape")
+        d.spacing, d.size = spacing, size
+        d.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
+        if value_range is not None:
+            d.value_min, d.value_max = value_range
+        d.label = _text(label)
+        d.flags = ((_capi.VIEW_HIDDEN if hidden else 0) |
+                   (_capi.POINTS_COLORBAR if colorbar else 0) |
+                   (_capi.MARKERS_OUTLINE if outline else 0))
+        return self._add(_lib.estuary_add_glyph_view, d)
+
+    def record_start(self, path, fps=0, quality=0, encoder=None):
+        """Records every picture drawn from now on into `path` (.mp4 or .mkv) until record_stop."""
+        d = _capi.RecordDesc()
+        d.path = _text(os.fspath(path))
+        d.fps, d.quality, d.encoder = fps, quality, _text(encoder)
+        _check(_lib.estuary_record_start(self._handle, ctypes.byref(d)))
+
+    def record_stop(self):
+        """Finishes the recording; returns {"frames", "copy_ms_mean", "stall_ms_total",
+        "encoder"}."""
+        info = _capi.RecordInfo()
+        _check(_lib.estuary_record_stop(self._handle, ctypes.byref(info)))
+        return {"frames": info.frames, "copy_ms_mean": info.copy_ms_mean,
+                "stall_ms_total": info.stall_ms_total, "encoder": info.encoder.decode()}
 
     def _add(self, function, desc):
         handle = ctypes.c_void_p()

@@ -25,10 +25,16 @@ COLORMAP = {"viridis": 0, "magma": 1}
 SHADING = {"scalar": 0, "magnitude": 1, "rgb": 2}
 VOLUME_STYLE = {"march": 0, "slice": 1}
 POINTS_LAYOUT = {"xy_velocity": 0, "xyz_scalar": 1}
+MARKER_SHAPE = {"disc": 0, "square": 1, "triangle": 2, "diamond": 3, "cross": 4, "ring": 5,
+                "arrow": 6}
+LINE_TOPOLOGY = {"segments": 0, "strip": 1}
 
 VIEWER_VALIDATION, VIEWER_NO_UI, VIEWER_NO_PANELS, VIEWER_NO_HOTKEYS = 0x1, 0x2, 0x4, 0x8
 ALLOC_SINGLE, IMAGE_GENERATE_MIPS = 0x1, 0x2
 VIEW_HIDDEN, VIEW_NO_COLORBAR, POINTS_COLORBAR = 0x1, 0x2, 0x4
+MARKERS_3D, MARKERS_OUTLINE, MARKERS_WORLD_SIZE = 0x10, 0x20, 0x40
+MARKERS_SCALE_BY_LENGTH, MARKERS_RGBA = 0x80, 0x100
+LINES_3D, LINES_RGBA = 0x10, 0x100
 FRAME_DEFER_WAIT = 0x1
 READ_AFTER_DRAW = 0x1
 
@@ -95,6 +101,36 @@ class PointsViewDesc(ctypes.Structure):
                 ("flags", c_uint32)]
 
 
+class MarkersViewDesc(ctypes.Structure):
+    _fields_ = [("buffer", c_void_p), ("shape", c_int), ("count", c_uint32), ("size", c_float),
+                ("line_width", c_float), ("colormap", c_int), ("value_min", c_float),
+                ("value_max", c_float), ("bounds", c_float * 6), ("label", c_char_p),
+                ("flags", c_uint32)]
+
+
+class LinesViewDesc(ctypes.Structure):
+    _fields_ = [("vertices", c_void_p), ("indices", c_void_p), ("topology", c_int),
+                ("count", c_uint32), ("width", c_float), ("colormap", c_int),
+                ("value_min", c_float), ("value_max", c_float), ("bounds", c_float * 6),
+                ("label", c_char_p), ("flags", c_uint32)]
+
+
+class GlyphViewDesc(ctypes.Structure):
+    _fields_ = [("image", c_void_p), ("shape", c_int), ("spacing", c_uint32), ("size", c_float),
+                ("colormap", c_int), ("value_min", c_float), ("value_max", c_float),
+                ("label", c_char_p), ("flags", c_uint32)]
+
+
+class RecordDesc(ctypes.Structure):
+    _fields_ = [("path", c_char_p), ("fps", c_uint32), ("quality", c_uint32),
+                ("encoder", c_char_p)]
+
+
+class RecordInfo(ctypes.Structure):
+    _fields_ = [("frames", c_uint64), ("copy_ms_mean", c_double), ("stall_ms_total", c_double),
+                ("encoder", ctypes.c_char * 32)]
+
+
 class ViewParams(ctypes.Structure):
     _fields_ = [("visible", c_int), ("colormap", c_int), ("value_min", c_float),
                 ("value_max", c_float), ("mip_bias", c_float), ("opacity", c_float),
@@ -142,7 +178,10 @@ STRUCTS = {"estuary_viewer_desc": ViewerDesc, "estuary_viewer_info": ViewerInfo,
            "estuary_image_desc": ImageDesc, "estuary_buffer_desc": BufferDesc,
            "estuary_image_info": ImageInfo, "estuary_buffer_info": BufferInfo,
            "estuary_field_view_desc": FieldViewDesc, "estuary_volume_view_desc": VolumeViewDesc,
-           "estuary_points_view_desc": PointsViewDesc, "estuary_view_params": ViewParams,
+           "estuary_points_view_desc": PointsViewDesc,
+           "estuary_markers_view_desc": MarkersViewDesc, "estuary_lines_view_desc": LinesViewDesc,
+           "estuary_glyph_view_desc": GlyphViewDesc, "estuary_record_desc": RecordDesc,
+           "estuary_record_info": RecordInfo, "estuary_view_params": ViewParams,
            "estuary_camera": Camera, "estuary_frame_desc": FrameDesc,
            "estuary_frame_stats": FrameStats, "estuary_metrics": Metrics}
 
@@ -164,6 +203,11 @@ _PROTOTYPES = {
     "estuary_add_field_view": (c_int, [_P, POINTER(FieldViewDesc), POINTER(_P)]),
     "estuary_add_volume_view": (c_int, [_P, POINTER(VolumeViewDesc), POINTER(_P)]),
     "estuary_add_points_view": (c_int, [_P, POINTER(PointsViewDesc), POINTER(_P)]),
+    "estuary_add_markers_view": (c_int, [_P, POINTER(MarkersViewDesc), POINTER(_P)]),
+    "estuary_add_lines_view": (c_int, [_P, POINTER(LinesViewDesc), POINTER(_P)]),
+    "estuary_add_glyph_view": (c_int, [_P, POINTER(GlyphViewDesc), POINTER(_P)]),
+    "estuary_record_start": (c_int, [_P, POINTER(RecordDesc)]),
+    "estuary_record_stop": (c_int, [_P, POINTER(RecordInfo)]),
     "estuary_destroy_view": (c_int, [_P, _P]),
     "estuary_get_view_params": (c_int, [_P, POINTER(ViewParams)]),
     "estuary_set_view_params": (c_int, [_P, POINTER(ViewParams)]),

@@ -180,3 +180,56 @@ def test_the_environment_caps_display_and_names_its_screenshot(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "frames 7" in done.stdout
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def red_bits():
+    return np.array([0xFF0000FF], np.uint32).view(np.float32)[0]
+
+
+def test_markers_lines_and_glyphs_are_drawn(open_viewer):
+    """An arrow along +y, a line across, and glyphs of a velocity image, each where it should be
+    (positions in the unit square, which fills the 128 x 128 picture)."""
+    viewer = open_viewer(width=128, height=128)
+    arrows = viewer.buffer((1, 8), writer="host")
+    viewer.markers_view(arrows, shape="arrow", size=40.0, rgba=True)
+    vertices = viewer.buffer((2, 4), writer="host")
+    viewer.lines_view(vertices, width=4.0, rgba=True)
+    with viewer.frame() as frame:
+        frame.buffer(arrows)[:] = [[0.5, 0.5, 0.0, red_bits(), 0.0, 1.0, 0.0, 0.0]]
+        frame.buffer(vertices)[:] = [[0.1, 0.9, 0.0, red_bits()], [0.9, 0.9, 0.0, red_bits()]]
+    pixels = viewer.pixels()
+    assert near(pixels[81, 64], (255, 0, 0)), "the arrow's head, 17 pixels down"
+    assert near(pixels[64, 81], (20, 20, 26)), "nothing to its right"
+    assert near(pixels[115, 64], (255, 0, 0)), "the line at y = 0.9"
+    assert near(pixels[100, 64], (20, 20, 26))
+    with pytest.raises(estuary.InvalidArgument, match="shape"):
+        viewer.markers_view(arrows, shape="star")
+
+
+def test_glyphs_follow_a_velocity_image(open_viewer):
+    viewer = open_viewer(width=128, height=128)
+    velocity = viewer.image((32, 32), format="rg32f")
+    viewer.glyph_view(velocity, spacing=16, size=24.0)
+    with viewer.frame() as frame:
+        frame.show(velocity, np.tile(np.array([1.0, 0.0], np.float32), (32, 32, 1)))
+    pixels = viewer.pixels()
+    assert near(pixels[34, 43], VIRIDIS_LAST), "the head of the arrow at cell (8, 8)"
+    assert near(pixels[43, 34], (20, 20, 26))
+
+
+def test_a_recording_is_written_and_named_in_errors(open_viewer, tmp_path):
+    viewer = open_viewer(width=64, height=64)
+    field = viewer.image((16, 16))
+    viewer.field_view(field, colorbar=False)
+    with pytest.raises(estuary.InvalidArgument, match=r"\.mp4 or \.mkv"):
+        viewer.record_start(tmp_path / "clip.avi")
+    try:
+        viewer.record_start(tmp_path / "clip.mp4", encoder="libx264")
+    except estuary.Unsupported as error:
+        pytest.skip(f"no FFmpeg here: {error}")
+    for index in range(5):
+        with viewer.frame() as frame:
+            frame.show(field, np.full((16, 16), index / 4.0, np.float32))
+    info = viewer.record_stop()
+    assert info["frames"] == 5 and info["encoder"] == "libx264"
+    assert (tmp_path / "clip.mp4").stat().st_size > 0
