@@ -121,8 +121,8 @@
     ESTUARY_POINT3D_PUSH_CONSTANTS                                                                 \
     ESTUARY_MARKER_EXTRA_PUSH_CONSTANTS
 
-// Marker shapes (estuary_marker_shape's values) and flags (the view's ESTUARY_MARKERS_* flags
-// shifted down: the renderer passes only these).
+// Marker shapes and flags: estuary_marker_shape's values and the view's ESTUARY_MARKERS_* bits as
+// they are (the viewer passes only these bits).
 #define ESTUARY_MARKER_DISC 0
 #define ESTUARY_MARKER_SQUARE 1
 #define ESTUARY_MARKER_TRIANGLE 2
@@ -130,17 +130,18 @@
 #define ESTUARY_MARKER_CROSS 4
 #define ESTUARY_MARKER_RING 5
 #define ESTUARY_MARKER_ARROW 6
-#define ESTUARY_MARKER_FLAG_OUTLINE 1u
-#define ESTUARY_MARKER_FLAG_WORLD_SIZE 2u
-#define ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH 4u
-#define ESTUARY_MARKER_FLAG_RGBA 8u
+#define ESTUARY_MARKER_FLAG_OUTLINE 0x20u
+#define ESTUARY_MARKER_FLAG_WORLD_SIZE 0x40u
+#define ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH 0x80u
+#define ESTUARY_MARKER_FLAG_RGBA 0x100u
 
 // Lines (lines.vert, lines3d.vert, lines.frag) push the markers' block: markerShape is the
-// topology, markerFlagBits the ESTUARY_LINE_FLAG_* bits, lineWidth the width in pixels.
+// topology, markerFlagBits the ESTUARY_LINE_FLAG_* bits (RGBA: the view's ESTUARY_LINES_RGBA as it
+// is), lineWidth the width in pixels.
 #define ESTUARY_LINE_SEGMENTS 0
 #define ESTUARY_LINE_STRIP 1
-#define ESTUARY_LINE_FLAG_INDEXED 1u
-#define ESTUARY_LINE_FLAG_RGBA 8u
+#define ESTUARY_LINE_FLAG_INDEXED 0x10000u // set by the renderer, not a view flag
+#define ESTUARY_LINE_FLAG_RGBA 0x100u
 #define ESTUARY_LINE_RESTART 0xFFFFFFFFu
 
 // A volume's draw (volume.frag ray-marches it, volume_slice.frag shows one slice), sampled as a

@@ -26,6 +26,14 @@ static_assert(ESTUARY_MARKER_DISC == ESTUARY_MARKER_SHAPE_DISC &&
 static_assert(ESTUARY_LINE_SEGMENTS == ESTUARY_LINES_SEGMENTS &&
               ESTUARY_LINE_STRIP == ESTUARY_LINES_STRIP);
 static_assert(ESTUARY_MARKERS_RGBA == ESTUARY_LINES_RGBA && ESTUARY_MARKERS_3D == ESTUARY_LINES_3D);
+// ... and take the view's flags as they are.
+static_assert(ESTUARY_MARKER_FLAG_OUTLINE == ESTUARY_MARKERS_OUTLINE &&
+              ESTUARY_MARKER_FLAG_WORLD_SIZE == ESTUARY_MARKERS_WORLD_SIZE &&
+              ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH == ESTUARY_MARKERS_SCALE_BY_LENGTH &&
+              ESTUARY_MARKER_FLAG_RGBA == ESTUARY_MARKERS_RGBA &&
+              ESTUARY_LINE_FLAG_RGBA == ESTUARY_LINES_RGBA);
+constexpr uint32_t kMarkerShaderFlags = ESTUARY_MARKERS_OUTLINE | ESTUARY_MARKERS_WORLD_SIZE |
+                                        ESTUARY_MARKERS_SCALE_BY_LENGTH | ESTUARY_MARKERS_RGBA;
 
 void checkColormap(estuary_colormap colormap, const std::string& what) {
     if (uint32_t(colormap) >= kColormapCount)
@@ -74,7 +82,7 @@ void makeRenderer(estuary_viewer& v, estuary_view& view) {
     view.renderer = createRenderer(v.device, v.pool, desc);
     if (desc.compute) setComputeExtent(v.device, view.renderer, {v.width, v.height});
     for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
-        const GpuImage& copy = vulkanImage(image, image.copies == 1 ? 0 : entry % v.slots);
+        const GpuImage& copy = vulkanImage(image, copyOf(image, entry));
         setFieldImage(v.device, view.renderer, entry, copy.view, copy.extent, copy.shape.depth);
     }
 }
@@ -99,7 +107,7 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     if (view.glyphs) {
         const estuary_image& image = *view.image;
         for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
-            const GpuImage& copy = vulkanImage(image, image.copies == 1 ? 0 : entry % v.slots);
+            const GpuImage& copy = vulkanImage(image, copyOf(image, entry));
             setGlyphImage(v.device, view.points, entry, copy.view, copy.extent);
         }
         return;
@@ -107,14 +115,12 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height}, storageTarget(v));
     const estuary_buffer& buffer = *view.buffer;
     for (uint32_t entry = 0; entry < v.hostRing; ++entry)
-        setPointsBuffer(v.device, view.points, entry,
-                        vulkanBuffer(buffer, buffer.copies == 1 ? 0 : entry % v.slots),
+        setPointsBuffer(v.device, view.points, entry, vulkanBuffer(buffer, copyOf(buffer, entry)),
                         buffer.size);
     if (const estuary_buffer* indices = view.indexBuffer)
         for (uint32_t entry = 0; entry < v.hostRing; ++entry)
             setLinesIndices(v.device, view.points, entry,
-                            vulkanBuffer(*indices, indices->copies == 1 ? 0 : entry % v.slots),
-                            indices->size);
+                            vulkanBuffer(*indices, copyOf(*indices, entry)), indices->size);
 }
 
 estuary_view* keep(estuary_viewer& v, std::unique_ptr<estuary_view> view) {
@@ -502,6 +508,13 @@ ViewParams viewParams(const estuary_viewer& v, const estuary_view& view) {
 
 namespace {
 
+// 2D positions in the cells of a `cells`-sized image: cell (i, j) at (i, j).
+void placeInCells(PointsDraw& draw, VkExtent2D cells) {
+    draw.domain = cells;
+    draw.uvScale = {1.0f / float(cells.width), 1.0f / float(cells.height)};
+    draw.uvOffset = {0.5f / float(cells.width), 0.5f / float(cells.height)};
+}
+
 PointsDraw pointsDraw(const estuary_viewer& v, const estuary_view& view) {
     PointsDraw draw;
     draw.count = view.params.point_count;
@@ -513,30 +526,20 @@ PointsDraw pointsDraw(const estuary_viewer& v, const estuary_view& view) {
     draw.view = viewParams(v, view);
     if (view.markers) {
         draw.markerShape = uint32_t(view.markerShape);
-        // The view's ESTUARY_MARKERS_* flags, in the shaders' order (shared_layout.h).
-        draw.markerFlags =
-            ((view.flags & ESTUARY_MARKERS_OUTLINE) ? ESTUARY_MARKER_FLAG_OUTLINE : 0u) |
-            ((view.flags & ESTUARY_MARKERS_WORLD_SIZE) ? ESTUARY_MARKER_FLAG_WORLD_SIZE : 0u) |
-            ((view.flags & ESTUARY_MARKERS_SCALE_BY_LENGTH) ? ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH
-                                                            : 0u) |
-            ((view.flags & ESTUARY_MARKERS_RGBA) ? ESTUARY_MARKER_FLAG_RGBA : 0u);
+        draw.markerFlags = view.flags & kMarkerShaderFlags;
         draw.lineWidth = view.lineWidth;
     }
     if (view.glyphs) { // in the image's cells, whatever is below
         draw.markerShape = uint32_t(view.markerShape);
         draw.markerFlags =
-            ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH |
-            ((view.flags & ESTUARY_MARKERS_OUTLINE) ? ESTUARY_MARKER_FLAG_OUTLINE : 0u);
+            ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH | (view.flags & ESTUARY_MARKERS_OUTLINE);
         draw.glyphSpacing = view.glyphSpacing;
-        const VkExtent2D cells = view.image->extent;
-        draw.domain = cells;
-        draw.uvScale = {1.0f / float(cells.width), 1.0f / float(cells.height)};
-        draw.uvOffset = {0.5f / float(cells.width), 0.5f / float(cells.height)};
+        placeInCells(draw, view.image->extent);
         return draw;
     }
     if (view.lines) {
         draw.markerShape = uint32_t(view.topology);
-        draw.markerFlags = (view.flags & ESTUARY_LINES_RGBA) ? ESTUARY_LINE_FLAG_RGBA : 0u;
+        draw.markerFlags = view.flags & ESTUARY_LINES_RGBA;
         draw.lineWidth = view.params.point_size;
     }
     const auto& b = view.bounds;
@@ -546,9 +549,7 @@ PointsDraw pointsDraw(const estuary_viewer& v, const estuary_view& view) {
     }
     const VkExtent2D field = backgroundExtent(v);
     if (field.width > 0 && !backgroundIs3d(v)) { // cells of the field below: cell i at i
-        draw.domain = field;
-        draw.uvScale = {1.0f / float(field.width), 1.0f / float(field.height)};
-        draw.uvOffset = {0.5f / float(field.width), 0.5f / float(field.height)};
+        placeInCells(draw, field);
         return draw;
     }
     // `bounds` (x0, y0, x1, y1) fill the letterbox; none: the unit square.
