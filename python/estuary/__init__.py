@@ -524,9 +524,7 @@ class Viewer:
         d = _capi.FieldViewDesc()
         d.image = image._handle
         d.shading = _choice(_capi.SHADING, shading, "shading")
-        d.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
-        if value_range is not None:
-            d.value_min, d.value_max = value_range
+        _set_colour(d, colormap, value_range)
         d.label, d.shader = _text(label), _text(shader)
         d.flags = _view_flags(colorbar, hidden)
         return self._add(_lib.estuary_add_field_view, d)
@@ -536,9 +534,7 @@ class Viewer:
         d = _capi.VolumeViewDesc()
         d.image = image._handle
         d.style = _choice(_capi.VOLUME_STYLE, style, "style")
-        d.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
-        if value_range is not None:
-            d.value_min, d.value_max = value_range
+        _set_colour(d, colormap, value_range)
         d.opacity, d.label = opacity, _text(label)
         d.flags = _view_flags(colorbar, hidden)
         return self._add(_lib.estuary_add_volume_view, d)
@@ -552,12 +548,10 @@ class Viewer:
         d.buffer = buffer._handle
         d.layout = _choice(_capi.POINTS_LAYOUT, layout, "layout")
         d.count, d.size, d.intensity = count, size, intensity
-        d.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
-        if value_range is not None:
-            d.value_min, d.value_max = value_range
+        _set_colour(d, colormap, value_range)
         _set_bounds(d, bounds)
         d.label = _text(label)
-        d.flags = (_capi.VIEW_HIDDEN if hidden else 0) | (_capi.POINTS_COLORBAR if colorbar else 0)
+        d.flags = _overlay_flags(colorbar, hidden)
         return self._add(_lib.estuary_add_points_view, d)
 
     def markers_view(self, buffer, shape="arrow", count=0, size=0.0, line_width=0.0,
@@ -570,13 +564,10 @@ class Viewer:
         d.buffer = buffer._handle
         d.shape = _choice(_capi.MARKER_SHAPE, shape, "shape")
         d.count, d.size, d.line_width = count, size, line_width
-        d.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
-        if value_range is not None:
-            d.value_min, d.value_max = value_range
+        _set_colour(d, colormap, value_range)
         _set_bounds(d, bounds)
         d.label = _text(label)
-        d.flags = ((_capi.VIEW_HIDDEN if hidden else 0) |
-                   (_capi.POINTS_COLORBAR if colorbar else 0) |
+        d.flags = (_overlay_flags(colorbar, hidden) |
                    (_capi.MARKERS_3D if three_d else 0) |
                    (_capi.MARKERS_OUTLINE if outline else 0) |
                    (_capi.MARKERS_WORLD_SIZE if world_size else 0) |
@@ -594,14 +585,11 @@ class Viewer:
         d.indices = indices._handle if indices is not None else None
         d.topology = _choice(_capi.LINE_TOPOLOGY, topology, "topology")
         d.count, d.width = count, width
-        d.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
-        if value_range is not None:
-            d.value_min, d.value_max = value_range
+        _set_colour(d, colormap, value_range)
         _set_bounds(d, bounds)
         d.label = _text(label)
-        d.flags = ((_capi.VIEW_HIDDEN if hidden else 0) |
-                   (_capi.POINTS_COLORBAR if colorbar else 0) |
-                   (_capi.LINES_3D if three_d else 0) | (_capi.LINES_RGBA if rgba else 0))
+        d.flags = (_overlay_flags(colorbar, hidden) | (_capi.LINES_3D if three_d else 0) |
+                   (_capi.LINES_RGBA if rgba else 0))
         return self._add(_lib.estuary_add_lines_view, d)
 
     def glyph_view(self, image, shape="arrow", spacing=0, size=0.0, colormap="viridis",
@@ -611,13 +599,9 @@ class Viewer:
         d.image = image._handle
         d.shape = _choice(_capi.MARKER_SHAPE, shape, "shape")
         d.spacing, d.size = spacing, size
-        d.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
-        if value_range is not None:
-            d.value_min, d.value_max = value_range
+        _set_colour(d, colormap, value_range)
         d.label = _text(label)
-        d.flags = ((_capi.VIEW_HIDDEN if hidden else 0) |
-                   (_capi.POINTS_COLORBAR if colorbar else 0) |
-                   (_capi.MARKERS_OUTLINE if outline else 0))
+        d.flags = _overlay_flags(colorbar, hidden) | (_capi.MARKERS_OUTLINE if outline else 0)
         return self._add(_lib.estuary_add_glyph_view, d)
 
     def record_start(self, path, fps=0, quality=0, encoder=None):
@@ -763,6 +747,17 @@ class Viewer:
 
 def _view_flags(colorbar, hidden):
     return (0 if colorbar else _capi.VIEW_NO_COLORBAR) | (_capi.VIEW_HIDDEN if hidden else 0)
+
+
+def _overlay_flags(colorbar, hidden):
+    """Points, markers, lines and glyphs: their colorbar is asked for, not on by default."""
+    return (_capi.POINTS_COLORBAR if colorbar else 0) | (_capi.VIEW_HIDDEN if hidden else 0)
+
+
+def _set_colour(desc, colormap, value_range):
+    desc.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
+    if value_range is not None:
+        desc.value_min, desc.value_max = value_range
 
 
 __all__ = ["Viewer", "Image", "Buffer", "View", "Frame", "DeviceArray", "EstuaryError",
