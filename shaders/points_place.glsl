@@ -8,8 +8,9 @@
 bool placePoint(vec4 point, out vec2 pixel, out float value) {
     vec2 targetSize = vec2(pc.targetWidth, pc.targetHeight);
 #ifdef ESTUARY_POINTS_3D
-    // The ray through NDC (x, y) is eye + t (forward + x right + y up), so a point's NDC is its
-    // offset from the eye along right and up over t.
+    // The ray through NDC (x, y) is eye + t (forward + x right - y up), as the volume's
+    // (volume_march.glsl: row 0 at the top, +NDC y down, against `up`), so a point's NDC is its
+    // offset from the eye along right and against up, over t.
     vec3 p = (point.xyz - vec3(pc.centreX, pc.centreY, pc.centreZ)) * pc.invScale;
     vec3 d = p - vec3(pc.eyeX, pc.eyeY, pc.eyeZ);
     vec3 right = vec3(pc.rightX, pc.rightY, pc.rightZ);
@@ -20,7 +21,7 @@ bool placePoint(vec4 point, out vec2 pixel, out float value) {
         pixel = vec2(-1.0);
         return false;
     }
-    vec2 ndc = vec2(dot(d, right) / dot(right, right), dot(d, up) / dot(up, up)) / t;
+    vec2 ndc = vec2(dot(d, right) / dot(right, right), -dot(d, up) / dot(up, up)) / t;
     pixel = (ndc + 1.0) * 0.5 * targetSize;
 #else
     // The inverse of field_common.glsl's fieldUv: the field's letterboxed view mapping.

@@ -337,6 +337,44 @@ TEST_F(LibraryTest, ThreeDPointsAreDrawnUnderTheOrbitCamera) {
     EXPECT_TRUE(near(pixelAt(rgba, 5, 5), {20, 20, 26}));
 }
 
+TEST_F(LibraryTest, ThreeDPointsAndVolumesAgreeWhichWayIsUp) {
+    // A volume lit only in its first rows (y < 4 of 16: the top of the picture, as 2D images
+    // show row 0) and a 3D point at y = -0.2 (the same side of the box, below those rows): both in
+    // the top half.
+    Viewer& v = open(headless(2, 64, 64));
+    estuary_image_desc d{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_3D, 16, 16, 16};
+    d.writer = ESTUARY_WRITER_HOST;
+    Image image = v.image(d);
+    estuary_volume_view_desc march{image.get()};
+    march.opacity = 4.0f;
+    march.flags = ESTUARY_VIEW_NO_COLORBAR;
+    v.volumeView(march);
+    Buffer buffer = v.buffer({16, ESTUARY_WRITER_HOST});
+    estuary_points_view_desc points{buffer.get(), ESTUARY_POINTS_XYZ_SCALAR};
+    points.size = 3.0f;
+    points.intensity = 1.0f;
+    points.colormap = ESTUARY_COLORMAP_MAGMA;
+    v.pointsView(points);
+    v.setCamera({1.0f, 0, 0, 0.0f, 0.0f}); // looking along +z, x to the right
+    const Frame frame = v.beginFrame();
+    float* texels = frame.hostLevel<float>(image);
+    for (int i = 0; i < 16 * 16 * 16; ++i)
+        texels[i] = (i / 16) % 16 < 4 ? 1.0f : 0.0f;
+    const float point[4] = {0.0f, -0.2f, -0.5f, 0.5f}; // on the box's near face
+    std::memcpy(frame.hostPointer(buffer), point, sizeof(point));
+    frame.end();
+    const auto rgba = pixels();
+    const auto lit = [&](uint32_t y) { return pixelAt(rgba, 32, y)[1] > 80; };
+    EXPECT_TRUE(lit(22)) << "the volume's first rows at the top";
+    EXPECT_FALSE(lit(42)) << "its last rows dark at the bottom";
+    // The point: magma's middle (red over green), above the centre.
+    int pointRow = -1;
+    for (uint32_t y = 0; y < 64; ++y)
+        if (pixelAt(rgba, 32, y)[0] > pixelAt(rgba, 32, y)[1] + 60) pointRow = int(y);
+    EXPECT_GE(pointRow, 0) << "the point is drawn";
+    EXPECT_LT(pointRow, 32) << "above the centre, where the volume's first rows are";
+}
+
 TEST_F(LibraryTest, StatsArriveForEveryFrameInOrderAndMetricsCountThem) {
     Viewer& v = open(headless(3));
     Image image = v.image(hostImage(32, 32));
