@@ -10,7 +10,6 @@
 #include <cmath>
 #include <cstring>
 #include <string>
-#include <tuple>
 
 namespace estuary {
 
@@ -234,23 +233,7 @@ namespace {
 Point3dPushConstants push3d(const PointsRenderer& r, VkExtent2D extent, const PointsDraw& draw,
                             float size) {
     Point3dPushConstants pc{};
-    pc.targetWidth = float(extent.width);
-    pc.targetHeight = float(extent.height);
-    const OrbitCamera camera =
-        orbitCamera(draw.view.yaw, draw.view.pitch, draw.view.zoom, extent.width, extent.height);
-    std::tie(pc.eyeX, pc.eyeY, pc.eyeZ) = std::tuple(camera.eye[0], camera.eye[1], camera.eye[2]);
-    std::tie(pc.forwardX, pc.forwardY, pc.forwardZ) =
-        std::tuple(camera.forward[0], camera.forward[1], camera.forward[2]);
-    std::tie(pc.rightX, pc.rightY, pc.rightZ) =
-        std::tuple(camera.right[0], camera.right[1], camera.right[2]);
-    std::tie(pc.upX, pc.upY, pc.upZ) = std::tuple(camera.up[0], camera.up[1], camera.up[2]);
-    const auto& b = draw.box;
-    pc.centreX = 0.5f * (b[0] + b[3]);
-    pc.centreY = 0.5f * (b[1] + b[4]);
-    pc.centreZ = 0.5f * (b[2] + b[5]);
-    // The box's largest side spans the unit the volume spans: [-0.5, 0.5].
-    const float side = std::max({b[3] - b[0], b[4] - b[1], b[5] - b[2]});
-    pc.invScale = side > 0.0f ? 1.0f / side : 1.0f;
+    setOrbitPush(pc, extent, draw.view, draw.box);
     pc.pointSize = size;
     pc.valueMin = draw.valueMin;
     pc.valueMax = draw.valueMax;

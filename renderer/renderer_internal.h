@@ -5,7 +5,10 @@
 #pragma once
 
 #include "renderer.h"
+#include "volume_camera.h"
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -61,6 +64,9 @@ struct PipelineShape {
     bool additive = false;   // ONE + ONE blending instead of replacing
     bool alphaBlend = false; // SRC_ALPHA, ONE_MINUS_SRC_ALPHA (over) instead of replacing
     const VkSpecializationInfo* fragmentSpecialization = nullptr;
+    // A depth attachment of this format, tested and written with reversed depth (nearer is
+    // greater: GREATER passes); UNDEFINED: none.
+    VkFormat depthFormat = VK_FORMAT_UNDEFINED;
     const char* name = "";
 };
 VkPipeline createGraphicsPipeline(const Device& device, VkFormat targetFormat,
@@ -89,6 +95,28 @@ GpuImage createColormapImage(const Device& device, VkCommandPool pool,
 // kept (what an earlier pass drew).
 void beginTargetPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent, bool clear,
                      const std::array<float, 3>& background);
+
+// The orbit camera's members of a 3D push block (the points', markers', lines' and meshes'): the
+// target's size, eye, forward, right and up, and the box framed (its largest side spans the unit
+// the volume spans, [-0.5, 0.5]).
+template <class Push>
+void setOrbitPush(Push& pc, VkExtent2D extent, const ViewParams& view,
+                  const std::array<float, 6>& box) {
+    pc.targetWidth = float(extent.width);
+    pc.targetHeight = float(extent.height);
+    const OrbitCamera camera =
+        orbitCamera(view.yaw, view.pitch, view.zoom, extent.width, extent.height);
+    pc.eyeX = camera.eye[0], pc.eyeY = camera.eye[1], pc.eyeZ = camera.eye[2];
+    pc.forwardX = camera.forward[0], pc.forwardY = camera.forward[1];
+    pc.forwardZ = camera.forward[2];
+    pc.rightX = camera.right[0], pc.rightY = camera.right[1], pc.rightZ = camera.right[2];
+    pc.upX = camera.up[0], pc.upY = camera.up[1], pc.upZ = camera.up[2];
+    pc.centreX = 0.5f * (box[0] + box[3]);
+    pc.centreY = 0.5f * (box[1] + box[4]);
+    pc.centreZ = 0.5f * (box[2] + box[5]);
+    const float side = std::max({box[3] - box[0], box[4] - box[1], box[5] - box[2]});
+    pc.invScale = side > 0.0f ? 1.0f / side : 1.0f;
+}
 
 // RendererDesc::compute: the fragment shader's compute twin with its own set layout (field,
 // colormaps, storage image), layout and one set per slot from the renderer's pool.

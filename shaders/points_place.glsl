@@ -1,7 +1,8 @@
 // Where a point lands and what colour it adds: shared by the raster path (points.vert,
 // points3d.vert) and the compute splat (points_splat.glsl), so both draw the same picture. The
 // includer declares `pc` (ESTUARY_POINT_PUSH_CONSTANTS, or ESTUARY_POINT3D_PUSH_CONSTANTS with
-// ESTUARY_POINTS_3D defined) and `colormaps`.
+// ESTUARY_POINTS_3D defined; or ESTUARY_MESH_PUSH_CONSTANTS with both ESTUARY_POINTS_3D and
+// ESTUARY_MESH) and `colormaps`.
 
 // The point's centre in window coordinates (pixels, y down, the viewport covering the target) and
 // the value its colour comes from; false when it is not drawn (3D: at or behind the eye).
@@ -43,7 +44,9 @@ vec3 colormapColour(float value) {
     return textureLod(colormaps, colormapUv, 0.0).rgb;
 }
 
+#ifndef ESTUARY_MESH // meshes (mesh.vert) add no intensity
 // The colour one point adds: `value` through the colormap, times the intensity of one point.
 vec3 pointColour(float value) {
     return colormapColour(value) * pc.intensity;
 }
+#endif

@@ -144,6 +144,59 @@
 #define ESTUARY_LINE_FLAG_RGBA 0x100u
 #define ESTUARY_LINE_RESTART 0xFFFFFFFFu
 
+// A mesh view (mesh.vert, mesh.frag; mesh_normals.comp sums its normals): the 3D points' camera
+// and box, the colormap, then the ESTUARY_MESH_FLAG_* bits, the vertices in the buffer and the
+// triangles drawn (as the bits of uints), and the wireframe's width (pixels) and colour.
+#define ESTUARY_MESH_PUSH_CONSTANTS                                                                \
+    float targetWidth;                                                                             \
+    float targetHeight;                                                                            \
+    float eyeX;                                                                                    \
+    float eyeY;                                                                                    \
+    float eyeZ;                                                                                    \
+    float forwardX;                                                                                \
+    float forwardY;                                                                                \
+    float forwardZ;                                                                                \
+    float rightX;                                                                                  \
+    float rightY;                                                                                  \
+    float rightZ;                                                                                  \
+    float upX;                                                                                     \
+    float upY;                                                                                     \
+    float upZ;                                                                                     \
+    float centreX;                                                                                 \
+    float centreY;                                                                                 \
+    float centreZ;                                                                                 \
+    float invScale;                                                                                \
+    float valueMin;                                                                                \
+    float valueMax;                                                                                \
+    float colormapIndex;                                                                           \
+    float colormapCount;                                                                           \
+    float meshFlagBits;                                                                            \
+    float vertexCountBits;                                                                         \
+    float triangleCountBits;                                                                       \
+    float wireWidth;                                                                               \
+    float wireR;                                                                                   \
+    float wireG;                                                                                   \
+    float wireB;                                                                                   \
+    float wireA;
+
+// Mesh flags: the view's ESTUARY_MESH_WIREFRAME and ESTUARY_MESH_RGBA as they are, and what the
+// renderer adds: flat shading, indexed triangles, and normals that are mesh_normals.comp's sums
+// (fixed point, ESTUARY_MESH_NORMAL_SCALE per unit, in the bits of the normals' floats).
+#define ESTUARY_MESH_FLAG_WIREFRAME 0x20u
+#define ESTUARY_MESH_FLAG_RGBA 0x100u
+#define ESTUARY_MESH_FLAG_FLAT 0x10000u
+#define ESTUARY_MESH_FLAG_INDEXED 0x20000u
+#define ESTUARY_MESH_FLAG_NORMAL_SUMS 0x40000u
+#define ESTUARY_MESH_NORMAL_SCALE 65536.0
+// A mesh's normals: vec4 (nx, ny, nz, unused) per vertex, the user's or the sums.
+#define ESTUARY_BINDING_NORMALS 6
+// The one light: white, from the viewer's upper left (in the camera's frame: this far to the
+// right, up the picture and towards the viewer; unit length), over an ambient share.
+#define ESTUARY_MESH_LIGHT_RIGHT (-0.4)
+#define ESTUARY_MESH_LIGHT_UP 0.5
+#define ESTUARY_MESH_LIGHT_TOWARD 0.76811457
+#define ESTUARY_MESH_AMBIENT 0.2
+
 // A volume's draw (volume.frag ray-marches it, volume_slice.frag shows one slice), sampled as a
 // sampler3D. The view mapping first (field sizes: the volume's width and height; the slice view
 // letterboxes its slice with it), then the volume's depth, the orbit camera in the volume's frame
@@ -196,6 +249,9 @@ struct MarkerPushConstants {
 struct Marker3dPushConstants {
     ESTUARY_MARKER3D_PUSH_CONSTANTS
 };
+struct MeshPushConstants {
+    ESTUARY_MESH_PUSH_CONSTANTS
+};
 // All pipelines share one layout with one push range as large as the largest block (the volume's),
 // within the 128 bytes every device offers.
 static_assert(sizeof(FieldPushConstants) == 15 * sizeof(float) &&
@@ -203,7 +259,8 @@ static_assert(sizeof(FieldPushConstants) == 15 * sizeof(float) &&
                   sizeof(Point3dPushConstants) == 25 * sizeof(float) &&
                   sizeof(VolumePushConstants) == 31 * sizeof(float) &&
                   sizeof(MarkerPushConstants) == 25 * sizeof(float) &&
-                  sizeof(Marker3dPushConstants) == 29 * sizeof(float),
+                  sizeof(Marker3dPushConstants) == 29 * sizeof(float) &&
+                  sizeof(MeshPushConstants) == 30 * sizeof(float),
               "push constants must stay tightly packed scalars (std430 == C++)");
 inline constexpr unsigned kPushConstantBytes = sizeof(VolumePushConstants);
 static_assert(kPushConstantBytes <= 128, "the push range must fit every device's minimum limit");

@@ -124,13 +124,24 @@ void destroyBuffer(const Device& device, GpuBuffer& buffer) {
     buffer = GpuBuffer{};
 }
 
+VkImageAspectFlags aspectOf(VkFormat format) {
+    switch (format) {
+    case VK_FORMAT_D16_UNORM:
+    case VK_FORMAT_X8_D24_UNORM_PACK32:
+    case VK_FORMAT_D32_SFLOAT:
+        return VK_IMAGE_ASPECT_DEPTH_BIT;
+    default:
+        return VK_IMAGE_ASPECT_COLOR_BIT;
+    }
+}
+
 VkImageView createImageView(const Device& device, VkImage image, VkFormat format,
                             const ImageShape& shape, uint32_t mipLevels, const char* name) {
     VkImageViewCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
     info.image = image;
     info.viewType = shape.viewType;
     info.format = format;
-    info.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, mipLevels, 0, shape.layers};
+    info.subresourceRange = {aspectOf(format), 0, mipLevels, 0, shape.layers};
     VkImageView view = VK_NULL_HANDLE;
     VK_CHECK(vkCreateImageView(device.handle, &info, nullptr, &view));
     setDebugName(device, VK_OBJECT_TYPE_IMAGE_VIEW, reinterpret_cast<uint64_t>(view), name);
@@ -211,8 +222,7 @@ void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransitio
     barrier.srcQueueFamilyIndex = t.srcQueueFamily;
     barrier.dstQueueFamilyIndex = t.dstQueueFamily;
     barrier.image = image;
-    barrier.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, t.baseMip, t.mipCount, 0,
-                                VK_REMAINING_ARRAY_LAYERS};
+    barrier.subresourceRange = {t.aspect, t.baseMip, t.mipCount, 0, VK_REMAINING_ARRAY_LAYERS};
     VkDependencyInfo dep{VK_STRUCTURE_TYPE_DEPENDENCY_INFO};
     dep.imageMemoryBarrierCount = 1;
     dep.pImageMemoryBarriers = &barrier;

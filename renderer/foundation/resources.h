@@ -46,6 +46,8 @@ inline GpuImage createImage2D(const Device& device, VkExtent2D extent, VkFormat 
     return createImage(device, extent, {}, format, mipLevels, usage, name);
 }
 void destroyImage(const Device& device, GpuImage& image);
+// The depth aspect for the depth-only formats, else colour (estuary makes no stencil images).
+VkImageAspectFlags aspectOf(VkFormat format);
 VkImageView createImageView(const Device& device, VkImage image, VkFormat format,
                             const ImageShape& shape, uint32_t mipLevels, const char* name);
 inline VkImageView createImageView2D(const Device& device, VkImage image, VkFormat format,
@@ -64,6 +66,7 @@ struct ImageTransition {
     uint32_t dstQueueFamily = VK_QUEUE_FAMILY_IGNORED;
     uint32_t baseMip = 0;
     uint32_t mipCount = VK_REMAINING_MIP_LEVELS;
+    VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
 };
 
 void recordImageBarrier(VkCommandBuffer cmd, VkImage image, const ImageTransition& t);

@@ -1,0 +1,273 @@
+#include "mesh.h"
+#include "renderer_internal.h"
+#include "colormap.h"
+#include "shared_layout.h"
+#include "vk_check.h"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+namespace estuary {
+
+namespace {
+
+// The first depth format the device renders to (D16 is required of every device).
+VkFormat chooseDepthFormat(const Device& device) {
+    for (VkFormat format : {VK_FORMAT_D32_SFLOAT, VK_FORMAT_D16_UNORM}) {
+        VkFormatProperties properties{};
+        vkGetPhysicalDeviceFormatProperties(device.physical, format, &properties);
+        if (properties.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT)
+            return format;
+    }
+    throw runtimeError("createMeshRenderer: the device renders to neither D32_SFLOAT nor "
+                       "D16_UNORM depth");
+}
+
+// One set per slot: the colormap, the vertices, the indices and the normals.
+void createSets(const Device& device, MeshRenderer& r, uint32_t slotCount) {
+    const VkShaderStageFlags pulled = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
+    const VkDescriptorSetLayoutBinding bindings[4] = {
+        {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
+         VK_SHADER_STAGE_VERTEX_BIT, nullptr},
+        {ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
+        {ESTUARY_BINDING_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
+        {ESTUARY_BINDING_NORMALS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr}};
+    VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    layoutInfo.bindingCount = 4;
+    layoutInfo.pBindings = bindings;
+    VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
+    nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "mesh set layout");
+    const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, slotCount},
+                                           {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * slotCount}};
+    VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    poolInfo.maxSets = slotCount;
+    poolInfo.poolSizeCount = 2;
+    poolInfo.pPoolSizes = sizes;
+    VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &r.descriptorPool));
+    r.slotSets = allocateSets(device, r.descriptorPool, r.setLayout, slotCount);
+    const VkDescriptorImageInfo colormap{r.colormapSampler, r.colormaps.view,
+                                         VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+    for (VkDescriptorSet set : r.slotSets)
+        writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
+                             VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
+}
+
+} // namespace
+
+MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const MeshDesc& desc) {
+    if (desc.slotCount == 0) throw runtimeError("createMeshRenderer: slotCount must be >= 1");
+    MeshRenderer r;
+    r.vertexBytes.assign(desc.slotCount, 0);
+    r.indexBytes.assign(desc.slotCount, 0);
+    r.normalBytes.assign(desc.slotCount, 0);
+    r.colormapCount = kColormapCount;
+    r.summedNormals = desc.summedNormals;
+    try {
+        r.depthFormat = chooseDepthFormat(device);
+        r.colormapSampler = createLinearSampler(device, 0.0f, "mesh colormap");
+        r.colormaps = createColormapImage(device, pool, desc.dataDir);
+        createSets(device, r, desc.slotCount);
+        r.pipelineLayout = createPushLayout(
+            device, r.setLayout,
+            VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT,
+            "mesh layout");
+        PipelineShape shape;
+        shape.vertexShader = "mesh.vert";
+        shape.fragmentShader = "mesh.frag";
+        shape.depthFormat = r.depthFormat;
+        shape.name = "mesh pipeline";
+        r.pipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
+                                            desc.dataDir, shape);
+        if (desc.summedNormals > 0) {
+            r.normalsPipeline = createComputePipeline(device, r.pipelineLayout,
+                                                      shaderPath(desc.dataDir, "mesh_normals.comp"),
+                                                      nullptr, "mesh normal sums");
+            const VkDeviceSize bytes = VkDeviceSize(desc.summedNormals) * 4 * sizeof(int32_t);
+            r.normalSums =
+                createBuffer(device, bytes,
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "mesh normal sums");
+        }
+    } catch (...) {
+        destroyMeshRenderer(device, r);
+        throw;
+    }
+    return r;
+}
+
+void destroyMeshRenderer(const Device& device, MeshRenderer& r) {
+    destroyImage(device, r.depth);
+    destroyBuffer(device, r.normalSums);
+    vkDestroyPipeline(device.handle, r.normalsPipeline, nullptr);
+    vkDestroyPipeline(device.handle, r.pipeline, nullptr);
+    vkDestroyPipelineLayout(device.handle, r.pipelineLayout, nullptr);
+    vkDestroyDescriptorPool(device.handle, r.descriptorPool, nullptr); // frees the sets
+    vkDestroyDescriptorSetLayout(device.handle, r.setLayout, nullptr);
+    destroyImage(device, r.colormaps);
+    vkDestroySampler(device.handle, r.colormapSampler, nullptr);
+    r = MeshRenderer{};
+}
+
+void setMeshBuffers(const Device& device, MeshRenderer& r, uint32_t slot, VkBuffer vertices,
+                    VkDeviceSize vertexBytes, VkBuffer indices, VkDeviceSize indexBytes,
+                    VkBuffer normals, VkDeviceSize normalBytes) {
+    if (slot >= r.slotSets.size())
+        throw runtimeError("setMeshBuffers: slot " + std::to_string(slot) + " out of " +
+                           std::to_string(r.slotSets.size()));
+    if (!vertices || vertexBytes < 16)
+        throw runtimeError("setMeshBuffers: a mesh needs a vertex buffer of one vertex or more");
+    const VkDescriptorSet set = r.slotSets[slot];
+    writeBufferDescriptor(device, set, ESTUARY_BINDING_POINTS, vertices, vertexBytes);
+    // Bindings the draw does not read must still hold a buffer: the vertices.
+    writeBufferDescriptor(device, set, ESTUARY_BINDING_INDICES, indices ? indices : vertices,
+                          indices ? indexBytes : vertexBytes);
+    if (normals)
+        writeBufferDescriptor(device, set, ESTUARY_BINDING_NORMALS, normals, normalBytes);
+    else if (r.normalSums.handle)
+        writeBufferDescriptor(device, set, ESTUARY_BINDING_NORMALS, r.normalSums.handle,
+                              VK_WHOLE_SIZE);
+    else
+        writeBufferDescriptor(device, set, ESTUARY_BINDING_NORMALS, vertices, vertexBytes);
+    r.vertexBytes[slot] = vertexBytes;
+    r.indexBytes[slot] = indices ? indexBytes : 0;
+    r.normalBytes[slot] = normals ? normalBytes : 0;
+}
+
+void setMeshExtent(const Device& device, MeshRenderer& r, VkExtent2D extent) {
+    if (extent.width == 0 || extent.height == 0)
+        throw runtimeError("setMeshExtent: the target's extent must not be empty");
+    destroyImage(device, r.depth);
+    r.depth = createImage2D(device, extent, r.depthFormat, 1,
+                            VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, "mesh depth");
+}
+
+namespace {
+
+MeshPushConstants meshPush(const MeshRenderer& r, VkExtent2D extent, const MeshDraw& draw,
+                           uint32_t flags, uint32_t vertices) {
+    MeshPushConstants pc{};
+    setOrbitPush(pc, extent, draw.view, draw.box);
+    pc.valueMin = draw.valueMin;
+    pc.valueMax = draw.valueMax;
+    pc.colormapIndex = float(draw.colormap);
+    pc.colormapCount = float(r.colormapCount);
+    pc.meshFlagBits = std::bit_cast<float>(flags);
+    pc.vertexCountBits = std::bit_cast<float>(vertices);
+    pc.triangleCountBits = std::bit_cast<float>(draw.count / 3);
+    pc.wireWidth = draw.wireWidth;
+    pc.wireR = draw.wire[0];
+    pc.wireG = draw.wire[1];
+    pc.wireB = draw.wire[2];
+    pc.wireA = draw.wire[3];
+    return pc;
+}
+
+// The normals summed afresh: cleared (after the last frame's draw read them), one compute pass
+// adding each triangle's unit normal to its three vertices, then made visible to the draw.
+void recordNormalSums(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot,
+                      uint32_t triangles) {
+    recordMemoryBarrier(
+        cmd, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    vkCmdFillBuffer(cmd, r.normalSums.handle, 0, VK_WHOLE_SIZE, 0);
+    recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.normalsPipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipelineLayout, 0, 1,
+                            &r.slotSets[slot], 0, nullptr);
+    // A grid-stride loop: enough groups to fill any GPU, within every device's dispatch limit.
+    constexpr uint32_t kGroupSize = 256, kMaxGroups = 65535;
+    vkCmdDispatch(cmd, std::min((triangles + kGroupSize - 1) / kGroupSize, kMaxGroups), 1, 1);
+    recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT,
+                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+}
+
+// The pass: the target kept, the depth image cleared to "farthest" (0: depth is reversed).
+void beginMeshPass(const MeshRenderer& r, VkCommandBuffer cmd, VkImageView target,
+                   VkExtent2D extent) {
+    ImageTransition toDepth;
+    toDepth.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED; // cleared: the last frame's depths are not kept
+    toDepth.newLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    toDepth.srcStage = VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
+    toDepth.srcAccess = VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    toDepth.dstStage =
+        VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
+    toDepth.dstAccess = VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+                        VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    toDepth.aspect = VK_IMAGE_ASPECT_DEPTH_BIT;
+    recordImageBarrier(cmd, r.depth.handle, toDepth);
+    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    color.imageView = target;
+    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    VkRenderingAttachmentInfo depth{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    depth.imageView = r.depth.view;
+    depth.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+    depth.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    depth.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    depth.clearValue.depthStencil = {0.0f, 0};
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, extent};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachments = &color;
+    rendering.pDepthAttachment = &depth;
+    vkCmdBeginRendering(cmd, &rendering);
+    const VkViewport viewport{0.0f, 0.0f, float(extent.width), float(extent.height), 0.0f, 1.0f};
+    const VkRect2D scissor{{0, 0}, extent};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    vkCmdSetScissor(cmd, 0, 1, &scissor);
+}
+
+} // namespace
+
+void recordMesh(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                VkExtent2D extent, const MeshDraw& draw) {
+    if (slot >= r.slotSets.size() || r.vertexBytes[slot] == 0)
+        throw runtimeError("recordMesh: slot " + std::to_string(slot) + " has no vertex buffer");
+    if (extent.width != r.depth.extent.width || extent.height != r.depth.extent.height)
+        throw runtimeError(
+            "recordMesh: the depth image needs setMeshExtent of the target's size (" +
+            std::to_string(extent.width) + "x" + std::to_string(extent.height) + ")");
+    if (draw.colormap >= r.colormapCount)
+        throw runtimeError("recordMesh: colormap " + std::to_string(draw.colormap) + " out of " +
+                           std::to_string(r.colormapCount));
+    const bool indexed = r.indexBytes[slot] > 0;
+    const VkDeviceSize available = indexed ? r.indexBytes[slot] / 4 : r.vertexBytes[slot] / 16;
+    if (draw.count > available)
+        throw runtimeError("recordMesh: " + std::to_string(draw.count) +
+                           (indexed ? " indices" : " vertices") + " do not fit slot " +
+                           std::to_string(slot) + "'s buffer (" + std::to_string(available) + ")");
+    const uint32_t triangles = draw.count / 3;
+    if (triangles == 0) return;
+    const uint32_t vertices =
+        uint32_t(std::min<VkDeviceSize>(r.vertexBytes[slot] / 16, UINT32_MAX));
+    const bool summed = !draw.flat && r.normalBytes[slot] == 0 && r.normalSums.handle;
+    if (summed && vertices > r.summedNormals)
+        throw runtimeError("recordMesh: " + std::to_string(vertices) +
+                           " vertices, normals summed for " + std::to_string(r.summedNormals));
+    uint32_t flags = draw.flags & (ESTUARY_MESH_FLAG_WIREFRAME | ESTUARY_MESH_FLAG_RGBA);
+    if (indexed) flags |= ESTUARY_MESH_FLAG_INDEXED;
+    // Smooth without normals to read shades flat: the renderer was made without sums.
+    if (draw.flat || (r.normalBytes[slot] == 0 && !summed)) flags |= ESTUARY_MESH_FLAG_FLAT;
+    if (summed) flags |= ESTUARY_MESH_FLAG_NORMAL_SUMS;
+    const MeshPushConstants pc = meshPush(r, extent, draw, flags, vertices);
+    vkCmdPushConstants(cmd, r.pipelineLayout,
+                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT |
+                           VK_SHADER_STAGE_COMPUTE_BIT,
+                       0, sizeof(pc), &pc);
+    if (summed) recordNormalSums(r, cmd, slot, triangles);
+    beginMeshPass(r, cmd, target, extent);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
+                            &r.slotSets[slot], 0, nullptr);
+    vkCmdDraw(cmd, 3 * triangles, 1, 0, 0);
+    vkCmdEndRendering(cmd);
+}
+
+} // namespace estuary

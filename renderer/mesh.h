@@ -1,0 +1,83 @@
+// Triangle meshes pulled from storage buffers (no vertex input): vertices of vec4 (x, y, z, value),
+// triangles of three consecutive vertices or of three uint indices, under the orbit camera of the
+// 3D points (volume_camera.h) in a box, coloured by value through the colormap (or by its bits as
+// RGBA8), lit by one light (shared_layout.h) with flat (per triangle) or smooth (per vertex)
+// normals, depth-tested against each other, optionally with a wireframe over the faces
+// (shaders/mesh.vert, mesh.frag). Smooth normals are the caller's (vec4 per vertex) or summed each
+// frame by mesh_normals.comp from the triangles. The caller owns the buffers (one set per slot)
+// and the target; the renderer owns its pipelines, descriptors, colormap image, depth image and
+// normal sums. Per-frame calls allocate nothing and never wait.
+#pragma once
+
+#include "renderer.h"
+#include "resources.h"
+
+#include <array>
+#include <filesystem>
+#include <vector>
+
+namespace estuary {
+
+struct MeshDesc {
+    VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
+    std::filesystem::path dataDir; // holds shaders/ and assets/
+    uint32_t slotCount = 1;
+    // Smooth normals summed by the renderer for up to this many vertices (0: the caller's own,
+    // setMeshBuffers' normals, or flat shading only).
+    uint32_t summedNormals = 0;
+};
+
+struct MeshRenderer : MoveOnly {
+    VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+    VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    VkPipeline normalsPipeline = VK_NULL_HANDLE; // summedNormals: mesh_normals.comp
+    VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
+    std::vector<VkDescriptorSet> slotSets;
+    // Per slot, 0 until setMeshBuffers: the vertices', indices' (0: none) and normals' bytes.
+    std::vector<VkDeviceSize> vertexBytes, indexBytes, normalBytes;
+    GpuImage colormaps;
+    VkSampler colormapSampler = VK_NULL_HANDLE;
+    uint32_t colormapCount = 0;
+    GpuBuffer normalSums; // ivec4 per vertex, shared by the slots
+    uint32_t summedNormals = 0;
+    VkFormat depthFormat = VK_FORMAT_UNDEFINED;
+    GpuImage depth; // setMeshExtent's
+};
+
+// Uploads the colormaps with a blocking submission on `pool` (start-up only). Throws a runtime
+// error naming a missing or malformed shader or colormap file, or a device without a depth format.
+MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const MeshDesc& desc);
+void destroyMeshRenderer(const Device& device, MeshRenderer& renderer);
+
+// Points the slot at its buffers: `vertices` (16 bytes a vertex), `indices` (4 bytes each;
+// VK_NULL_HANDLE: consecutive vertices) and `normals` (16 bytes a vertex; VK_NULL_HANDLE: summed,
+// or flat). Only while no submitted work using the slot is in flight.
+void setMeshBuffers(const Device& device, MeshRenderer& renderer, uint32_t slot, VkBuffer vertices,
+                    VkDeviceSize vertexBytes, VkBuffer indices, VkDeviceSize indexBytes,
+                    VkBuffer normals, VkDeviceSize normalBytes);
+
+// (Re)makes the depth image for targets of `extent`. Only while no submitted work using the
+// renderer is in flight.
+void setMeshExtent(const Device& device, MeshRenderer& renderer, VkExtent2D extent);
+
+struct MeshDraw {
+    uint32_t count = 0;     // indices (or vertices) used: count / 3 triangles
+    bool flat = false;      // one normal per triangle, else per vertex
+    uint32_t flags = 0;     // ESTUARY_MESH_FLAG_WIREFRAME, ESTUARY_MESH_FLAG_RGBA
+    float wireWidth = 1.0f; // pixels
+    std::array<float, 4> wire{0.0f, 0.0f, 0.0f, 1.0f}; // RGBA, blended over the face by alpha
+    uint32_t colormap = 0;
+    float valueMin = 0.0f, valueMax = 1.0f;
+    std::array<float, 6> box{-0.5f, -0.5f, -0.5f, 0.5f, 0.5f, 0.5f}; // framed, as 3D points'
+    ViewParams view;                                                 // yaw, pitch, zoom
+};
+
+// Sums the normals where the renderer does (a compute pass: call between passes), then records a
+// dynamic-rendering pass over `target` (COLOR_ATTACHMENT_OPTIMAL, kept; `extent` the one
+// setMeshExtent was given) with the depth image cleared, drawing draw.count / 3 triangles of the
+// slot's buffers, which must be readable by vertex (and compute) shaders.
+void recordMesh(const MeshRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
+                VkImageView target, VkExtent2D extent, const MeshDraw& draw);
+
+} // namespace estuary
