@@ -12,6 +12,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <string_view>
 
 using namespace estuary;
 using namespace estuary::lib;
@@ -20,18 +21,24 @@ namespace {
 
 thread_local std::string tLastError;
 
+// "call: what", once: messages made inside (the views') may name the call themselves.
+std::string lastError(const char* call, const char* what) {
+    const std::string prefix = std::string(call) + ": ";
+    return std::string_view(what).starts_with(prefix) ? what : prefix + what;
+}
+
 template <class Body> estuary_status guard(const char* call, Body&& body) {
     try {
         body();
         return ESTUARY_OK;
     } catch (const Error& e) {
-        tLastError = std::string(call) + ": " + e.what();
+        tLastError = lastError(call, e.what());
         return e.status();
     } catch (const std::bad_alloc&) {
         tLastError = std::string(call) + ": out of host memory";
         return ESTUARY_ERROR_RUNTIME;
     } catch (const std::exception& e) {
-        tLastError = std::string(call) + ": " + e.what();
+        tLastError = lastError(call, e.what());
         return ESTUARY_ERROR_RUNTIME;
     }
 }
@@ -271,6 +278,16 @@ estuary_status estuary_add_lines_view(estuary_viewer* viewer, const estuary_line
         require(viewer, "viewer");
         require(desc, "desc");
         estuary_view* made = addLinesView(*viewer, *desc);
+        if (view) *view = made;
+    });
+}
+
+estuary_status estuary_add_mesh_view(estuary_viewer* viewer, const estuary_mesh_view_desc* desc,
+                                     estuary_view** view) {
+    return guard("estuary_add_mesh_view", [&] {
+        require(viewer, "viewer");
+        require(desc, "desc");
+        estuary_view* made = addMeshView(*viewer, *desc);
         if (view) *view = made;
     });
 }

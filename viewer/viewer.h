@@ -21,6 +21,7 @@
 #include "context.h"
 #include "offscreen.h"
 #include "points.h"
+#include "mesh.h"
 #include "recorder.h"
 #include "renderer.h"
 #include "resources.h"
@@ -133,9 +134,17 @@ struct estuary_view {
     // cells; the size is params.point_size.
     bool glyphs = false;
     uint32_t glyphSpacing = 8;
-    estuary::Renderer renderer;     // fields and volumes (Vulkan)
-    estuary::PointsRenderer points; // points (Vulkan)
-    uint32_t glIndex = UINT32_MAX;  // the OpenGL consumer's renderer of this view
+    // Meshes are points views of 16-byte vertices drawn as triangles (estuary_add_mesh_view), with
+    // indexBuffer and normalBuffer where given.
+    bool mesh = false;
+    estuary_buffer* normalBuffer = nullptr;
+    estuary_mesh_shading meshShading = ESTUARY_MESH_SMOOTH;
+    float wireWidth = 1.0f;
+    std::array<float, 4> wireColor{0.0f, 0.0f, 0.0f, 1.0f};
+    estuary::Renderer renderer;         // fields and volumes (Vulkan)
+    estuary::PointsRenderer points;     // points (Vulkan)
+    estuary::MeshRenderer meshRenderer; // meshes (Vulkan)
+    uint32_t glIndex = UINT32_MAX;      // the OpenGL consumer's renderer of this view
     ~estuary_view();
 };
 
@@ -393,6 +402,7 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
 estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc& desc);
 estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& desc);
 estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& desc);
+estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc); // mesh_view.cpp
 void destroyView(estuary_viewer& v, estuary_view* view);
 void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& params);
 // The field or volume drawn (the last visible one), or null.

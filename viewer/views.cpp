@@ -1,8 +1,9 @@
 // Views (estuary_add_*_view): each owns a renderer over one image or buffer, with one descriptor
 // set per host-ring entry (pointing at the entry's copy), and the parameters the user changes
 // between frames. A frame draws the last visible field or volume as the picture's background,
-// then every visible points (and markers) view over it, in the order they were added.
-#include "viewer.h"
+// then every visible view of a buffer (points, markers, lines, glyphs, meshes) over it, in the
+// order they were added.
+#include "views_internal.h"
 #include "colormap.h"
 #include "errors.h"
 #include "shared_layout.h"
@@ -13,6 +14,27 @@
 #include <string>
 
 namespace estuary::lib {
+
+void checkColormap(estuary_colormap colormap, const std::string& what) {
+    if (uint32_t(colormap) >= kColormapCount)
+        throw usageError(what + ": colormap " + std::to_string(int(colormap)) +
+                         " is not an estuary_colormap (0.." + std::to_string(kColormapCount - 1) +
+                         ": viridis, magma)");
+}
+
+void checkRange(float& lo, float& hi, const std::string& what) {
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+        throw usageError(what + ": value_min and value_max must be finite numbers");
+    if (lo == 0.0f && hi == 0.0f) hi = 1.0f; // the default range
+    if (!(lo < hi))
+        throw usageError(what + ": value_min " + std::to_string(lo) + " must be below value_max " +
+                         std::to_string(hi));
+}
+
+void checkOwned(const estuary_viewer& v, const void* owner, const std::string& what) {
+    if (owner != &v) throw usageError(what + " belongs to another viewer");
+}
+
 namespace {
 
 // The shaders number shapes as the API does (markers.frag reads the view's value as it is).
@@ -35,32 +57,13 @@ static_assert(ESTUARY_MARKER_FLAG_OUTLINE == ESTUARY_MARKERS_OUTLINE &&
 constexpr uint32_t kMarkerShaderFlags = ESTUARY_MARKERS_OUTLINE | ESTUARY_MARKERS_WORLD_SIZE |
                                         ESTUARY_MARKERS_SCALE_BY_LENGTH | ESTUARY_MARKERS_RGBA;
 
-void checkColormap(estuary_colormap colormap, const std::string& what) {
-    if (uint32_t(colormap) >= kColormapCount)
-        throw usageError(what + ": colormap " + std::to_string(int(colormap)) +
-                         " is not an estuary_colormap (0.." + std::to_string(kColormapCount - 1) +
-                         ": viridis, magma)");
-}
-
-void checkRange(float& lo, float& hi, const std::string& what) {
-    if (!std::isfinite(lo) || !std::isfinite(hi))
-        throw usageError(what + ": value_min and value_max must be finite numbers");
-    if (lo == 0.0f && hi == 0.0f) hi = 1.0f; // the default range
-    if (!(lo < hi))
-        throw usageError(what + ": value_min " + std::to_string(lo) + " must be below value_max " +
-                         std::to_string(hi));
-}
-
-void checkOwned(const estuary_viewer& v, const void* owner, const std::string& what) {
-    if (owner != &v) throw usageError(what + " belongs to another viewer");
-}
-
 const char* kindName(const estuary_view& view) {
     return view.kind == ViewKind::Field    ? "field view"
            : view.kind == ViewKind::Volume ? "volume view"
            : view.markers                  ? "markers view"
            : view.lines                    ? "lines view"
            : view.glyphs                   ? "glyph view"
+           : view.mesh                     ? "mesh view"
                                            : "points view";
 }
 
@@ -123,10 +126,13 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
                             vulkanBuffer(*indices, copyOf(*indices, entry)), indices->size);
 }
 
+} // namespace
+
 estuary_view* keep(estuary_viewer& v, std::unique_ptr<estuary_view> view) {
     if (view->image) ++view->image->viewUsers;
     if (view->buffer) ++view->buffer->viewUsers;
     if (view->indexBuffer) ++view->indexBuffer->viewUsers;
+    if (view->normalBuffer) ++view->normalBuffer->viewUsers;
     ++v.drawVersion;
     v.views.push_back(std::move(view));
     return v.views.back().get();
@@ -144,8 +150,6 @@ estuary_view_params defaultParams(uint32_t flags, estuary_colormap colormap, flo
     p.point_size = 1.0f;
     return p;
 }
-
-} // namespace
 
 estuary_view* addFieldView(estuary_viewer& v, const estuary_field_view_desc& desc) {
     if (!desc.image) throw usageError("estuary_add_field_view: image is NULL");
@@ -258,20 +262,8 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
     return keep(v, std::move(view));
 }
 
-namespace {
-
 // What a markers or lines view shares with the rest: finite bounds, a colormap and range checked,
 // then the view over `buffer` with its flags, placement (3D: the orbit camera), count and label.
-struct BufferViewDesc {
-    estuary_buffer* buffer;
-    const float* bounds; // 6
-    estuary_colormap colormap;
-    float valueMin, valueMax;
-    const char* label;
-    uint32_t flags;
-    bool threeD;
-    uint32_t capacity, count; // count 0: capacity
-};
 
 std::unique_ptr<estuary_view> bufferView(estuary_viewer& v, const std::string& what,
                                          const BufferViewDesc& d) {
@@ -293,8 +285,6 @@ std::unique_ptr<estuary_view> bufferView(estuary_viewer& v, const std::string& w
     view->params.point_count = d.count ? d.count : d.capacity;
     return view;
 }
-
-} // namespace
 
 estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc& desc) {
     const std::string what = "estuary_add_markers_view";
@@ -424,6 +414,7 @@ void destroyView(estuary_viewer& v, estuary_view* view) {
     if (view->image) --view->image->viewUsers;
     if (view->buffer) --view->buffer->viewUsers;
     if (view->indexBuffer) --view->indexBuffer->viewUsers;
+    if (view->normalBuffer) --view->normalBuffer->viewUsers;
     if (v.gl) glRemoveView(v, *view);
     ++v.drawVersion;
     std::erase_if(v.views, [&](const auto& p) { return p.get() == view; });
@@ -586,10 +577,14 @@ void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage
         vkCmdBeginRendering(cmd, &rendering);
         vkCmdEndRendering(cmd);
     }
-    for (const auto& view : v.views)
-        if (view->params.visible && view->kind == ViewKind::Points)
+    for (const auto& view : v.views) {
+        if (!view->params.visible || view->kind != ViewKind::Points) continue;
+        if (view->mesh)
+            recordMeshView(v, *view, cmd, entry, targetView, extent);
+        else
             recordPoints(view->points, cmd, entry, targetView, extent, pointsDraw(v, *view),
                          targetImage);
+    }
 }
 
 void resizeViews(estuary_viewer& v, VkExtent2D extent) {
@@ -598,6 +593,8 @@ void resizeViews(estuary_viewer& v, VkExtent2D extent) {
             setComputeExtent(v.device, view->renderer, extent);
         else if (view->points.splatPipeline)
             setPointsExtent(v.device, view->points, extent, storageTarget(v));
+        else if (view->mesh)
+            setMeshExtent(v.device, view->meshRenderer, extent);
 }
 
 } // namespace estuary::lib
@@ -606,4 +603,5 @@ estuary_view::~estuary_view() {
     if (!viewer) return;
     estuary::destroyRenderer(viewer->device, renderer);
     estuary::destroyPointsRenderer(viewer->device, points);
+    estuary::destroyMeshRenderer(viewer->device, meshRenderer);
 }

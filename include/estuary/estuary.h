@@ -451,8 +451,42 @@ typedef struct estuary_glyph_view_desc {
     uint32_t flags; /* ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, ESTUARY_MARKERS_OUTLINE */
 } estuary_glyph_view_desc;
 
+typedef enum estuary_mesh_shading {
+    ESTUARY_MESH_SMOOTH = 0, /* a normal per vertex, blended across each triangle */
+    ESTUARY_MESH_FLAT = 1    /* one normal per triangle, from its corners */
+} estuary_mesh_shading;
+
+/* mesh view flags (besides ESTUARY_VIEW_HIDDEN and ESTUARY_POINTS_COLORBAR) */
+#define ESTUARY_MESH_WIREFRAME 0x20u /* the triangles' edges drawn over their faces */
+#define ESTUARY_MESH_RGBA 0x100u     /* value's bits are an RGBA8 colour (R in the low byte) */
+
+/* A triangle mesh pulled from buffers on the GPU, under the orbit camera in `bounds` as 3D points
+ * are (all 0: the unit cube [-0.5, 0.5]^3). Vertices of 16 bytes, float (x, y, z, value), coloured
+ * by value through the colormap (or by its bits with ESTUARY_MESH_RGBA; alpha unused) and lit by
+ * one white light from the viewer's upper left (diffuse over a fifth of ambient; both sides of a
+ * triangle are lit). A triangle is three consecutive vertices, or three uint32 indices; one with an
+ * index past the vertices is not drawn. The mesh hides its own far side (depth-tested) and is
+ * drawn opaque over what is below; views added after it are drawn over it. Smooth shading reads
+ * `normals` (16 bytes a vertex, float (nx, ny, nz, unused); a zero normal: the triangle's), or,
+ * without them, adds up each frame the unit normals of the triangles around each vertex. Write
+ * the vertices every frame for a surface that moves. */
+typedef struct estuary_mesh_view_desc {
+    estuary_buffer* vertices; /* required */
+    estuary_buffer* indices;  /* NULL: consecutive vertices */
+    estuary_buffer* normals;  /* NULL: summed from the triangles each frame (smooth shading) */
+    estuary_mesh_shading shading;
+    uint32_t count;   /* indices (or vertices) used, 3 a triangle; 0: as many as the buffer holds */
+    float wire_width; /* ESTUARY_MESH_WIREFRAME: pixels; 0: 1 */
+    float wire_color[4]; /* RGBA in 0..1, blended over the faces by its alpha; all 0: black */
+    estuary_colormap colormap;
+    float value_min, value_max; /* both 0: 0..1 */
+    float bounds[6];
+    const char* label;
+    uint32_t flags;
+} estuary_mesh_view_desc;
+
 /* Each returns the view in `view` (may be NULL). Between frames. Views that OpenGL cannot draw
- * (volumes, points, markers, lines, glyphs) are ESTUARY_ERROR_UNSUPPORTED with
+ * (volumes, points, markers, lines, glyphs, meshes) are ESTUARY_ERROR_UNSUPPORTED with
  * ESTUARY_CONSUMER_OPENGL. */
 ESTUARY_API estuary_status estuary_add_field_view(estuary_viewer* viewer,
                                                   const estuary_field_view_desc* desc,
@@ -472,6 +506,9 @@ ESTUARY_API estuary_status estuary_add_lines_view(estuary_viewer* viewer,
 ESTUARY_API estuary_status estuary_add_glyph_view(estuary_viewer* viewer,
                                                   const estuary_glyph_view_desc* desc,
                                                   estuary_view** view);
+ESTUARY_API estuary_status estuary_add_mesh_view(estuary_viewer* viewer,
+                                                 const estuary_mesh_view_desc* desc,
+                                                 estuary_view** view);
 ESTUARY_API estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_view* view);
 
 /* What may change between frames, for every kind of view (fields ignore the points' and volumes'
@@ -485,7 +522,7 @@ typedef struct estuary_view_params {
     estuary_volume_style style; /* volumes */
     uint32_t slice_axis;        /* volumes: 0 x, 1 y, 2 z */
     float slice_position;       /* volumes: 0..1 */
-    uint32_t point_count;       /* points, markers; lines: vertices (or indices) */
+    uint32_t point_count;       /* points, markers; lines, meshes: vertices (or indices) */
     float point_size;           /* points, pixels; markers, as their desc's size; lines' width */
     float point_intensity;      /* points: 0..1, 0: automatic */
 } estuary_view_params;

@@ -280,6 +280,11 @@ class Viewer {
         check(estuary_add_glyph_view(viewer_, &desc, &view));
         return View(view);
     }
+    View meshView(const estuary_mesh_view_desc& desc) const {
+        estuary_view* view = nullptr;
+        check(estuary_add_mesh_view(viewer_, &desc, &view));
+        return View(view);
+    }
     void destroyView(View view) const { check(estuary_destroy_view(viewer_, view.get())); }
 
     estuary_camera camera() const {

@@ -604,6 +604,28 @@ class Viewer:
         d.flags = _overlay_flags(colorbar, hidden) | (_capi.MARKERS_OUTLINE if outline else 0)
         return self._add(_lib.estuary_add_glyph_view, d)
 
+    def mesh_view(self, vertices, indices=None, normals=None, shading="smooth", count=0,
+                  wireframe=False, wire_width=0.0, wire_color=None, colormap="viridis",
+                  value_range=None, bounds=None, label=None, rgba=False, colorbar=False,
+                  hidden=False):
+        """Lit triangles of float32 (x, y, z, value) vertices under the orbit camera: three
+        consecutive vertices or three uint32 indices each; "smooth" shading reads `normals`
+        (float32 (nx, ny, nz, unused) per vertex) or sums them from the triangles each frame."""
+        d = _capi.MeshViewDesc()
+        d.vertices = vertices._handle
+        d.indices = indices._handle if indices is not None else None
+        d.normals = normals._handle if normals is not None else None
+        d.shading = _choice(_capi.MESH_SHADING, shading, "shading")
+        d.count, d.wire_width = count, wire_width
+        if wire_color is not None:
+            d.wire_color[:] = [float(c) for c in wire_color]
+        _set_colour(d, colormap, value_range)
+        _set_bounds(d, bounds)
+        d.label = _text(label)
+        d.flags = (_overlay_flags(colorbar, hidden) |
+                   (_capi.MESH_WIREFRAME if wireframe else 0) | (_capi.MESH_RGBA if rgba else 0))
+        return self._add(_lib.estuary_add_mesh_view, d)
+
     def record_start(self, path, fps=0, quality=0, encoder=None):
         """Records every picture drawn from now on into `path` (.mp4 or .mkv) until record_stop."""
         d = _capi.RecordDesc()

@@ -28,6 +28,7 @@ POINTS_LAYOUT = {"xy_velocity": 0, "xyz_scalar": 1}
 MARKER_SHAPE = {"disc": 0, "square": 1, "triangle": 2, "diamond": 3, "cross": 4, "ring": 5,
                 "arrow": 6}
 LINE_TOPOLOGY = {"segments": 0, "strip": 1}
+MESH_SHADING = {"smooth": 0, "flat": 1}
 
 VIEWER_VALIDATION, VIEWER_NO_UI, VIEWER_NO_PANELS, VIEWER_NO_HOTKEYS = 0x1, 0x2, 0x4, 0x8
 ALLOC_SINGLE, IMAGE_GENERATE_MIPS = 0x1, 0x2
@@ -35,6 +36,7 @@ VIEW_HIDDEN, VIEW_NO_COLORBAR, POINTS_COLORBAR = 0x1, 0x2, 0x4
 MARKERS_3D, MARKERS_OUTLINE, MARKERS_WORLD_SIZE = 0x10, 0x20, 0x40
 MARKERS_SCALE_BY_LENGTH, MARKERS_RGBA = 0x80, 0x100
 LINES_3D, LINES_RGBA = 0x10, 0x100
+MESH_WIREFRAME, MESH_RGBA = 0x20, 0x100
 FRAME_DEFER_WAIT = 0x1
 READ_AFTER_DRAW = 0x1
 
@@ -121,6 +123,14 @@ class GlyphViewDesc(ctypes.Structure):
                 ("label", c_char_p), ("flags", c_uint32)]
 
 
+class MeshViewDesc(ctypes.Structure):
+    _fields_ = [("vertices", c_void_p), ("indices", c_void_p), ("normals", c_void_p),
+                ("shading", c_int), ("count", c_uint32), ("wire_width", c_float),
+                ("wire_color", c_float * 4), ("colormap", c_int), ("value_min", c_float),
+                ("value_max", c_float), ("bounds", c_float * 6), ("label", c_char_p),
+                ("flags", c_uint32)]
+
+
 class RecordDesc(ctypes.Structure):
     _fields_ = [("path", c_char_p), ("fps", c_uint32), ("quality", c_uint32),
                 ("encoder", c_char_p)]
@@ -180,7 +190,8 @@ STRUCTS = {"estuary_viewer_desc": ViewerDesc, "estuary_viewer_info": ViewerInfo,
            "estuary_field_view_desc": FieldViewDesc, "estuary_volume_view_desc": VolumeViewDesc,
            "estuary_points_view_desc": PointsViewDesc,
            "estuary_markers_view_desc": MarkersViewDesc, "estuary_lines_view_desc": LinesViewDesc,
-           "estuary_glyph_view_desc": GlyphViewDesc, "estuary_record_desc": RecordDesc,
+           "estuary_glyph_view_desc": GlyphViewDesc, "estuary_mesh_view_desc": MeshViewDesc,
+           "estuary_record_desc": RecordDesc,
            "estuary_record_info": RecordInfo, "estuary_view_params": ViewParams,
            "estuary_camera": Camera, "estuary_frame_desc": FrameDesc,
            "estuary_frame_stats": FrameStats, "estuary_metrics": Metrics}
@@ -206,6 +217,7 @@ _PROTOTYPES = {
     "estuary_add_markers_view": (c_int, [_P, POINTER(MarkersViewDesc), POINTER(_P)]),
     "estuary_add_lines_view": (c_int, [_P, POINTER(LinesViewDesc), POINTER(_P)]),
     "estuary_add_glyph_view": (c_int, [_P, POINTER(GlyphViewDesc), POINTER(_P)]),
+    "estuary_add_mesh_view": (c_int, [_P, POINTER(MeshViewDesc), POINTER(_P)]),
     "estuary_record_start": (c_int, [_P, POINTER(RecordDesc)]),
     "estuary_record_stop": (c_int, [_P, POINTER(RecordInfo)]),
     "estuary_destroy_view": (c_int, [_P, _P]),

@@ -206,6 +206,27 @@ def test_markers_lines_and_glyphs_are_drawn(open_viewer):
         viewer.markers_view(arrows, shape="star")
 
 
+def test_a_mesh_is_drawn_lit_and_depth_tested(open_viewer):
+    """Two triangles facing the eye (yaw 0, pitch 0: looking along +z), the nearer red one drawn
+    first over the farther blue one: red wins at the middle, lit by the light's share on a face
+    looking straight at the viewer."""
+    viewer = open_viewer(width=128, height=128)
+    viewer.camera = {"zoom": 1.0, "yaw_degrees": 0.0, "pitch_degrees": 0.0}
+    vertices = viewer.buffer((6, 4), writer="host")
+    viewer.mesh_view(vertices, shading="flat", rgba=True)
+    red = np.array([0x3F0000FF], np.uint32).view(np.float32)[0]  # alpha unused
+    blue = np.array([0x3FFF0000], np.uint32).view(np.float32)[0]
+    triangle = np.array([[-0.3, 0.3], [0.3, 0.3], [0.0, -0.3]], np.float32)
+    with viewer.frame() as frame:
+        rows = frame.buffer(vertices)
+        rows[:3, :2], rows[:3, 2], rows[:3, 3] = triangle, -0.2, red
+        rows[3:, :2], rows[3:, 2], rows[3:, 3] = triangle, 0.2, blue
+    pixels = viewer.pixels()
+    assert pixels[64, 64, 0] > 150 and pixels[64, 64, 2] == 0, pixels[64, 64]
+    with pytest.raises(estuary.InvalidArgument, match="shading"):
+        viewer.mesh_view(vertices, shading="phong")
+
+
 def test_glyphs_follow_a_velocity_image(open_viewer):
     viewer = open_viewer(width=128, height=128)
     velocity = viewer.image((32, 32), format="rg32f")
