@@ -7,10 +7,12 @@
 //
 //   points_bench [--points N[,N...]] [--resolution WxH] [--fps-caps C[,C...]]
 //                [--mode pipelined|serialized] [--draw auto|raster|compute] [--seconds S]
-//                [--view points|arrows|lines] [--json PATH]
+//                [--view points|arrows|lines|mesh] [--json PATH]
 // --view arrows draws each point as an arrow along its velocity (the markers view, 6 pixels),
 // --view lines as a short streak along it (the lines view, segments); N counts the arrows or
-// streaks.
+// streaks. --view mesh draws a rippling sheet of N triangles or a few more (a square grid of
+// 2 g^2, its vertices rewritten every frame, its indices written once; smooth shading from normals
+// summed each frame): N counts the triangles.
 // Prints one line per configuration; --json writes them all (temporary file, then rename). Built
 // in estuary's tree as estuary_points_bench and bundled; scripts/run-gpu-bench.sh points runs the
 // grid. Exit 0; 1 when the library fails; 2 on bad usage.
@@ -53,6 +55,27 @@ __global__ void moveGlyphs(const float4* seeded, float4* out, unsigned count, fl
     out[2 * i + 1] =
         streaks ? make_float4(at.x + 0.03f * velocity.x, at.y, at.z + 0.03f * velocity.z, p.w)
                 : make_float4(velocity.x, velocity.y, velocity.z, 0.0f);
+}
+
+// Vertex n of a g x g-cell sheet over [-1, 1]^2 in x and z, rippled at time t (its value the
+// height), and the sheet's 2 g^2 triangles.
+__global__ void rippleSheet(float4* vertices, unsigned g, float t) {
+    const unsigned n = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n >= (g + 1) * (g + 1)) return;
+    const float x = 2.0f * float(n % (g + 1)) / float(g) - 1.0f;
+    const float z = 2.0f * float(n / (g + 1)) / float(g) - 1.0f;
+    const float r = sqrtf(x * x + z * z);
+    const float height = 0.1f * __sinf(20.0f * r - 3.0f * t) / (1.0f + 4.0f * r);
+    vertices[n] = make_float4(x, -height, z, height);
+}
+
+__global__ void triangulateSheet(unsigned* indices, unsigned g) {
+    const unsigned c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= g * g) return;
+    const unsigned a = (c / g) * (g + 1) + c % g, b = a + 1, d = a + g + 1, e = d + 1;
+    const unsigned corners[6] = {a, d, b, b, d, e};
+    for (unsigned k = 0; k < 6; ++k)
+        indices[6 * c + k] = corners[k];
 }
 
 // Uniform in the box [-1, 1]^3, the scalar the distance from the centre.
@@ -111,7 +134,7 @@ struct Config {
     bool serialized = false;
     estuary_draw_path draw = ESTUARY_DRAW_AUTO;
     double seconds = 1.0;
-    std::string view = "points"; // or arrows, lines
+    std::string view = "points"; // or arrows, lines, mesh
     std::string json;
 };
 
@@ -135,8 +158,104 @@ double percentile(std::vector<double> v, double q) {
     return v[std::min(v.size() - 1, size_t(q * double(v.size())))];
 }
 
+struct Timed {
+    uint64_t frames;
+    double seconds, joules;
+    std::vector<double> cuda, draw, interval;
+};
+
+// Warm-up (its stats dropped), then `frame(n)` for config.seconds (at least 10 frames), capped at
+// `cap` frames a second where cap > 0, serialized where asked; the viewer's stats of those frames.
+template <class FrameFn>
+Timed timeFrames(const estuary::Viewer& viewer, const Config& config, double cap,
+                 const Energy& energy, FrameFn&& frame) {
+    using Clock = std::chrono::steady_clock;
+    const auto run = [&](uint64_t n) {
+        const uint64_t index = frame(n);
+        if (config.serialized) viewer.waitFrame(index);
+    };
+    uint64_t n = 0;
+    for (const auto end = Clock::now() + std::chrono::milliseconds(200); Clock::now() < end;)
+        run(n++);
+    viewer.finish();
+    estuary_frame_stats stats{};
+    while (estuary_next_frame_stats(viewer.get(), &stats) == ESTUARY_OK) {
+    }
+    const double joulesStart = energy.joules();
+    const auto start = Clock::now();
+    auto deadline = start;
+    const auto period = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(cap > 0 ? 1.0 / cap : 0.0));
+    Timed t{};
+    while (t.frames < 10 || Clock::now() - start < std::chrono::duration<double>(config.seconds)) {
+        if (cap > 0) {
+            std::this_thread::sleep_until(deadline);
+            deadline += period;
+        }
+        run(n++);
+        ++t.frames;
+    }
+    viewer.finish();
+    t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    t.joules = energy.joules() - joulesStart;
+    while (estuary_next_frame_stats(viewer.get(), &stats) == ESTUARY_OK) {
+        t.cuda.push_back(stats.cuda_ms);
+        t.draw.push_back(stats.draw_ms);
+        if (std::isfinite(stats.interval_ms)) t.interval.push_back(stats.interval_ms);
+    }
+    return t;
+}
+
+Result summarize(const estuary::Viewer& viewer, unsigned long long count, double cap,
+                 const Timed& t) {
+    const estuary_metrics m = viewer.metrics();
+    Result r{};
+    r.points = count;
+    r.cap = cap;
+    r.frames = t.frames;
+    r.fps = double(t.frames) / t.seconds;
+    r.cudaMs = median(t.cuda);
+    r.drawMs = median(t.draw);
+    r.intervalP99OverP50 = percentile(t.interval, 0.99) / percentile(t.interval, 0.5);
+    r.watts = t.joules / t.seconds;
+    r.joulesPerFrame = t.joules / double(t.frames);
+    r.deviceBytes = m.cuda_total - m.cuda_free;
+    return r;
+}
+
+// The sheet of --view mesh: 2 g^2 >= count triangles.
+Result measureMesh(const estuary::Viewer& viewer, const Config& config, unsigned long long count,
+                   double cap, const Energy& energy) {
+    const unsigned g = unsigned(std::ceil(std::sqrt(double(count) / 2.0)));
+    const unsigned vertexCount = (g + 1) * (g + 1);
+    estuary::Buffer vertices =
+        viewer.buffer({size_t(vertexCount) * sizeof(float4), ESTUARY_WRITER_CUDA, 0, "sheet"});
+    estuary::Buffer indices = viewer.buffer(
+        {size_t(6) * g * g * sizeof(unsigned), ESTUARY_WRITER_CUDA, ESTUARY_ALLOC_SINGLE, "cells"});
+    estuary_mesh_view_desc desc{vertices.get(), indices.get()};
+    desc.value_min = -0.1f;
+    desc.value_max = 0.1f;
+    const float box[6] = {-1, -0.2f, -1, 1, 0.2f, 1};
+    std::copy(box, box + 6, desc.bounds);
+    estuary::View view = viewer.meshView(desc);
+    const Timed t = timeFrames(viewer, config, cap, energy, [&](uint64_t n) {
+        const estuary::Frame f = viewer.beginFrame();
+        if (n == 0)
+            triangulateSheet<<<(g * g + 255) / 256, 256, 0, f.stream()>>>(
+                f.devicePointer<unsigned>(indices), g);
+        rippleSheet<<<(vertexCount + 255) / 256, 256, 0, f.stream()>>>(
+            f.devicePointer<float4>(vertices), g, 0.02f * float(n));
+        checkCuda(cudaGetLastError(), "rippleSheet");
+        f.end();
+        return f.index();
+    });
+    viewer.destroyView(view);
+    return summarize(viewer, 2ull * g * g, cap, t);
+}
+
 Result measure(const estuary::Viewer& viewer, const Config& config, unsigned long long count,
                double cap, const Energy& energy) {
+    if (config.view == "mesh") return measureMesh(viewer, config, count, cap, energy);
     const bool glyphs = config.view != "points";
     const size_t bytes = size_t(count) * sizeof(float4);
     estuary::Buffer buffer =
@@ -171,8 +290,7 @@ Result measure(const estuary::Viewer& viewer, const Config& config, unsigned lon
     checkCuda(cudaGetLastError(), "seedPoints");
     checkCuda(cudaDeviceSynchronize(), "seeding");
 
-    using Clock = std::chrono::steady_clock;
-    const auto frame = [&](uint64_t n) {
+    const Timed t = timeFrames(viewer, config, cap, energy, [&](uint64_t n) {
         const estuary::Frame f = viewer.beginFrame();
         const float angle = 0.01f * float(n);
         if (glyphs)
@@ -185,54 +303,11 @@ Result measure(const estuary::Viewer& viewer, const Config& config, unsigned lon
                                                        std::sin(angle));
         checkCuda(cudaGetLastError(), "movePoints");
         f.end();
-        if (config.serialized) viewer.waitFrame(f.index());
-    };
-    // Warm-up, then the stats so far dropped: only the measured frames count.
-    uint64_t n = 0;
-    for (const auto end = Clock::now() + std::chrono::milliseconds(200); Clock::now() < end;)
-        frame(n++);
-    viewer.finish();
-    estuary_frame_stats stats{};
-    while (estuary_next_frame_stats(viewer.get(), &stats) == ESTUARY_OK) {
-    }
-    const double joulesStart = energy.joules();
-    const auto start = Clock::now();
-    auto deadline = start;
-    const auto period = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(cap > 0 ? 1.0 / cap : 0.0));
-    uint64_t frames = 0;
-    while (frames < 10 || Clock::now() - start < std::chrono::duration<double>(config.seconds)) {
-        if (cap > 0) {
-            std::this_thread::sleep_until(deadline);
-            deadline += period;
-        }
-        frame(n++);
-        ++frames;
-    }
-    viewer.finish();
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    const double joules = energy.joules() - joulesStart;
-    std::vector<double> cuda, draw, interval;
-    while (estuary_next_frame_stats(viewer.get(), &stats) == ESTUARY_OK) {
-        cuda.push_back(stats.cuda_ms);
-        draw.push_back(stats.draw_ms);
-        if (std::isfinite(stats.interval_ms)) interval.push_back(stats.interval_ms);
-    }
-    const estuary_metrics m = viewer.metrics();
+        return f.index();
+    });
     checkCuda(cudaFree(seeded), "cudaFree");
     viewer.destroyView(view);
-    Result r{};
-    r.points = count;
-    r.cap = cap;
-    r.frames = frames;
-    r.fps = double(frames) / seconds;
-    r.cudaMs = median(cuda);
-    r.drawMs = median(draw);
-    r.intervalP99OverP50 = percentile(interval, 0.99) / percentile(interval, 0.5);
-    r.watts = joules / seconds;
-    r.joulesPerFrame = joules / double(frames);
-    r.deviceBytes = m.cuda_total - m.cuda_free;
-    return r;
+    return summarize(viewer, count, cap, t);
 }
 
 template <class T> bool parseList(const std::string& text, std::vector<T>& out) {
@@ -251,7 +326,7 @@ int usage(const std::string& problem) {
     std::fprintf(stderr,
                  "points_bench: %s\nusage: points_bench [--points N[,N...]] [--resolution WxH] "
                  "[--fps-caps C[,C...]] [--mode pipelined|serialized] [--draw auto|raster|compute] "
-                 "[--seconds S] [--view points|arrows|lines] [--json PATH]\n",
+                 "[--seconds S] [--view points|arrows|lines|mesh] [--json PATH]\n",
                  problem.c_str());
     return 2;
 }
@@ -318,8 +393,8 @@ int main(int argc, char** argv) try {
             if (*end != '\0' || !(config.seconds > 0 && config.seconds <= 600))
                 return usage("--seconds: 0 < S <= 600 (got '" + value + "')");
         } else if (option == "--view") {
-            if (value != "points" && value != "arrows" && value != "lines")
-                return usage("--view: points, arrows or lines (got '" + value + "')");
+            if (value != "points" && value != "arrows" && value != "lines" && value != "mesh")
+                return usage("--view: points, arrows, lines or mesh (got '" + value + "')");
             config.view = value;
         } else if (option == "--json") {
             config.json = value;
