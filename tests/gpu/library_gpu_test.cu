@@ -368,5 +368,82 @@ TEST_F(LibraryGpu, StatsCarryCudaTimesAndTheHandoff) {
     EXPECT_TRUE(std::isfinite(clocks.handoff_error_us));
 }
 
+// A mesh view over buffers CUDA writes each frame draws what the same mesh written by the host
+// draws, pixel for pixel (the host path is checked against the analytic sphere by MeshTest), for
+// a sphere that shrinks frame by frame (its normals summed afresh each frame).
+TEST_F(LibraryGpu, AMeshWrittenByCudaDrawsAsTheSameMeshWrittenByTheHost) {
+    Viewer& v = open(gpuViewer(3, 160, 120));
+    constexpr int kRings = 32, kSegments = 64, kFrames = 6;
+    std::vector<std::vector<float>> frames(kFrames); // (x, y, z, value) per vertex
+    std::vector<uint32_t> indices;
+    for (int f = 0; f < kFrames; ++f)
+        for (int i = 0; i <= kRings; ++i)
+            for (int j = 0; j <= kSegments; ++j) {
+                const double theta = M_PI * i / kRings, phi = 2.0 * M_PI * j / kSegments;
+                const double r = 0.4 - 0.04 * f;
+                for (double c : {r * std::sin(theta) * std::cos(phi), r * std::cos(theta),
+                                 r * std::sin(theta) * std::sin(phi), 0.5 + 0.5 * std::cos(theta)})
+                    frames[size_t(f)].push_back(float(c));
+            }
+    for (int i = 0; i < kRings; ++i)
+        for (int j = 0; j < kSegments; ++j) {
+            const uint32_t p = uint32_t(i * (kSegments + 1) + j), q = p + kSegments + 1;
+            for (uint32_t k : {p, q, p + 1, p + 1, q, q + 1})
+                indices.push_back(k);
+        }
+    const size_t vertexBytes = frames[0].size() * sizeof(float);
+    const size_t indexBytes = indices.size() * sizeof(uint32_t);
+    // The frames' vertices staged in CUDA memory, copied into the frame's buffer on its stream.
+    float* staged = nullptr;
+    ASSERT_EQ(cudaMalloc(&staged, kFrames * vertexBytes), cudaSuccess);
+    for (int f = 0; f < kFrames; ++f)
+        ASSERT_EQ(cudaMemcpy(staged + f * frames[0].size(), frames[size_t(f)].data(), vertexBytes,
+                             cudaMemcpyHostToDevice),
+                  cudaSuccess);
+    const auto draw = [&](estuary_writer writer) {
+        Buffer vertices = v.buffer({vertexBytes, writer, 0, "sphere"});
+        Buffer cells = v.buffer({indexBytes, writer, ESTUARY_ALLOC_SINGLE, "cells"});
+        estuary_mesh_view_desc desc{vertices.get(), cells.get()};
+        View view = v.meshView(desc);
+        std::vector<std::vector<uint8_t>> pictures;
+        for (int f = 0; f < kFrames; ++f) {
+            const Frame frame = v.beginFrame();
+            if (writer == ESTUARY_WRITER_HOST) {
+                std::memcpy(frame.hostPointer(vertices), frames[size_t(f)].data(), vertexBytes);
+                if (f == 0) std::memcpy(frame.hostPointer(cells), indices.data(), indexBytes);
+            } else {
+                EXPECT_EQ(cudaMemcpyAsync(frame.devicePointer(vertices),
+                                          staged + f * frames[0].size(), vertexBytes,
+                                          cudaMemcpyDeviceToDevice, frame.stream()),
+                          cudaSuccess);
+                if (f == 0)
+                    EXPECT_EQ(cudaMemcpyAsync(frame.devicePointer(cells), indices.data(),
+                                              indexBytes, cudaMemcpyHostToDevice, frame.stream()),
+                              cudaSuccess);
+            }
+            frame.end();
+            std::vector<uint8_t> rgba(160 * 120 * 4);
+            check(estuary_read_pixels(v.get(), rgba.data(), rgba.size()));
+            pictures.push_back(std::move(rgba));
+        }
+        v.destroyView(view);
+        return pictures;
+    };
+    const auto byCuda = draw(ESTUARY_WRITER_CUDA);
+    const auto byHost = draw(ESTUARY_WRITER_HOST);
+    ASSERT_EQ(cudaFree(staged), cudaSuccess);
+    for (int f = 0; f < kFrames; ++f) {
+        size_t lit = 0, differing = 0;
+        for (size_t i = 0; i < byCuda[size_t(f)].size(); i += 4) {
+            lit += byHost[size_t(f)][i] != byHost[size_t(f)][0] ||
+                   byHost[size_t(f)][i + 2] != byHost[size_t(f)][2]; // not the background
+            differing += std::memcmp(&byCuda[size_t(f)][i], &byHost[size_t(f)][i], 3) != 0;
+        }
+        EXPECT_EQ(differing, 0u) << "frame " << f;
+        EXPECT_GT(lit, 300u) << "frame " << f << ": the sphere is drawn";
+        if (f > 0) EXPECT_NE(byHost[size_t(f)], byHost[size_t(f - 1)]) << "it shrinks";
+    }
+}
+
 } // namespace
 } // namespace estuary

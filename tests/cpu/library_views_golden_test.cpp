@@ -1,0 +1,117 @@
+// The markers, lines and glyph views each drawn as a whole scene on lavapipe against a golden
+// picture (the other tests probe single pixels; these catch what changes anywhere): every shape
+// filled and outlined, turned and coloured through the colormap; a strip and indexed segments of
+// several widths; the glyphs of a vortex.
+#include "library_support.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <vector>
+
+namespace estuary {
+namespace {
+
+constexpr uint32_t kWidth = 160, kHeight = 96;
+
+struct Marker {
+    float x, y, z, value;
+    float dx, dy, dz, size;
+};
+
+class ViewsGolden : public LibraryTest {};
+
+TEST_F(ViewsGolden, EveryMarkerShapeFilledAndOutlined) {
+    open(headless(2, kWidth, kHeight));
+    std::vector<Marker> markers;
+    for (int shape = 0; shape < 7; ++shape) {
+        const float angle = 0.4f * float(shape);
+        // Rows of the unit square (which the 160 x 96 picture letterboxes): filled above.
+        markers.push_back({(float(shape) + 0.5f) / 7.0f, 0.3f, 0.0f, float(shape) / 6.0f,
+                           std::cos(angle), std::sin(angle), 0.0f, 0.0f});
+    }
+    // The shape is the view's: fourteen views (seven shapes, filled and outlined), each over a
+    // buffer of its one marker.
+    std::vector<Buffer> buffers;
+    for (int shape = 0; shape < 14; ++shape) {
+        buffers.push_back(viewer->buffer({sizeof(Marker), ESTUARY_WRITER_HOST}));
+        estuary_markers_view_desc d{buffers.back().get(), estuary_marker_shape(shape % 7)};
+        d.size = 11.0f; // pixels: 96 across the unit square, shapes 13.7 apart
+        d.line_width = 1.5f;
+        d.flags = shape >= 7 ? ESTUARY_MARKERS_OUTLINE : 0u;
+        viewer->markersView(d);
+    }
+    const Frame frame = viewer->beginFrame();
+    for (int shape = 0; shape < 14; ++shape) {
+        Marker m = markers[size_t(shape % 7)];
+        if (shape >= 7) m.y = 0.7f;
+        std::memcpy(frame.hostPointer(buffers[size_t(shape)]), &m, sizeof(m));
+    }
+    frame.end();
+    expectMatchesGolden(pixels(), kWidth, kHeight, "views_markers");
+}
+
+TEST_F(ViewsGolden, AStripAndIndexedSegmentsOfSeveralWidths) {
+    open(headless(2, kWidth, kHeight));
+    struct Vertex {
+        float x, y, z, value;
+    };
+    std::vector<Vertex> spiral;
+    for (int i = 0; i < 120; ++i) {
+        const float t = float(i) / 119.0f, angle = 12.0f * t;
+        spiral.push_back(
+            {0.3f + 0.25f * t * std::cos(angle), 0.5f + 0.25f * t * std::sin(angle), 0.0f, t});
+    }
+    Buffer strip = viewer->buffer({spiral.size() * sizeof(Vertex), ESTUARY_WRITER_HOST});
+    estuary_lines_view_desc s{strip.get(), nullptr, ESTUARY_LINES_STRIP};
+    s.width = 2.0f;
+    viewer->linesView(s);
+    // A star: its 5 points joined by indices, each segment wider than the last view's.
+    std::vector<Vertex> star;
+    for (int k = 0; k < 5; ++k) {
+        const float angle = 2.0f * std::numbers::pi_v<float> * float(k) / 5.0f;
+        star.push_back(
+            {0.75f + 0.2f * std::sin(angle), 0.5f - 0.2f * std::cos(angle), 0.0f, float(k) / 4.0f});
+    }
+    const std::vector<uint32_t> pentagram = {0, 2, 2, 4, 4, 1, 1, 3, 3, 0};
+    Buffer starVertices = viewer->buffer({star.size() * sizeof(Vertex), ESTUARY_WRITER_HOST});
+    Buffer starIndices = viewer->buffer({pentagram.size() * sizeof(uint32_t), ESTUARY_WRITER_HOST});
+    estuary_lines_view_desc g{starVertices.get(), starIndices.get(), ESTUARY_LINES_SEGMENTS};
+    g.width = 4.0f;
+    g.colormap = ESTUARY_COLORMAP_MAGMA;
+    viewer->linesView(g);
+    const Frame frame = viewer->beginFrame();
+    std::memcpy(frame.hostPointer(strip), spiral.data(), spiral.size() * sizeof(Vertex));
+    std::memcpy(frame.hostPointer(starVertices), star.data(), star.size() * sizeof(Vertex));
+    std::memcpy(frame.hostPointer(starIndices), pentagram.data(),
+                pentagram.size() * sizeof(uint32_t));
+    frame.end();
+    expectMatchesGolden(pixels(), kWidth, kHeight, "views_lines");
+}
+
+TEST_F(ViewsGolden, TheGlyphsOfAVortex) {
+    open(headless(2, kWidth, kHeight));
+    constexpr uint32_t kCells = 48;
+    estuary_image_desc d{ESTUARY_FORMAT_RG32_FLOAT, ESTUARY_IMAGE_2D, kCells, kCells};
+    d.writer = ESTUARY_WRITER_HOST;
+    Image image = viewer->image(d);
+    estuary_glyph_view_desc g{image.get(), ESTUARY_MARKER_SHAPE_ARROW};
+    g.spacing = 6;
+    g.size = 14.0f;
+    viewer->glyphView(g);
+    const Frame frame = viewer->beginFrame();
+    float* texels = frame.hostLevel<float>(image);
+    for (uint32_t y = 0; y < kCells; ++y)
+        for (uint32_t x = 0; x < kCells; ++x) {
+            const float dx = float(x) - 24.0f, dy = float(y) - 24.0f;
+            const float r = std::sqrt(dx * dx + dy * dy) + 1.0f;
+            texels[2 * (y * kCells + x)] = -dy / r * std::min(r / 12.0f, 1.0f);
+            texels[2 * (y * kCells + x) + 1] = dx / r * std::min(r / 12.0f, 1.0f);
+        }
+    frame.end();
+    expectMatchesGolden(pixels(), kWidth, kHeight, "views_glyphs");
+}
+
+} // namespace
+} // namespace estuary
