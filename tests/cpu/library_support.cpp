@@ -7,7 +7,7 @@
 namespace estuary {
 
 void expectMatchesGolden(const std::vector<uint8_t>& rgba, uint32_t width, uint32_t height,
-                         const std::string& name) {
+                         const std::string& name, int tolerance) {
     const std::filesystem::path golden =
         std::filesystem::path(ESTUARY_SOURCE_DIR) / "tests/golden" / (name + ".png");
     if (const char* update = std::getenv("ESTUARY_UPDATE_GOLDEN");
@@ -18,7 +18,7 @@ void expectMatchesGolden(const std::vector<uint8_t>& rgba, uint32_t width, uint3
     const test::Rgba8Image expected = test::loadPng(golden);
     ASSERT_EQ(expected.width, int(width));
     ASSERT_EQ(expected.height, int(height));
-    const test::ImageDiff diff = test::compareRgba8(rgba, expected.pixels, 2);
+    const test::ImageDiff diff = test::compareRgba8(rgba, expected.pixels, tolerance);
     ::testing::Test::RecordProperty("maxAbsDiff", diff.maxAbsDiff);
     ::testing::Test::RecordProperty("failingFraction", std::to_string(diff.failingFraction));
     EXPECT_LE(diff.failingFraction, 0.005) << name << ": max diff " << diff.maxAbsDiff;

@@ -110,7 +110,9 @@ TEST_F(ViewsGolden, TheGlyphsOfAVortex) {
             texels[2 * (y * kCells + x) + 1] = dx / r * std::min(r / 12.0f, 1.0f);
         }
     frame.end();
-    expectMatchesGolden(pixels(), kWidth, kHeight, "views_glyphs");
+    // Many small arrows are mostly antialiased edge, whose coverage the H100 computes up to 6/255
+    // away from lavapipe's.
+    expectMatchesGolden(pixels(), kWidth, kHeight, "views_glyphs", 8);
 }
 
 } // namespace
