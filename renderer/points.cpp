@@ -15,41 +15,49 @@ namespace estuary {
 
 namespace {
 
-// One set per slot: colormap and points (vertex or compute), the splat buffer (compute, fragment).
+// One set per slot: the colormap and the points (or the glyphs' velocity image), the lines'
+// indices, and for the splat its buffer, the storage target and the markers' colours.
 void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, bool splat) {
     const VkShaderStageFlags pointStages =
         VK_SHADER_STAGE_VERTEX_BIT | (splat ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u);
-    VkDescriptorSetLayoutBinding bindings[5]{};
-    bindings[0] = {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
-                   pointStages, nullptr};
-    bindings[1] = {ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pointStages,
-                   nullptr};
-    bindings[2] = {ESTUARY_BINDING_SPLAT, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
-                   VK_SHADER_STAGE_COMPUTE_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, nullptr};
-    bindings[3] = {ESTUARY_BINDING_DRAW_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
-                   VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
-    bindings[4] = {ESTUARY_BINDING_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
-                   VK_SHADER_STAGE_VERTEX_BIT, nullptr};
-    VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    layoutInfo.bindingCount = splat ? 4 : 2;
-    if (r.lines) { // the colormap, the vertices and the indices
-        bindings[2] = bindings[4];
-        layoutInfo.bindingCount = 3;
+    const VkShaderStageFlags resolveStages =
+        VK_SHADER_STAGE_COMPUTE_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+    std::vector<VkDescriptorSetLayoutBinding> bindings;
+    const auto add = [&](uint32_t binding, VkDescriptorType type, VkShaderStageFlags stages) {
+        bindings.push_back({binding, type, 1, stages, nullptr});
+    };
+    add(ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, pointStages);
+    if (r.glyphs)
+        add(ESTUARY_BINDING_FIELD, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, pointStages);
+    else
+        add(ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, pointStages);
+    if (r.lines) add(ESTUARY_BINDING_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, pointStages);
+    if (splat) {
+        add(ESTUARY_BINDING_SPLAT, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, resolveStages);
+        add(ESTUARY_BINDING_DRAW_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+            VK_SHADER_STAGE_COMPUTE_BIT);
+        if (r.markers || r.glyphs)
+            add(ESTUARY_BINDING_MARKER_COLOURS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, resolveStages);
     }
-    if (r.glyphs) // the colormap and the velocity image
-        bindings[1] = {ESTUARY_BINDING_FIELD, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
-                       VK_SHADER_STAGE_VERTEX_BIT, nullptr};
-    layoutInfo.pBindings = bindings;
+    VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    layoutInfo.bindingCount = uint32_t(bindings.size());
+    layoutInfo.pBindings = bindings.data();
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "points set layout");
-    const VkDescriptorPoolSize sizes[3] = {
-        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, (r.glyphs ? 2 : 1) * slotCount},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, (splat || r.lines ? 2 : 1) * slotCount},
-        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, slotCount}};
+    std::vector<VkDescriptorPoolSize> sizes;
+    for (const VkDescriptorSetLayoutBinding& b : bindings) {
+        const auto same = std::find_if(sizes.begin(), sizes.end(), [&](const auto& size) {
+            return size.type == b.descriptorType;
+        });
+        if (same != sizes.end())
+            same->descriptorCount += slotCount;
+        else
+            sizes.push_back({b.descriptorType, slotCount});
+    }
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = slotCount;
-    poolInfo.poolSizeCount = splat ? 3 : 2;
-    poolInfo.pPoolSizes = sizes;
+    poolInfo.poolSizeCount = uint32_t(sizes.size());
+    poolInfo.pPoolSizes = sizes.data();
     VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &r.descriptorPool));
     r.slotSets = allocateSets(device, r.descriptorPool, r.setLayout, slotCount);
     const VkDescriptorImageInfo colormap{r.colormapSampler, r.colormaps.view,
@@ -62,6 +70,31 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
 // The splat's compute pipeline and the resolve's: in place by compute, or a full-screen additive
 // pass.
 void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsDesc& desc) {
+    if (desc.markers || desc.glyphs) { // the topmost marker per pixel, no 64-bit atomics
+        const std::string splat = desc.glyphs   ? "glyphs_splat.comp"
+                                  : desc.threeD ? "markers3d_splat.comp"
+                                                : "markers_splat.comp";
+        r.splatPipeline = createComputePipeline(
+            device, r.pipelineLayout, shaderPath(desc.dataDir, splat), nullptr, "markers splat");
+        r.resolveComputePipeline = createComputePipeline(
+            device, r.pipelineLayout, shaderPath(desc.dataDir, "markers_resolve.comp"), nullptr,
+            "markers splat resolve (compute)");
+        PipelineShape shape;
+        shape.vertexShader = "fullscreen.vert";
+        shape.fragmentShader = "markers_resolve.frag";
+        shape.alphaBlend = true;
+        shape.name = "markers splat resolve";
+        r.resolvePipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
+                                                   desc.dataDir, shape);
+        const VkDeviceSize bytes = std::max<VkDeviceSize>(desc.markerCapacity, 1) * 4;
+        r.markerColours = createBuffer(device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "marker colours");
+        r.markerCapacity = desc.markerCapacity;
+        for (VkDescriptorSet set : r.slotSets)
+            writeBufferDescriptor(device, set, ESTUARY_BINDING_MARKER_COLOURS,
+                                  r.markerColours.handle, bytes);
+        return;
+    }
     r.packedSplat = desc.packedSplat && device.int64Atomics;
     const std::string name = std::string(desc.threeD ? "points3d_splat" : "points_splat") +
                              (r.packedSplat ? "_packed.comp" : ".comp");
@@ -94,12 +127,11 @@ VkShaderStageFlags pushStages(const PointsRenderer& r) {
 PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
                                     const PointsDesc& desc) {
     if (desc.slotCount == 0) throw runtimeError("createPointsRenderer: slotCount must be >= 1");
-    if ((desc.markers || desc.lines) && desc.splat)
-        throw runtimeError("createPointsRenderer: markers and lines are drawn by raster only");
+    if (desc.lines && desc.splat)
+        throw runtimeError("createPointsRenderer: lines are drawn by raster only");
     if (int(desc.markers) + int(desc.lines) + int(desc.glyphs) > 1)
         throw runtimeError("createPointsRenderer: markers, lines or glyphs, one of them");
-    if (desc.glyphs && (desc.splat || desc.threeD))
-        throw runtimeError("createPointsRenderer: glyphs are 2D and drawn by raster only");
+    if (desc.glyphs && desc.threeD) throw runtimeError("createPointsRenderer: glyphs are 2D");
     PointsRenderer r;
     r.threeD = desc.threeD;
     r.markers = desc.markers;
@@ -151,6 +183,7 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
 
 void destroyPointsRenderer(const Device& device, PointsRenderer& r) {
     destroyBuffer(device, r.splatBuffer);
+    destroyBuffer(device, r.markerColours);
     vkDestroyPipeline(device.handle, r.resolveComputePipeline, nullptr);
     vkDestroyPipeline(device.handle, r.resolvePipeline, nullptr);
     vkDestroyPipeline(device.handle, r.splatPipeline, nullptr);
@@ -206,8 +239,10 @@ void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent,
         throw runtimeError("setPointsExtent: the target's extent must not be empty");
     destroyBuffer(device, r.splatBuffer);
     r.splatExtent = {0, 0};
-    const VkDeviceSize bytes = VkDeviceSize(extent.width) * extent.height *
-                               (r.packedSplat ? sizeof(uint64_t) : 3 * sizeof(uint32_t));
+    const VkDeviceSize pixelBytes = r.markers || r.glyphs ? sizeof(uint32_t)
+                                    : r.packedSplat       ? sizeof(uint64_t)
+                                                          : 3 * sizeof(uint32_t);
+    const VkDeviceSize bytes = VkDeviceSize(extent.width) * extent.height * pixelBytes;
     r.splatBuffer = createBuffer(
         device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
         VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "points splat buffer");
@@ -360,9 +395,14 @@ MarkerPush markerPush(const PointPush& points, const PointsDraw& draw) {
     return pc;
 }
 
-// Markers and lines: the markers' push block, then a quad (two triangles) per marker or segment.
+// The markers' splat keys a pixel by marker + 1 in 24 bits (markers_splat.glsl).
+constexpr uint32_t kMaxSplatMarkers = (1u << 24) - 1;
+
+// Markers and lines: the markers' push block, then a quad (two triangles) per marker or segment;
+// or, for markers in a renderer made with splat (up to its capacity), their compute splat.
 void recordQuads(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                 VkExtent2D extent, const PointsDraw& draw, uint32_t quads, uint32_t countBits) {
+                 VkExtent2D extent, const PointsDraw& draw, uint32_t quads, uint32_t countBits,
+                 VkImage targetImage = VK_NULL_HANDLE) {
     const float size = std::max(draw.size, 0.0f);
     const VkShaderStageFlags stages = pushStages(r);
     if (r.threeD) {
@@ -373,6 +413,12 @@ void recordQuads(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
         auto pc = markerPush<MarkerPushConstants>(push2d(r, extent, draw, size), draw);
         pc.pointCountBits = std::bit_cast<float>(countBits);
         vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
+    }
+    if (r.splatPipeline && quads <= std::min(r.markerCapacity, kMaxSplatMarkers)) {
+        PointsDraw splat = draw;
+        splat.count = quads;
+        recordSplat(r, cmd, slot, target, extent, splat, targetImage);
+        return;
     }
     beginTargetPass(cmd, target, extent, false, draw.view.background);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
@@ -418,7 +464,7 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
         if (draw.colormap >= r.colormapCount)
             throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) +
                                " out of " + std::to_string(r.colormapCount));
-        return recordQuads(r, cmd, slot, target, extent, draw, glyphs, glyphs);
+        return recordQuads(r, cmd, slot, target, extent, draw, glyphs, glyphs, targetImage);
     }
     if (draw.count == 0) return;
     if (r.lines && slot < r.slotSets.size()) {
@@ -439,7 +485,7 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
         if (draw.markerShape > ESTUARY_MARKER_ARROW)
             throw runtimeError("recordPoints: marker shape " + std::to_string(draw.markerShape) +
                                " out of 0.." + std::to_string(ESTUARY_MARKER_ARROW));
-        return recordQuads(r, cmd, slot, target, extent, draw, draw.count, draw.count);
+        return recordQuads(r, cmd, slot, target, extent, draw, draw.count, draw.count, targetImage);
     }
     const float size = std::clamp(draw.size, 1.0f, r.maxPointSize);
     // Both paths push the same block; the resolve reads only its first member, the target width.

@@ -29,15 +29,18 @@ struct PointsDesc {
     uint32_t slotCount = 1;
     bool threeD = false;
     // Markers instead of points: 32 bytes an element (vec4 position and value, vec4 direction and
-    // size), each a shape on a quad blended over the picture (markers.frag); raster only.
+    // size), each a shape on a quad blended over the picture (markers.frag).
     bool markers = false;
     // Lines instead: 16-byte vertices (vec4 position and value), segments or a strip, directly or
     // through a buffer of uint indices (setLinesIndices), drawn as antialiased quads; raster only.
     bool lines = false;
     // Glyphs instead: markers sampled on a grid from a 2D velocity image (setGlyphImage), one every
-    // PointsDraw::glyphSpacing cells; raster only.
+    // PointsDraw::glyphSpacing cells.
     bool glyphs = false;
-    bool splat = false;      // draw by compute splat (then setPointsExtent before recording)
+    // Draw by compute splat (then setPointsExtent before recording): points, and markers or glyphs
+    // (each pixel's topmost, shaders/markers_splat.glsl) up to markerCapacity of them.
+    bool splat = false;
+    uint32_t markerCapacity = 0;
     bool packedSplat = true; // one 64-bit atomic a pixel where the device has them (tests: false)
 };
 
@@ -68,6 +71,8 @@ struct PointsRenderer : MoveOnly {
     bool packedSplat = false;
     GpuBuffer splatBuffer;
     VkExtent2D splatExtent{0, 0};
+    GpuBuffer markerColours; // markers' splat: RGBA8 per marker, for the resolve
+    uint32_t markerCapacity = 0;
 };
 
 // Uploads the colormaps with a blocking submission on `pool` (start-up only). Throws a runtime

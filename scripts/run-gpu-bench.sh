@@ -25,9 +25,10 @@
 #   run-gpu-bench.sh fluid-compare OLD  the fluid, pipelined, this bundle against the one in OLD in
 #                                  one call: 2048² with 16M particles, 512² with 1M, 2048² without;
 #                                  old, then new with --draw auto and with --draw raster
-#   run-gpu-bench.sh glyphs        the points, markers (arrows along the velocity, 6 pixels) and lines
-#                                  (a streak per point) views at 10^6 and 10^7 at 1920x1080,
-#                                  pipelined, then 10^7 arrows and lines serialized
+#   run-gpu-bench.sh glyphs        the points, markers (arrows along the velocity, 6 pixels; by
+#                                  raster and by compute splat) and lines (a streak per point)
+#                                  views at 10^6 and 10^7 at 1920x1080, pipelined, then 10^7
+#                                  arrows and lines serialized
 #   run-gpu-bench.sh mesh          the mesh view: a rippling sheet of 10^6 and 10^7 triangles at
 #                                  1920x1080 (vertices rewritten by CUDA each frame, normals summed),
 #                                  pipelined, then 10^7 serialized
@@ -112,14 +113,16 @@ if [ "${1:-gray-scott}" = fluid-compare ]; then
 fi
 if [ "${1:-gray-scott}" = glyphs ]; then
     {
-        for view in points arrows lines; do
-            ./estuary_points_bench --view "$view" --points 1000000,10000000 \
+        for run in points:auto arrows:raster arrows:compute lines:raster; do
+            view=${run%%:*} draw=${run#*:}
+            ./estuary_points_bench --view "$view" --draw "$draw" --points 1000000,10000000 \
                 --resolution 1920x1080 --seconds "${BENCH_SECONDS:-1}" \
-                --json "$out/glyphs-$view.json" || status=1
+                --json "$out/glyphs-$view-$draw.json" || status=1
         done
-        for view in arrows lines; do
-            ./estuary_points_bench --view "$view" --points 10000000 --resolution 1920x1080 \
-                --seconds "${BENCH_SECONDS:-1}" --mode serialized || status=1
+        for run in arrows:raster arrows:compute lines:raster; do
+            view=${run%%:*} draw=${run#*:}
+            ./estuary_points_bench --view "$view" --draw "$draw" --points 10000000 \
+                --resolution 1920x1080 --seconds "${BENCH_SECONDS:-1}" --mode serialized || status=1
         done
         exit $status # the group runs in a subshell: its status is the pipeline's first
     } 2>&1 | tee "$out/bench-glyphs.log"

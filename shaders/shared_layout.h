@@ -20,6 +20,9 @@
 // strip; bound to the vertex buffer itself when the view has none (then unread).
 #define ESTUARY_BINDING_INDICES 5
 
+// The markers' compute splat (markers_splat.glsl): each marker's colour (RGBA8) for the resolve.
+#define ESTUARY_BINDING_MARKER_COLOURS 7
+
 // field.frag's specialization constant 0: how a texel becomes a colour.
 #define ESTUARY_SPEC_SHADING 0
 #define ESTUARY_SHADING_COLORMAP 0

@@ -104,9 +104,15 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.markers = view.markers;
     desc.lines = view.lines;
     desc.glyphs = view.glyphs;
-    // Markers, lines and glyphs: raster only.
-    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE && !view.markers && !view.lines && !view.glyphs;
+    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE && !view.lines; // lines: raster only
+    desc.markerCapacity = view.maxPoints;
+    if (view.glyphs) {
+        const VkExtent2D cells = view.image->extent;
+        const uint32_t s = view.glyphSpacing;
+        desc.markerCapacity = ((cells.width + s - 1) / s) * ((cells.height + s - 1) / s);
+    }
     view.points = createPointsRenderer(v.device, v.pool, desc);
+    if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height}, storageTarget(v));
     if (view.glyphs) {
         const estuary_image& image = *view.image;
         for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
@@ -115,7 +121,6 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
         }
         return;
     }
-    if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height}, storageTarget(v));
     const estuary_buffer& buffer = *view.buffer;
     for (uint32_t entry = 0; entry < v.hostRing; ++entry)
         setPointsBuffer(v.device, view.points, entry, vulkanBuffer(buffer, copyOf(buffer, entry)),

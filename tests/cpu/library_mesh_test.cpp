@@ -150,6 +150,7 @@ struct Comparison {
 
 class MeshTest : public LibraryTest {
   protected:
+    SyncValidation sync; // the normal sums, the depth image and the draw ordered
     // A square picture under the orbit camera at (yaw, pitch), zoom 1.
     void openSquare(float yaw = 0.0f, float pitch = 0.0f) {
         open(headless(2, kSide, kSide));

@@ -86,6 +86,18 @@ class LibraryTest : public ::testing::Test {
     std::optional<Viewer> viewer;
 };
 
+// While it lives, viewers opened run the validation layer's synchronization checks too (hazards
+// between the draw's passes are validation messages, which fail the test).
+struct SyncValidation {
+    SyncValidation() {
+        setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT",
+               1);
+    }
+    ~SyncValidation() { unsetenv("VK_LAYER_ENABLES"); }
+    SyncValidation(const SyncValidation&) = delete;
+    SyncValidation& operator=(const SyncValidation&) = delete;
+};
+
 // `rgba` (width x height) against tests/golden/<name>.png: a channel may differ by `tolerance` on
 // all but 0.5% of pixels (rasterizers differ on edges and coverage), by no more than 48 anywhere.
 // With ESTUARY_UPDATE_GOLDEN=1 writes the golden instead and skips. A failure writes the picture

@@ -1,7 +1,7 @@
 // The markers, lines and glyph views each drawn as a whole scene on lavapipe against a golden
-// picture (the other tests probe single pixels; these catch what changes anywhere): every shape
-// filled and outlined, turned and coloured through the colormap; a strip and indexed segments of
-// several widths; the glyphs of a vortex.
+// picture, by the raster path and by the compute splat (the other tests probe single pixels; these
+// catch what changes anywhere): every shape filled and outlined, turned and coloured through the
+// colormap; a strip and indexed segments of several widths; the glyphs of a vortex.
 #include "library_support.h"
 
 #include <algorithm>
@@ -20,10 +20,21 @@ struct Marker {
     float dx, dy, dz, size;
 };
 
-class ViewsGolden : public LibraryTest {};
+// Each scene by both draw paths (under synchronization validation), against the same golden
+// picture: the compute splat draws what the raster path draws (markers that do not overlap; lines
+// are raster only, so both are raster).
+class ViewsGolden : public LibraryTest, public ::testing::WithParamInterface<estuary_draw_path> {
+  protected:
+    SyncValidation sync;
+    void openScene() {
+        ViewerDesc d = headless(2, kWidth, kHeight);
+        d.draw_path = GetParam();
+        open(d);
+    }
+};
 
-TEST_F(ViewsGolden, EveryMarkerShapeFilledAndOutlined) {
-    open(headless(2, kWidth, kHeight));
+TEST_P(ViewsGolden, EveryMarkerShapeFilledAndOutlined) {
+    openScene();
     std::vector<Marker> markers;
     for (int shape = 0; shape < 7; ++shape) {
         const float angle = 0.4f * float(shape);
@@ -52,8 +63,8 @@ TEST_F(ViewsGolden, EveryMarkerShapeFilledAndOutlined) {
     expectMatchesGolden(pixels(), kWidth, kHeight, "views_markers");
 }
 
-TEST_F(ViewsGolden, AStripAndIndexedSegmentsOfSeveralWidths) {
-    open(headless(2, kWidth, kHeight));
+TEST_P(ViewsGolden, AStripAndIndexedSegmentsOfSeveralWidths) {
+    openScene();
     struct Vertex {
         float x, y, z, value;
     };
@@ -90,15 +101,15 @@ TEST_F(ViewsGolden, AStripAndIndexedSegmentsOfSeveralWidths) {
     expectMatchesGolden(pixels(), kWidth, kHeight, "views_lines");
 }
 
-TEST_F(ViewsGolden, TheGlyphsOfAVortex) {
-    open(headless(2, kWidth, kHeight));
+TEST_P(ViewsGolden, TheGlyphsOfAVortex) {
+    openScene();
     constexpr uint32_t kCells = 48;
     estuary_image_desc d{ESTUARY_FORMAT_RG32_FLOAT, ESTUARY_IMAGE_2D, kCells, kCells};
     d.writer = ESTUARY_WRITER_HOST;
     Image image = viewer->image(d);
     estuary_glyph_view_desc g{image.get(), ESTUARY_MARKER_SHAPE_ARROW};
     g.spacing = 6;
-    g.size = 14.0f;
+    g.size = 10.0f; // pixels at full speed: glyphs 12 pixels apart do not touch
     viewer->glyphView(g);
     const Frame frame = viewer->beginFrame();
     float* texels = frame.hostLevel<float>(image);
@@ -114,6 +125,49 @@ TEST_F(ViewsGolden, TheGlyphsOfAVortex) {
     // away from lavapipe's.
     expectMatchesGolden(pixels(), kWidth, kHeight, "views_glyphs", 8);
 }
+
+// Overlapping 3D markers: the later one on top by either path, and the two pictures the same but
+// where the lower marker shows through the upper one's antialiased edge in the raster path.
+TEST(ViewsDrawPaths, ThreeDMarkersOverlapTheSameWayByRasterAndByCompute) {
+    const SyncValidation sync;
+    std::vector<std::vector<uint8_t>> pictures;
+    for (estuary_draw_path path : {ESTUARY_DRAW_RASTER, ESTUARY_DRAW_COMPUTE}) {
+        ViewerDesc d = headless(2, kWidth, kHeight);
+        d.draw_path = path;
+        Viewer v(d);
+        v.setCamera({1.0f, 0.0f, 0.0f, 20.0f, 10.0f});
+        Buffer buffer = v.buffer({2 * sizeof(Marker), ESTUARY_WRITER_HOST});
+        estuary_markers_view_desc m{buffer.get(), ESTUARY_MARKER_SHAPE_SQUARE};
+        m.size = 30.0f;
+        m.flags = ESTUARY_MARKERS_3D;
+        v.markersView(m);
+        const Marker markers[2] = {{-0.05f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f},
+                                   {0.05f, 0.02f, 0.0f, 1.0f, 1.0f, 1.0f, 0.0f, 0.0f}};
+        const Frame frame = v.beginFrame();
+        std::memcpy(frame.hostPointer(buffer), markers, sizeof(markers));
+        frame.end();
+        std::vector<uint8_t> rgba(size_t(kWidth) * kHeight * 4);
+        check(estuary_read_pixels(v.get(), rgba.data(), rgba.size()));
+        EXPECT_EQ(v.close(), 0u) << "validation messages";
+        pictures.push_back(std::move(rgba));
+    }
+    const auto at = [&](int p, uint32_t x, uint32_t y) {
+        const size_t i = (size_t(y) * kWidth + x) * 4;
+        return std::array<int, 3>{pictures[size_t(p)][i], pictures[size_t(p)][i + 1],
+                                  pictures[size_t(p)][i + 2]};
+    };
+    // The middle of the picture lies in both squares: the second (viridis' end) is on top.
+    EXPECT_TRUE(near(at(0, 80, 48), {253, 231, 37}, 3));
+    EXPECT_TRUE(near(at(1, 80, 48), {253, 231, 37}, 3));
+    const test::ImageDiff diff = test::compareRgba8(pictures[0], pictures[1], 2);
+    EXPECT_LE(diff.failingFraction, 0.01) << "max diff " << diff.maxAbsDiff;
+}
+
+INSTANTIATE_TEST_SUITE_P(DrawPaths, ViewsGolden,
+                         ::testing::Values(ESTUARY_DRAW_RASTER, ESTUARY_DRAW_COMPUTE),
+                         [](const auto& path) {
+                             return path.param == ESTUARY_DRAW_COMPUTE ? "Compute" : "Raster";
+                         });
 
 } // namespace
 } // namespace estuary
