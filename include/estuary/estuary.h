@@ -117,7 +117,7 @@ typedef enum estuary_draw_path {
     ESTUARY_DRAW_AUTO = 0,   /* by measurement: compute on GPUs headless, raster elsewhere */
     ESTUARY_DRAW_RASTER = 1, /* fragment shaders */
     ESTUARY_DRAW_COMPUTE =
-        2 /* the same pictures from compute shaders, points splatted (headless) */
+        2 /* the same pictures from compute shaders, points and markers splatted (headless) */
 } estuary_draw_path;
 
 typedef enum estuary_consumer {
@@ -393,7 +393,9 @@ typedef enum estuary_marker_shape {
  * +x (a triangle's tip, an arrow's head) runs along (dx, dy, dz) as the camera shows it (a zero
  * direction: along the picture's +x), coloured by value through the colormap (or by its bits with
  * ESTUARY_MARKERS_RGBA), antialiased and blended over the picture in buffer order (no depth test).
- * Placed as points are: 2D in the cells of the field below or in `bounds`, 3D in `bounds`. */
+ * Placed as points are: 2D in the cells of the field below or in `bounds`, 3D in `bounds`. With
+ * ESTUARY_DRAW_COMPUTE (up to 2^24 - 1 markers) each pixel shows its topmost marker only: one
+ * below does not show through the top one's antialiased edge or translucent colour. */
 typedef struct estuary_markers_view_desc {
     estuary_buffer* buffer; /* required */
     estuary_marker_shape shape;
