@@ -24,22 +24,24 @@ VkFormat chooseDepthFormat(const Device& device) {
                        "D16_UNORM depth");
 }
 
-// One set per slot: the colormap, the vertices, the indices and the normals.
+// One set per slot: the colormap, the vertices, the indices, the normals and the draw's indices.
 void createSets(const Device& device, MeshRenderer& r, uint32_t slotCount) {
     const VkShaderStageFlags pulled = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
-    const VkDescriptorSetLayoutBinding bindings[4] = {
+    const VkDescriptorSetLayoutBinding bindings[5] = {
         {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
          VK_SHADER_STAGE_VERTEX_BIT, nullptr},
         {ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
         {ESTUARY_BINDING_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
-        {ESTUARY_BINDING_NORMALS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr}};
+        {ESTUARY_BINDING_NORMALS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
+        {ESTUARY_BINDING_DRAW_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+         VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
     VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    layoutInfo.bindingCount = 4;
+    layoutInfo.bindingCount = 5;
     layoutInfo.pBindings = bindings;
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "mesh set layout");
     const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, slotCount},
-                                           {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * slotCount}};
+                                           {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 * slotCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = slotCount;
     poolInfo.poolSizeCount = 2;
@@ -63,6 +65,8 @@ MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const 
     r.normalBytes.assign(desc.slotCount, 0);
     r.colormapCount = kColormapCount;
     r.summedNormals = desc.summedNormals;
+    r.wireframe = desc.wireframe;
+    r.indexCapacity = desc.wireframe ? 0 : desc.indexCapacity;
     try {
         r.depthFormat = chooseDepthFormat(device);
         r.colormapSampler = createLinearSampler(device, 0.0f, "mesh colormap");
@@ -73,16 +77,22 @@ MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const 
             VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT,
             "mesh layout");
         PipelineShape shape;
-        shape.vertexShader = "mesh.vert";
+        shape.vertexShader = desc.wireframe ? "mesh.vert" : "mesh_indexed.vert";
         shape.fragmentShader = "mesh.frag";
         shape.depthFormat = r.depthFormat;
         shape.name = "mesh pipeline";
         r.pipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
                                             desc.dataDir, shape);
+        if (desc.summedNormals > 0 || r.indexCapacity > 0)
+            r.preparePipeline = createComputePipeline(device, r.pipelineLayout,
+                                                      shaderPath(desc.dataDir, "mesh_prepare.comp"),
+                                                      nullptr, "mesh prepare");
+        if (r.indexCapacity > 0)
+            r.drawIndices =
+                createBuffer(device, VkDeviceSize(r.indexCapacity) * sizeof(uint32_t),
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
+                             VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "mesh draw indices");
         if (desc.summedNormals > 0) {
-            r.normalsPipeline = createComputePipeline(device, r.pipelineLayout,
-                                                      shaderPath(desc.dataDir, "mesh_normals.comp"),
-                                                      nullptr, "mesh normal sums");
             const VkDeviceSize bytes = VkDeviceSize(desc.summedNormals) * 4 * sizeof(int32_t);
             r.normalSums =
                 createBuffer(device, bytes,
@@ -98,8 +108,9 @@ MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const 
 
 void destroyMeshRenderer(const Device& device, MeshRenderer& r) {
     destroyImage(device, r.depth);
+    destroyBuffer(device, r.drawIndices);
     destroyBuffer(device, r.normalSums);
-    vkDestroyPipeline(device.handle, r.normalsPipeline, nullptr);
+    vkDestroyPipeline(device.handle, r.preparePipeline, nullptr);
     vkDestroyPipeline(device.handle, r.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, r.pipelineLayout, nullptr);
     vkDestroyDescriptorPool(device.handle, r.descriptorPool, nullptr); // frees the sets
@@ -129,6 +140,11 @@ void setMeshBuffers(const Device& device, MeshRenderer& r, uint32_t slot, VkBuff
                               VK_WHOLE_SIZE);
     else
         writeBufferDescriptor(device, set, ESTUARY_BINDING_NORMALS, vertices, vertexBytes);
+    if (r.drawIndices.handle)
+        writeBufferDescriptor(device, set, ESTUARY_BINDING_DRAW_INDICES, r.drawIndices.handle,
+                              VK_WHOLE_SIZE);
+    else
+        writeBufferDescriptor(device, set, ESTUARY_BINDING_DRAW_INDICES, vertices, vertexBytes);
     r.vertexBytes[slot] = vertexBytes;
     r.indexBytes[slot] = indices ? indexBytes : 0;
     r.normalBytes[slot] = normals ? normalBytes : 0;
@@ -163,27 +179,35 @@ MeshPushConstants meshPush(const MeshRenderer& r, VkExtent2D extent, const MeshD
     return pc;
 }
 
-// The normals summed afresh: cleared (after the last frame's draw read them), one compute pass
-// adding each triangle's unit normal to its three vertices, then made visible to the draw.
-void recordNormalSums(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot,
-                      uint32_t triangles) {
-    recordMemoryBarrier(
-        cmd, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    vkCmdFillBuffer(cmd, r.normalSums.handle, 0, VK_WHOLE_SIZE, 0);
-    recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.normalsPipeline);
+// mesh_prepare.comp: the sums cleared (after the last frame's draw read them) and added afresh,
+// and the draw's indices written (after the last frame's draw read them), then made visible to
+// the draw.
+void recordPrepare(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, uint32_t triangles,
+                   bool summed) {
+    constexpr VkPipelineStageFlags2 kDrawReads = VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT |
+                                                 VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
+                                                 VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
+    recordMemoryBarrier(cmd, kDrawReads, VK_ACCESS_2_NONE,
+                        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT |
+                            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                        VK_ACCESS_2_NONE);
+    if (summed) {
+        vkCmdFillBuffer(cmd, r.normalSums.handle, 0, VK_WHOLE_SIZE, 0);
+        recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                            VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                                VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    }
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.preparePipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
     // A grid-stride loop: enough groups to fill any GPU, within every device's dispatch limit.
     constexpr uint32_t kGroupSize = 256, kMaxGroups = 65535;
     vkCmdDispatch(cmd, std::min((triangles + kGroupSize - 1) / kGroupSize, kMaxGroups), 1, 1);
     recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+                        VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+                        VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT,
+                        VK_ACCESS_2_INDEX_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
 }
 
 // The pass: the target kept, the depth image cleared to "farthest" (0: depth is reversed).
@@ -253,6 +277,16 @@ void recordMesh(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkIma
                            " vertices, normals summed for " + std::to_string(r.summedNormals));
     uint32_t flags = draw.flags & (ESTUARY_MESH_FLAG_WIREFRAME | ESTUARY_MESH_FLAG_RGBA);
     if (indexed) flags |= ESTUARY_MESH_FLAG_INDEXED;
+    // Without a wireframe, indexed triangles are drawn through the renderer's checked copy.
+    const bool drawIndexed = indexed && !r.wireframe;
+    if (drawIndexed && draw.count > r.indexCapacity)
+        throw runtimeError("recordMesh: " + std::to_string(draw.count) +
+                           " indices, the renderer's draw holds " +
+                           std::to_string(r.indexCapacity));
+    if (drawIndexed) flags |= ESTUARY_MESH_FLAG_WRITE_INDICES;
+    if ((draw.flags & ESTUARY_MESH_FLAG_WIREFRAME) && !r.wireframe)
+        throw runtimeError(
+            "recordMesh: a wireframe needs a renderer made with MeshDesc::wireframe");
     // Smooth without normals to read shades flat: the renderer was made without sums.
     if (draw.flat || (r.normalBytes[slot] == 0 && !summed)) flags |= ESTUARY_MESH_FLAG_FLAT;
     if (summed) flags |= ESTUARY_MESH_FLAG_NORMAL_SUMS;
@@ -261,12 +295,17 @@ void recordMesh(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkIma
                        VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT |
                            VK_SHADER_STAGE_COMPUTE_BIT,
                        0, sizeof(pc), &pc);
-    if (summed) recordNormalSums(r, cmd, slot, triangles);
+    if (summed || drawIndexed) recordPrepare(r, cmd, slot, triangles, summed);
     beginMeshPass(r, cmd, target, extent);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
-    vkCmdDraw(cmd, 3 * triangles, 1, 0, 0);
+    if (drawIndexed) {
+        vkCmdBindIndexBuffer(cmd, r.drawIndices.handle, 0, VK_INDEX_TYPE_UINT32);
+        vkCmdDrawIndexed(cmd, 3 * triangles, 1, 0, 0, 0);
+    } else {
+        vkCmdDraw(cmd, 3 * triangles, 1, 0, 0);
+    }
     vkCmdEndRendering(cmd);
 }
 

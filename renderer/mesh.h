@@ -4,9 +4,13 @@
 // RGBA8), lit by one light (shared_layout.h) with flat (per triangle) or smooth (per vertex)
 // normals, depth-tested against each other, optionally with a wireframe over the faces
 // (shaders/mesh.vert, mesh.frag). Smooth normals are the caller's (vec4 per vertex) or summed each
-// frame by mesh_normals.comp from the triangles. The caller owns the buffers (one set per slot)
-// and the target; the renderer owns its pipelines, descriptors, colormap image, depth image and
-// normal sums. Per-frame calls allocate nothing and never wait.
+// frame by mesh_prepare.comp from the triangles. Without a wireframe the triangles are drawn
+// through an index buffer of the renderer's own, which mesh_prepare.comp fills from the caller's
+// indices each frame (dropping triangles with an index past the vertices), so that the GPU shades
+// a shared vertex about once (mesh_indexed.vert); with one, each triangle's corners pull all three
+// of its vertices (mesh.vert), which the wireframe's edge distances need. The caller owns the
+// buffers (one set per slot) and the target; the renderer owns its pipelines, descriptors, colormap
+// image, depth image and normal sums. Per-frame calls allocate nothing and never wait.
 #pragma once
 
 #include "renderer.h"
@@ -25,13 +29,15 @@ struct MeshDesc {
     // Smooth normals summed by the renderer for up to this many vertices (0: the caller's own,
     // setMeshBuffers' normals, or flat shading only).
     uint32_t summedNormals = 0;
+    bool wireframe = false;     // drawn with MeshDraw::flags' ESTUARY_MESH_FLAG_WIREFRAME
+    uint32_t indexCapacity = 0; // without a wireframe: the most indices a slot's buffer holds
 };
 
 struct MeshRenderer : MoveOnly {
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
-    VkPipeline normalsPipeline = VK_NULL_HANDLE; // summedNormals: mesh_normals.comp
+    VkPipeline preparePipeline = VK_NULL_HANDLE; // mesh_prepare.comp: sums, draw indices
     VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
     std::vector<VkDescriptorSet> slotSets;
     // Per slot, 0 until setMeshBuffers: the vertices', indices' (0: none) and normals' bytes.
@@ -41,6 +47,9 @@ struct MeshRenderer : MoveOnly {
     uint32_t colormapCount = 0;
     GpuBuffer normalSums; // ivec4 per vertex, shared by the slots
     uint32_t summedNormals = 0;
+    bool wireframe = false;
+    GpuBuffer drawIndices; // the indexed draw's (no wireframe), shared by the slots
+    uint32_t indexCapacity = 0;
     VkFormat depthFormat = VK_FORMAT_UNDEFINED;
     GpuImage depth; // setMeshExtent's
 };
@@ -73,7 +82,8 @@ struct MeshDraw {
     ViewParams view;                                                 // yaw, pitch, zoom
 };
 
-// Sums the normals where the renderer does (a compute pass: call between passes), then records a
+// Sums the normals and checks the indices where the renderer does (a compute pass: call between
+// passes), then records a
 // dynamic-rendering pass over `target` (COLOR_ATTACHMENT_OPTIMAL, kept; `extent` the one
 // setMeshExtent was given) with the depth image cleared, drawing draw.count / 3 triangles of the
 // slot's buffers, which must be readable by vertex (and compute) shaders.

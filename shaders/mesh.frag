@@ -16,9 +16,14 @@ layout(location = 4) flat in vec3 light;
 layout(location = 0) out vec4 outColor;
 
 void main() {
+    // The triangle's own normal from how the position changes across the picture (toEye is the
+    // position's negative): for flat shading without one from the vertices. Taken before any
+    // branch, as derivatives must be.
+    vec3 across = cross(dFdx(toEye), dFdy(toEye));
     vec3 view = normalize(toEye);
-    float length_ = length(normal);
-    vec3 n = length_ > 0.0 ? normal / length_ : view; // a degenerate triangle: facing the eye
+    vec3 chosen = dot(normal, normal) > 0.0 ? normal : across;
+    float length_ = length(chosen);
+    vec3 n = length_ > 0.0 ? chosen / length_ : view; // a degenerate triangle: facing the eye
     if (dot(n, view) < 0.0) n = -n;
     float lit = ESTUARY_MESH_AMBIENT + (1.0 - ESTUARY_MESH_AMBIENT) * max(dot(n, light), 0.0);
     vec3 shaded = color.rgb * lit;

@@ -147,7 +147,7 @@
 #define ESTUARY_LINE_FLAG_RGBA 0x100u
 #define ESTUARY_LINE_RESTART 0xFFFFFFFFu
 
-// A mesh view (mesh.vert, mesh.frag; mesh_normals.comp sums its normals): the 3D points' camera
+// A mesh view (mesh.vert or mesh_indexed.vert, mesh.frag; mesh_prepare.comp sums its normals): the 3D points' camera
 // and box, the colormap, then the ESTUARY_MESH_FLAG_* bits, the vertices in the buffer and the
 // triangles drawn (as the bits of uints), and the wireframe's width (pixels) and colour.
 #define ESTUARY_MESH_PUSH_CONSTANTS                                                                \
@@ -184,12 +184,17 @@
 
 // Mesh flags: the view's ESTUARY_MESH_WIREFRAME and ESTUARY_MESH_RGBA as they are, and what the
 // renderer adds: flat shading, indexed triangles, and normals that are mesh_normals.comp's sums
-// (fixed point, ESTUARY_MESH_NORMAL_SCALE per unit, in the bits of the normals' floats).
+// (fixed point, ESTUARY_MESH_NORMAL_SCALE per unit, in the bits of the normals' floats; written by
+// mesh_prepare.comp).
 #define ESTUARY_MESH_FLAG_WIREFRAME 0x20u
 #define ESTUARY_MESH_FLAG_RGBA 0x100u
 #define ESTUARY_MESH_FLAG_FLAT 0x10000u
 #define ESTUARY_MESH_FLAG_INDEXED 0x20000u
 #define ESTUARY_MESH_FLAG_NORMAL_SUMS 0x40000u
+// mesh_prepare.comp copies the triangles' indices for the indexed draw, a triangle with an index
+// past the vertices as (0, 0, 0), which draws nothing (set by the renderer).
+#define ESTUARY_MESH_FLAG_WRITE_INDICES 0x80000u
+#define ESTUARY_BINDING_DRAW_INDICES 8
 #define ESTUARY_MESH_NORMAL_SCALE 65536.0
 // A mesh's normals: vec4 (nx, ny, nz, unused) per vertex, the user's or the sums.
 #define ESTUARY_BINDING_NORMALS 6

@@ -24,6 +24,9 @@ void makeMesh(estuary_viewer& v, estuary_view& view) {
     desc.slotCount = v.hostRing;
     if (!view.normalBuffer && view.meshShading == ESTUARY_MESH_SMOOTH)
         desc.summedNormals = uint32_t(std::min<uint64_t>(vertices.size / 16, UINT32_MAX));
+    desc.wireframe = (view.flags & ESTUARY_MESH_WIREFRAME) != 0;
+    if (view.indexBuffer)
+        desc.indexCapacity = uint32_t(std::min<uint64_t>(view.indexBuffer->size / 4, UINT32_MAX));
     view.meshRenderer = createMeshRenderer(v.device, v.pool, desc);
     setMeshExtent(v.device, view.meshRenderer, {v.width, v.height});
     for (uint32_t entry = 0; entry < v.hostRing; ++entry) {

@@ -1,8 +1,8 @@
 // The library's mesh view (estuary_add_mesh_view) headless on lavapipe under validation: smooth
 // shading of a tessellated ellipsoid against the analytic one (normals summed by the renderer, and
-// normals given), flat shading of an octahedron face by face, a surface rewritten between frames,
-// the depth test, the wireframe, triangles with an index past the vertices, a golden picture, and
-// the errors bad descriptions get.
+// normals given; by the indexed draw and by the one that pulls triangles whole), flat shading of an
+// octahedron face by face, a surface rewritten between frames, the depth test, the wireframe,
+// triangles with an index past the vertices, a golden picture, and the errors bad descriptions get.
 #include "library_support.h"
 #include "shared_layout.h"
 #include "volume_camera.h"
@@ -230,17 +230,27 @@ estuary_mesh_view_desc rgbaMesh(estuary_mesh_shading shading = ESTUARY_MESH_SMOO
     return d;
 }
 
+// The same mesh through the other draw: a wireframe (which pulls each triangle whole) of an
+// invisible colour (alpha 0), so the picture is the faces' alone.
+estuary_mesh_view_desc pulledDraw(estuary_mesh_view_desc d) {
+    d.flags |= ESTUARY_MESH_WIREFRAME;
+    d.wire_color[0] = 1.0f;
+    return d;
+}
+
 TEST_F(MeshTest, SmoothShadingWithSummedNormalsMatchesTheAnalyticEllipsoid) {
     openSquare(0.4f, 0.3f);
     const Vec radii{0.42, 0.3, 0.25};
-    const std::vector<uint8_t> rgba =
-        draw(rgbaMesh(), ellipsoid(float(radii[0]), float(radii[1]), float(radii[2])));
-    const Comparison c = compareEllipsoid(rgba, Expected(0.4f, 0.3f), radii);
-    EXPECT_GT(c.compared, 1200) << "the ellipsoid covers a good part of the picture";
-    // The tessellation (48 x 96) shades within a few steps of the smooth surface (lavapipe: 1;
-    // the H100: up to 4, for the stretched ellipsoid).
-    EXPECT_LE(c.worst, 5);
-    EXPECT_LT(c.meanDiff, 0.6);
+    const Mesh m = ellipsoid(float(radii[0]), float(radii[1]), float(radii[2]));
+    for (const estuary_mesh_view_desc& d : {rgbaMesh(), pulledDraw(rgbaMesh())}) {
+        SCOPED_TRACE(d.flags & ESTUARY_MESH_WIREFRAME ? "triangles pulled whole" : "indexed");
+        const Comparison c = compareEllipsoid(draw(d, m), Expected(0.4f, 0.3f), radii);
+        EXPECT_GT(c.compared, 1200) << "the ellipsoid covers a good part of the picture";
+        // The tessellation (48 x 96) shades within a few steps of the smooth surface (lavapipe:
+        // 1; the H100: up to 4, for the stretched ellipsoid).
+        EXPECT_LE(c.worst, 5);
+        EXPECT_LT(c.meanDiff, 0.6);
+    }
 }
 
 TEST_F(MeshTest, SmoothShadingWithGivenNormalsMatchesTheAnalyticSphere) {
@@ -288,32 +298,38 @@ Mesh octahedron() {
 TEST_F(MeshTest, FlatShadingLightsEachTriangleByItsOwnNormal) {
     openSquare(0.5f, 0.35f);
     const Mesh m = octahedron();
-    const std::vector<uint8_t> rgba = draw(rgbaMesh(ESTUARY_MESH_FLAT), m);
-    const Expected expected(0.5f, 0.35f);
-    const Vec eye = toVec(expected.camera.eye);
-    int faces = 0;
-    for (size_t t = 0; t < m.vertices.size(); t += 3) {
-        Vec centroid{};
-        for (size_t k = 0; k < 3; ++k) {
-            centroid[0] += m.vertices[t + k].x / 3.0;
-            centroid[1] += m.vertices[t + k].y / 3.0;
-            centroid[2] += m.vertices[t + k].z / 3.0;
-        }
-        const Vec normal = normalized(centroid); // an octahedron's face normal
-        const Vec toEye{eye[0] - centroid[0], eye[1] - centroid[1], eye[2] - centroid[2]};
-        if (dot(normal, toEye) <= 0.0) continue; // a back face, hidden
-        const auto [px, py] = expected.pixel(centroid);
-        const double want = expected.grey(normal, toEye);
-        // The face's middle and around it: one colour, its own.
-        for (int dy = -2; dy <= 2; ++dy)
-            for (int dx = -2; dx <= 2; ++dx) {
-                const std::array<int, 3> got = pixelAt(rgba, uint32_t(px + dx), uint32_t(py + dy));
-                EXPECT_NEAR(got[0], want, 2.0)
-                    << "face " << t / 3 << " at " << px + dx << "," << py + dy;
+    for (const estuary_mesh_view_desc& d :
+         {rgbaMesh(ESTUARY_MESH_FLAT), pulledDraw(rgbaMesh(ESTUARY_MESH_FLAT))}) {
+        SCOPED_TRACE(d.flags & ESTUARY_MESH_WIREFRAME ? "normal from the corners"
+                                                      : "normal from the pixels' derivatives");
+        const std::vector<uint8_t> rgba = draw(d, m);
+        const Expected expected(0.5f, 0.35f);
+        const Vec eye = toVec(expected.camera.eye);
+        int faces = 0;
+        for (size_t t = 0; t < m.vertices.size(); t += 3) {
+            Vec centroid{};
+            for (size_t k = 0; k < 3; ++k) {
+                centroid[0] += m.vertices[t + k].x / 3.0;
+                centroid[1] += m.vertices[t + k].y / 3.0;
+                centroid[2] += m.vertices[t + k].z / 3.0;
             }
-        ++faces;
+            const Vec normal = normalized(centroid); // an octahedron's face normal
+            const Vec toEye{eye[0] - centroid[0], eye[1] - centroid[1], eye[2] - centroid[2]};
+            if (dot(normal, toEye) <= 0.0) continue; // a back face, hidden
+            const auto [px, py] = expected.pixel(centroid);
+            const double want = expected.grey(normal, toEye);
+            // The face's middle and around it: one colour, its own.
+            for (int dy = -2; dy <= 2; ++dy)
+                for (int dx = -2; dx <= 2; ++dx) {
+                    const std::array<int, 3> got =
+                        pixelAt(rgba, uint32_t(px + dx), uint32_t(py + dy));
+                    EXPECT_NEAR(got[0], want, 2.0)
+                        << "face " << t / 3 << " at " << px + dx << "," << py + dy;
+                }
+            ++faces;
+        }
+        EXPECT_GE(faces, 3) << "the camera sees three or four faces";
     }
-    EXPECT_GE(faces, 3) << "the camera sees three or four faces";
 }
 
 TEST_F(MeshTest, NearerTrianglesHideFartherOnesWhateverTheirOrder) {
