@@ -71,9 +71,10 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
 // pass.
 void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsDesc& desc) {
     if (desc.markers || desc.glyphs) { // the topmost marker per pixel, no 64-bit atomics
-        const std::string splat = desc.glyphs   ? "glyphs_splat.comp"
-                                  : desc.threeD ? "markers3d_splat.comp"
-                                                : "markers_splat.comp";
+        const std::string splat = desc.glyphs && desc.threeD ? "glyphs3d_splat.comp"
+                                  : desc.glyphs              ? "glyphs_splat.comp"
+                                  : desc.threeD              ? "markers3d_splat.comp"
+                                                             : "markers_splat.comp";
         r.splatPipeline = createComputePipeline(
             device, r.pipelineLayout, shaderPath(desc.dataDir, splat), nullptr, "markers splat");
         r.resolveComputePipeline = createComputePipeline(
@@ -131,14 +132,13 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
         throw runtimeError("createPointsRenderer: lines are drawn by raster only");
     if (int(desc.markers) + int(desc.lines) + int(desc.glyphs) > 1)
         throw runtimeError("createPointsRenderer: markers, lines or glyphs, one of them");
-    if (desc.glyphs && desc.threeD) throw runtimeError("createPointsRenderer: glyphs are 2D");
     PointsRenderer r;
     r.threeD = desc.threeD;
     r.markers = desc.markers;
     r.lines = desc.lines;
     r.glyphs = desc.glyphs;
     r.indexBytes.assign(desc.slotCount, 0);
-    r.glyphExtents.assign(desc.slotCount, VkExtent2D{0, 0});
+    r.glyphExtents.assign(desc.slotCount, VkExtent3D{0, 0, 0});
     r.colormapCount = kColormapCount;
     r.bytes.assign(desc.slotCount, 0);
     r.maxPointSize = device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
@@ -158,9 +158,10 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
             shape.alphaBlend = true;
             shape.name = desc.threeD ? "3D lines pipeline" : "lines pipeline";
         } else if (desc.markers || desc.glyphs) {
-            shape.vertexShader = desc.glyphs   ? "glyphs.vert"
-                                 : desc.threeD ? "markers3d.vert"
-                                               : "markers.vert";
+            shape.vertexShader = desc.glyphs && desc.threeD ? "glyphs3d.vert"
+                                 : desc.glyphs              ? "glyphs.vert"
+                                 : desc.threeD              ? "markers3d.vert"
+                                                            : "markers.vert";
             shape.fragmentShader = "markers.frag";
             shape.alphaBlend = true;
             shape.name = desc.threeD ? "3D markers pipeline" : "markers pipeline";
@@ -209,7 +210,7 @@ void setPointsBuffer(const Device& device, PointsRenderer& r, uint32_t slot, VkB
 }
 
 void setGlyphImage(const Device& device, PointsRenderer& r, uint32_t slot, VkImageView view,
-                   VkExtent2D extent) {
+                   VkExtent3D extent) {
     if (!r.glyphs) throw runtimeError("setGlyphImage: this renderer draws no glyphs");
     if (slot >= r.slotSets.size())
         throw runtimeError("setGlyphImage: slot " + std::to_string(slot) + " out of " +
@@ -255,6 +256,12 @@ void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent,
     }
     r.splatExtent = extent;
     r.storageTarget = storageTarget;
+}
+
+uint32_t glyphCount(VkExtent3D image, uint32_t spacing) {
+    const uint32_t s = std::max(spacing, 1u);
+    return ((image.width + s - 1) / s) * ((image.height + s - 1) / s) *
+           ((std::max(image.depth, 1u) + s - 1) / s);
 }
 
 float pointIntensity(VkExtent2D target, uint32_t count, float size) {
@@ -456,9 +463,7 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
                   VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
     const VkDeviceSize elementBytes = (r.markers ? 8 : 4) * sizeof(float);
     if (r.glyphs && slot < r.slotSets.size()) {
-        const VkExtent2D image = r.glyphExtents[slot];
-        const uint32_t s = std::max(draw.glyphSpacing, 1u);
-        const uint32_t glyphs = ((image.width + s - 1) / s) * ((image.height + s - 1) / s);
+        const uint32_t glyphs = glyphCount(r.glyphExtents[slot], draw.glyphSpacing);
         if (glyphs == 0)
             throw runtimeError("recordPoints: glyphs without an image (setGlyphImage)");
         if (draw.colormap >= r.colormapCount)

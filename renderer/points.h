@@ -34,8 +34,8 @@ struct PointsDesc {
     // Lines instead: 16-byte vertices (vec4 position and value), segments or a strip, directly or
     // through a buffer of uint indices (setLinesIndices), drawn as antialiased quads; raster only.
     bool lines = false;
-    // Glyphs instead: markers sampled on a grid from a 2D velocity image (setGlyphImage), one every
-    // PointsDraw::glyphSpacing cells.
+    // Glyphs instead: markers sampled on a grid from a 2D velocity image (or with threeD a 3D one
+    // under the orbit camera; setGlyphImage), one every PointsDraw::glyphSpacing cells.
     bool glyphs = false;
     // Draw by compute splat (then setPointsExtent before recording): points, and markers or glyphs
     // (each pixel's topmost, shaders/markers_splat.glsl) up to markerCapacity of them.
@@ -50,7 +50,7 @@ struct PointsRenderer : MoveOnly {
     bool lines = false;
     bool glyphs = false;
     std::vector<VkDeviceSize> indexBytes; // lines: per slot; 0: no index buffer
-    std::vector<VkExtent2D> glyphExtents; // glyphs: per slot, the velocity image's
+    std::vector<VkExtent3D> glyphExtents; // glyphs: per slot, the velocity image's
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
@@ -92,9 +92,12 @@ void setPointsBuffer(const Device& device, PointsRenderer& renderer, uint32_t sl
 void setLinesIndices(const Device& device, PointsRenderer& renderer, uint32_t slot, VkBuffer buffer,
                      VkDeviceSize bytes);
 
-// Glyphs: the slot's velocity image (SHADER_READ_ONLY_OPTIMAL when drawn), of `extent` cells.
+// Glyphs: the slot's velocity image (SHADER_READ_ONLY_OPTIMAL when drawn), of `extent` cells (a 3D
+// image with PointsDesc::threeD, else depth 1).
 void setGlyphImage(const Device& device, PointsRenderer& renderer, uint32_t slot, VkImageView view,
-                   VkExtent2D extent);
+                   VkExtent3D extent);
+// The glyphs drawn from an image of `image` cells, one every `spacing` cells along each side.
+uint32_t glyphCount(VkExtent3D image, uint32_t spacing);
 
 // Renderers made with splat: (re)makes the splat buffer for targets of `extent` and points every
 // slot at it. `storageTarget`: the target's view when the target was made with storage use (an

@@ -13,10 +13,15 @@ struct Marker {
     vec4 directionSize;
 };
 #ifdef ESTUARY_GLYPHS
-// Glyphs: marker i samples the velocity image (channels 0 and 1) at the centre cell of the i-th
-// square of glyphSpacing cells (row by row); its value is the speed, its direction the velocity
-// over valueMax (so an arrow's length follows the speed), its place that cell.
+// Glyphs: marker i samples the velocity image (channels 0 and 1; in 3D 0, 1 and 2) at the centre
+// cell of the i-th square (cube) of glyphSpacing cells (row by row, then slice by slice); its value
+// is the speed, its direction the velocity over valueMax (so an arrow's length follows the speed),
+// its place that cell (in 3D its centre, in the box of the image's cells the renderer frames).
+#ifdef ESTUARY_POINTS_3D
+layout(binding = ESTUARY_BINDING_FIELD) uniform sampler3D velocity;
+#else
 layout(binding = ESTUARY_BINDING_FIELD) uniform sampler2D velocity;
+#endif
 #else
 layout(std430, binding = ESTUARY_BINDING_POINTS) readonly buffer Markers {
     Marker markers[];
@@ -43,7 +48,17 @@ bool project(vec3 position, out vec2 pixel) {
 }
 
 Marker fetchMarker(uint index) {
-#ifdef ESTUARY_GLYPHS
+#if defined(ESTUARY_GLYPHS) && defined(ESTUARY_POINTS_3D)
+    ivec3 size = textureSize(velocity, 0);
+    int spacing = max(int(pc.glyphSpacing + 0.5), 1);
+    ivec3 squares = (size + spacing - 1) / spacing;
+    int i = int(index);
+    ivec3 cube = ivec3(i % squares.x, (i / squares.x) % squares.y, i / (squares.x * squares.y));
+    ivec3 cell = min(cube * spacing + spacing / 2, size - 1);
+    vec3 v = texelFetch(velocity, cell, 0).xyz;
+    float scale = pc.valueMax > 0.0 ? 1.0 / pc.valueMax : 1.0;
+    return Marker(vec4(vec3(cell) + 0.5, length(v)), vec4(v * scale, 0.0));
+#elif defined(ESTUARY_GLYPHS)
     ivec2 size = textureSize(velocity, 0);
     int spacing = max(int(pc.glyphSpacing + 0.5), 1);
     int columns = (size.x + spacing - 1) / spacing;

@@ -107,9 +107,9 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE && !view.lines; // lines: raster only
     desc.markerCapacity = view.maxPoints;
     if (view.glyphs) {
-        const VkExtent2D cells = view.image->extent;
-        const uint32_t s = view.glyphSpacing;
-        desc.markerCapacity = ((cells.width + s - 1) / s) * ((cells.height + s - 1) / s);
+        const estuary_image& image = *view.image;
+        desc.markerCapacity = glyphCount(
+            {image.extent.width, image.extent.height, image.shape.depth}, view.glyphSpacing);
     }
     view.points = createPointsRenderer(v.device, v.pool, desc);
     if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height}, storageTarget(v));
@@ -117,7 +117,8 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
         const estuary_image& image = *view.image;
         for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
             const GpuImage& copy = vulkanImage(image, copyOf(image, entry));
-            setGlyphImage(v.device, view.points, entry, copy.view, copy.extent);
+            setGlyphImage(v.device, view.points, entry, copy.view,
+                          {copy.extent.width, copy.extent.height, copy.shape.depth});
         }
         return;
     }
@@ -383,9 +384,13 @@ estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& des
     checkOwned(v, image.viewer, what + ": the image " + image.name);
     if (v.consumer == ESTUARY_CONSUMER_OPENGL)
         throw unsupported(what + ": the OpenGL consumer draws field views only");
-    if (image.kind != ESTUARY_IMAGE_2D || image.format == ESTUARY_FORMAT_R32_FLOAT)
+    const bool threeD = image.kind == ESTUARY_IMAGE_3D;
+    if (!(image.kind == ESTUARY_IMAGE_2D && image.format != ESTUARY_FORMAT_R32_FLOAT) &&
+        !(threeD && image.format != ESTUARY_FORMAT_R32_FLOAT &&
+          image.format != ESTUARY_FORMAT_RG32_FLOAT))
         throw usageError(what + ": the image " + image.name +
-                         " must be 2D with 2 or more channels (the velocity in channels 0 and 1)");
+                         " must be 2D with 2 or more channels (the velocity in channels 0 and 1) "
+                         "or 3D with 4 (in channels 0, 1 and 2)");
     if (uint32_t(desc.shape) > ESTUARY_MARKER_SHAPE_ARROW)
         throw usageError(what + ": shape " + std::to_string(int(desc.shape)) +
                          " is not an estuary_marker_shape (0..6)");
@@ -403,7 +408,7 @@ estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& des
     auto view = bufferView(v, what,
                            {nullptr, zero, desc.colormap, desc.value_min, desc.value_max,
                             desc.label && *desc.label ? desc.label : image.name.c_str(), desc.flags,
-                            false, 1, 1});
+                            threeD, 1, 1});
     view->glyphs = true;
     view->image = &image;
     view->markerShape = desc.shape;
@@ -530,7 +535,16 @@ PointsDraw pointsDraw(const estuary_viewer& v, const estuary_view& view) {
         draw.markerFlags =
             ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH | (view.flags & ESTUARY_MARKERS_OUTLINE);
         draw.glyphSpacing = view.glyphSpacing;
-        placeInCells(draw, view.image->extent);
+        const estuary_image& image = *view.image;
+        if (image.kind == ESTUARY_IMAGE_3D) // the box of its cells, as a volume view frames it
+            draw.box = {0.0f,
+                        0.0f,
+                        0.0f,
+                        float(image.extent.width),
+                        float(image.extent.height),
+                        float(image.shape.depth)};
+        else
+            placeInCells(draw, image.extent);
         return draw;
     }
     if (view.lines) {

@@ -441,9 +441,11 @@ typedef struct estuary_lines_view_desc {
  * each square of spacing x spacing), turned along the velocity in channels 0 and 1 (cells per unit,
  * rows down), as long as `size` times the speed over value_max, coloured by the speed through the
  * colormap. Placed in the image's cells, so they line up with a field view of an image of the
- * same size below. */
+ * same size below. Of a 3D image (4 channels, the velocity in 0, 1 and 2): one every `spacing`
+ * cells along each side, under the orbit camera where a volume view of the image shows those
+ * cells. */
 typedef struct estuary_glyph_view_desc {
-    estuary_image* image;       /* required: 2D, with 2 or more channels */
+    estuary_image* image;       /* required: 2D, with 2 or more channels; or 3D with 4 */
     estuary_marker_shape shape; /* usually ESTUARY_MARKER_SHAPE_ARROW */
     uint32_t spacing;           /* cells between glyphs; 0: 8 */
     float size;                 /* pixels at speed value_max; 0: 16 */

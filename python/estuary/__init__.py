@@ -594,7 +594,8 @@ class Viewer:
 
     def glyph_view(self, image, shape="arrow", spacing=0, size=0.0, colormap="viridis",
                    value_range=None, label=None, outline=False, colorbar=False, hidden=False):
-        """Vector glyphs of a 2D velocity image (channels 0 and 1): one every `spacing` cells."""
+        """Vector glyphs of a 2D velocity image (channels 0 and 1), or of a 3D one (channels 0, 1
+        and 2) under the orbit camera: one every `spacing` cells."""
         d = _capi.GlyphViewDesc()
         d.image = image._handle
         d.shape = _choice(_capi.MARKER_SHAPE, shape, "shape")

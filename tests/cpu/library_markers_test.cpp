@@ -262,6 +262,52 @@ TEST_F(MarkersTest, GlyphsOfAVelocityImageTurnAndGrowWithTheVelocity) {
     EXPECT_REFUSED(viewer->glyphView(bad), ESTUARY_ERROR_INVALID_ARGUMENT, "unknown flags 16");
 }
 
+TEST_F(MarkersTest, GlyphsOfA3dVelocityImageStandWhereTheVolumeShowsTheirCells) {
+    // A 9^3 image, one glyph (spacing 9) at cell (4, 4, 4): the volume's centre, which the
+    // orbit camera looking along +z shows at the picture's centre. By raster and by compute.
+    for (estuary_draw_path path : {ESTUARY_DRAW_RASTER, ESTUARY_DRAW_COMPUTE}) {
+        SCOPED_TRACE(path == ESTUARY_DRAW_COMPUTE ? "compute" : "raster");
+        ViewerDesc d = headless(2, 128, 128);
+        d.draw_path = path;
+        open(d);
+        viewer->setCamera({1.0f, 0.0f, 0.0f, 0.0f, 0.0f});
+        estuary_image_desc volume{ESTUARY_FORMAT_RGBA32_FLOAT, ESTUARY_IMAGE_3D, 9, 9, 9};
+        volume.writer = ESTUARY_WRITER_HOST;
+        Image image = viewer->image(volume);
+        estuary_glyph_view_desc g{image.get(), ESTUARY_MARKER_SHAPE_ARROW};
+        g.spacing = 9;
+        g.size = 40.0f; // r = 20 pixels at speed 1
+        viewer->glyphView(g);
+        const auto draw = [&](float vx, float vy, float vz) {
+            const Frame frame = viewer->beginFrame();
+            float* texels = frame.hostLevel<float>(image);
+            for (int i = 0; i < 9 * 9 * 9; ++i) {
+                texels[4 * i] = vx;
+                texels[4 * i + 1] = vy;
+                texels[4 * i + 2] = vz;
+                texels[4 * i + 3] = 0.0f;
+            }
+            frame.end();
+            return pixels();
+        };
+        const std::array<int, 3> kFast{253, 231, 37}; // viridis' end: speed 1
+        const auto right = draw(1.0f, 0.0f, 0.0f);
+        EXPECT_TRUE(near(at(right, 14, 0), kFast, 3)) << "the head, right of the centre";
+        EXPECT_TRUE(near(at(right, -14, 0), kFast, 3)) << "the tail";
+        EXPECT_TRUE(near(at(right, 0, 14), kBackground, 2));
+        const auto down = draw(0.0f, 1.0f, 0.0f); // +y: rows down, as the volume shows them
+        EXPECT_TRUE(near(at(down, 0, 14), kFast, 3)) << "the head, below the centre";
+        EXPECT_TRUE(near(at(down, 14, 0), kBackground, 2));
+        EXPECT_EQ(viewer->close(), 0u) << "validation messages";
+        viewer.reset();
+    }
+    Viewer& v = open(headless(2, 64, 64));
+    estuary_image_desc two{ESTUARY_FORMAT_RG32_FLOAT, ESTUARY_IMAGE_3D, 4, 4, 4};
+    two.writer = ESTUARY_WRITER_HOST;
+    Image image = v.image(two);
+    EXPECT_REFUSED(v.glyphView({image.get()}), ESTUARY_ERROR_INVALID_ARGUMENT, "3D with 4");
+}
+
 TEST_F(MarkersTest, BadDescriptionsAreRefusedNamingTheValue) {
     Viewer& v = open(headless(2, 64, 64));
     Buffer buffer = v.buffer({64, ESTUARY_WRITER_HOST, 0, "two markers"});
