@@ -28,7 +28,7 @@ void makeMesh(estuary_viewer& v, estuary_view& view) {
     if (view.indexBuffer)
         desc.indexCapacity = uint32_t(std::min<uint64_t>(view.indexBuffer->size / 4, UINT32_MAX));
     view.meshRenderer = createMeshRenderer(v.device, v.pool, desc);
-    setMeshExtent(v.device, view.meshRenderer, {v.width, v.height});
+    setMeshExtent(v.device, view.meshRenderer, pictureExtent(v)); // a window's may differ
     for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
         const estuary_buffer* indices = view.indexBuffer;
         const estuary_buffer* normals = view.normalBuffer;

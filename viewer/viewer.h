@@ -415,7 +415,8 @@ ViewParams viewParams(const estuary_viewer& v, const estuary_view& view);
 // Records the views into `target` (COLOR_ATTACHMENT_OPTIMAL before and after).
 void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage targetImage,
                  VkImageView targetView, VkExtent2D extent);
-// The renderers' compute draw follows the target's size.
+// What the views keep of the picture's size (the compute draw's, a mesh's depth image) follows
+// it; only while no frame is in flight.
 void resizeViews(estuary_viewer& v, VkExtent2D extent);
 
 // ---- frame.cpp ----

@@ -122,6 +122,7 @@ bool recreateSwapchain(estuary_viewer& v, VkExtent2D framebuffer) {
     w.swapchainFramebuffer = framebuffer;
     w.stale = false;
     ++w.recreations;
+    resizeViews(v, w.swapchain.extent); // what views keep of the picture's size (a mesh's depth)
     return true;
 }
 

@@ -432,6 +432,34 @@ TEST_F(MeshTest, ATorusWithAWireframeMatchesTheGoldenImage) {
     expectMatchesGolden(rgba, kSide, kSide, "mesh_torus");
 }
 
+TEST_F(MeshTest, AWindowDrawsTheMeshThroughAResize) {
+    const char* display = std::getenv("DISPLAY");
+    if (!display || !*display) GTEST_SKIP() << "no display: run under xvfb-run -a";
+    ViewerDesc d = headless(2, 96, 64);
+    d.display = ESTUARY_DISPLAY_WINDOW;
+    d.flags |= ESTUARY_VIEWER_NO_UI; // the panels would cover the picture's middle
+    open(d);
+    viewer->setCamera({1.0f, 0.0f, 0.0f, 0.0f, 0.0f});
+    const Mesh m = ellipsoid(0.4f, 0.4f, 0.4f, 16, 32);
+    Buffers b = buffers(m);
+    estuary_mesh_view_desc desc = rgbaMesh();
+    desc.vertices = b.vertices.get();
+    desc.indices = b.indices->get();
+    viewer->meshView(desc);
+    // The sphere's middle faces the eye: lit well above the background there.
+    const auto middleLit = [&](const std::vector<uint8_t>& rgba) {
+        const estuary_viewer_info info = viewer->info();
+        return pixelAt(rgba, info.width / 2, info.height / 2)[0] > 120;
+    };
+    EXPECT_TRUE(middleLit(frame(b, m)));
+    check(estuary_set_window_size(viewer->get(), 128, 96)); // a new swapchain, a new depth image
+    std::vector<uint8_t> resized;
+    for (int f = 0; f < 3; ++f) // the window system takes a frame or two to resize
+        resized = frame(b, m);
+    EXPECT_EQ(viewer->info().width, 128u);
+    EXPECT_TRUE(middleLit(resized));
+}
+
 TEST_F(MeshTest, BadDescriptionsAreRefusedNamingTheValue) {
     Viewer& v = open(headless(2, 64, 64));
     Buffer vertices = v.buffer({96, ESTUARY_WRITER_HOST, 0, "six vertices"});
