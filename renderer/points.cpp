@@ -36,7 +36,7 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
         add(ESTUARY_BINDING_SPLAT, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, resolveStages);
         add(ESTUARY_BINDING_DRAW_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
             VK_SHADER_STAGE_COMPUTE_BIT);
-        if (r.markers || r.glyphs)
+        if (r.markers || r.glyphs || r.lines)
             add(ESTUARY_BINDING_MARKER_COLOURS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, resolveStages);
     }
     VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
@@ -70,26 +70,27 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
 // The splat's compute pipeline and the resolve's: in place by compute, or a full-screen additive
 // pass.
 void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsDesc& desc) {
-    if (desc.markers || desc.glyphs) { // the topmost marker per pixel, no 64-bit atomics
-        const std::string splat = desc.glyphs && desc.threeD ? "glyphs3d_splat.comp"
-                                  : desc.glyphs              ? "glyphs_splat.comp"
-                                  : desc.threeD              ? "markers3d_splat.comp"
-                                                             : "markers_splat.comp";
+    if (desc.markers || desc.glyphs || desc.lines) { // the topmost one per pixel
+        const std::string kind = desc.lines ? "lines" : desc.glyphs ? "glyphs" : "markers";
+        const std::string splat = kind + (desc.threeD ? "3d" : "") + "_splat.comp";
+        const std::string resolve = desc.lines ? "lines_resolve" : "markers_resolve";
         r.splatPipeline = createComputePipeline(
             device, r.pipelineLayout, shaderPath(desc.dataDir, splat), nullptr, "markers splat");
         r.resolveComputePipeline = createComputePipeline(
-            device, r.pipelineLayout, shaderPath(desc.dataDir, "markers_resolve.comp"), nullptr,
-            "markers splat resolve (compute)");
+            device, r.pipelineLayout, shaderPath(desc.dataDir, resolve + ".comp"), nullptr,
+            kind + " splat resolve (compute)");
         PipelineShape shape;
         shape.vertexShader = "fullscreen.vert";
-        shape.fragmentShader = "markers_resolve.frag";
+        shape.fragmentShader = resolve + ".frag";
         shape.alphaBlend = true;
         shape.name = "markers splat resolve";
         r.resolvePipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
                                                    desc.dataDir, shape);
-        const VkDeviceSize bytes = std::max<VkDeviceSize>(desc.markerCapacity, 1) * 4;
+        // What the resolve reads of each: a marker's colour, a segment's ends and colours.
+        const VkDeviceSize bytes =
+            std::max<VkDeviceSize>(desc.markerCapacity, 1) * (desc.lines ? 32 : 4);
         r.markerColours = createBuffer(device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "marker colours");
+                                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "splat items");
         r.markerCapacity = desc.markerCapacity;
         for (VkDescriptorSet set : r.slotSets)
             writeBufferDescriptor(device, set, ESTUARY_BINDING_MARKER_COLOURS,
@@ -128,8 +129,6 @@ VkShaderStageFlags pushStages(const PointsRenderer& r) {
 PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
                                     const PointsDesc& desc) {
     if (desc.slotCount == 0) throw runtimeError("createPointsRenderer: slotCount must be >= 1");
-    if (desc.lines && desc.splat)
-        throw runtimeError("createPointsRenderer: lines are drawn by raster only");
     if (int(desc.markers) + int(desc.lines) + int(desc.glyphs) > 1)
         throw runtimeError("createPointsRenderer: markers, lines or glyphs, one of them");
     PointsRenderer r;
@@ -240,9 +239,10 @@ void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent,
         throw runtimeError("setPointsExtent: the target's extent must not be empty");
     destroyBuffer(device, r.splatBuffer);
     r.splatExtent = {0, 0};
-    const VkDeviceSize pixelBytes = r.markers || r.glyphs ? sizeof(uint32_t)
-                                    : r.packedSplat       ? sizeof(uint64_t)
-                                                          : 3 * sizeof(uint32_t);
+    const VkDeviceSize pixelBytes = r.lines                 ? 2 * sizeof(uint32_t)
+                                    : r.markers || r.glyphs ? sizeof(uint32_t)
+                                    : r.packedSplat         ? sizeof(uint64_t)
+                                                            : 3 * sizeof(uint32_t);
     const VkDeviceSize bytes = VkDeviceSize(extent.width) * extent.height * pixelBytes;
     r.splatBuffer = createBuffer(
         device, bytes, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -415,10 +415,12 @@ void recordQuads(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
     if (r.threeD) {
         auto pc = markerPush<Marker3dPushConstants>(push3d(r, extent, draw, size), draw);
         pc.pointCountBits = std::bit_cast<float>(countBits);
+        if (r.lines) pc.intensity = std::bit_cast<float>(quads); // the splat's segments
         vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
     } else {
         auto pc = markerPush<MarkerPushConstants>(push2d(r, extent, draw, size), draw);
         pc.pointCountBits = std::bit_cast<float>(countBits);
+        if (r.lines) pc.intensity = std::bit_cast<float>(quads);
         vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
     }
     if (r.splatPipeline && quads <= std::min(r.markerCapacity, kMaxSplatMarkers)) {
@@ -436,7 +438,7 @@ void recordQuads(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
 }
 
 void recordLines(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                 VkExtent2D extent, PointsDraw draw) {
+                 VkExtent2D extent, PointsDraw draw, VkImage targetImage) {
     if (draw.markerShape > ESTUARY_LINE_STRIP)
         throw runtimeError("recordPoints: line topology " + std::to_string(draw.markerShape) +
                            " is neither segments (0) nor a strip (1)");
@@ -454,7 +456,7 @@ void recordLines(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
     draw.markerFlags =
         (draw.markerFlags & ESTUARY_LINE_FLAG_RGBA) | (indexed ? ESTUARY_LINE_FLAG_INDEXED : 0u);
     const uint32_t vertices = uint32_t(std::min<VkDeviceSize>(r.bytes[slot] / 16, UINT32_MAX));
-    recordQuads(r, cmd, slot, target, extent, draw, segments, vertices);
+    recordQuads(r, cmd, slot, target, extent, draw, segments, vertices, targetImage);
 }
 
 } // namespace
@@ -476,7 +478,7 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
         if (draw.colormap >= r.colormapCount)
             throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) +
                                " out of " + std::to_string(r.colormapCount));
-        return recordLines(r, cmd, slot, target, extent, draw);
+        return recordLines(r, cmd, slot, target, extent, draw, targetImage);
     }
     if (slot >= r.slotSets.size() || VkDeviceSize(draw.count) * elementBytes > r.bytes[slot])
         throw runtimeError("recordPoints: " + std::to_string(draw.count) +

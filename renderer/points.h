@@ -32,13 +32,14 @@ struct PointsDesc {
     // size), each a shape on a quad blended over the picture (markers.frag).
     bool markers = false;
     // Lines instead: 16-byte vertices (vec4 position and value), segments or a strip, directly or
-    // through a buffer of uint indices (setLinesIndices), drawn as antialiased quads; raster only.
+    // through a buffer of uint indices (setLinesIndices), drawn as antialiased quads.
     bool lines = false;
     // Glyphs instead: markers sampled on a grid from a 2D velocity image (or with threeD a 3D one
     // under the orbit camera; setGlyphImage), one every PointsDraw::glyphSpacing cells.
     bool glyphs = false;
-    // Draw by compute splat (then setPointsExtent before recording): points, and markers or glyphs
-    // (each pixel's topmost, shaders/markers_splat.glsl) up to markerCapacity of them.
+    // Draw by compute splat (then setPointsExtent before recording): points, and markers, glyphs or
+    // segments (each pixel's topmost, shaders/markers_splat.glsl, lines_splat.glsl) up to
+    // markerCapacity of them.
     bool splat = false;
     uint32_t markerCapacity = 0;
     bool packedSplat = true; // one 64-bit atomic a pixel where the device has them (tests: false)

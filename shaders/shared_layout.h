@@ -20,7 +20,8 @@
 // strip; bound to the vertex buffer itself when the view has none (then unread).
 #define ESTUARY_BINDING_INDICES 5
 
-// The markers' compute splat (markers_splat.glsl): each marker's colour (RGBA8) for the resolve.
+// The markers' and lines' compute splat (markers_splat.glsl, lines_splat.glsl): what the resolve
+// needs of each (a marker's colour, RGBA8; a segment's ends and their colours, 32 bytes).
 #define ESTUARY_BINDING_MARKER_COLOURS 7
 
 // field.frag's specialization constant 0: how a texel becomes a colour.
@@ -146,6 +147,11 @@
 #define ESTUARY_LINE_FLAG_INDEXED 0x10000u // set by the renderer, not a view flag
 #define ESTUARY_LINE_FLAG_RGBA 0x100u
 #define ESTUARY_LINE_RESTART 0xFFFFFFFFu
+// The lines' compute splat keeps per pixel its key and a sum of -ln(1 - alpha) in fixed point,
+// this much a unit.
+#define ESTUARY_LINE_SPLAT_SCALE 65536.0
+// The lines' compute splat (lines_splat.glsl) reads the segments' count from the block's
+// `intensity`, as the bits of a uint (pointCountBits holds the vertices' count there).
 
 // A mesh view (mesh.vert or mesh_indexed.vert, mesh.frag; mesh_prepare.comp sums its normals): the 3D points' camera
 // and box, the colormap, then the ESTUARY_MESH_FLAG_* bits, the vertices in the buffer and the

@@ -104,7 +104,7 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.markers = view.markers;
     desc.lines = view.lines;
     desc.glyphs = view.glyphs;
-    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE && !view.lines; // lines: raster only
+    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE;
     desc.markerCapacity = view.maxPoints;
     if (view.glyphs) {
         const estuary_image& image = *view.image;

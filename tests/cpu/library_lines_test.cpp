@@ -1,4 +1,5 @@
-// The library's lines view (estuary_add_lines_view) headless on lavapipe under validation:
+// The library's lines view (estuary_add_lines_view) headless on lavapipe under validation, by the
+// raster path and by the compute splat:
 // segments and strips, direct and through indices (restarts, indices past the vertices), the width
 // and its antialiased edge, colours blended between the ends, 3D under the orbit camera, and the
 // errors bad descriptions get.
@@ -30,8 +31,13 @@ Vertex red(float x, float y) {
     return {x, y, 0.0f, redBits()};
 }
 
-class LinesTest : public LibraryTest {
+// Every test by both draw paths: the raster path and the compute splat must draw alike.
+class LinesTest : public LibraryTest, public ::testing::WithParamInterface<estuary_draw_path> {
   protected:
+    Viewer& open(ViewerDesc desc) {
+        desc.draw_path = GetParam();
+        return LibraryTest::open(desc);
+    }
     // One frame of a lines view over `vertices` (and `indices` where given) on a 128 x 128
     // picture where the unit square fills the picture: position (x, y) is pixel (128 x, 128 y).
     std::vector<uint8_t> draw(estuary_lines_view_desc desc, const std::vector<Vertex>& vertices,
@@ -74,7 +80,7 @@ estuary_lines_view_desc rgbaLines(estuary_line_topology topology, float width = 
     return d;
 }
 
-TEST_F(LinesTest, ASegmentCoversItsWidthAlongItsLengthWithAnAntialiasedEdge) {
+TEST_P(LinesTest, ASegmentCoversItsWidthAlongItsLengthWithAnAntialiasedEdge) {
     // From pixel (32, 64) to (96, 64), 4 pixels wide: rows 62..65, columns 32..95.
     const std::vector<uint8_t> rgba =
         draw(rgbaLines(ESTUARY_LINES_SEGMENTS), {red(0.25f, 0.5f), red(0.75f, 0.5f)});
@@ -100,7 +106,7 @@ TEST_F(LinesTest, ASegmentCoversItsWidthAlongItsLengthWithAnAntialiasedEdge) {
     EXPECT_GT(partial, 100) << "the edges are not antialiased";
 }
 
-TEST_F(LinesTest, StripsJoinConsecutiveVerticesAndSegmentsTakeThemInPairs) {
+TEST_P(LinesTest, StripsJoinConsecutiveVerticesAndSegmentsTakeThemInPairs) {
     const std::vector<Vertex> corners = {red(0.25f, 0.25f), red(0.75f, 0.25f), red(0.75f, 0.75f),
                                          red(0.25f, 0.75f)};
     // Strip: top edge, right edge, bottom edge; nothing closes the left edge.
@@ -117,7 +123,7 @@ TEST_F(LinesTest, StripsJoinConsecutiveVerticesAndSegmentsTakeThemInPairs) {
     EXPECT_TRUE(isBackground(pairs, 96, 64)) << "1-2 is no segment";
 }
 
-TEST_F(LinesTest, IndicesPickVerticesRestartStripsAndDropWhatIsPastTheVertices) {
+TEST_P(LinesTest, IndicesPickVerticesRestartStripsAndDropWhatIsPastTheVertices) {
     const std::vector<Vertex> corners = {red(0.25f, 0.25f), red(0.75f, 0.25f), red(0.75f, 0.75f),
                                          red(0.25f, 0.75f)};
     // The left edge (3-0), then a restart, then the right edge (1-2).
@@ -134,7 +140,7 @@ TEST_F(LinesTest, IndicesPickVerticesRestartStripsAndDropWhatIsPastTheVertices) 
     EXPECT_TRUE(isBackground(pairs, 96, 32)) << "vertex 1's segment";
 }
 
-TEST_F(LinesTest, ColoursBlendBetweenTheEndsThroughTheColormap) {
+TEST_P(LinesTest, ColoursBlendBetweenTheEndsThroughTheColormap) {
     estuary_lines_view_desc d = rgbaLines(ESTUARY_LINES_SEGMENTS, 6.0f);
     d.flags = 0;
     const std::vector<uint8_t> rgba = draw(d, {{0.1f, 0.5f, 0.0f, 0.0f}, {0.9f, 0.5f, 0.0f, 1.0f}});
@@ -145,7 +151,7 @@ TEST_F(LinesTest, ColoursBlendBetweenTheEndsThroughTheColormap) {
     EXPECT_FALSE(near(middle, {253, 231, 37}, 30));
 }
 
-TEST_F(LinesTest, ThreeDLinesAreDrawnUnderTheOrbitCameraAndWidthIsAParameter) {
+TEST_P(LinesTest, ThreeDLinesAreDrawnUnderTheOrbitCameraAndWidthIsAParameter) {
     open(headless(2, 128, 128));
     viewer->setCamera({1.0f, 0, 0, 0.0f, 0.0f}); // looking along +z at the unit cube's centre
     estuary_lines_view_desc d = rgbaLines(ESTUARY_LINES_SEGMENTS, 2.0f);
@@ -169,7 +175,7 @@ TEST_F(LinesTest, ThreeDLinesAreDrawnUnderTheOrbitCameraAndWidthIsAParameter) {
     EXPECT_TRUE(isBackground(wide, 64, 50));
 }
 
-TEST_F(LinesTest, BadDescriptionsAreRefusedNamingTheValue) {
+TEST_P(LinesTest, BadDescriptionsAreRefusedNamingTheValue) {
     Viewer& v = open(headless(2, 64, 64));
     Buffer vertices = v.buffer({64, ESTUARY_WRITER_HOST, 0, "four vertices"});
     Buffer indices = v.buffer({12, ESTUARY_WRITER_HOST, 0, "three indices"});
@@ -198,6 +204,12 @@ TEST_F(LinesTest, BadDescriptionsAreRefusedNamingTheValue) {
     EXPECT_EQ(p.point_count, 3u) << "the index buffer's indices";
     EXPECT_EQ(p.point_size, 1.5f) << "the default width";
 }
+
+INSTANTIATE_TEST_SUITE_P(DrawPaths, LinesTest,
+                         ::testing::Values(ESTUARY_DRAW_RASTER, ESTUARY_DRAW_COMPUTE),
+                         [](const auto& path) {
+                             return path.param == ESTUARY_DRAW_COMPUTE ? "Compute" : "Raster";
+                         });
 
 } // namespace
 } // namespace estuary

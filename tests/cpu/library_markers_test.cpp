@@ -1,4 +1,5 @@
-// The library's markers view (estuary_add_markers_view) headless on lavapipe under validation:
+// The library's markers view (estuary_add_markers_view) headless on lavapipe under validation, by
+// the raster path and by the compute splat:
 // every shape probed at pixels inside and outside its outline, the turn along the direction,
 // outlines, the antialiased edge, colours from the colormap and from RGBA bits, sizes per marker,
 // scaled by the direction's length and in position units, 3D under the orbit camera, and the
@@ -32,8 +33,13 @@ Marker red(float dx = 0, float dy = 0, float size = 0) {
     return {0.5f, 0.5f, 0.0f, rgbaBits(255, 0, 0, 255), dx, dy, 0.0f, size};
 }
 
-class MarkersTest : public LibraryTest {
+// Every test by both draw paths: the raster path and the compute splat must draw alike.
+class MarkersTest : public LibraryTest, public ::testing::WithParamInterface<estuary_draw_path> {
   protected:
+    Viewer& open(ViewerDesc desc) {
+        desc.draw_path = GetParam();
+        return LibraryTest::open(desc);
+    }
     // One frame of `markers` in a markers view described by `desc` (its buffer filled in here),
     // on a 128 x 128 picture where the unit square fills the picture: position (0.5, 0.5) is the
     // corner shared by pixels (63, 63) and (64, 64). Returns the picture.
@@ -68,7 +74,7 @@ struct Probe {
     bool inside;
 };
 
-TEST_F(MarkersTest, EveryShapeCoversItsOutlineAndNothingBeyond) {
+TEST_P(MarkersTest, EveryShapeCoversItsOutlineAndNothingBeyond) {
     // Size 40: r = 20 pixels. Offsets are pixel corners from the centre; each probe's pixel
     // centre is half a pixel further along both axes.
     const struct {
@@ -118,7 +124,7 @@ TEST_F(MarkersTest, EveryShapeCoversItsOutlineAndNothingBeyond) {
     }
 }
 
-TEST_F(MarkersTest, ArrowsAndTrianglesTurnAlongTheirDirection) {
+TEST_P(MarkersTest, ArrowsAndTrianglesTurnAlongTheirDirection) {
     // Screen y runs down: (0, 1) points down the picture.
     const struct {
         float dx, dy;
@@ -142,7 +148,7 @@ TEST_F(MarkersTest, ArrowsAndTrianglesTurnAlongTheirDirection) {
         }
 }
 
-TEST_F(MarkersTest, OutlinesDrawTheEdgeOnlyAndEdgesAreAntialiased) {
+TEST_P(MarkersTest, OutlinesDrawTheEdgeOnlyAndEdgesAreAntialiased) {
     estuary_markers_view_desc outline = shapeDesc(ESTUARY_MARKER_SHAPE_SQUARE);
     outline.flags |= ESTUARY_MARKERS_OUTLINE;
     outline.line_width = 3.0f;
@@ -166,7 +172,7 @@ TEST_F(MarkersTest, OutlinesDrawTheEdgeOnlyAndEdgesAreAntialiased) {
     EXPECT_LT(partial, 200);
 }
 
-TEST_F(MarkersTest, ColourComesFromTheColormapUnlessRgbaBitsAreAsked) {
+TEST_P(MarkersTest, ColourComesFromTheColormapUnlessRgbaBitsAreAsked) {
     estuary_markers_view_desc d = shapeDesc(ESTUARY_MARKER_SHAPE_SQUARE);
     d.flags = 0;
     const std::vector<uint8_t> high = draw(d, {{0.5f, 0.5f, 0.0f, 1.0f, 0, 0, 0, 0}});
@@ -180,7 +186,7 @@ TEST_F(MarkersTest, ColourComesFromTheColormapUnlessRgbaBitsAreAsked) {
     EXPECT_TRUE(near(at(half, 0, 0), {10, 138, 13}, 3));
 }
 
-TEST_F(MarkersTest, SizesComeFromTheViewTheMarkerTheDirectionOrPositionUnits) {
+TEST_P(MarkersTest, SizesComeFromTheViewTheMarkerTheDirectionOrPositionUnits) {
     // Per marker: size 0.5 halves the view's 40 pixels.
     const std::vector<uint8_t> own =
         draw(shapeDesc(ESTUARY_MARKER_SHAPE_SQUARE), {red(0, 0, 0.5f)});
@@ -200,7 +206,7 @@ TEST_F(MarkersTest, SizesComeFromTheViewTheMarkerTheDirectionOrPositionUnits) {
     EXPECT_TRUE(near(at(units, 18, 0), kBackground, 2));
 }
 
-TEST_F(MarkersTest, ThreeDMarkersAreDrawnUnderTheOrbitCamera) {
+TEST_P(MarkersTest, ThreeDMarkersAreDrawnUnderTheOrbitCamera) {
     open(headless(2, 128, 128));
     viewer->setCamera({1.0f, 0, 0, 0.0f, 0.0f}); // looking along +z at the unit cube's centre
     estuary_markers_view_desc d = shapeDesc(ESTUARY_MARKER_SHAPE_DISC, 20.0f);
@@ -215,7 +221,7 @@ TEST_F(MarkersTest, ThreeDMarkersAreDrawnUnderTheOrbitCamera) {
     EXPECT_GT(blue, 10);
 }
 
-TEST_F(MarkersTest, GlyphsOfAVelocityImageTurnAndGrowWithTheVelocity) {
+TEST_P(MarkersTest, GlyphsOfAVelocityImageTurnAndGrowWithTheVelocity) {
     // A 32 x 32 velocity image, glyphs every 16 cells: at cells (8, 8), (24, 8), (8, 24), (24, 24),
     // which the 128 x 128 picture shows 4 pixels a cell: centres at pixels (34, 34), (98, 34), ...
     open(headless(2, 128, 128));
@@ -262,53 +268,46 @@ TEST_F(MarkersTest, GlyphsOfAVelocityImageTurnAndGrowWithTheVelocity) {
     EXPECT_REFUSED(viewer->glyphView(bad), ESTUARY_ERROR_INVALID_ARGUMENT, "unknown flags 16");
 }
 
-TEST_F(MarkersTest, GlyphsOfA3dVelocityImageStandWhereTheVolumeShowsTheirCells) {
+TEST_P(MarkersTest, GlyphsOfA3dVelocityImageStandWhereTheVolumeShowsTheirCells) {
     // A 9^3 image, one glyph (spacing 9) at cell (4, 4, 4): the volume's centre, which the
-    // orbit camera looking along +z shows at the picture's centre. By raster and by compute.
-    for (estuary_draw_path path : {ESTUARY_DRAW_RASTER, ESTUARY_DRAW_COMPUTE}) {
-        SCOPED_TRACE(path == ESTUARY_DRAW_COMPUTE ? "compute" : "raster");
-        ViewerDesc d = headless(2, 128, 128);
-        d.draw_path = path;
-        open(d);
-        viewer->setCamera({1.0f, 0.0f, 0.0f, 0.0f, 0.0f});
-        estuary_image_desc volume{ESTUARY_FORMAT_RGBA32_FLOAT, ESTUARY_IMAGE_3D, 9, 9, 9};
-        volume.writer = ESTUARY_WRITER_HOST;
-        Image image = viewer->image(volume);
-        estuary_glyph_view_desc g{image.get(), ESTUARY_MARKER_SHAPE_ARROW};
-        g.spacing = 9;
-        g.size = 40.0f; // r = 20 pixels at speed 1
-        viewer->glyphView(g);
-        const auto draw = [&](float vx, float vy, float vz) {
-            const Frame frame = viewer->beginFrame();
-            float* texels = frame.hostLevel<float>(image);
-            for (int i = 0; i < 9 * 9 * 9; ++i) {
-                texels[4 * i] = vx;
-                texels[4 * i + 1] = vy;
-                texels[4 * i + 2] = vz;
-                texels[4 * i + 3] = 0.0f;
-            }
-            frame.end();
-            return pixels();
-        };
-        const std::array<int, 3> kFast{253, 231, 37}; // viridis' end: speed 1
-        const auto right = draw(1.0f, 0.0f, 0.0f);
-        EXPECT_TRUE(near(at(right, 14, 0), kFast, 3)) << "the head, right of the centre";
-        EXPECT_TRUE(near(at(right, -14, 0), kFast, 3)) << "the tail";
-        EXPECT_TRUE(near(at(right, 0, 14), kBackground, 2));
-        const auto down = draw(0.0f, 1.0f, 0.0f); // +y: rows down, as the volume shows them
-        EXPECT_TRUE(near(at(down, 0, 14), kFast, 3)) << "the head, below the centre";
-        EXPECT_TRUE(near(at(down, 14, 0), kBackground, 2));
-        EXPECT_EQ(viewer->close(), 0u) << "validation messages";
-        viewer.reset();
-    }
-    Viewer& v = open(headless(2, 64, 64));
+    // orbit camera looking along +z shows at the picture's centre.
+    open(headless(2, 128, 128));
+    viewer->setCamera({1.0f, 0.0f, 0.0f, 0.0f, 0.0f});
+    estuary_image_desc volume{ESTUARY_FORMAT_RGBA32_FLOAT, ESTUARY_IMAGE_3D, 9, 9, 9};
+    volume.writer = ESTUARY_WRITER_HOST;
+    Image image = viewer->image(volume);
+    estuary_glyph_view_desc g{image.get(), ESTUARY_MARKER_SHAPE_ARROW};
+    g.spacing = 9;
+    g.size = 40.0f; // r = 20 pixels at speed 1
+    viewer->glyphView(g);
+    const auto draw = [&](float vx, float vy, float vz) {
+        const Frame frame = viewer->beginFrame();
+        float* texels = frame.hostLevel<float>(image);
+        for (int i = 0; i < 9 * 9 * 9; ++i) {
+            texels[4 * i] = vx;
+            texels[4 * i + 1] = vy;
+            texels[4 * i + 2] = vz;
+            texels[4 * i + 3] = 0.0f;
+        }
+        frame.end();
+        return pixels();
+    };
+    const std::array<int, 3> kFast{253, 231, 37}; // viridis' end: speed 1
+    const auto right = draw(1.0f, 0.0f, 0.0f);
+    EXPECT_TRUE(near(at(right, 14, 0), kFast, 3)) << "the head, right of the centre";
+    EXPECT_TRUE(near(at(right, -14, 0), kFast, 3)) << "the tail";
+    EXPECT_TRUE(near(at(right, 0, 14), kBackground, 2));
+    const auto down = draw(0.0f, 1.0f, 0.0f); // +y: rows down, as the volume shows them
+    EXPECT_TRUE(near(at(down, 0, 14), kFast, 3)) << "the head, below the centre";
+    EXPECT_TRUE(near(at(down, 14, 0), kBackground, 2));
     estuary_image_desc two{ESTUARY_FORMAT_RG32_FLOAT, ESTUARY_IMAGE_3D, 4, 4, 4};
     two.writer = ESTUARY_WRITER_HOST;
-    Image image = v.image(two);
-    EXPECT_REFUSED(v.glyphView({image.get()}), ESTUARY_ERROR_INVALID_ARGUMENT, "3D with 4");
+    Image twoChannels = viewer->image(two);
+    EXPECT_REFUSED(viewer->glyphView({twoChannels.get()}), ESTUARY_ERROR_INVALID_ARGUMENT,
+                   "3D with 4");
 }
 
-TEST_F(MarkersTest, BadDescriptionsAreRefusedNamingTheValue) {
+TEST_P(MarkersTest, BadDescriptionsAreRefusedNamingTheValue) {
     Viewer& v = open(headless(2, 64, 64));
     Buffer buffer = v.buffer({64, ESTUARY_WRITER_HOST, 0, "two markers"});
     estuary_markers_view_desc d{buffer.get()};
@@ -340,6 +339,12 @@ TEST_F(MarkersTest, BadDescriptionsAreRefusedNamingTheValue) {
     EXPECT_REFUSED(check(estuary_set_view_params(view.get(), &p)), ESTUARY_ERROR_INVALID_ARGUMENT,
                    "markers view", "point_count 3");
 }
+
+INSTANTIATE_TEST_SUITE_P(DrawPaths, MarkersTest,
+                         ::testing::Values(ESTUARY_DRAW_RASTER, ESTUARY_DRAW_COMPUTE),
+                         [](const auto& path) {
+                             return path.param == ESTUARY_DRAW_COMPUTE ? "Compute" : "Raster";
+                         });
 
 } // namespace
 } // namespace estuary

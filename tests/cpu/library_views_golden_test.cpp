@@ -78,12 +78,12 @@ TEST_P(ViewsGolden, AStripAndIndexedSegmentsOfSeveralWidths) {
     estuary_lines_view_desc s{strip.get(), nullptr, ESTUARY_LINES_STRIP};
     s.width = 2.0f;
     viewer->linesView(s);
-    // A star: its 5 points joined by indices, each segment wider than the last view's.
+    // A star: its 5 points joined by indices, wider than the spiral, one colour (where lines of
+    // different colours cross, the compute splat shows one colour, the raster path their blend).
     std::vector<Vertex> star;
     for (int k = 0; k < 5; ++k) {
         const float angle = 2.0f * std::numbers::pi_v<float> * float(k) / 5.0f;
-        star.push_back(
-            {0.75f + 0.2f * std::sin(angle), 0.5f - 0.2f * std::cos(angle), 0.0f, float(k) / 4.0f});
+        star.push_back({0.75f + 0.2f * std::sin(angle), 0.5f - 0.2f * std::cos(angle), 0.0f, 0.6f});
     }
     const std::vector<uint32_t> pentagram = {0, 2, 2, 4, 4, 1, 1, 3, 3, 0};
     Buffer starVertices = viewer->buffer({star.size() * sizeof(Vertex), ESTUARY_WRITER_HOST});
