@@ -26,7 +26,7 @@
 #                                  one call: 2048² with 16M particles, 512² with 1M, 2048² without;
 #                                  old, then new with --draw auto and with --draw raster
 #   run-gpu-bench.sh glyphs        the points, markers (arrows along the velocity, 6 pixels; by
-#                                  raster and by compute splat) and lines (a streak per point)
+#                                  raster and by compute splat) and lines (a streak per point; both)
 #                                  views at 10^6 and 10^7 at 1920x1080, pipelined, then 10^7
 #                                  arrows and lines serialized
 #   run-gpu-bench.sh mesh          the mesh view: a rippling sheet of 10^6 and 10^7 triangles at
@@ -113,13 +113,13 @@ if [ "${1:-gray-scott}" = fluid-compare ]; then
 fi
 if [ "${1:-gray-scott}" = glyphs ]; then
     {
-        for run in points:auto arrows:raster arrows:compute lines:raster; do
+        for run in points:auto arrows:raster arrows:compute lines:raster lines:compute; do
             view=${run%%:*} draw=${run#*:}
             ./estuary_points_bench --view "$view" --draw "$draw" --points 1000000,10000000 \
                 --resolution 1920x1080 --seconds "${BENCH_SECONDS:-1}" \
                 --json "$out/glyphs-$view-$draw.json" || status=1
         done
-        for run in arrows:raster arrows:compute lines:raster; do
+        for run in arrows:raster arrows:compute lines:raster lines:compute; do
             view=${run%%:*} draw=${run#*:}
             ./estuary_points_bench --view "$view" --draw "$draw" --points 10000000 \
                 --resolution 1920x1080 --seconds "${BENCH_SECONDS:-1}" --mode serialized || status=1

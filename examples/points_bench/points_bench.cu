@@ -424,9 +424,9 @@ int main(int argc, char** argv) try {
             std::printf("%s %ux%u %s %11llu %s, cap %5.0f: %9.1f fps, CUDA %.3f ms, draw "
                         "%.3f ms, p99/p50 %.2f, %.1f W, %.4f J/frame, %.2f GB in use\n",
                         config.serialized ? "serialized" : "pipelined", config.width, config.height,
-                        config.view == "lines" || config.view == "mesh" ? "raster"
-                        : info.draw_path == ESTUARY_DRAW_COMPUTE        ? "splat"
-                                                                        : "raster",
+                        config.view == "mesh"                    ? "raster"
+                        : info.draw_path == ESTUARY_DRAW_COMPUTE ? "splat"
+                                                                 : "raster",
                         r.points, config.view.c_str(), r.cap, r.fps, r.cudaMs, r.drawMs,
                         r.intervalP99OverP50, r.watts, r.joulesPerFrame,
                         double(r.deviceBytes) / 1e9);
