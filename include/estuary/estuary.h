@@ -116,8 +116,8 @@ typedef enum estuary_present_mode {
 typedef enum estuary_draw_path {
     ESTUARY_DRAW_AUTO = 0,   /* by measurement: compute on GPUs headless, raster elsewhere */
     ESTUARY_DRAW_RASTER = 1, /* fragment shaders */
-    ESTUARY_DRAW_COMPUTE =
-        2 /* the same pictures from compute shaders, points and markers splatted (headless) */
+    ESTUARY_DRAW_COMPUTE = 2 /* the same pictures from compute shaders; points, markers and lines
+                                splatted (headless) */
 } estuary_draw_path;
 
 typedef enum estuary_consumer {
@@ -423,7 +423,9 @@ typedef enum estuary_line_topology {
  * between a segment's ends; `width` pixels wide, antialiased, blended over the picture in order.
  * With an index buffer (uint32 each) segments join the vertices it names; an index past the
  * vertices drops its segment. Placed as points are: 2D in the cells of the field below or in
- * `bounds`, 3D in `bounds`. For graphs (segments), trajectories and streamlines (strips). */
+ * `bounds`, 3D in `bounds`. For graphs (segments), trajectories and streamlines (strips). With
+ * ESTUARY_DRAW_COMPUTE (up to 2^24 - 1 segments) a pixel where segments of different colours
+ * overlap takes the colour of the one covering it most. */
 typedef struct estuary_lines_view_desc {
     estuary_buffer* vertices; /* required */
     estuary_buffer* indices;  /* NULL: consecutive vertices */
