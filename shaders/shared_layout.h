@@ -79,10 +79,10 @@
     float intensity;                                                                               \
     float pointCountBits;
 
-// 3D points (points3d.vert): the target's size, the orbit camera as the volume's (eye, forward,
-// right, up; see below), the box framed (a point p is at (p - centre) * invScale in the camera's
-// frame), then as for 2D points.
-#define ESTUARY_POINT3D_PUSH_CONSTANTS                                                             \
+// The 3D draws' camera, first in their blocks: the target's size, the orbit camera as the
+// volume's (eye, forward, right, up; see below), the box framed (a point p is at
+// (p - centre) * invScale in the camera's frame).
+#define ESTUARY_ORBIT_PUSH_CONSTANTS                                                               \
     float targetWidth;                                                                             \
     float targetHeight;                                                                            \
     float eyeX;                                                                                    \
@@ -100,7 +100,11 @@
     float centreX;                                                                                 \
     float centreY;                                                                                 \
     float centreZ;                                                                                 \
-    float invScale;                                                                                \
+    float invScale;
+
+// 3D points (points3d.vert): the orbit camera's block, then as for 2D points.
+#define ESTUARY_POINT3D_PUSH_CONSTANTS                                                             \
+    ESTUARY_ORBIT_PUSH_CONSTANTS                                                                   \
     float pointSize;                                                                               \
     float valueMin;                                                                                \
     float valueMax;                                                                                \
@@ -153,28 +157,12 @@
 // The lines' compute splat (lines_splat.glsl) reads the segments' count from the block's
 // `intensity`, as the bits of a uint (pointCountBits holds the vertices' count there).
 
-// A mesh view (mesh.vert or mesh_indexed.vert, mesh.frag; mesh_prepare.comp sums its normals): the 3D points' camera
-// and box, the colormap, then the ESTUARY_MESH_FLAG_* bits, the vertices in the buffer and the
-// triangles drawn (as the bits of uints), and the wireframe's width (pixels) and colour.
+// A mesh view (mesh.vert or mesh_indexed.vert, mesh.frag; mesh_prepare.comp sums its normals):
+// the orbit camera's block, the colormap, then the ESTUARY_MESH_FLAG_* bits, the vertices in the
+// buffer and the triangles drawn (as the bits of uints), and the wireframe's width (pixels) and
+// colour.
 #define ESTUARY_MESH_PUSH_CONSTANTS                                                                \
-    float targetWidth;                                                                             \
-    float targetHeight;                                                                            \
-    float eyeX;                                                                                    \
-    float eyeY;                                                                                    \
-    float eyeZ;                                                                                    \
-    float forwardX;                                                                                \
-    float forwardY;                                                                                \
-    float forwardZ;                                                                                \
-    float rightX;                                                                                  \
-    float rightY;                                                                                  \
-    float rightZ;                                                                                  \
-    float upX;                                                                                     \
-    float upY;                                                                                     \
-    float upZ;                                                                                     \
-    float centreX;                                                                                 \
-    float centreY;                                                                                 \
-    float centreZ;                                                                                 \
-    float invScale;                                                                                \
+    ESTUARY_ORBIT_PUSH_CONSTANTS                                                                   \
     float valueMin;                                                                                \
     float valueMax;                                                                                \
     float colormapIndex;                                                                           \

@@ -72,13 +72,7 @@ estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc)
                          std::to_string(desc.normals->size) + " bytes) is smaller than " +
                          vertices.name + " (" + std::to_string(vertices.size) +
                          " bytes): 16 bytes of normal for each 16-byte vertex");
-    const estuary_buffer& counted = desc.indices ? *desc.indices : vertices;
-    const uint64_t elementBytes = desc.indices ? sizeof(uint32_t) : 16;
-    const uint32_t capacity = uint32_t(std::min<uint64_t>(counted.size / elementBytes, UINT32_MAX));
-    if (desc.count > capacity)
-        throw usageError(what + ": count " + std::to_string(desc.count) + " is more than " +
-                         counted.name + " holds (" + std::to_string(capacity) +
-                         (desc.indices ? " indices of 4 bytes)" : " vertices of 16 bytes)"));
+    const uint32_t capacity = vertexCapacity(vertices, desc.indices, desc.count, what);
     if (!std::isfinite(desc.wire_width) || desc.wire_width < 0.0f)
         throw usageError(what + ": wire_width " + std::to_string(desc.wire_width) +
                          " must be a finite number >= 0 (0: 1 pixel)");

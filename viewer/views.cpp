@@ -292,6 +292,18 @@ std::unique_ptr<estuary_view> bufferView(estuary_viewer& v, const std::string& w
     return view;
 }
 
+uint32_t vertexCapacity(const estuary_buffer& vertices, const estuary_buffer* indices,
+                        uint32_t count, const std::string& what) {
+    const estuary_buffer& counted = indices ? *indices : vertices;
+    const uint64_t elementBytes = indices ? sizeof(uint32_t) : 16;
+    const uint32_t capacity = uint32_t(std::min<uint64_t>(counted.size / elementBytes, UINT32_MAX));
+    if (count > capacity)
+        throw usageError(what + ": count " + std::to_string(count) + " is more than " +
+                         counted.name + " holds (" + std::to_string(capacity) +
+                         (indices ? " indices of 4 bytes)" : " vertices of 16 bytes)"));
+    return capacity;
+}
+
 estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc& desc) {
     const std::string what = "estuary_add_markers_view";
     if (!desc.buffer) throw usageError(what + ": buffer is NULL");
@@ -354,13 +366,7 @@ estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& des
         throw usageError(what + ": unknown flags " + std::to_string(desc.flags & ~kAllowed) +
                          " (allowed: ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, "
                          "ESTUARY_LINES_3D, ESTUARY_LINES_RGBA)");
-    const estuary_buffer& counted = desc.indices ? *desc.indices : vertices;
-    const uint64_t elementBytes = desc.indices ? sizeof(uint32_t) : 16;
-    const uint32_t capacity = uint32_t(std::min<uint64_t>(counted.size / elementBytes, UINT32_MAX));
-    if (desc.count > capacity)
-        throw usageError(what + ": count " + std::to_string(desc.count) + " is more than " +
-                         counted.name + " holds (" + std::to_string(capacity) +
-                         (desc.indices ? " indices of 4 bytes)" : " vertices of 16 bytes)"));
+    const uint32_t capacity = vertexCapacity(vertices, desc.indices, desc.count, what);
     if (!std::isfinite(desc.width) || desc.width < 0.0f)
         throw usageError(what + ": width " + std::to_string(desc.width) +
                          " must be a finite number >= 0 (0: 1.5 pixels)");

@@ -15,6 +15,11 @@ void checkColormap(estuary_colormap colormap, const std::string& what);
 void checkRange(float& lo, float& hi, const std::string& what); // both 0: 0..1
 void checkOwned(const estuary_viewer& v, const void* owner, const std::string& what);
 
+// The vertices (16 bytes each) or indices (4 bytes) a lines or mesh view may use: throws naming
+// `count` when it is more.
+uint32_t vertexCapacity(const estuary_buffer& vertices, const estuary_buffer* indices,
+                        uint32_t count, const std::string& what);
+
 estuary_view_params defaultParams(uint32_t flags, estuary_colormap colormap, float lo, float hi);
 
 // A view over `buffer`: finite bounds, a colormap and range checked, then the view with its flags,
