@@ -110,6 +110,10 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
         bool visible = p.visible;
         const char* kind = view->kind == ViewKind::Field    ? "field"
                            : view->kind == ViewKind::Volume ? "volume"
+                           : view->markers                  ? "markers"
+                           : view->lines                    ? "lines"
+                           : view->glyphs                   ? "glyphs"
+                           : view->mesh                     ? "mesh"
                                                             : "points";
         if (ImGui::Checkbox((view->label + " (" + kind + ")").c_str(), &visible))
             p.visible = visible;
@@ -133,9 +137,19 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
                 p.slice_axis = uint32_t(axis);
             ImGui::SliderFloat("slice (PgUp/PgDn)", &p.slice_position, 0.0f, 1.0f, "%.3f");
         }
-        if (visible && view->kind == ViewKind::Points) {
-            ImGui::SliderFloat("point size", &p.point_size, 1.0f, 16.0f, "%.1f px");
-            ImGui::TextDisabled("%u of %u points", p.point_count, view->maxPoints);
+        if (visible && view->mesh) {
+            ImGui::TextDisabled("%u of %u triangles", p.point_count / 3, view->maxPoints / 3);
+        } else if (visible && view->kind == ViewKind::Points) {
+            // What point_size is for each: a point's side, a marker's or glyph's size, a width.
+            const char* size = view->lines                     ? "width"
+                               : view->markers || view->glyphs ? "size"
+                                                               : "point size";
+            ImGui::SliderFloat(size, &p.point_size, 1.0f, view->glyphs ? 64.0f : 16.0f, "%.1f px");
+            if (!view->glyphs)
+                ImGui::TextDisabled("%u of %u %s", p.point_count, view->maxPoints,
+                                    view->lines     ? "vertices"
+                                    : view->markers ? "markers"
+                                                    : "points");
         }
         if (std::memcmp(&p, &view->params, sizeof(p)) != 0) {
             try {
