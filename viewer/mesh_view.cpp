@@ -41,10 +41,6 @@ void makeMesh(estuary_viewer& v, estuary_view& view) {
     }
 }
 
-void checkBuffer(const estuary_viewer& v, const estuary_buffer* buffer, const std::string& what) {
-    if (buffer) checkOwned(v, buffer->viewer, what + ": the buffer " + buffer->name);
-}
-
 } // namespace
 
 estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc) {
@@ -61,10 +57,9 @@ estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc)
                          " is not an estuary_mesh_shading (0: smooth, 1: flat)");
     constexpr uint32_t kAllowed =
         ESTUARY_VIEW_HIDDEN | ESTUARY_POINTS_COLORBAR | ESTUARY_MESH_WIREFRAME | ESTUARY_MESH_RGBA;
-    if (desc.flags & ~kAllowed)
-        throw usageError(what + ": unknown flags " + std::to_string(desc.flags & ~kAllowed) +
-                         " (allowed: ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, "
-                         "ESTUARY_MESH_WIREFRAME, ESTUARY_MESH_RGBA)");
+    checkFlags(desc.flags, kAllowed, what,
+               "ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, ESTUARY_MESH_WIREFRAME, "
+               "ESTUARY_MESH_RGBA");
     if (vertices.size < 16)
         throw usageError(what + ": " + vertices.name + " holds no vertex (16 bytes each)");
     if (desc.normals && desc.normals->size < vertices.size)

@@ -108,14 +108,7 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
         ImGui::PushID(id++);
         estuary_view_params p = view->params;
         bool visible = p.visible;
-        const char* kind = view->kind == ViewKind::Field    ? "field"
-                           : view->kind == ViewKind::Volume ? "volume"
-                           : view->markers                  ? "markers"
-                           : view->lines                    ? "lines"
-                           : view->glyphs                   ? "glyphs"
-                           : view->mesh                     ? "mesh"
-                                                            : "points";
-        if (ImGui::Checkbox((view->label + " (" + kind + ")").c_str(), &visible))
+        if (ImGui::Checkbox((view->label + " (" + viewKind(*view) + ")").c_str(), &visible))
             p.visible = visible;
         if (visible && view->shading != ESTUARY_FIELD_RGB) {
             int colormap = int(p.colormap);

@@ -404,6 +404,9 @@ estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& des
 estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& desc);
 estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc); // mesh_view.cpp
 void destroyView(estuary_viewer& v, estuary_view* view);
+// What the view draws, for messages and the panels: "field", "volume", "points", "markers",
+// "lines", "glyph" or "mesh".
+const char* viewKind(const estuary_view& view);
 void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& params);
 // The field or volume drawn (the last visible one), or null.
 const estuary_view* backgroundView(const estuary_viewer& v);

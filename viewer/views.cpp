@@ -35,6 +35,27 @@ void checkOwned(const estuary_viewer& v, const void* owner, const std::string& w
     if (owner != &v) throw usageError(what + " belongs to another viewer");
 }
 
+void checkBuffer(const estuary_viewer& v, const estuary_buffer* buffer, const std::string& what) {
+    if (buffer) checkOwned(v, buffer->viewer, what + ": the buffer " + buffer->name);
+}
+
+void checkFlags(uint32_t flags, uint32_t allowed, const std::string& what,
+                const char* allowedNames) {
+    if (flags & ~allowed)
+        throw usageError(what + ": unknown flags " + std::to_string(flags & ~allowed) +
+                         " (allowed: " + allowedNames + ")");
+}
+
+const char* viewKind(const estuary_view& view) {
+    return view.kind == ViewKind::Field    ? "field"
+           : view.kind == ViewKind::Volume ? "volume"
+           : view.markers                  ? "markers"
+           : view.lines                    ? "lines"
+           : view.glyphs                   ? "glyph"
+           : view.mesh                     ? "mesh"
+                                           : "points";
+}
+
 namespace {
 
 // The shaders number shapes as the API does (markers.frag reads the view's value as it is).
@@ -56,16 +77,6 @@ static_assert(ESTUARY_MARKER_FLAG_OUTLINE == ESTUARY_MARKERS_OUTLINE &&
               ESTUARY_LINE_FLAG_RGBA == ESTUARY_LINES_RGBA);
 constexpr uint32_t kMarkerShaderFlags = ESTUARY_MARKERS_OUTLINE | ESTUARY_MARKERS_WORLD_SIZE |
                                         ESTUARY_MARKERS_SCALE_BY_LENGTH | ESTUARY_MARKERS_RGBA;
-
-const char* kindName(const estuary_view& view) {
-    return view.kind == ViewKind::Field    ? "field view"
-           : view.kind == ViewKind::Volume ? "volume view"
-           : view.markers                  ? "markers view"
-           : view.lines                    ? "lines view"
-           : view.glyphs                   ? "glyph view"
-           : view.mesh                     ? "mesh view"
-                                           : "points view";
-}
 
 // The field or volume renderer for the view, its descriptors pointed at each entry's copy.
 void makeRenderer(estuary_viewer& v, estuary_view& view) {
@@ -308,7 +319,7 @@ estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc&
     const std::string what = "estuary_add_markers_view";
     if (!desc.buffer) throw usageError(what + ": buffer is NULL");
     estuary_buffer& buffer = *desc.buffer;
-    checkOwned(v, buffer.viewer, what + ": the buffer " + buffer.name);
+    checkBuffer(v, &buffer, what);
     if (v.consumer == ESTUARY_CONSUMER_OPENGL)
         throw unsupported(what + ": the OpenGL consumer draws field views only");
     if (uint32_t(desc.shape) > ESTUARY_MARKER_SHAPE_ARROW)
@@ -319,10 +330,8 @@ estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc&
                                   ESTUARY_MARKERS_3D | ESTUARY_MARKERS_OUTLINE |
                                   ESTUARY_MARKERS_WORLD_SIZE | ESTUARY_MARKERS_SCALE_BY_LENGTH |
                                   ESTUARY_MARKERS_RGBA;
-    if (desc.flags & ~kAllowed)
-        throw usageError(what + ": unknown flags " + std::to_string(desc.flags & ~kAllowed) +
-                         " (allowed: ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, "
-                         "ESTUARY_MARKERS_*)");
+    checkFlags(desc.flags, kAllowed, what,
+               "ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, ESTUARY_MARKERS_*");
     constexpr uint64_t kMarkerBytes = 32;
     const uint32_t capacity = uint32_t(std::min<uint64_t>(buffer.size / kMarkerBytes, UINT32_MAX));
     if (desc.count > capacity)
@@ -352,9 +361,8 @@ estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& des
     const std::string what = "estuary_add_lines_view";
     if (!desc.vertices) throw usageError(what + ": vertices is NULL");
     estuary_buffer& vertices = *desc.vertices;
-    checkOwned(v, vertices.viewer, what + ": the buffer " + vertices.name);
-    if (desc.indices)
-        checkOwned(v, desc.indices->viewer, what + ": the buffer " + desc.indices->name);
+    checkBuffer(v, &vertices, what);
+    checkBuffer(v, desc.indices, what);
     if (v.consumer == ESTUARY_CONSUMER_OPENGL)
         throw unsupported(what + ": the OpenGL consumer draws field views only");
     if (uint32_t(desc.topology) > ESTUARY_LINES_STRIP)
@@ -362,10 +370,9 @@ estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& des
                          " is not an estuary_line_topology (0: segments, 1: strip)");
     constexpr uint32_t kAllowed =
         ESTUARY_VIEW_HIDDEN | ESTUARY_POINTS_COLORBAR | ESTUARY_LINES_3D | ESTUARY_LINES_RGBA;
-    if (desc.flags & ~kAllowed)
-        throw usageError(what + ": unknown flags " + std::to_string(desc.flags & ~kAllowed) +
-                         " (allowed: ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, "
-                         "ESTUARY_LINES_3D, ESTUARY_LINES_RGBA)");
+    checkFlags(
+        desc.flags, kAllowed, what,
+        "ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, ESTUARY_LINES_3D, ESTUARY_LINES_RGBA");
     const uint32_t capacity = vertexCapacity(vertices, desc.indices, desc.count, what);
     if (!std::isfinite(desc.width) || desc.width < 0.0f)
         throw usageError(what + ": width " + std::to_string(desc.width) +
@@ -402,10 +409,8 @@ estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& des
                          " is not an estuary_marker_shape (0..6)");
     constexpr uint32_t kAllowed =
         ESTUARY_VIEW_HIDDEN | ESTUARY_POINTS_COLORBAR | ESTUARY_MARKERS_OUTLINE;
-    if (desc.flags & ~kAllowed)
-        throw usageError(what + ": unknown flags " + std::to_string(desc.flags & ~kAllowed) +
-                         " (allowed: ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, "
-                         "ESTUARY_MARKERS_OUTLINE)");
+    checkFlags(desc.flags, kAllowed, what,
+               "ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, ESTUARY_MARKERS_OUTLINE");
     if (!std::isfinite(desc.size) || desc.size < 0.0f)
         throw usageError(what + ": size " + std::to_string(desc.size) +
                          " must be a finite number >= 0 (0: 16 pixels)");
@@ -438,7 +443,7 @@ void destroyView(estuary_viewer& v, estuary_view* view) {
 
 void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& in) {
     const std::string what =
-        std::string("estuary_set_view_params (") + kindName(view) + " " + view.label + ")";
+        std::string("estuary_set_view_params (") + viewKind(view) + " view " + view.label + ")";
     estuary_view_params p = in;
     checkColormap(p.colormap, what);
     checkRange(p.value_min, p.value_max, what);

@@ -14,6 +14,11 @@ namespace estuary::lib {
 void checkColormap(estuary_colormap colormap, const std::string& what);
 void checkRange(float& lo, float& hi, const std::string& what); // both 0: 0..1
 void checkOwned(const estuary_viewer& v, const void* owner, const std::string& what);
+void checkBuffer(const estuary_viewer& v, const estuary_buffer* buffer, // NULL passes
+                 const std::string& what);
+// "unknown flags N (allowed: <allowedNames>)" where `flags` has bits outside `allowed`.
+void checkFlags(uint32_t flags, uint32_t allowed, const std::string& what,
+                const char* allowedNames);
 
 // The vertices (16 bytes each) or indices (4 bytes) a lines or mesh view may use: throws naming
 // `count` when it is more.
