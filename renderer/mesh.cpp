@@ -1,4 +1,5 @@
 #include "mesh.h"
+#include "pick.h"
 #include "renderer_internal.h"
 #include "colormap.h"
 #include "shared_layout.h"
@@ -24,24 +25,26 @@ VkFormat chooseDepthFormat(const Device& device) {
                        "D16_UNORM depth");
 }
 
-// One set per slot: the colormap, the vertices, the indices, the normals and the draw's indices.
+// One set per slot: the colormap, the vertices, the indices, the normals, the draw's indices and
+// the pick's state (the pick reads what the draw reads, by compute).
 void createSets(const Device& device, MeshRenderer& r, uint32_t slotCount) {
     const VkShaderStageFlags pulled = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
-    const VkDescriptorSetLayoutBinding bindings[5] = {
-        {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
-         VK_SHADER_STAGE_VERTEX_BIT, nullptr},
+    const VkDescriptorSetLayoutBinding bindings[6] = {
+        {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, pulled, nullptr},
         {ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
         {ESTUARY_BINDING_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
         {ESTUARY_BINDING_NORMALS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
         {ESTUARY_BINDING_DRAW_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
-         VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+         VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+        {ESTUARY_BINDING_PICK, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT,
+         nullptr}};
     VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    layoutInfo.bindingCount = 5;
+    layoutInfo.bindingCount = 6;
     layoutInfo.pBindings = bindings;
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "mesh set layout");
     const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, slotCount},
-                                           {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4 * slotCount}};
+                                           {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5 * slotCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = slotCount;
     poolInfo.poolSizeCount = 2;
@@ -72,6 +75,8 @@ MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const 
         r.colormapSampler = createLinearSampler(device, 0.0f, "mesh colormap");
         r.colormaps = createColormapImage(device, pool, desc.dataDir);
         createSets(device, r, desc.slotCount);
+        createPickState(device, r.pick, r.slotSets, shaderPath(desc.dataDir, "mesh_pick.comp"),
+                        "mesh");
         r.pipelineLayout = createPushLayout(
             device, r.setLayout,
             VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT,
@@ -107,6 +112,7 @@ MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const 
 }
 
 void destroyMeshRenderer(const Device& device, MeshRenderer& r) {
+    destroyPick(device, r.pick);
     destroyImage(device, r.depth);
     destroyBuffer(device, r.drawIndices);
     destroyBuffer(device, r.normalSums);
@@ -250,14 +256,18 @@ void beginMeshPass(const MeshRenderer& r, VkCommandBuffer cmd, VkImageView targe
 
 } // namespace
 
-void recordMesh(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                VkExtent2D extent, const MeshDraw& draw) {
+namespace {
+
+// What a draw of the slot amounts to: its triangles (0: nothing is drawn), the vertices in the
+// buffer, and the flags its shaders see. Throws where recordMesh cannot draw it.
+struct Triangles {
+    uint32_t count = 0, vertices = 0, flags = 0;
+    bool summed = false, drawIndexed = false;
+};
+
+Triangles trianglesOf(const MeshRenderer& r, uint32_t slot, const MeshDraw& draw) {
     if (slot >= r.slotSets.size() || r.vertexBytes[slot] == 0)
         throw runtimeError("recordMesh: slot " + std::to_string(slot) + " has no vertex buffer");
-    if (extent.width != r.depth.extent.width || extent.height != r.depth.extent.height)
-        throw runtimeError(
-            "recordMesh: the depth image needs setMeshExtent of the target's size (" +
-            std::to_string(extent.width) + "x" + std::to_string(extent.height) + ")");
     if (draw.colormap >= r.colormapCount)
         throw runtimeError("recordMesh: colormap " + std::to_string(draw.colormap) + " out of " +
                            std::to_string(r.colormapCount));
@@ -267,46 +277,76 @@ void recordMesh(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkIma
         throw runtimeError("recordMesh: " + std::to_string(draw.count) +
                            (indexed ? " indices" : " vertices") + " do not fit slot " +
                            std::to_string(slot) + "'s buffer (" + std::to_string(available) + ")");
-    const uint32_t triangles = draw.count / 3;
-    if (triangles == 0) return;
-    const uint32_t vertices =
-        uint32_t(std::min<VkDeviceSize>(r.vertexBytes[slot] / 16, UINT32_MAX));
-    const bool summed = !draw.flat && r.normalBytes[slot] == 0 && r.normalSums.handle;
-    if (summed && vertices > r.summedNormals)
-        throw runtimeError("recordMesh: " + std::to_string(vertices) +
+    Triangles t;
+    t.count = draw.count / 3;
+    t.vertices = uint32_t(std::min<VkDeviceSize>(r.vertexBytes[slot] / 16, UINT32_MAX));
+    t.summed = !draw.flat && r.normalBytes[slot] == 0 && r.normalSums.handle;
+    if (t.summed && t.vertices > r.summedNormals)
+        throw runtimeError("recordMesh: " + std::to_string(t.vertices) +
                            " vertices, normals summed for " + std::to_string(r.summedNormals));
-    uint32_t flags = draw.flags & (ESTUARY_MESH_FLAG_WIREFRAME | ESTUARY_MESH_FLAG_RGBA);
-    if (indexed) flags |= ESTUARY_MESH_FLAG_INDEXED;
+    t.flags = draw.flags & (ESTUARY_MESH_FLAG_WIREFRAME | ESTUARY_MESH_FLAG_RGBA);
+    if (indexed) t.flags |= ESTUARY_MESH_FLAG_INDEXED;
     // Without a wireframe, indexed triangles are drawn through the renderer's checked copy.
-    const bool drawIndexed = indexed && !r.wireframe;
-    if (drawIndexed && draw.count > r.indexCapacity)
+    t.drawIndexed = indexed && !r.wireframe;
+    if (t.drawIndexed && draw.count > r.indexCapacity)
         throw runtimeError("recordMesh: " + std::to_string(draw.count) +
                            " indices, the renderer's draw holds " +
                            std::to_string(r.indexCapacity));
-    if (drawIndexed) flags |= ESTUARY_MESH_FLAG_WRITE_INDICES;
+    if (t.drawIndexed) t.flags |= ESTUARY_MESH_FLAG_WRITE_INDICES;
     if ((draw.flags & ESTUARY_MESH_FLAG_WIREFRAME) && !r.wireframe)
         throw runtimeError(
             "recordMesh: a wireframe needs a renderer made with MeshDesc::wireframe");
     // Smooth without normals to read shades flat: the renderer was made without sums.
-    if (draw.flat || (r.normalBytes[slot] == 0 && !summed)) flags |= ESTUARY_MESH_FLAG_FLAT;
-    if (summed) flags |= ESTUARY_MESH_FLAG_NORMAL_SUMS;
-    const MeshPushConstants pc = meshPush(r, extent, draw, flags, vertices);
+    if (draw.flat || (r.normalBytes[slot] == 0 && !t.summed)) t.flags |= ESTUARY_MESH_FLAG_FLAT;
+    if (t.summed) t.flags |= ESTUARY_MESH_FLAG_NORMAL_SUMS;
+    return t;
+}
+
+void pushMesh(const MeshRenderer& r, VkCommandBuffer cmd, VkExtent2D extent, const MeshDraw& draw,
+              const Triangles& t) {
+    const MeshPushConstants pc = meshPush(r, extent, draw, t.flags, t.vertices);
     vkCmdPushConstants(cmd, r.pipelineLayout,
                        VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT |
                            VK_SHADER_STAGE_COMPUTE_BIT,
                        0, sizeof(pc), &pc);
-    if (summed || drawIndexed) recordPrepare(r, cmd, slot, triangles, summed);
+}
+
+} // namespace
+
+void recordMesh(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                VkExtent2D extent, const MeshDraw& draw) {
+    const Triangles t = trianglesOf(r, slot, draw);
+    if (extent.width != r.depth.extent.width || extent.height != r.depth.extent.height)
+        throw runtimeError(
+            "recordMesh: the depth image needs setMeshExtent of the target's size (" +
+            std::to_string(extent.width) + "x" + std::to_string(extent.height) + ")");
+    if (t.count == 0) return;
+    pushMesh(r, cmd, extent, draw, t);
+    if (t.summed || t.drawIndexed) recordPrepare(r, cmd, slot, t.count, t.summed);
     beginMeshPass(r, cmd, target, extent);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
-    if (drawIndexed) {
+    if (t.drawIndexed) {
         vkCmdBindIndexBuffer(cmd, r.drawIndices.handle, 0, VK_INDEX_TYPE_UINT32);
-        vkCmdDrawIndexed(cmd, 3 * triangles, 1, 0, 0, 0);
+        vkCmdDrawIndexed(cmd, 3 * t.count, 1, 0, 0, 0);
     } else {
-        vkCmdDraw(cmd, 3 * triangles, 1, 0, 0);
+        vkCmdDraw(cmd, 3 * t.count, 1, 0, 0);
     }
     vkCmdEndRendering(cmd);
+}
+
+void prepareMeshPick(const Device& device, MeshRenderer& r) {
+    preparePick(device, r.pick, r.pipelineLayout);
+}
+
+void recordMeshPick(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkExtent2D extent,
+                    const MeshDraw& draw, const PickQuery& query, VkBuffer destination,
+                    VkDeviceSize offset) {
+    const Triangles t = trianglesOf(r, slot, draw);
+    pushMesh(r, cmd, extent, draw, t);
+    recordPickPasses(r.pick, cmd, r.pipelineLayout, r.slotSets[slot], query, t.count, destination,
+                     offset);
 }
 
 } // namespace estuary

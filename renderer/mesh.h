@@ -13,6 +13,7 @@
 // image, depth image and normal sums. Per-frame calls allocate nothing and never wait.
 #pragma once
 
+#include "pick.h"
 #include "renderer.h"
 #include "resources.h"
 
@@ -51,7 +52,8 @@ struct MeshRenderer : MoveOnly {
     GpuBuffer drawIndices; // the indexed draw's (no wireframe), shared by the slots
     uint32_t indexCapacity = 0;
     VkFormat depthFormat = VK_FORMAT_UNDEFINED;
-    GpuImage depth; // setMeshExtent's
+    GpuImage depth;  // setMeshExtent's
+    PickPasses pick; // prepareMeshPick makes its pipeline
 };
 
 // Uploads the colormaps with a blocking submission on `pool` (start-up only). Throws a runtime
@@ -89,5 +91,14 @@ struct MeshDraw {
 // slot's buffers, which must be readable by vertex (and compute) shaders.
 void recordMesh(const MeshRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
                 VkImageView target, VkExtent2D extent, const MeshDraw& draw);
+
+// Picking (renderer/pick.h): makes the pick's pipeline, once (not per frame: it compiles).
+void prepareMeshPick(const Device& device, MeshRenderer& renderer);
+// Records the pick at `query` of the triangles recordMesh draws of `draw` in the slot (the same
+// checks; outside a render pass): the triangle drawn there (the nearest the eye) or nearest within
+// query.radius, its PickState copied into `destination` at `offset`. Needs prepareMeshPick.
+void recordMeshPick(const MeshRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
+                    VkExtent2D extent, const MeshDraw& draw, const PickQuery& query,
+                    VkBuffer destination, VkDeviceSize offset);
 
 } // namespace estuary

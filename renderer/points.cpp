@@ -1,4 +1,5 @@
 #include "points.h"
+#include "pick.h"
 #include "renderer_internal.h"
 #include "colormap.h"
 #include "shared_layout.h"
@@ -16,10 +17,10 @@ namespace estuary {
 namespace {
 
 // One set per slot: the colormap and the points (or the glyphs' velocity image), the lines'
-// indices, and for the splat its buffer, the storage target and the markers' colours.
+// indices, the pick's state, and for the splat its buffer, the storage target and the markers'
+// colours. The pick reads what the draw reads, by compute.
 void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, bool splat) {
-    const VkShaderStageFlags pointStages =
-        VK_SHADER_STAGE_VERTEX_BIT | (splat ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u);
+    const VkShaderStageFlags pointStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
     const VkShaderStageFlags resolveStages =
         VK_SHADER_STAGE_COMPUTE_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
     std::vector<VkDescriptorSetLayoutBinding> bindings;
@@ -32,6 +33,7 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
     else
         add(ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, pointStages);
     if (r.lines) add(ESTUARY_BINDING_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, pointStages);
+    add(ESTUARY_BINDING_PICK, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_COMPUTE_BIT);
     if (splat) {
         add(ESTUARY_BINDING_SPLAT, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, resolveStages);
         add(ESTUARY_BINDING_DRAW_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
@@ -119,9 +121,9 @@ void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsD
         createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout, desc.dataDir, shape);
 }
 
-VkShaderStageFlags pushStages(const PointsRenderer& r) {
-    return VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT |
-           (r.splatPipeline ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u);
+// Compute too: the splat's and the pick's passes read the draw's block.
+VkShaderStageFlags pushStages(const PointsRenderer&) {
+    return VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
 }
 
 } // namespace
@@ -145,11 +147,14 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
         r.colormapSampler = createLinearSampler(device, 0.0f, "points colormap");
         r.colormaps = createColormapImage(device, pool, desc.dataDir);
         createSets(device, r, desc.slotCount, desc.splat);
-        r.pipelineLayout = createPushLayout(
-            device, r.setLayout,
-            VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT |
-                (desc.splat ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u),
-            "points layout");
+        const std::string kind = desc.lines     ? "lines"
+                                 : desc.glyphs  ? "glyphs"
+                                 : desc.markers ? "markers"
+                                                : "points";
+        createPickState(device, r.pick, r.slotSets,
+                        shaderPath(desc.dataDir, kind + (desc.threeD ? "3d" : "") + "_pick.comp"),
+                        kind);
+        r.pipelineLayout = createPushLayout(device, r.setLayout, pushStages(r), "points layout");
         PipelineShape shape;
         if (desc.lines) {
             shape.vertexShader = desc.threeD ? "lines3d.vert" : "lines.vert";
@@ -182,6 +187,7 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
 }
 
 void destroyPointsRenderer(const Device& device, PointsRenderer& r) {
+    destroyPick(device, r.pick);
     destroyBuffer(device, r.splatBuffer);
     destroyBuffer(device, r.markerColours);
     vkDestroyPipeline(device.handle, r.resolveComputePipeline, nullptr);
@@ -405,27 +411,105 @@ MarkerPush markerPush(const PointPush& points, const PointsDraw& draw) {
 // The markers' splat keys a pixel by marker + 1 in 24 bits (markers_splat.glsl).
 constexpr uint32_t kMaxSplatMarkers = (1u << 24) - 1;
 
-// Markers and lines: the markers' push block, then a quad (two triangles) per marker or segment;
-// or, for markers in a renderer made with splat (up to its capacity), their compute splat.
-void recordQuads(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                 VkExtent2D extent, const PointsDraw& draw, uint32_t quads, uint32_t countBits,
-                 VkImage targetImage = VK_NULL_HANDLE) {
-    const float size = std::max(draw.size, 0.0f);
+// What a draw of the slot amounts to: its elements (points, markers, glyphs or segments; 0:
+// nothing is drawn), the count its shaders read as pointCountBits (lines: the vertices) and the
+// draw as pushed (the size clamped, the lines' flags the renderer's). Throws where recordPoints
+// cannot draw it.
+struct Elements {
+    uint32_t count = 0, countBits = 0;
+    PointsDraw draw;
+};
+
+Elements elementsOf(const PointsRenderer& r, uint32_t slot, const PointsDraw& draw) {
+    Elements e;
+    e.draw = draw;
+    if (slot >= r.slotSets.size())
+        throw runtimeError("recordPoints: slot " + std::to_string(slot) + " out of " +
+                           std::to_string(r.slotSets.size()));
+    if (draw.colormap >= r.colormapCount)
+        throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) + " out of " +
+                           std::to_string(r.colormapCount));
+    e.draw.size = std::max(draw.size, 0.0f);
+    if (r.glyphs) {
+        e.count = e.countBits = glyphCount(r.glyphExtents[slot], draw.glyphSpacing);
+        if (e.count == 0)
+            throw runtimeError("recordPoints: glyphs without an image (setGlyphImage)");
+        return e;
+    }
+    if (draw.count == 0) return e;
+    if (r.lines) {
+        if (draw.markerShape > ESTUARY_LINE_STRIP)
+            throw runtimeError("recordPoints: line topology " + std::to_string(draw.markerShape) +
+                               " is neither segments (0) nor a strip (1)");
+        const bool indexed = r.indexBytes[slot] > 0;
+        const VkDeviceSize available =
+            indexed ? r.indexBytes[slot] / sizeof(uint32_t) : r.bytes[slot] / 16;
+        if (draw.count > available)
+            throw runtimeError("recordPoints: " + std::to_string(draw.count) +
+                               (indexed ? " indices" : " vertices") + " do not fit slot " +
+                               std::to_string(slot) + "'s buffer (" + std::to_string(available) +
+                               ")");
+        e.count = draw.markerShape == ESTUARY_LINE_STRIP ? draw.count - 1 : draw.count / 2;
+        e.draw.markerFlags = (draw.markerFlags & ESTUARY_LINE_FLAG_RGBA) |
+                             (indexed ? ESTUARY_LINE_FLAG_INDEXED : 0u);
+        e.countBits = uint32_t(std::min<VkDeviceSize>(r.bytes[slot] / 16, UINT32_MAX));
+        return e;
+    }
+    const VkDeviceSize elementBytes = (r.markers ? 8 : 4) * sizeof(float);
+    if (VkDeviceSize(draw.count) * elementBytes > r.bytes[slot])
+        throw runtimeError("recordPoints: " + std::to_string(draw.count) +
+                           (r.markers ? " markers" : " points") + " do not fit slot " +
+                           std::to_string(slot) + "'s buffer of " + std::to_string(r.bytes[slot]) +
+                           " bytes");
+    if (r.markers && draw.markerShape > ESTUARY_MARKER_ARROW)
+        throw runtimeError("recordPoints: marker shape " + std::to_string(draw.markerShape) +
+                           " out of 0.." + std::to_string(ESTUARY_MARKER_ARROW));
+    if (!r.markers) e.draw.size = std::clamp(draw.size, 1.0f, r.maxPointSize);
+    e.count = e.countBits = draw.count;
+    return e;
+}
+
+// The draw's push block, for every stage: the points', or the markers' (lines: `intensity` holds
+// the segments' count, for the splat and the pick).
+void pushElements(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent2D extent,
+                  const Elements& e) {
     const VkShaderStageFlags stages = pushStages(r);
+    const float size = e.draw.size;
+    if (!r.markers && !r.glyphs && !r.lines) {
+        if (r.threeD) {
+            const Point3dPushConstants pc = push3d(r, extent, e.draw, size);
+            vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
+        } else {
+            const PointPushConstants pc = push2d(r, extent, e.draw, size);
+            vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
+        }
+        return;
+    }
     if (r.threeD) {
-        auto pc = markerPush<Marker3dPushConstants>(push3d(r, extent, draw, size), draw);
-        pc.pointCountBits = std::bit_cast<float>(countBits);
-        if (r.lines) pc.intensity = std::bit_cast<float>(quads); // the splat's segments
+        auto pc = markerPush<Marker3dPushConstants>(push3d(r, extent, e.draw, size), e.draw);
+        pc.pointCountBits = std::bit_cast<float>(e.countBits);
+        if (r.lines) pc.intensity = std::bit_cast<float>(e.count);
         vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
     } else {
-        auto pc = markerPush<MarkerPushConstants>(push2d(r, extent, draw, size), draw);
-        pc.pointCountBits = std::bit_cast<float>(countBits);
-        if (r.lines) pc.intensity = std::bit_cast<float>(quads);
+        auto pc = markerPush<MarkerPushConstants>(push2d(r, extent, e.draw, size), e.draw);
+        pc.pointCountBits = std::bit_cast<float>(e.countBits);
+        if (r.lines) pc.intensity = std::bit_cast<float>(e.count);
         vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
     }
-    if (r.splatPipeline && quads <= std::min(r.markerCapacity, kMaxSplatMarkers)) {
-        PointsDraw splat = draw;
-        splat.count = quads;
+}
+
+} // namespace
+
+void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                  VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
+    const Elements e = elementsOf(r, slot, draw);
+    if (e.count == 0) return;
+    pushElements(r, cmd, extent, e);
+    const bool quads = r.markers || r.glyphs || r.lines;
+    // Markers, glyphs and segments by splat up to its capacity (and its key's), points always.
+    if (r.splatPipeline && (!quads || e.count <= std::min(r.markerCapacity, kMaxSplatMarkers))) {
+        PointsDraw splat = e.draw;
+        splat.count = e.count;
         recordSplat(r, cmd, slot, target, extent, splat, targetImage);
         return;
     }
@@ -433,87 +517,24 @@ void recordQuads(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
-    vkCmdDraw(cmd, 6, quads, 0, 0);
+    if (quads)
+        vkCmdDraw(cmd, 6, e.count, 0, 0); // a quad (two triangles) each
+    else
+        vkCmdDraw(cmd, e.count, 1, 0, 0);
     vkCmdEndRendering(cmd);
 }
 
-void recordLines(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                 VkExtent2D extent, PointsDraw draw, VkImage targetImage) {
-    if (draw.markerShape > ESTUARY_LINE_STRIP)
-        throw runtimeError("recordPoints: line topology " + std::to_string(draw.markerShape) +
-                           " is neither segments (0) nor a strip (1)");
-    const bool indexed = r.indexBytes[slot] > 0;
-    const VkDeviceSize available =
-        indexed ? r.indexBytes[slot] / sizeof(uint32_t) : r.bytes[slot] / 16;
-    if (draw.count > available)
-        throw runtimeError("recordPoints: " + std::to_string(draw.count) +
-                           (indexed ? " indices" : " vertices") + " do not fit slot " +
-                           std::to_string(slot) + "'s buffer (" + std::to_string(available) + ")");
-    const uint32_t segments = draw.markerShape == ESTUARY_LINE_STRIP
-                                  ? (draw.count > 0 ? draw.count - 1 : 0)
-                                  : draw.count / 2;
-    if (segments == 0) return;
-    draw.markerFlags =
-        (draw.markerFlags & ESTUARY_LINE_FLAG_RGBA) | (indexed ? ESTUARY_LINE_FLAG_INDEXED : 0u);
-    const uint32_t vertices = uint32_t(std::min<VkDeviceSize>(r.bytes[slot] / 16, UINT32_MAX));
-    recordQuads(r, cmd, slot, target, extent, draw, segments, vertices, targetImage);
+void preparePointsPick(const Device& device, PointsRenderer& r) {
+    preparePick(device, r.pick, r.pipelineLayout);
 }
 
-} // namespace
-
-void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                  VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
-    const VkDeviceSize elementBytes = (r.markers ? 8 : 4) * sizeof(float);
-    if (r.glyphs && slot < r.slotSets.size()) {
-        const uint32_t glyphs = glyphCount(r.glyphExtents[slot], draw.glyphSpacing);
-        if (glyphs == 0)
-            throw runtimeError("recordPoints: glyphs without an image (setGlyphImage)");
-        if (draw.colormap >= r.colormapCount)
-            throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) +
-                               " out of " + std::to_string(r.colormapCount));
-        return recordQuads(r, cmd, slot, target, extent, draw, glyphs, glyphs, targetImage);
-    }
-    if (draw.count == 0) return;
-    if (r.lines && slot < r.slotSets.size()) {
-        if (draw.colormap >= r.colormapCount)
-            throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) +
-                               " out of " + std::to_string(r.colormapCount));
-        return recordLines(r, cmd, slot, target, extent, draw, targetImage);
-    }
-    if (slot >= r.slotSets.size() || VkDeviceSize(draw.count) * elementBytes > r.bytes[slot])
-        throw runtimeError("recordPoints: " + std::to_string(draw.count) +
-                           (r.markers ? " markers" : " points") + " do not fit slot " +
-                           std::to_string(slot) + "'s buffer of " +
-                           std::to_string(slot < r.bytes.size() ? r.bytes[slot] : 0) + " bytes");
-    if (draw.colormap >= r.colormapCount)
-        throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) + " out of " +
-                           std::to_string(r.colormapCount));
-    if (r.markers) {
-        if (draw.markerShape > ESTUARY_MARKER_ARROW)
-            throw runtimeError("recordPoints: marker shape " + std::to_string(draw.markerShape) +
-                               " out of 0.." + std::to_string(ESTUARY_MARKER_ARROW));
-        return recordQuads(r, cmd, slot, target, extent, draw, draw.count, draw.count, targetImage);
-    }
-    const float size = std::clamp(draw.size, 1.0f, r.maxPointSize);
-    // Both paths push the same block; the resolve reads only its first member, the target width.
-    const VkShaderStageFlags stages = pushStages(r);
-    if (r.threeD) {
-        const Point3dPushConstants pc = push3d(r, extent, draw, size);
-        vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
-    } else {
-        const PointPushConstants pc = push2d(r, extent, draw, size);
-        vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
-    }
-    if (r.splatPipeline) {
-        recordSplat(r, cmd, slot, target, extent, draw, targetImage);
-        return;
-    }
-    beginTargetPass(cmd, target, extent, false, draw.view.background);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
-                            &r.slotSets[slot], 0, nullptr);
-    vkCmdDraw(cmd, draw.count, 1, 0, 0);
-    vkCmdEndRendering(cmd);
+void recordPointsPick(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot,
+                      VkExtent2D extent, const PointsDraw& draw, const PickQuery& query,
+                      VkBuffer destination, VkDeviceSize offset) {
+    const Elements e = elementsOf(r, slot, draw);
+    pushElements(r, cmd, extent, e);
+    recordPickPasses(r.pick, cmd, r.pipelineLayout, r.slotSets[slot], query, e.count, destination,
+                     offset);
 }
 
 } // namespace estuary

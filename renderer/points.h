@@ -14,6 +14,7 @@
 // element (shaders/markers_vertex.glsl, markers.frag), placed as points are.
 #pragma once
 
+#include "pick.h"
 #include "renderer.h"
 #include "resources.h"
 
@@ -74,6 +75,7 @@ struct PointsRenderer : MoveOnly {
     VkExtent2D splatExtent{0, 0};
     GpuBuffer markerColours; // markers' splat: RGBA8 per marker, for the resolve
     uint32_t markerCapacity = 0;
+    PickPasses pick; // preparePointsPick makes its pipeline
 };
 
 // Uploads the colormaps with a blocking submission on `pool` (start-up only). Throws a runtime
@@ -139,6 +141,16 @@ struct PointsDraw {
 void recordPoints(const PointsRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
                   VkImageView target, VkExtent2D extent, const PointsDraw& draw,
                   VkImage targetImage = VK_NULL_HANDLE);
+
+// Picking (renderer/pick.h): makes the pick's pipeline, once (not per frame: it compiles).
+void preparePointsPick(const Device& device, PointsRenderer& renderer);
+// Records the pick at `query` of what recordPoints draws of `draw` in the slot (the same checks;
+// the buffers readable by compute shaders; outside a render pass): the element drawn there or
+// nearest within query.radius, its PickState copied into `destination` at `offset`. Needs
+// preparePointsPick.
+void recordPointsPick(const PointsRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
+                      VkExtent2D extent, const PointsDraw& draw, const PickQuery& query,
+                      VkBuffer destination, VkDeviceSize offset);
 
 // Additive intensity of one point: dense clouds would saturate to white, so the brightness of one
 // point falls as the points' total area outgrows the target; never so low that an 8-bit target

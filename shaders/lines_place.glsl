@@ -16,9 +16,9 @@ layout(std430, binding = ESTUARY_BINDING_INDICES) readonly buffer Indices {
 layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
 
 #ifdef ESTUARY_POINTS_3D
-layout(push_constant) uniform Push { ESTUARY_MARKER3D_PUSH_CONSTANTS } pc;
+layout(push_constant) uniform Push{ESTUARY_MARKER3D_PUSH_CONSTANTS} pc;
 #else
-layout(push_constant) uniform Push { ESTUARY_MARKER_PUSH_CONSTANTS } pc;
+layout(push_constant) uniform Push{ESTUARY_MARKER_PUSH_CONSTANTS} pc;
 #endif
 
 #include "points_place.glsl"
@@ -37,19 +37,25 @@ bool projectEnd(vec4 v, out vec2 pixel) {
 #endif
 }
 
+// Segment `segment`'s vertices (their indices in the vertex buffer); false when an index is a
+// restart or past the vertices.
+bool segmentEnds(uint segment, out uint ia, out uint ib) {
+    uint first = int(pc.markerShape + 0.5) == ESTUARY_LINE_STRIP ? segment : 2u * segment;
+    ia = first;
+    ib = first + 1u;
+    if ((floatBitsToUint(pc.markerFlagBits) & ESTUARY_LINE_FLAG_INDEXED) == 0u) return true;
+    ia = indices[first];
+    ib = indices[first + 1u];
+    // A restart, or an index past the vertices (pointCountBits: how many there are).
+    uint vertexCount = floatBitsToUint(pc.pointCountBits);
+    return ia < vertexCount && ib < vertexCount;
+}
+
 // Segment `segment`'s ends in pixels and their colours; false when it is not drawn.
 bool placeSegment(uint segment, out vec2 pa, out vec2 pb, out vec4 ca, out vec4 cb) {
     uint flags = floatBitsToUint(pc.markerFlagBits);
-    uint first = int(pc.markerShape + 0.5) == ESTUARY_LINE_STRIP ? segment : 2u * segment;
-    uint ia = first, ib = first + 1u;
-    bool drawn = true;
-    if ((flags & ESTUARY_LINE_FLAG_INDEXED) != 0u) {
-        ia = indices[first];
-        ib = indices[first + 1u];
-        // A restart, or an index past the vertices (pointCountBits: how many there are).
-        uint vertexCount = floatBitsToUint(pc.pointCountBits);
-        drawn = ia < vertexCount && ib < vertexCount;
-    }
+    uint ia, ib;
+    bool drawn = segmentEnds(segment, ia, ib);
     vec4 a = drawn ? vertices[ia] : vec4(0.0);
     vec4 b = drawn ? vertices[ib] : vec4(0.0);
     pa = vec2(0.0);

@@ -35,6 +35,15 @@ bool placePoint(vec4 point, out vec2 pixel, out float value) {
     return true;
 }
 
+#ifdef ESTUARY_POINTS_3D
+// How far `position` lies from the eye along the view (in the camera's frame, the box's largest
+// side 1): what orders 3D elements for picking (pick.glsl).
+float viewDistance(vec3 position) {
+    vec3 p = (position - vec3(pc.centreX, pc.centreY, pc.centreZ)) * pc.invScale;
+    return dot(p - vec3(pc.eyeX, pc.eyeY, pc.eyeZ), vec3(pc.forwardX, pc.forwardY, pc.forwardZ));
+}
+#endif
+
 // `value` through the colormap over [valueMin, valueMax] (clamped).
 vec3 colormapColour(float value) {
     float range = pc.valueMax - pc.valueMin;

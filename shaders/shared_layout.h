@@ -24,6 +24,9 @@
 // needs of each (a marker's colour, RGBA8; a segment's ends and their colours, 32 bytes).
 #define ESTUARY_BINDING_MARKER_COLOURS 7
 
+// A buffer view's pick (pick.glsl): the one PickState the passes share (renderer/pick.h).
+#define ESTUARY_BINDING_PICK 9
+
 // field.frag's specialization constant 0: how a texel becomes a colour.
 #define ESTUARY_SPEC_SHADING 0
 #define ESTUARY_SHADING_COLORMAP 0

@@ -556,6 +556,16 @@ estuary_status estuary_frame_read_buffer(estuary_frame* frame, estuary_buffer* b
     });
 }
 
+estuary_status estuary_frame_pick(estuary_frame* frame, estuary_view* view, float x, float y,
+                                  float radius, estuary_pick* result) {
+    return guard("estuary_frame_pick", [&] {
+        estuary_frame& f = activeFrame(frame);
+        require(view, "view");
+        sameViewer(f, view->viewer, "view '" + view->label + "'");
+        pickView(f, view, x, y, radius, result);
+    });
+}
+
 estuary_status estuary_display(estuary_viewer* viewer, estuary_frame_fn callback, void* user,
                                uint64_t frames) {
     return guard("estuary_display", [&] {

@@ -11,6 +11,7 @@
 #include "vk_check.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -102,12 +103,18 @@ void placeReads(estuary_viewer& v, EntryState& entry) {
         read.stagingOffset = total;
         total += (read.bytes + 15) & ~VkDeviceSize(15);
     }
-    if (total <= entry.readback.size) return;
-    destroyBuffer(v.device, entry.readback); // its frame is drawn: the host waited for it
-    entry.readback = createBuffer(
-        v.device, std::max<VkDeviceSize>(total, 4096), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-        "frame readbacks");
+    if (total > entry.readback.size) {
+        destroyBuffer(v.device, entry.readback); // its frame is drawn: the host waited for it
+        entry.readback = createBuffer(
+            v.device, std::max<VkDeviceSize>(total, 4096), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+            "frame readbacks");
+    }
+    // A pick that does not run (its view hidden or gone, no picture) delivers "none found".
+    for (const ReadRequest& read : entry.reads)
+        if (read.pick)
+            std::memset(static_cast<uint8_t*>(entry.readback.mapped) + read.stagingOffset, 0,
+                        read.bytes);
 }
 
 void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, const DrawSet& set,
@@ -135,7 +142,11 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
     if (v.timestamps && cudaWait)
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, v.timestamps,
                              2 * frame.entry);
-    recordReads(v, cmd, entry, frame.index, false);
+    // The picture's size (none where a window has nothing to draw into).
+    const VkExtent2D picture = v.headless     ? v.offscreen.image.extent
+                               : window.valid ? window.extent
+                                              : VkExtent2D{};
+    recordReads(v, cmd, entry, frame.index, false, picture);
     beginLabel(v.device, cmd, "draw");
     if (v.headless) {
         recordOffscreenBegin(cmd, v.offscreen);
@@ -154,7 +165,7 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
         recordWindowEnd(cmd, window.image, v.recorder != nullptr);
     }
     endLabel(v.device, cmd);
-    recordReads(v, cmd, entry, frame.index, true);
+    recordReads(v, cmd, entry, frame.index, true, picture);
     beginLabel(v.device, cmd, "release");
     recordAfterDraw(v, cmd, frame.index, set);
     endLabel(v.device, cmd);
@@ -292,6 +303,19 @@ void endFrame(estuary_frame& frame) {
         probe.bytes = probe.image->texelBytes;
         v.entries[frame.entry].reads.push_back(probe);
     }
+    // The buffer views' picks under the cursor, for the View panel.
+    if (v.panels.pickActive)
+        for (const auto& view : v.views)
+            if (view->params.visible && isBufferView(*view)) {
+                preparePick(v, *view);
+                ReadRequest pick;
+                pick.pick = true;
+                pick.pickView = view.get();
+                pick.pickQuery = {v.panels.pickX, v.panels.pickY, kPanelPickRadius};
+                pick.bytes = sizeof(PickState);
+                pick.afterDraw = true;
+                v.entries[frame.entry].reads.push_back(pick);
+            }
     EntryState& entry = v.entries[frame.entry];
     placeReads(v, entry);
     const DrawSet set = drawSet(v, frame);
@@ -416,11 +440,62 @@ void readBuffer(estuary_frame& frame, estuary_buffer* buffer, uint64_t offset, u
     frame.viewer->entries[frame.entry].reads.push_back(read);
 }
 
-void recordReads(estuary_viewer&, VkCommandBuffer cmd, EntryState& entry, uint64_t frame,
-                 bool afterDraw) {
+void pickView(estuary_frame& frame, estuary_view* view, float x, float y, float radius,
+              estuary_pick* result) {
+    const std::string what = "estuary_frame_pick (view '" + view->label + "')";
+    if (!result) throw usageError(what + ": result is NULL");
+    if (!isBufferView(*view))
+        throw usageError(what + ": a " + std::string(viewKind(*view)) +
+                         " view has no elements to pick; picking reads points, markers, lines, "
+                         "glyph and mesh views (a field's texels: estuary_frame_read_image)");
+    if (!std::isfinite(x) || !std::isfinite(y))
+        throw usageError(what + ": the point (" + std::to_string(x) + ", " + std::to_string(y) +
+                         ") must be finite (framebuffer pixels)");
+    if (!(radius >= 0.0f && radius <= ESTUARY_PICK_RADIUS_MAX))
+        throw usageError(what + ": radius " + std::to_string(radius) + " pixels is outside 0.." +
+                         std::to_string(int(ESTUARY_PICK_RADIUS_MAX)));
+    if (frame.viewer->gl)
+        throw unsupported(what + ": the OpenGL consumer does not pick (it draws no buffer views)");
+    preparePick(*frame.viewer, *view);
+    ReadRequest read;
+    read.pick = true;
+    read.pickView = view;
+    read.pickQuery = {x, y, radius};
+    read.bytes = sizeof(PickState);
+    read.afterDraw = true;
+    read.destination = result;
+    frame.viewer->entries[frame.entry].reads.push_back(read);
+}
+
+estuary_pick pickResult(const uint8_t* state) {
+    PickState s;
+    std::memcpy(&s, state, sizeof(s));
+    estuary_pick pick{};
+    if (s.winner == 0) return pick;
+    pick.hit = 1;
+    pick.element = s.winner - 1;
+    pick.vertex = s.vertex;
+    pick.distance = s.distance;
+    pick.value = s.value;
+    pick.position[0] = s.x;
+    pick.position[1] = s.y;
+    pick.position[2] = s.z;
+    return pick;
+}
+
+void recordReads(estuary_viewer& v, VkCommandBuffer cmd, EntryState& entry, uint64_t frame,
+                 bool afterDraw, VkExtent2D extent) {
     bool any = false;
     for (const ReadRequest& read : entry.reads) {
         if (read.afterDraw != afterDraw) continue;
+        if (read.pick) { // the view as this frame draws it, if it does
+            const estuary_view* view = read.pickView;
+            if (!view || !view->params.visible || extent.width == 0) continue;
+            any = true;
+            recordPick(v, *view, cmd, uint32_t(frame % v.hostRing), extent, read.pickQuery,
+                       entry.readback.handle, read.stagingOffset);
+            continue;
+        }
         any = true;
         if (read.buffer) {
             const VkBufferCopy region{read.bufferOffset, read.stagingOffset, read.bytes};

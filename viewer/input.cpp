@@ -248,6 +248,21 @@ void updateProbe(estuary_viewer& v) {
     p.probeActive = over && backgroundView(v) && backgroundView(v)->kind == ViewKind::Field;
     p.probeX = x;
     p.probeY = y;
+    // The buffer views' elements under the cursor anywhere in the picture; each view's last pick
+    // stays shown until the next arrives.
+    const bool shown = p.visible && !(v.flags & ESTUARY_VIEWER_NO_PANELS);
+    p.pickActive = shown && in.cursor_x >= 0.0f && in.cursor_y >= 0.0f && !in.ui_wants_mouse;
+    p.pickX = in.cursor_x;
+    p.pickY = in.cursor_y;
+    std::vector<PanelState::ViewPick> picks;
+    for (const auto& view : v.views) {
+        if (!view->params.visible || !isBufferView(*view)) continue;
+        const auto kept = std::find_if(p.picks.begin(), p.picks.end(),
+                                       [&](const auto& shown) { return shown.view == view.get(); });
+        picks.push_back(kept != p.picks.end() && p.pickActive ? *kept
+                                                              : PanelState::ViewPick{view.get()});
+    }
+    p.picks = std::move(picks);
 }
 
 } // namespace estuary::lib

@@ -90,8 +90,7 @@ estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc)
     return keep(v, std::move(view));
 }
 
-void recordMeshView(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
-                    uint32_t entry, VkImageView target, VkExtent2D extent) {
+MeshDraw meshDraw(const estuary_viewer& v, const estuary_view& view) {
     MeshDraw draw;
     draw.count = view.params.point_count;
     draw.flat = view.meshShading == ESTUARY_MESH_FLAT;
@@ -104,7 +103,12 @@ void recordMeshView(const estuary_viewer& v, const estuary_view& view, VkCommand
     const auto& b = view.bounds;
     if (std::any_of(b.begin(), b.end(), [](float x) { return x != 0.0f; })) draw.box = b;
     draw.view = viewParams(v, view);
-    recordMesh(view.meshRenderer, cmd, entry, target, extent, draw);
+    return draw;
+}
+
+void recordMeshView(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
+                    uint32_t entry, VkImageView target, VkExtent2D extent) {
+    recordMesh(view.meshRenderer, cmd, entry, target, extent, meshDraw(v, view));
 }
 
 } // namespace estuary::lib

@@ -9,6 +9,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -93,6 +94,30 @@ void drawColorbar(const estuary_viewer& v, const estuary_view& view, int slot) {
     draw->AddRectFilled(ImVec2(at.x - 2, at.y - 1), ImVec2(at.x + size.x + 2, at.y + size.y + 1),
                         shade);
     draw->AddText(at, text, view.label.c_str());
+}
+
+// One buffer view's element under the cursor: which, its value (RGBA views: the colour) and
+// where.
+void showPick(const estuary_view& view, const estuary_pick& pick) {
+    char text[192];
+    const char* kind = viewKind(view);
+    int n = 0;
+    if (view.lines || view.mesh)
+        n = std::snprintf(text, sizeof(text), "%s '%s' %s %u, vertex %u", kind, view.label.c_str(),
+                          view.lines ? "segment" : "triangle", pick.element, pick.vertex);
+    else
+        n = std::snprintf(text, sizeof(text), "%s '%s' #%u", kind, view.label.c_str(),
+                          pick.element);
+    const bool rgba = (view.flags & ESTUARY_MARKERS_RGBA) != 0 && !view.glyphs;
+    if (n > 0 && size_t(n) < sizeof(text))
+        n += rgba ? std::snprintf(text + n, sizeof(text) - size_t(n), "  colour #%08x",
+                                  std::bit_cast<uint32_t>(pick.value))
+                  : std::snprintf(text + n, sizeof(text) - size_t(n), "  = %.4g",
+                                  double(pick.value));
+    if (n > 0 && size_t(n) < sizeof(text))
+        std::snprintf(text + n, sizeof(text) - size_t(n), "  at (%.4g, %.4g, %.4g)",
+                      double(pick.position[0]), double(pick.position[1]), double(pick.position[2]));
+    ImGui::TextUnformatted(text);
 }
 
 void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
@@ -186,9 +211,34 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
                 n += std::snprintf(text + n, sizeof(text) - size_t(n), " %.4f", double(values[i]));
         }
         ImGui::TextUnformatted(text);
-    } else {
+    } else if (backgroundView(v) && !backgroundIs3d(v)) {
         ImGui::TextDisabled("cursor outside the field");
     }
+    ImGui::End();
+}
+
+// Beside the cursor, what each buffer view has under it (a view with nothing there says
+// nothing), kept on screen; it takes no input, so the cursor reaches the picture through it.
+void drawPickReadout(const estuary_viewer& v) {
+    const PanelState& p = v.panels;
+    const auto found = [](const PanelState::ViewPick& shown) {
+        return shown.valid && shown.pick.hit;
+    };
+    if (!p.pickActive || std::none_of(p.picks.begin(), p.picks.end(), found)) return;
+    const ImVec2 display = ImGui::GetIO().DisplaySize;
+    constexpr float kOffset = 16.0f;
+    const bool right = p.pickX > 0.6f * display.x, below = p.pickY > 0.6f * display.y;
+    ImGui::SetNextWindowPos(
+        ImVec2(p.pickX + (right ? -kOffset : kOffset), p.pickY + (below ? -kOffset : kOffset)),
+        ImGuiCond_Always, ImVec2(right ? 1.0f : 0.0f, below ? 1.0f : 0.0f));
+    ImGui::SetNextWindowBgAlpha(0.8f);
+    constexpr ImGuiWindowFlags kFlags =
+        ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+        ImGuiWindowFlags_NoInputs | ImGuiWindowFlags_NoSavedSettings |
+        ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
+    if (ImGui::Begin("##picked", nullptr, kFlags))
+        for (const PanelState::ViewPick& shown : p.picks)
+            if (found(shown)) showPick(*shown.view, shown.pick);
     ImGui::End();
 }
 
@@ -371,6 +421,7 @@ void drawPanels(estuary_viewer& v) {
     if (panels) {
         drawViewPanel(v, place);
         drawPerformancePanel(v, place);
+        drawPickReadout(v);
     }
     for (size_t slot = 0; slot < bars.size(); ++slot)
         drawColorbar(v, *bars[slot], int(slot));

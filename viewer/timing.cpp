@@ -248,7 +248,18 @@ void completeFrame(estuary_viewer& v, uint64_t frame) {
         for (const ReadRequest& read : e.reads) {
             // Sizes only: the image may have been destroyed since (after its frames were drawn).
             const VkDeviceSize bytes = read.bytes;
-            if (read.destination) {
+            if (read.pick) {
+                const estuary_pick pick = pickResult(base + read.stagingOffset);
+                if (read.destination) {
+                    std::memcpy(read.destination, &pick, sizeof(pick));
+                } else { // the View panel's
+                    for (PanelState::ViewPick& shown : v.panels.picks)
+                        if (shown.view == read.pickView && read.pickView) {
+                            shown.pick = pick;
+                            shown.valid = true;
+                        }
+                }
+            } else if (read.destination) {
                 std::memcpy(read.destination, base + read.stagingOffset, bytes);
             } else { // the probe
                 std::memcpy(v.panels.probeBytes.data(), base + read.stagingOffset,

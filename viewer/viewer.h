@@ -158,8 +158,14 @@ struct ReadRequest {
     uint64_t bufferOffset = 0;
     uint64_t bytes = 0; // what the read delivers (images: its texels), fixed when it is made
     bool afterDraw = false;
-    void* destination = nullptr; // nullptr: the probe
+    void* destination = nullptr; // nullptr: the probe (a pick: the View panel's)
     VkDeviceSize stagingOffset = 0;
+    // A pick (estuary_frame_pick, the View panel's under the cursor): the view and where; it
+    // delivers an estuary_pick, from the PickState its passes copy (zeros where none ran: none
+    // found). The view's destruction leaves nullptr.
+    bool pick = false;
+    const estuary_view* pickView = nullptr;
+    estuary::PickQuery pickQuery;
 };
 
 struct estuary_frame {
@@ -237,6 +243,9 @@ struct Timing {
 };
 
 // The built-in panels' state and the window's notices.
+// How far (pixels) from the cursor the View panel picks the buffer views' elements.
+inline constexpr float kPanelPickRadius = 6.0f;
+
 struct PanelState {
     bool visible = true;
     std::string notice;
@@ -252,6 +261,16 @@ struct PanelState {
     uint32_t probeChannels = 0;
     bool probeValid = false;
     std::array<uint8_t, 16> probeBytes{};
+    // The buffer views' picks under the cursor (framebuffer pixels), one per visible buffer view,
+    // each the last a frame delivered.
+    bool pickActive = false;
+    float pickX = 0, pickY = 0;
+    struct ViewPick {
+        const estuary_view* view = nullptr;
+        estuary_pick pick{};
+        bool valid = false;
+    };
+    std::vector<ViewPick> picks;
     bool screenshotRequested = false; // F12, served by the next estuary_begin_frame
 };
 
@@ -421,6 +440,13 @@ void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage
 // What the views keep of the picture's size (the compute draw's, a mesh's depth image) follows
 // it; only while no frame is in flight.
 void resizeViews(estuary_viewer& v, VkExtent2D extent);
+// Picking a buffer view: its pick pipeline made (once), and the pick recorded after the draw, as
+// the frame's draw of it (in a picture of `extent`), its PickState copied into `destination`.
+bool isBufferView(const estuary_view& view);
+void preparePick(estuary_viewer& v, estuary_view& view);
+void recordPick(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
+                uint32_t entry, VkExtent2D extent, const estuary::PickQuery& query,
+                VkBuffer destination, VkDeviceSize offset);
 
 // ---- frame.cpp ----
 estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc);
@@ -431,9 +457,14 @@ void readImage(estuary_frame& frame, estuary_image* image, uint32_t level, uint3
                uint32_t width, uint32_t height, uint32_t flags, void* destination);
 void readBuffer(estuary_frame& frame, estuary_buffer* buffer, uint64_t offset, uint64_t bytes,
                 uint32_t flags, void* destination);
-// Records the frame's reads (before or after the draw) into the entry's readback buffer.
+void pickView(estuary_frame& frame, estuary_view* view, float x, float y, float radius,
+              estuary_pick* result);
+// Records the frame's reads (before or after the draw; picks after it, in a picture of `extent`)
+// into the entry's readback buffer.
 void recordReads(estuary_viewer& v, VkCommandBuffer cmd, EntryState& entry, uint64_t frame,
-                 bool afterDraw);
+                 bool afterDraw, VkExtent2D extent);
+// The estuary_pick a pick's PickState (48 bytes of the readback) makes.
+estuary_pick pickResult(const uint8_t* state);
 
 // ---- timing.cpp ----
 void beginRecord(estuary_viewer& v, uint64_t frame);

@@ -432,6 +432,11 @@ estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& des
 
 void destroyView(estuary_viewer& v, estuary_view* view) {
     waitIdle(v, "destroying a view");
+    // Picks of it not yet recorded pick nothing; the panel forgets it.
+    for (EntryState& entry : v.entries)
+        for (ReadRequest& read : entry.reads)
+            if (read.pickView == view) read.pickView = nullptr;
+    std::erase_if(v.panels.picks, [&](const auto& shown) { return shown.view == view; });
     if (view->image) --view->image->viewUsers;
     if (view->buffer) --view->buffer->viewUsers;
     if (view->indexBuffer) --view->indexBuffer->viewUsers;
@@ -615,6 +620,28 @@ void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage
             recordPoints(view->points, cmd, entry, targetView, extent, pointsDraw(v, *view),
                          targetImage);
     }
+}
+
+bool isBufferView(const estuary_view& view) {
+    return view.kind == ViewKind::Points;
+}
+
+void preparePick(estuary_viewer& v, estuary_view& view) {
+    if (view.mesh)
+        prepareMeshPick(v.device, view.meshRenderer);
+    else
+        preparePointsPick(v.device, view.points);
+}
+
+void recordPick(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
+                uint32_t entry, VkExtent2D extent, const PickQuery& query, VkBuffer destination,
+                VkDeviceSize offset) {
+    if (view.mesh)
+        recordMeshPick(view.meshRenderer, cmd, entry, extent, meshDraw(v, view), query, destination,
+                       offset);
+    else
+        recordPointsPick(view.points, cmd, entry, extent, pointsDraw(v, view), query, destination,
+                         offset);
 }
 
 void resizeViews(estuary_viewer& v, VkExtent2D extent) {

@@ -46,6 +46,8 @@ std::unique_ptr<estuary_view> bufferView(estuary_viewer& v, const std::string& w
 estuary_view* keep(estuary_viewer& v, std::unique_ptr<estuary_view> view);
 
 // ---- mesh_view.cpp ----
+// What the view draws, as the renderer takes it.
+MeshDraw meshDraw(const estuary_viewer& v, const estuary_view& view);
 // The view's draw of frame `entry`'s copies over `target`.
 void recordMeshView(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
                     uint32_t entry, VkImageView target, VkExtent2D extent);

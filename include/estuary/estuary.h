@@ -671,6 +671,30 @@ ESTUARY_API estuary_status estuary_frame_read_buffer(estuary_frame* frame, estua
                                                      uint64_t offset, uint64_t bytes,
                                                      uint32_t flags, void* destination);
 
+/* Picking: which element of a buffer view (points, markers, lines, glyphs, mesh) the frame's
+ * draw shows at the point (x, y) of the picture (framebuffer pixels, the top-left corner at 0, 0,
+ * as estuary_input's cursor), or lies nearest it within `radius` pixels (0 to 64) of its drawn
+ * shape. Where several cover the point, the one the draw leaves on top: in a mesh the nearest the
+ * eye (its depth test), else the last in buffer order (views are blended in order). Found on the
+ * GPU over all the view's elements, in the frame's own draw submission; `result` is filled once
+ * the frame is drawn (estuary_wait_frame, or the begin_frame that waits for it) and must stay
+ * valid until then. A hidden view, or one drawing nothing, picks nothing. Vulkan consumer only.
+ * The window's View panel shows what each buffer view has under the cursor this way. */
+typedef struct estuary_pick {
+    int32_t hit;       /* 1: an element within the radius; 0: none (the rest is 0) */
+    uint32_t element;  /* the point, marker, glyph, segment or triangle (its index) */
+    uint32_t vertex;   /* lines, meshes: the vertex nearest the point (its index in the vertex
+                          buffer); else the element */
+    float distance;    /* pixels from the point to the element's shape; 0: it covers the point */
+    float value;       /* its value there (lines, meshes: interpolated as the colour is; glyphs:
+                          the speed; 2D points: |(vx, vy)|; RGBA views: the colour's bits) */
+    float position[3]; /* where, in the view's positions (lines, meshes: the point of the element
+                          nearest the point; glyphs: the cell; 2D: z = 0) */
+} estuary_pick;
+#define ESTUARY_PICK_RADIUS_MAX 64.0f
+ESTUARY_API estuary_status estuary_frame_pick(estuary_frame* frame, estuary_view* view, float x,
+                                              float y, float radius, estuary_pick* result);
+
 /* The loop for the simple case: until the window closes or `frames` frames (0: no limit; headless
  * runs until estuary_request_close), begin a frame on the viewer's stream, call `callback`, end
  * it; then waits for the last frame. A callback returning non-zero stops the loop after its frame.

@@ -176,6 +176,11 @@ class Frame {
                     uint32_t flags = 0) const {
         check(estuary_frame_read_buffer(frame_, buffer.get(), offset, bytes, flags, destination));
     }
+    // What `view` draws at (x, y) of the picture, or nearest within `radius` pixels; `result` is
+    // filled once the frame is drawn (estuary_frame_pick).
+    void pick(const View& view, float x, float y, float radius, estuary_pick* result) const {
+        check(estuary_frame_pick(frame_, view.get(), x, y, radius, result));
+    }
 #ifdef ESTUARY_HPP_CUDA
     cudaStream_t stream() const {
         return static_cast<cudaStream_t>(estuary_frame_stream(frame_));

@@ -402,6 +402,37 @@ class Frame:
         self._viewer._pending_reads.append(out)
         return out
 
+    def pick(self, view, x, y, radius=0.0):
+        """Which element of a buffer view the frame's draw shows at pixel (x, y), or nearest it
+        within `radius` pixels: a Pick, filled once the frame is drawn."""
+        result = Pick()
+        _check(_lib.estuary_frame_pick(self._active(), view._handle, float(x), float(y),
+                                       float(radius), ctypes.byref(result._raw)))
+        self._viewer._pending_reads.append(result)
+        return result
+
+
+class Pick:
+    """What Frame.pick found, once its frame is drawn: `hit`, then the `element` (point, marker,
+    glyph, segment or triangle), the `vertex` nearest the point (lines, meshes), the `distance` in
+    pixels (0: it covers the point), the `value` there and the `position` (x, y, z)."""
+
+    def __init__(self):
+        self._raw = _capi.Pick()
+
+    hit = property(lambda self: bool(self._raw.hit))
+    element = property(lambda self: self._raw.element)
+    vertex = property(lambda self: self._raw.vertex)
+    distance = property(lambda self: self._raw.distance)
+    value = property(lambda self: self._raw.value)
+    position = property(lambda self: tuple(self._raw.position))
+
+    def __repr__(self):
+        if not self.hit:
+            return "Pick(hit=False)"
+        return (f"Pick(element={self.element}, vertex={self.vertex}, distance={self.distance:g}, "
+                f"value={self.value:g}, position={self.position})")
+
 
 def _host_array(pointer, shape, dtype):
     count = int(math.prod(shape)) * np.dtype(dtype).itemsize

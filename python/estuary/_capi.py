@@ -184,6 +184,11 @@ class Metrics(ctypes.Structure):
                 ("host_available", c_uint64)]
 
 
+class Pick(ctypes.Structure):
+    _fields_ = [("hit", c_int32), ("element", c_uint32), ("vertex", c_uint32),
+                ("distance", c_float), ("value", c_float), ("position", c_float * 3)]
+
+
 STRUCTS = {"estuary_viewer_desc": ViewerDesc, "estuary_viewer_info": ViewerInfo,
            "estuary_image_desc": ImageDesc, "estuary_buffer_desc": BufferDesc,
            "estuary_image_info": ImageInfo, "estuary_buffer_info": BufferInfo,
@@ -194,7 +199,7 @@ STRUCTS = {"estuary_viewer_desc": ViewerDesc, "estuary_viewer_info": ViewerInfo,
            "estuary_record_desc": RecordDesc,
            "estuary_record_info": RecordInfo, "estuary_view_params": ViewParams,
            "estuary_camera": Camera, "estuary_frame_desc": FrameDesc,
-           "estuary_frame_stats": FrameStats, "estuary_metrics": Metrics}
+           "estuary_frame_stats": FrameStats, "estuary_metrics": Metrics, "estuary_pick": Pick}
 
 _P = c_void_p  # every handle is opaque
 _PROTOTYPES = {
@@ -241,6 +246,7 @@ _PROTOTYPES = {
     "estuary_frame_read_image": (c_int, [_P, _P, c_uint32, c_uint32, c_uint32, c_uint32,
                                          c_uint32, c_uint32, c_void_p]),
     "estuary_frame_read_buffer": (c_int, [_P, _P, c_uint64, c_uint64, c_uint32, c_void_p]),
+    "estuary_frame_pick": (c_int, [_P, _P, c_float, c_float, c_float, c_void_p]),
     "estuary_display": (c_int, [_P, FRAME_FN, c_void_p, c_uint64]),
     "estuary_wait_frame": (c_int, [_P, c_uint64]),
     "estuary_finish": (c_int, [_P]),

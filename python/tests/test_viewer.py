@@ -227,6 +227,38 @@ def test_a_mesh_is_drawn_lit_and_depth_tested(open_viewer):
         viewer.mesh_view(vertices, shading="phong")
 
 
+def test_picking_finds_the_marker_and_the_triangle_under_a_point(open_viewer):
+    """Frame.pick: the marker covering a pixel, none far from it, the nearer of two triangles
+    with the point hit on it; filled once the frame is drawn."""
+    viewer = open_viewer(width=128, height=128)
+    viewer.camera = {"zoom": 1.0, "yaw_degrees": 0.0, "pitch_degrees": 0.0}
+    markers = viewer.buffer((2, 8), writer="host")
+    discs = viewer.markers_view(markers, shape="disc", size=20.0)
+    vertices = viewer.buffer((6, 4), writer="host")
+    mesh = viewer.mesh_view(vertices, shading="flat")
+    triangle = np.array([[-0.3, 0.3], [0.3, 0.3], [0.0, -0.3]], np.float32)
+    with viewer.frame() as frame:
+        frame.buffer(markers)[:] = [[0.25, 0.25, 0, 0.3, 0, 0, 0, 0],
+                                    [0.75, 0.25, 0, 0.6, 0, 0, 0, 0]]
+        rows = frame.buffer(vertices)
+        rows[:3, :2], rows[:3, 2], rows[:3, 3] = triangle, 0.2, 0.1
+        rows[3:, :2], rows[3:, 2], rows[3:, 3] = triangle, -0.2, 0.5
+        on_marker = frame.pick(discs, 97.0, 31.0)
+        nowhere = frame.pick(discs, 64.0, 100.0, radius=4)
+        on_mesh = frame.pick(mesh, 64.0, 64.0)
+    viewer.finish()
+    assert on_marker.hit and on_marker.element == 1 and on_marker.distance == 0.0
+    assert on_marker.value == pytest.approx(0.6)
+    assert on_marker.position == pytest.approx((0.75, 0.25, 0.0))
+    assert not nowhere.hit and "hit=False" in repr(nowhere)
+    assert on_mesh.hit and on_mesh.element == 1, "the nearer triangle, second in the buffer"
+    assert on_mesh.value == pytest.approx(0.5)
+    assert on_mesh.position[2] == pytest.approx(-0.2)
+    with viewer.frame() as frame:
+        with pytest.raises(estuary.InvalidArgument, match="radius 100"):
+            frame.pick(discs, 0, 0, radius=100)
+
+
 def test_glyphs_follow_a_velocity_image(open_viewer):
     viewer = open_viewer(width=128, height=128)
     velocity = viewer.image((32, 32), format="rg32f")
