@@ -250,8 +250,8 @@ void updateProbe(estuary_viewer& v) {
     p.probeY = y;
     // The buffer views' elements under the cursor anywhere in the picture; each view's last pick
     // stays shown until the next arrives.
-    const bool shown = p.visible && !(v.flags & ESTUARY_VIEWER_NO_PANELS);
-    p.pickActive = shown && in.cursor_x >= 0.0f && in.cursor_y >= 0.0f && !in.ui_wants_mouse;
+    const bool panelsShown = p.visible && !(v.flags & ESTUARY_VIEWER_NO_PANELS);
+    p.pickActive = panelsShown && in.cursor_x >= 0.0f && in.cursor_y >= 0.0f && !in.ui_wants_mouse;
     p.pickX = in.cursor_x;
     p.pickY = in.cursor_y;
     std::vector<PanelState::ViewPick> picks;

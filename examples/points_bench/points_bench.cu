@@ -7,12 +7,15 @@
 //
 //   points_bench [--points N[,N...]] [--resolution WxH] [--fps-caps C[,C...]]
 //                [--mode pipelined|serialized] [--draw auto|raster|compute] [--seconds S]
-//                [--view points|arrows|lines|mesh] [--shading smooth|flat] [--json PATH]
+//                [--view points|arrows|lines|mesh] [--shading smooth|flat] [--pick R]
+//                [--json PATH]
 // --view arrows draws each point as an arrow along its velocity (the markers view, 6 pixels),
 // --view lines as a short streak along it (the lines view, segments); N counts the arrows or
 // streaks. --view mesh draws a rippling sheet of N triangles or a few more (a square grid of
 // 2 g^2, its vertices rewritten every frame, its indices written once; smooth shading from normals
 // summed each frame; --shading flat: a normal per triangle, none summed): N counts the triangles.
+// --pick R picks, in every frame's draw, the element at the picture's centre (within R pixels),
+// as a window's cursor does: the draw time then includes the pick's passes over all N.
 // Prints one line per configuration; --json writes them all (temporary file, then rename). Built
 // in estuary's tree as estuary_points_bench and bundled; scripts/run-gpu-bench.sh points runs the
 // grid. Exit 0; 1 when the library fails; 2 on bad usage.
@@ -136,8 +139,17 @@ struct Config {
     double seconds = 1.0;
     std::string view = "points";                        // or arrows, lines, mesh
     estuary_mesh_shading shading = ESTUARY_MESH_SMOOTH; // mesh
+    float pickRadius = -1.0f;                           // < 0: no pick
     std::string json;
 };
+
+// The frame's pick at the picture's centre, where asked; `last` must outlive the frame.
+void pickCentre(const estuary::Frame& f, const estuary::View& view, const Config& config,
+                estuary_pick& last) {
+    if (config.pickRadius >= 0.0f)
+        f.pick(view, 0.5f * float(config.width), 0.5f * float(config.height), config.pickRadius,
+               &last);
+}
 
 struct Result {
     unsigned long long points;
@@ -240,6 +252,7 @@ Result measureMesh(const estuary::Viewer& viewer, const Config& config, unsigned
     const float box[6] = {-1, -0.2f, -1, 1, 0.2f, 1};
     std::copy(box, box + 6, desc.bounds);
     estuary::View view = viewer.meshView(desc);
+    estuary_pick picked{};
     const Timed t = timeFrames(viewer, config, cap, energy, [&](uint64_t n) {
         const estuary::Frame f = viewer.beginFrame();
         if (n == 0)
@@ -248,9 +261,11 @@ Result measureMesh(const estuary::Viewer& viewer, const Config& config, unsigned
         rippleSheet<<<(vertexCount + 255) / 256, 256, 0, f.stream()>>>(
             f.devicePointer<float4>(vertices), g, 0.02f * float(n));
         checkCuda(cudaGetLastError(), "rippleSheet");
+        pickCentre(f, view, config, picked);
         f.end();
         return f.index();
     });
+    viewer.finish(); // the last picks delivered
     viewer.destroyView(view);
     return summarize(viewer, 2ull * g * g, cap, t);
 }
@@ -292,6 +307,7 @@ Result measure(const estuary::Viewer& viewer, const Config& config, unsigned lon
     checkCuda(cudaGetLastError(), "seedPoints");
     checkCuda(cudaDeviceSynchronize(), "seeding");
 
+    estuary_pick picked{};
     const Timed t = timeFrames(viewer, config, cap, energy, [&](uint64_t n) {
         const estuary::Frame f = viewer.beginFrame();
         const float angle = 0.01f * float(n);
@@ -304,9 +320,11 @@ Result measure(const estuary::Viewer& viewer, const Config& config, unsigned lon
                                                        unsigned(count), std::cos(angle),
                                                        std::sin(angle));
         checkCuda(cudaGetLastError(), "movePoints");
+        pickCentre(f, view, config, picked);
         f.end();
         return f.index();
     });
+    viewer.finish(); // the last picks delivered
     checkCuda(cudaFree(seeded), "cudaFree");
     viewer.destroyView(view);
     return summarize(viewer, count, cap, t);
@@ -329,7 +347,7 @@ int usage(const std::string& problem) {
                  "points_bench: %s\nusage: points_bench [--points N[,N...]] [--resolution WxH] "
                  "[--fps-caps C[,C...]] [--mode pipelined|serialized] [--draw auto|raster|compute] "
                  "[--seconds S] [--view points|arrows|lines|mesh] [--shading smooth|flat] "
-                 "[--json PATH]\n",
+                 "[--pick R] [--json PATH]\n",
                  problem.c_str());
     return 2;
 }
@@ -340,9 +358,14 @@ nlohmann::ordered_json jsonOf(const Config& c, const std::vector<Result>& result
         return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
     };
     nlohmann::ordered_json report = {
-        {"device", device},   {"width", c.width},
-        {"height", c.height}, {"mode", c.serialized ? "serialized" : "pipelined"},
-        {"view", c.view},     {"shading", c.shading == ESTUARY_MESH_FLAT ? "flat" : "smooth"}};
+        {"device", device},
+        {"width", c.width},
+        {"height", c.height},
+        {"mode", c.serialized ? "serialized" : "pipelined"},
+        {"view", c.view},
+        {"shading", c.shading == ESTUARY_MESH_FLAT ? "flat" : "smooth"},
+        {"pick_radius",
+         c.pickRadius >= 0.0f ? nlohmann::ordered_json(c.pickRadius) : nlohmann::ordered_json()}};
     nlohmann::ordered_json& list = report["results"] = nlohmann::ordered_json::array();
     for (const Result& r : results)
         list.push_back({{"points", r.points},
@@ -402,6 +425,11 @@ int main(int argc, char** argv) try {
             if (value != "points" && value != "arrows" && value != "lines" && value != "mesh")
                 return usage("--view: points, arrows, lines or mesh (got '" + value + "')");
             config.view = value;
+        } else if (option == "--pick") {
+            char* end = nullptr;
+            config.pickRadius = std::strtof(value.c_str(), &end);
+            if (*end != '\0' || !(config.pickRadius >= 0.0f && config.pickRadius <= 64.0f))
+                return usage("--pick: a radius of 0..64 pixels (got '" + value + "')");
         } else if (option == "--json") {
             config.json = value;
         } else {
@@ -427,9 +455,9 @@ int main(int argc, char** argv) try {
                         config.view == "mesh"                    ? "raster"
                         : info.draw_path == ESTUARY_DRAW_COMPUTE ? "splat"
                                                                  : "raster",
-                        r.points, config.view.c_str(), r.cap, r.fps, r.cudaMs, r.drawMs,
-                        r.intervalP99OverP50, r.watts, r.joulesPerFrame,
-                        double(r.deviceBytes) / 1e9);
+                        r.points, (config.view + (config.pickRadius >= 0 ? "+pick" : "")).c_str(),
+                        r.cap, r.fps, r.cudaMs, r.drawMs, r.intervalP99OverP50, r.watts,
+                        r.joulesPerFrame, double(r.deviceBytes) / 1e9);
             std::fflush(stdout);
             results.push_back(r);
         }

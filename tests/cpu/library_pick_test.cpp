@@ -339,8 +339,8 @@ TEST_P(PickTest, HiddenViewsAndEmptyOnesPickNothingAndBadArgumentsAreRefused) {
 
 INSTANTIATE_TEST_SUITE_P(DrawPaths, PickTest,
                          ::testing::Values(ESTUARY_DRAW_RASTER, ESTUARY_DRAW_COMPUTE),
-                         [](const auto& info) {
-                             return info.param == ESTUARY_DRAW_RASTER ? "Raster" : "Compute";
+                         [](const auto& path) {
+                             return path.param == ESTUARY_DRAW_COMPUTE ? "Compute" : "Raster";
                          });
 
 } // namespace

@@ -2,7 +2,8 @@
 // written by CUDA kernels through the frame's surfaces, read back in the frame's own draw;
 // every draw sees its own frame for 1..32 frames in flight (images and buffers), single
 // allocations, frames replayed as CUDA graphs, the deferred wait, copies from device memory,
-// generated mips, and the stats' CUDA times. Validation on: any message fails. Skips without CUDA.
+// generated mips, the stats' CUDA times, and picks of CUDA-written markers and meshes. Validation
+// on: any message fails. Skips without CUDA.
 #include <cuda_runtime.h>
 
 #include "estuary/estuary.hpp"
@@ -442,6 +443,101 @@ TEST_F(LibraryGpu, AMeshWrittenByCudaDrawsAsTheSameMeshWrittenByTheHost) {
         EXPECT_EQ(differing, 0u) << "frame " << f;
         EXPECT_GT(lit, 300u) << "frame " << f << ": the sphere is drawn";
         if (f > 0) EXPECT_NE(byHost[size_t(f)], byHost[size_t(f - 1)]) << "it shrinks";
+    }
+}
+
+// Marker `chosen` of `count` (32 bytes each) at the unit square's centre, 10 pixels across; the
+// others far outside the picture. Each marker's value is its index.
+__global__ void placeOneMarker(float* markers, uint32_t count, uint32_t chosen) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    float* m = markers + 8 * size_t(i);
+    const bool here = i == chosen;
+    m[0] = here ? 0.5f : 3.0f + 1e-6f * float(i % 1000);
+    m[1] = here ? 0.5f : 3.0f;
+    m[2] = 0.0f;
+    m[3] = float(i);
+    m[4] = m[5] = m[6] = m[7] = 0.0f;
+}
+
+// A square of side 0.8 at depth z, cut into `n` x `n` quads of two triangles each: vertices
+// (x, y, z, x) on an (n + 1)^2 grid, and (with `indices`) the triangles' corners.
+__global__ void placeSheet(float* vertices, uint32_t* indices, uint32_t n, float z) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t side = n + 1;
+    if (i < side * side) {
+        const float x = -0.4f + 0.8f * float(i % side) / float(n);
+        const float y = -0.4f + 0.8f * float(i / side) / float(n);
+        float* v = vertices + 4 * size_t(i);
+        v[0] = x, v[1] = y, v[2] = z, v[3] = x;
+    }
+    if (indices && i < n * n) {
+        const uint32_t p = (i / n) * side + i % n, q = p + side;
+        const uint32_t corners[6] = {p, q, p + 1, p + 1, q, q + 1};
+        for (int k = 0; k < 6; ++k)
+            indices[6 * size_t(i) + k] = corners[k];
+    }
+}
+
+// Picks see the frame's own CUDA writes, by both draw paths: a million markers of which a
+// different one sits under the picked pixel each frame, and a sheet of about a million triangles
+// moving in depth frame by frame, picked at the picture's centre.
+TEST_F(LibraryGpu, PicksFindWhatEachFrameOfCudaWritesDraws) {
+    constexpr uint32_t kMarkers = 1000000, kQuads = 701, kFrames = 6; // an odd side: the centre
+                                                                      // is a quad's middle
+    constexpr uint32_t kVertices = (kQuads + 1) * (kQuads + 1), kTriangles = 2 * kQuads * kQuads;
+    for (estuary_draw_path path : {ESTUARY_DRAW_RASTER, ESTUARY_DRAW_COMPUTE}) {
+        SCOPED_TRACE(path == ESTUARY_DRAW_RASTER ? "raster" : "compute");
+        ViewerDesc desc = gpuViewer(3, 256, 256);
+        desc.draw_path = path;
+        Viewer v(desc);
+        v.setCamera({1.0f, 0.0f, 0.0f, 0.0f, 0.0f}); // along +z
+        Buffer markers = v.buffer({size_t(kMarkers) * 32, ESTUARY_WRITER_CUDA, 0, "markers"});
+        estuary_markers_view_desc md{markers.get(), ESTUARY_MARKER_SHAPE_DISC};
+        md.size = 10.0f;
+        View markersView = v.markersView(md);
+        Buffer vertices = v.buffer({size_t(kVertices) * 16, ESTUARY_WRITER_CUDA, 0, "sheet"});
+        Buffer cells =
+            v.buffer({size_t(kTriangles) * 12, ESTUARY_WRITER_CUDA, ESTUARY_ALLOC_SINGLE, "cells"});
+        View sheet = v.meshView({vertices.get(), cells.get()});
+        std::vector<estuary_pick> onMarker(kFrames), besideMarker(kFrames), onSheet(kFrames);
+        for (uint32_t f = 0; f < kFrames; ++f) {
+            const Frame frame = v.beginFrame();
+            const uint32_t chosen = (f * 199999u) % kMarkers;
+            placeOneMarker<<<(kMarkers + 255) / 256, 256, 0, frame.stream()>>>(
+                frame.devicePointer<float>(markers), kMarkers, chosen);
+            placeSheet<<<(kVertices + 255) / 256, 256, 0, frame.stream()>>>(
+                frame.devicePointer<float>(vertices),
+                f == 0 ? frame.devicePointer<uint32_t>(cells) : nullptr, kQuads,
+                0.1f - 0.05f * float(f));
+            EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+            frame.pick(markersView, 129.0f, 127.0f, 0.0f, &onMarker[f]);
+            frame.pick(markersView, 140.0f, 128.0f, 8.0f, &besideMarker[f]); // 7 beyond its edge
+            frame.pick(sheet, 128.0f, 128.0f, 0.0f, &onSheet[f]);
+            frame.end();
+        }
+        v.finish();
+        const uint32_t middle = 2 * (kQuads / 2 * kQuads + kQuads / 2); // quad (350, 350)
+        for (uint32_t f = 0; f < kFrames; ++f) {
+            SCOPED_TRACE("frame " + std::to_string(f));
+            const uint32_t chosen = (f * 199999u) % kMarkers;
+            EXPECT_EQ(onMarker[f].hit, 1);
+            EXPECT_EQ(onMarker[f].element, chosen);
+            EXPECT_EQ(onMarker[f].value, float(chosen));
+            EXPECT_EQ(onMarker[f].distance, 0.0f);
+            EXPECT_EQ(besideMarker[f].element, chosen);
+            EXPECT_NEAR(besideMarker[f].distance, 7.0f, 1e-3f);
+            EXPECT_EQ(onSheet[f].hit, 1);
+            EXPECT_TRUE(onSheet[f].element == middle || onSheet[f].element == middle + 1)
+                << onSheet[f].element;
+            EXPECT_NEAR(onSheet[f].position[0], 0.0f, 1e-3f);
+            EXPECT_NEAR(onSheet[f].position[1], 0.0f, 1e-3f);
+            EXPECT_NEAR(onSheet[f].position[2], 0.1f - 0.05f * float(f), 1e-5f);
+            EXPECT_NEAR(onSheet[f].value, onSheet[f].position[0], 1e-5f) << "value = x";
+        }
+        v.destroyView(sheet);
+        v.destroyView(markersView);
+        EXPECT_EQ(v.close(), 0u) << "validation messages (printed above)";
     }
 }
 
