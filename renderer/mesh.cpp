@@ -77,10 +77,7 @@ MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const 
         createSets(device, r, desc.slotCount);
         createPickState(device, r.pick, r.slotSets, shaderPath(desc.dataDir, "mesh_pick.comp"),
                         "mesh");
-        r.pipelineLayout = createPushLayout(
-            device, r.setLayout,
-            VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT,
-            "mesh layout");
+        r.pipelineLayout = createPushLayout(device, r.setLayout, kDrawPushStages, "mesh layout");
         PipelineShape shape;
         shape.vertexShader = desc.wireframe ? "mesh.vert" : "mesh_indexed.vert";
         shape.fragmentShader = "mesh.frag";
@@ -207,9 +204,7 @@ void recordPrepare(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, ui
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.preparePipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
-    // A grid-stride loop: enough groups to fill any GPU, within every device's dispatch limit.
-    constexpr uint32_t kGroupSize = 256, kMaxGroups = 65535;
-    vkCmdDispatch(cmd, std::min((triangles + kGroupSize - 1) / kGroupSize, kMaxGroups), 1, 1);
+    vkCmdDispatch(cmd, gridStrideGroups(triangles), 1, 1);
     recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                         VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
                         VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT | VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT,
@@ -230,33 +225,8 @@ void beginMeshPass(const MeshRenderer& r, VkCommandBuffer cmd, VkImageView targe
                         VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
     toDepth.aspect = VK_IMAGE_ASPECT_DEPTH_BIT;
     recordImageBarrier(cmd, r.depth.handle, toDepth);
-    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    color.imageView = target;
-    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    color.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
-    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    VkRenderingAttachmentInfo depth{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-    depth.imageView = r.depth.view;
-    depth.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
-    depth.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-    depth.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    depth.clearValue.depthStencil = {0.0f, 0};
-    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
-    rendering.renderArea = {{0, 0}, extent};
-    rendering.layerCount = 1;
-    rendering.colorAttachmentCount = 1;
-    rendering.pColorAttachments = &color;
-    rendering.pDepthAttachment = &depth;
-    vkCmdBeginRendering(cmd, &rendering);
-    const VkViewport viewport{0.0f, 0.0f, float(extent.width), float(extent.height), 0.0f, 1.0f};
-    const VkRect2D scissor{{0, 0}, extent};
-    vkCmdSetViewport(cmd, 0, 1, &viewport);
-    vkCmdSetScissor(cmd, 0, 1, &scissor);
+    beginTargetPass(cmd, target, extent, false, {}, r.depth.view);
 }
-
-} // namespace
-
-namespace {
 
 // What a draw of the slot amounts to: its triangles (0: nothing is drawn), the vertices in the
 // buffer, and the flags its shaders see. Throws where recordMesh cannot draw it.
@@ -305,10 +275,7 @@ Triangles trianglesOf(const MeshRenderer& r, uint32_t slot, const MeshDraw& draw
 void pushMesh(const MeshRenderer& r, VkCommandBuffer cmd, VkExtent2D extent, const MeshDraw& draw,
               const Triangles& t) {
     const MeshPushConstants pc = meshPush(r, extent, draw, t.flags, t.vertices);
-    vkCmdPushConstants(cmd, r.pipelineLayout,
-                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT |
-                           VK_SHADER_STAGE_COMPUTE_BIT,
-                       0, sizeof(pc), &pc);
+    vkCmdPushConstants(cmd, r.pipelineLayout, kDrawPushStages, 0, sizeof(pc), &pc);
 }
 
 } // namespace

@@ -68,10 +68,8 @@ void recordPickPasses(const PickPasses& pick, VkCommandBuffer cmd, VkPipelineLay
                         VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pick.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nullptr);
-    // A grid-stride loop: enough groups to fill any GPU, within every device's dispatch limit.
-    constexpr uint32_t kGroupSize = 256, kMaxGroups = 65535;
-    const uint32_t groups = std::clamp((elements + kGroupSize - 1) / kGroupSize, 1u, kMaxGroups);
-    vkCmdDispatch(cmd, groups, 1, 1); // pass 0: the smallest rank
+    const uint32_t groups = gridStrideGroups(elements); // none: the passes find nothing
+    vkCmdDispatch(cmd, groups, 1, 1);                   // pass 0: the smallest rank
     recordPass(cmd, pick, 1);
     vkCmdDispatch(cmd, groups, 1, 1); // pass 1: the last element of that rank
     recordPass(cmd, pick, 2);

@@ -121,11 +121,6 @@ void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsD
         createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout, desc.dataDir, shape);
 }
 
-// Compute too: the splat's and the pick's passes read the draw's block.
-VkShaderStageFlags pushStages(const PointsRenderer&) {
-    return VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
-}
-
 } // namespace
 
 PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
@@ -154,7 +149,7 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
         createPickState(device, r.pick, r.slotSets,
                         shaderPath(desc.dataDir, kind + (desc.threeD ? "3d" : "") + "_pick.comp"),
                         kind);
-        r.pipelineLayout = createPushLayout(device, r.setLayout, pushStages(r), "points layout");
+        r.pipelineLayout = createPushLayout(device, r.setLayout, kDrawPushStages, "points layout");
         PipelineShape shape;
         if (desc.lines) {
             shape.vertexShader = desc.threeD ? "lines3d.vert" : "lines.vert";
@@ -318,10 +313,6 @@ PointPushConstants push2d(const PointsRenderer& r, VkExtent2D extent, const Poin
     return pc;
 }
 
-} // namespace
-
-namespace {
-
 // The resolve in place, the slot's set still bound from the splat: the target to GENERAL (after its
 // colour writes), the splat's sums added by compute, back to COLOR_ATTACHMENT_OPTIMAL for whatever
 // draws next.
@@ -373,9 +364,7 @@ void recordSplat(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.splatPipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
-    // A grid-stride loop: enough groups to fill any GPU, within every device's dispatch limit.
-    constexpr uint32_t kGroupSize = 256, kMaxGroups = 65535;
-    vkCmdDispatch(cmd, std::min((draw.count + kGroupSize - 1) / kGroupSize, kMaxGroups), 1, 1);
+    vkCmdDispatch(cmd, gridStrideGroups(draw.count), 1, 1);
     if (r.storageTarget) {
         recordComputeResolve(r, cmd, extent, targetImage);
         return;
@@ -390,10 +379,6 @@ void recordSplat(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
     vkCmdDraw(cmd, 3, 1, 0, 0);
     vkCmdEndRendering(cmd);
 }
-
-} // namespace
-
-namespace {
 
 // The points' block with the markers' three values after it.
 template <class MarkerPush, class PointPush>
@@ -473,15 +458,14 @@ Elements elementsOf(const PointsRenderer& r, uint32_t slot, const PointsDraw& dr
 // the segments' count, for the splat and the pick).
 void pushElements(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent2D extent,
                   const Elements& e) {
-    const VkShaderStageFlags stages = pushStages(r);
     const float size = e.draw.size;
     if (!r.markers && !r.glyphs && !r.lines) {
         if (r.threeD) {
             const Point3dPushConstants pc = push3d(r, extent, e.draw, size);
-            vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
+            vkCmdPushConstants(cmd, r.pipelineLayout, kDrawPushStages, 0, sizeof(pc), &pc);
         } else {
             const PointPushConstants pc = push2d(r, extent, e.draw, size);
-            vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
+            vkCmdPushConstants(cmd, r.pipelineLayout, kDrawPushStages, 0, sizeof(pc), &pc);
         }
         return;
     }
@@ -489,12 +473,12 @@ void pushElements(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent2D exten
         auto pc = markerPush<Marker3dPushConstants>(push3d(r, extent, e.draw, size), e.draw);
         pc.pointCountBits = std::bit_cast<float>(e.countBits);
         if (r.lines) pc.intensity = std::bit_cast<float>(e.count);
-        vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
+        vkCmdPushConstants(cmd, r.pipelineLayout, kDrawPushStages, 0, sizeof(pc), &pc);
     } else {
         auto pc = markerPush<MarkerPushConstants>(push2d(r, extent, e.draw, size), e.draw);
         pc.pointCountBits = std::bit_cast<float>(e.countBits);
         if (r.lines) pc.intensity = std::bit_cast<float>(e.count);
-        vkCmdPushConstants(cmd, r.pipelineLayout, stages, 0, sizeof(pc), &pc);
+        vkCmdPushConstants(cmd, r.pipelineLayout, kDrawPushStages, 0, sizeof(pc), &pc);
     }
 }
 

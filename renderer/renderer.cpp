@@ -327,7 +327,7 @@ void recordComputeDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t s
 } // namespace
 
 void beginTargetPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent, bool clear,
-                     const std::array<float, 3>& background) {
+                     const std::array<float, 3>& background, VkImageView depth) {
     VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
     color.imageView = target;
     color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
@@ -339,6 +339,15 @@ void beginTargetPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent,
     rendering.layerCount = 1;
     rendering.colorAttachmentCount = 1;
     rendering.pColorAttachments = &color;
+    VkRenderingAttachmentInfo depthAttachment{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    if (depth) {
+        depthAttachment.imageView = depth;
+        depthAttachment.imageLayout = VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_OPTIMAL;
+        depthAttachment.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+        depthAttachment.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+        depthAttachment.clearValue.depthStencil = {0.0f, 0};
+        rendering.pDepthAttachment = &depthAttachment;
+    }
     vkCmdBeginRendering(cmd, &rendering);
     const VkViewport viewport{0.0f, 0.0f, float(extent.width), float(extent.height), 0.0f, 1.0f};
     const VkRect2D scissor{{0, 0}, extent};

@@ -92,9 +92,22 @@ GpuImage createColormapImage(const Device& device, VkCommandPool pool,
                              const std::filesystem::path& dataDir);
 
 // Dynamic rendering into `target` with viewport and scissor set: cleared to `background`, or
-// kept (what an earlier pass drew).
+// kept (what an earlier pass drew); with `depth` (DEPTH_ATTACHMENT_OPTIMAL), that image cleared to
+// 0, the farthest (depth is reversed), and not kept.
 void beginTargetPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent, bool clear,
-                     const std::array<float, 3>& background);
+                     const std::array<float, 3>& background, VkImageView depth = VK_NULL_HANDLE);
+
+// The workgroups of a grid-stride loop of 256-wide groups over `items` (the splats, the mesh's
+// prepare pass, the picks): enough to fill any GPU, within every device's dispatch limit.
+inline uint32_t gridStrideGroups(uint32_t items) {
+    constexpr uint32_t kGroupSize = 256, kMaxGroups = 65535;
+    return std::min((items + kGroupSize - 1) / kGroupSize, kMaxGroups);
+}
+
+// The stages the points' and meshes' push blocks reach: their draws', and compute for the splat,
+// the mesh's prepare pass and the pick.
+inline constexpr VkShaderStageFlags kDrawPushStages =
+    VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
 
 // The orbit camera's members of a 3D push block (the points', markers', lines' and meshes'): the
 // target's size, eye, forward, right and up, and the box framed (its largest side spans the unit

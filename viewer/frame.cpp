@@ -96,6 +96,21 @@ void recordWindowCopy(estuary_viewer& v, VkCommandBuffer cmd, const estuary_fram
     recordPictureCopy(v, cmd, frame.entry, frame.index, window.image, window.extent);
 }
 
+// A pick of `view` read after the frame's draw into `result` (nullptr: the View panel's), its
+// pipeline made first where this is the view's first.
+void addPick(estuary_frame& frame, estuary_view& view, const PickQuery& query,
+             estuary_pick* result) {
+    preparePick(*frame.viewer, view);
+    ReadRequest read;
+    read.pick = true;
+    read.pickView = &view;
+    read.pickQuery = query;
+    read.bytes = sizeof(PickState);
+    read.afterDraw = true;
+    read.destination = result;
+    frame.viewer->entries[frame.entry].reads.push_back(read);
+}
+
 // The readback buffer holds every read of the frame, each at a 16-byte aligned offset.
 void placeReads(estuary_viewer& v, EntryState& entry) {
     VkDeviceSize total = 0;
@@ -307,14 +322,7 @@ void endFrame(estuary_frame& frame) {
     if (v.panels.pickActive)
         for (const auto& view : v.views)
             if (view->params.visible && isBufferView(*view)) {
-                preparePick(v, *view);
-                ReadRequest pick;
-                pick.pick = true;
-                pick.pickView = view.get();
-                pick.pickQuery = {v.panels.pickX, v.panels.pickY, kPanelPickRadius};
-                pick.bytes = sizeof(PickState);
-                pick.afterDraw = true;
-                v.entries[frame.entry].reads.push_back(pick);
+                addPick(frame, *view, {v.panels.pickX, v.panels.pickY, kPanelPickRadius}, nullptr);
             }
     EntryState& entry = v.entries[frame.entry];
     placeReads(v, entry);
@@ -456,15 +464,7 @@ void pickView(estuary_frame& frame, estuary_view* view, float x, float y, float 
                          std::to_string(int(ESTUARY_PICK_RADIUS_MAX)));
     if (frame.viewer->gl)
         throw unsupported(what + ": the OpenGL consumer does not pick (it draws no buffer views)");
-    preparePick(*frame.viewer, *view);
-    ReadRequest read;
-    read.pick = true;
-    read.pickView = view;
-    read.pickQuery = {x, y, radius};
-    read.bytes = sizeof(PickState);
-    read.afterDraw = true;
-    read.destination = result;
-    frame.viewer->entries[frame.entry].reads.push_back(read);
+    addPick(frame, *view, {x, y, radius}, result);
 }
 
 estuary_pick pickResult(const uint8_t* state) {
