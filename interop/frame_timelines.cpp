@@ -106,7 +106,7 @@ void throwIfCudaStreamFailed(cudaStream_t stream, const char* what) {
 
 void finishCudaStream(cudaStream_t stream, uint64_t timeoutNs, std::string_view what) {
     if (!cudaStreamSettled(stream, timeoutNs))
-        throw runtimeError("timed out after " + formatSeconds(timeoutNs) + " waiting for " +
+        throw timeoutError("timed out after " + formatSeconds(timeoutNs) + " waiting for " +
                            std::string(what));
     throwIfCudaStreamFailed(stream, "the CUDA stream");
 }

@@ -146,7 +146,7 @@ void submitAndWait(const Context& context, VkCommandPool pool,
     const uint64_t timeout = gpuWaitTimeoutNs();
     const VkResult waited = vk.vkWaitForFences(device, 1, &fence, VK_TRUE, timeout);
     if (waited == VK_TIMEOUT)
-        throw runtimeError("timed out after " + formatSeconds(timeout) + " waiting for " + what +
+        throw timeoutError("timed out after " + formatSeconds(timeout) + " waiting for " + what +
                            " on the Vulkan queue; set ESTUARY_WAIT_TIMEOUT_S for slower runs");
     VK_CHECK(waited);
     vk.vkFreeCommandBuffers(device, pool, 1, &cmd);

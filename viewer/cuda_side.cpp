@@ -133,6 +133,19 @@ bool cudaBuilt() {
     return true;
 }
 
+namespace {
+bool currentCudaDevice(int& device) {
+    return cudaGetDevice(&device) == cudaSuccess;
+}
+bool makeCudaDeviceCurrent(int device) {
+    return cudaSetDevice(device) == cudaSuccess;
+}
+} // namespace
+
+CudaDeviceScope::CudaDeviceScope(const estuary_viewer* viewer)
+    : scope_({currentCudaDevice, makeCudaDeviceCurrent},
+             viewer && viewer->cuda ? viewer->cudaDevice : -1) {}
+
 void Deleter::operator()(CudaImageRing* p) const {
     delete p;
 }
@@ -502,7 +515,7 @@ std::string cudaWaitState(const estuary_viewer& v) {
 
 void finishCudaStream(estuary_viewer& v, uint64_t timeoutNs) {
     if (!cudaSettled(v, timeoutNs))
-        throw runtimeError("timed out after " + formatSeconds(timeoutNs) +
+        throw timeoutError("timed out after " + formatSeconds(timeoutNs) +
                            " waiting for the frames' CUDA work; " + cudaWaitState(v));
     throwIfCudaFailed(v);
 }
@@ -511,7 +524,8 @@ void cudaMemory(const estuary_viewer& v, uint64_t& freeBytes, uint64_t& totalByt
     freeBytes = totalBytes = 0;
     if (!v.cuda) return;
     size_t f = 0, t = 0;
-    if (cudaSetDevice(v.cudaDevice) == cudaSuccess && cudaMemGetInfo(&f, &t) == cudaSuccess) {
+    const CudaDeviceScope onViewersDevice(&v); // whichever call asks, the viewer's device answers
+    if (cudaMemGetInfo(&f, &t) == cudaSuccess) {
         freeBytes = f;
         totalBytes = t;
     }

@@ -7,6 +7,7 @@
 // cuda_side_none.cpp, for builds without CUDA, reports that CUDA is absent.
 #pragma once
 
+#include "device_scope.h"
 #include "viewer.h"
 
 #include <optional>
@@ -17,6 +18,18 @@ namespace estuary::lib {
 
 // Whether this build has CUDA at all.
 bool cudaBuilt();
+
+// For the length of one C API call: the viewer's CUDA device current on this thread, and the
+// caller's device current again after (the contract's "devices" clause). Without CUDA, or for a
+// viewer without it, nothing happens. `viewer` may be null (estuary_create_viewer: only the
+// caller's device is given back).
+class CudaDeviceScope {
+  public:
+    explicit CudaDeviceScope(const estuary_viewer* viewer);
+
+  private:
+    DeviceScope scope_;
+};
 
 // The pairs of CUDA devices and their Vulkan twins the viewer may use, in CUDA order (interop's
 // matchDevices); with `requested` >= 0 that device only. Empty with the reason in `problem`.

@@ -109,6 +109,13 @@ void addPick(estuary_frame& frame, estuary_view& view, const PickQuery& query,
     read.afterDraw = true;
     read.destination = result;
     frame.viewer->entries[frame.entry].reads.push_back(read);
+    // Until the frame is drawn the caller's result says "not known yet", never a miss.
+    if (result) {
+        const uint32_t size = result->struct_size;
+        *result = estuary_pick{};
+        result->struct_size = size;
+        result->hit = -1;
+    }
 }
 
 // The readback buffer holds every read of the frame, each at a 16-byte aligned offset.
@@ -237,8 +244,8 @@ estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
         throw usageError("estuary_begin_frame: frame " + std::to_string(v.frame.index) +
                          " has begun and not ended; call estuary_end_frame first");
     if (!v.gpuFailure.empty())
-        throw runtimeError("estuary_begin_frame: the viewer failed earlier (" + v.gpuFailure +
-                           "); destroy it");
+        throw Error(v.gpuFailureStatus, "estuary_begin_frame: the viewer failed earlier (" +
+                                            v.gpuFailure + "); destroy it");
     const estuary_frame_desc none{};
     const estuary_frame_desc& d = desc ? *desc : none;
     if (d.flags & ~ESTUARY_FRAME_DEFER_WAIT)
@@ -344,7 +351,15 @@ void endFrame(estuary_frame& frame) {
     }
     record->recordEndNs = hostNowNs();
     record->submitStartNs = hostNowNs();
-    submitFrame(v, frame, cmd, cudaWait, waitStage, window);
+    try {
+        submitFrame(v, frame, cmd, cudaWait, waitStage, window);
+    } catch (const Error& e) {
+        if (e.status() == ESTUARY_ERROR_DEVICE_LOST) { // no later frame can run on this device
+            v.gpuFailure = e.what();
+            v.gpuFailureStatus = ESTUARY_ERROR_DEVICE_LOST;
+        }
+        throw;
+    }
     record->submitEndNs = hostNowNs();
     v.nextFrame = frame.index + 1;
     if (window.valid) presentWindowImage(v, window);
@@ -378,8 +393,9 @@ void waitFrame(estuary_viewer& v, uint64_t frame, const char* why) {
     // One API waits for the other: release the waits now, so the caller's own CUDA work (and
     // its stream synchronizations) can finish before it frees its memory.
     v.gpuFailure = message;
+    v.gpuFailureStatus = ESTUARY_ERROR_TIMEOUT;
     (void)settleGpuWork(v);
-    throw runtimeError(message);
+    throw timeoutError(message);
 }
 
 void finish(estuary_viewer& v) {

@@ -155,7 +155,7 @@ template <class Done> void poll(estuary_viewer& v, Done&& done, const std::strin
             std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
     const std::string state = waitState(v);
-    throw runtimeError("timed out after " + formatSeconds(timeout) + " waiting for " + what +
+    throw timeoutError("timed out after " + formatSeconds(timeout) + " waiting for " + what +
                        (state.empty() ? "" : "; " + state) +
                        "; ESTUARY_WAIT_TIMEOUT_S sets the limit for slower runs");
 }

@@ -165,7 +165,7 @@ void onKey(estuary_viewer& v, const estuary_event& e) {
     if (!e.action) return;
     // Hotkeys are letters too: while a text field has focus they belong to it.
     if (uiWantsKeyboard(v)) return;
-    if (v.input.keys.size() < 16) v.input.keys.push_back(e.code);
+    if (v.input.keys.size() < kMaxKeysPerPoll) v.input.keys.push_back(e.code);
     if (!(v.flags & ESTUARY_VIEWER_NO_HOTKEYS)) hotkey(v, e.code);
 }
 
@@ -222,8 +222,8 @@ estuary_input currentInput(estuary_viewer& v) {
     out.scroll = in.scroll;
     out.ui_wants_mouse = uiWantsMouse(v) ? 1 : 0;
     out.ui_wants_keyboard = uiWantsKeyboard(v) ? 1 : 0;
-    out.key_count = uint32_t(std::min<size_t>(in.keys.size(), 16));
-    std::copy_n(in.keys.begin(), out.key_count, out.keys);
+    out.key_count = uint32_t(in.keys.size());
+    out.keys = in.keys.data();
     return out;
 }
 

@@ -256,7 +256,8 @@ void stopRecording(estuary_viewer& v, estuary_record_info* info) {
         info->frames = r->framesWritten;
         info->copy_ms_mean = r->framesQueued ? r->copyMs / double(r->framesQueued) : 0.0;
         info->stall_ms_total = r->stallMs;
-        std::snprintf(info->encoder, sizeof(info->encoder), "%s", r->encoder.c_str());
+        v.lastEncoder = r->encoder;
+        info->encoder = v.lastEncoder.c_str();
     }
     if (!r->failure.empty()) // ~Recorder deletes the partial file
         throw runtimeError("recording " + r->path + " failed: " + r->failure);

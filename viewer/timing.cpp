@@ -202,6 +202,42 @@ FrameRecord* findRecord(estuary_viewer& v, uint64_t frame) {
     return nullptr;
 }
 
+void deliverReads(estuary_viewer& v, uint64_t frame) {
+    // The frame's readbacks, while its entry still holds them (the next frame of the entry begins
+    // only after this), once: delivered reads are dropped. OpenGL's reads were made in its command
+    // stream (gl_side.cpp) and are delivered by glCollect.
+    const uint32_t entry = uint32_t(frame % v.hostRing);
+    EntryState& e = v.entries[entry];
+    if (e.frame != frame) return;
+    if (!v.gl) {
+        const auto* base = static_cast<const uint8_t*>(e.readback.mapped);
+        for (const ReadRequest& read : e.reads) {
+            // Sizes only: the image may have been destroyed since (after its frames were drawn).
+            const VkDeviceSize bytes = read.bytes;
+            if (read.pick) {
+                estuary_pick pick = pickResult(base + read.stagingOffset);
+                if (read.destination) { // the caller's struct_size, checked when asked, is kept
+                    pick.struct_size = static_cast<estuary_pick*>(read.destination)->struct_size;
+                    std::memcpy(read.destination, &pick, sizeof(pick));
+                } else { // the View panel's
+                    for (PanelState::ViewPick& shown : v.panels.picks)
+                        if (shown.view == read.pickView && read.pickView) {
+                            shown.pick = pick;
+                            shown.valid = true;
+                        }
+                }
+            } else if (read.destination) {
+                std::memcpy(read.destination, base + read.stagingOffset, bytes);
+            } else { // the probe
+                std::memcpy(v.panels.probeBytes.data(), base + read.stagingOffset,
+                            std::min<VkDeviceSize>(bytes, v.panels.probeBytes.size()));
+                v.panels.probeValid = true;
+            }
+        }
+    }
+    e.reads.clear();
+}
+
 void completeFrame(estuary_viewer& v, uint64_t frame) {
     collectRecordedPicture(v, frame); // the recording's, whether or not the frame was timed
     FrameRecord* record = findRecord(v, frame);
@@ -240,35 +276,7 @@ void completeFrame(estuary_viewer& v, uint64_t frame) {
             if (!std::isnan(record->waitMs)) record->waitMs += waitMs;
         }
     }
-    // The frame's readbacks (its entry still holds them: the next frame of the entry begins
-    // only after this). OpenGL's reads were made in its command stream (gl_side.cpp).
-    EntryState& e = v.entries[entry];
-    if (e.frame == frame && !v.gl) {
-        const auto* base = static_cast<const uint8_t*>(e.readback.mapped);
-        for (const ReadRequest& read : e.reads) {
-            // Sizes only: the image may have been destroyed since (after its frames were drawn).
-            const VkDeviceSize bytes = read.bytes;
-            if (read.pick) {
-                const estuary_pick pick = pickResult(base + read.stagingOffset);
-                if (read.destination) {
-                    std::memcpy(read.destination, &pick, sizeof(pick));
-                } else { // the View panel's
-                    for (PanelState::ViewPick& shown : v.panels.picks)
-                        if (shown.view == read.pickView && read.pickView) {
-                            shown.pick = pick;
-                            shown.valid = true;
-                        }
-                }
-            } else if (read.destination) {
-                std::memcpy(read.destination, base + read.stagingOffset, bytes);
-            } else { // the probe
-                std::memcpy(v.panels.probeBytes.data(), base + read.stagingOffset,
-                            std::min<VkDeviceSize>(bytes, v.panels.probeBytes.size()));
-                v.panels.probeValid = true;
-            }
-        }
-    }
-    if (e.frame == frame) e.reads.clear();
+    deliverReads(v, frame);
     record->complete = true;
     const estuary_frame_stats stats = statsOf(v, *record);
     t.ready.push_back(stats);
@@ -512,7 +520,7 @@ void checkFits(const estuary_viewer& v, uint64_t deviceBytes, uint64_t hostBytes
     }
     if (const auto host = hostAvailable()) check(hostBytes, host, "host memory");
     if (!problems.empty())
-        throw unsupported(what + " does not fit in memory: " + problems + "; " +
+        throw outOfMemory(what + " does not fit in memory: " + problems + "; " +
                           kOutOfGpuMemoryHint);
 }
 

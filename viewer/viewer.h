@@ -65,6 +65,7 @@ template <class T> using Owned = std::unique_ptr<T, Deleter>;
 
 struct estuary_image {
     estuary_viewer* viewer = nullptr;
+    uint64_t handle = 0; // what the C API hands out (handles.h)
     std::string name;
     estuary_format format = ESTUARY_FORMAT_R32_FLOAT;
     estuary_image_kind kind = ESTUARY_IMAGE_2D;
@@ -93,6 +94,7 @@ struct estuary_image {
 
 struct estuary_buffer {
     estuary_viewer* viewer = nullptr;
+    uint64_t handle = 0;
     std::string name;
     estuary_writer writer = ESTUARY_WRITER_HOST;
     uint64_t size = 0;
@@ -110,6 +112,7 @@ enum class ViewKind { Field, Volume, Points };
 
 struct estuary_view {
     estuary_viewer* viewer = nullptr;
+    uint64_t handle = 0;
     ViewKind kind = ViewKind::Field;
     std::string label;
     uint32_t flags = 0;
@@ -170,6 +173,7 @@ struct ReadRequest {
 
 struct estuary_frame {
     estuary_viewer* viewer = nullptr;
+    uint64_t handle = 0; // a new one per begin_frame, dropped by end_frame
     uint64_t index = 0;
     uint32_t slot = 0, entry = 0;
     void* stream = nullptr;
@@ -274,6 +278,9 @@ struct PanelState {
     bool screenshotRequested = false; // F12, served by the next estuary_begin_frame
 };
 
+// Keys kept between two polls (estuary_input.keys); more in one poll are dropped.
+inline constexpr size_t kMaxKeysPerPoll = 256;
+
 struct InputState {
     float cursorX = -1, cursorY = -1; // window coordinates
     uint32_t buttons = 0, pressed = 0, pressedSinceUi = 0, mods = 0;
@@ -288,6 +295,7 @@ struct InputState {
 
 struct estuary_viewer {
     uint32_t apiVersion = 0;
+    uint64_t handle = 0;
     // What was asked, resolved.
     bool headless = true;
     uint32_t width = 1024, height = 768;
@@ -343,6 +351,7 @@ struct estuary_viewer {
     // Set when a wait for the GPU timed out: the viewer untangled what it could, and refuses
     // further frames (destroy it).
     std::string gpuFailure;
+    estuary_status gpuFailureStatus = ESTUARY_ERROR_RUNTIME; // TIMEOUT or DEVICE_LOST
 
     // Window, UI, OpenGL.
     estuary::lib::Owned<estuary::lib::WindowSide> window;
@@ -355,6 +364,7 @@ struct estuary_viewer {
     void* uiUser = nullptr;
     uint32_t screenshotCount = 0;
     std::unique_ptr<estuary::lib::Recorder> recorder; // while estuary_record_start runs
+    std::string lastEncoder; // estuary_record_info.encoder of the last recording stopped
 
     // Faults armed by estuary_inject_fault.
     std::optional<uint64_t> faultDeviceLost, faultVulkanStall, faultCudaStall;
@@ -471,6 +481,9 @@ void beginRecord(estuary_viewer& v, uint64_t frame);
 FrameRecord* findRecord(estuary_viewer& v, uint64_t frame);
 // Frame `frame` is drawn: its GPU times, its stats queued, its reads delivered.
 void completeFrame(estuary_viewer& v, uint64_t frame);
+// Frame `frame` is drawn: its reads and picks copied to their destinations, once (Vulkan only:
+// OpenGL's are delivered by completeFrame).
+void deliverReads(estuary_viewer& v, uint64_t frame);
 void calibrateClocks(estuary_viewer& v);
 void fitClocks(estuary_viewer& v);
 estuary_frame_stats statsOf(const estuary_viewer& v, const FrameRecord& record);

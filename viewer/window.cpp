@@ -46,10 +46,22 @@ uint32_t modsOf(int glfwMods) {
            ((glfwMods & GLFW_MOD_ALT) ? ESTUARY_MOD_ALT : 0u);
 }
 
+estuary_event makeEvent(estuary_event_kind kind, int32_t code, int32_t action, uint32_t mods,
+                        double x = 0, double y = 0) {
+    estuary_event e{};
+    e.kind = kind;
+    e.code = code;
+    e.action = action;
+    e.mods = mods;
+    e.x = x;
+    e.y = y;
+    return e;
+}
+
 void installCallbacks(estuary_viewer& v, GLFWwindow* w) {
     glfwSetWindowUserPointer(w, &v);
     glfwSetCursorPosCallback(w, [](GLFWwindow* win, double x, double y) {
-        handleEvent(viewerOf(win), {ESTUARY_EVENT_CURSOR, 0, 0, 0, x, y});
+        handleEvent(viewerOf(win), makeEvent(ESTUARY_EVENT_CURSOR, 0, 0, 0, x, y));
     });
     glfwSetMouseButtonCallback(w, [](GLFWwindow* win, int button, int action, int mods) {
         const int code = button == GLFW_MOUSE_BUTTON_LEFT     ? 0
@@ -58,24 +70,24 @@ void installCallbacks(estuary_viewer& v, GLFWwindow* w) {
                                                               : -1;
         if (code < 0 || action == GLFW_REPEAT) return;
         handleEvent(viewerOf(win),
-                    {ESTUARY_EVENT_BUTTON, code, action == GLFW_PRESS ? 1 : 0, modsOf(mods), 0, 0});
+                    makeEvent(ESTUARY_EVENT_BUTTON, code, action == GLFW_PRESS ? 1 : 0, modsOf(mods)));
     });
     glfwSetScrollCallback(w, [](GLFWwindow* win, double dx, double dy) {
-        handleEvent(viewerOf(win), {ESTUARY_EVENT_SCROLL, 0, 0, 0, dx, dy});
+        handleEvent(viewerOf(win), makeEvent(ESTUARY_EVENT_SCROLL, 0, 0, 0, dx, dy));
     });
     glfwSetKeyCallback(w, [](GLFWwindow* win, int key, int, int action, int mods) {
         if (action == GLFW_REPEAT) return;
         handleEvent(viewerOf(win),
-                    {ESTUARY_EVENT_KEY, key, action == GLFW_PRESS ? 1 : 0, modsOf(mods), 0, 0});
+                    makeEvent(ESTUARY_EVENT_KEY, key, action == GLFW_PRESS ? 1 : 0, modsOf(mods)));
     });
     glfwSetCharCallback(w, [](GLFWwindow* win, unsigned int c) {
-        handleEvent(viewerOf(win), {ESTUARY_EVENT_CHAR, int32_t(c), 1, 0, 0, 0});
+        handleEvent(viewerOf(win), makeEvent(ESTUARY_EVENT_CHAR, int32_t(c), 1, 0));
     });
     glfwSetFramebufferSizeCallback(w, [](GLFWwindow* win, int, int) {
         if (viewerOf(win).window) viewerOf(win).window->stale = true;
     });
     glfwSetWindowIconifyCallback(w, [](GLFWwindow* win, int iconified) {
-        handleEvent(viewerOf(win), {ESTUARY_EVENT_ICONIFY, 0, iconified == GLFW_TRUE, 0, 0, 0});
+        handleEvent(viewerOf(win), makeEvent(ESTUARY_EVENT_ICONIFY, 0, iconified == GLFW_TRUE, 0));
     });
 }
 
@@ -242,7 +254,7 @@ WindowTarget acquireWindowImage(estuary_viewer& v, uint32_t entry) {
         return target;
     }
     if (r == VK_TIMEOUT)
-        throw runtimeError("timed out after " + formatSeconds(frameWaitTimeoutNs(v)) +
+        throw timeoutError("timed out after " + formatSeconds(frameWaitTimeoutNs(v)) +
                            " waiting for the window system to give back a swapchain image");
     if (r == VK_SUBOPTIMAL_KHR)
         w.stale = true; // the image is ours and the semaphore will signal: draw it

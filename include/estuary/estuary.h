@@ -8,27 +8,57 @@
  * The host never waits except for the frames-in-flight limit. Without CUDA (no NVIDIA GPU, or
  * ESTUARY_CUDA_OFF), images and buffers written from host memory work the same way.
  *
- *   estuary_viewer_desc desc = {ESTUARY_API_VERSION};          every other field: 0 = default
+ *   estuary_viewer_desc desc = {.struct_size = sizeof desc, .api_version = ESTUARY_API_VERSION};
  *   estuary_create_viewer(&desc, &viewer);
- *   estuary_image_desc field = {ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, 512, 512};
+ *   estuary_image_desc field = {.struct_size = sizeof field, .format = ESTUARY_FORMAT_R32_FLOAT,
+ *                               .kind = ESTUARY_IMAGE_2D, .width = 512, .height = 512};
  *   estuary_create_image(viewer, &field, &image);
- *   estuary_field_view_desc view = {image};
+ *   estuary_field_view_desc view = {.struct_size = sizeof view, .image = image};
  *   estuary_add_field_view(viewer, &view, NULL);
  *   estuary_display(viewer, my_frame_callback, my_data, 0);   until the window closes
  *   estuary_destroy_viewer(viewer, NULL);
+ *
+ * The contract
+ * - Every draw sees exactly its own frame's writes. Frame f's draw waits on the GPU for the
+ *   signal estuary enqueues after your work on frame f's stream; CUDA's writes into a slot wait
+ *   for the draw of the slot's previous frame.
+ * - Streams: any CUDA stream per frame, any number of streams, mixed with graph replay and
+ *   deferred waits. Each frame's signal is ordered after the previous frame's (an event recorded
+ *   after frame f's signal is waited by frame f + 1's stream before its signal), so the hand-off
+ *   timeline only rises and no draw starts before its own frame is written, whichever streams
+ *   finish first. Copies (estuary_frame_copy_to_image) and the OpenGL consumer follow the same
+ *   order. A replayed or captured frame on another stream than the previous frame waits for that
+ *   frame's signal before its graph starts.
+ * - Devices: every call that touches CUDA runs on the viewer's CUDA device and gives the calling
+ *   thread back the device that was current before it; your current device never changes under
+ *   you, and a viewer works whatever device is current. Enqueue your own work for a frame on a
+ *   stream of the viewer's device (estuary_viewer_info.cuda_device).
+ * - Threads: a viewer and everything made from it belong to the thread that created the viewer;
+ *   viewers on different threads are independent. estuary_last_error is per thread.
+ * - Results: reads and picks of frame k are filled when estuary_wait_frame(v, k),
+ *   estuary_finish, or the estuary_begin_frame that waits for frame k returns; until then a pick
+ *   reads hit = -1 (not known yet), never a miss.
+ * - Lifetimes and handles: handles carry a generation. A destroyed, foreign (another viewer's or
+ *   another kind's) or garbage handle makes a call return ESTUARY_ERROR_INVALID_HANDLE, never
+ *   crash; destroying twice is harmless (the second call reports the stale handle). Destroying a
+ *   viewer invalidates everything made from it. A frame handle is valid from its
+ *   estuary_begin_frame to its estuary_end_frame.
+ * - Versions: ESTUARY_API_VERSION is the version of this header; estuary_create_viewer refuses a
+ *   header whose major version (or, below 1.0, minor version) differs from the library's, and the
+ *   soname carries the same pair (libestuary.so.0.3). Within one soname structs only grow at
+ *   their end (struct_size tells the library which fields a caller has), enums are 32 bits, and
+ *   entry points are only added; CI's ABI check (abidiff against docs/abi/) enforces it.
  *
  * Conventions
  * - Every call returns an estuary_status; on anything but ESTUARY_OK (and ESTUARY_NOT_READY),
  *   estuary_last_error() says what went wrong: which argument or value, why, what is allowed.
  *   Failed calls change nothing.
  * - Descriptions are plain structs in which 0 (or NULL) means the documented default, so a struct
- *   zero-initialized but for its required fields is valid (C: `= {...}`, ctypes: the default).
- * - A viewer and everything made from it belong to the thread that created the viewer.
+ *   zero-initialized but for struct_size and its required fields is valid (C: designated
+ *   initializers, C++: `{}` or designated initializers, ctypes: the default).
  * - CUDA types appear as plain values, so this header needs no CUDA headers: a stream is a
  *   cudaStream_t passed as void*, a surface a cudaSurfaceObject_t as uint64_t, device pointers
  *   and arrays as void*. estuary.hpp gives them their CUDA types.
- * - Versioning: ESTUARY_API_VERSION is the version of this header; estuary_create_viewer refuses
- *   a header whose major version (or, below 1.0, minor version) differs from the library's.
  */
 #ifndef ESTUARY_H
 #define ESTUARY_H
@@ -53,7 +83,18 @@ extern "C" {
 #define ESTUARY_VERSION_MAJOR(version) ((uint32_t)(version) >> 22)
 #define ESTUARY_VERSION_MINOR(version) (((uint32_t)(version) >> 12) & 0x3FFu)
 #define ESTUARY_VERSION_PATCH(version) ((uint32_t)(version)&0xFFFu)
-#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 2, 0)
+#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 3, 0)
+
+/* Every description and info struct starts with `struct_size`, the sizeof the caller's header
+ * gave it, so later versions append fields and the library reads (and writes) only the bytes the
+ * caller has. C++ sets it by itself (a default member initializer); C sets it by hand:
+ *   estuary_image_desc d = {.struct_size = sizeof d, .format = ..., .width = 512};
+ * A struct_size of 0 (a C struct zeroed and not set) is refused, naming the struct. */
+#ifdef __cplusplus
+#define ESTUARY_STRUCT_SIZE(type) uint32_t struct_size = sizeof(type)
+#else
+#define ESTUARY_STRUCT_SIZE(type) uint32_t struct_size
+#endif
 
 typedef enum estuary_status {
     ESTUARY_OK = 0,
@@ -67,15 +108,28 @@ typedef enum estuary_status {
      * lacks, no CUDA device that Vulkan also sees, not enough GPU memory. */
     ESTUARY_ERROR_UNSUPPORTED = 3,
     /* Not an error: nothing to report yet (estuary_next_frame_stats). */
-    ESTUARY_NOT_READY = 4
+    ESTUARY_NOT_READY = 4,
+    /* GPU (or host) memory ran out for an allocation; smaller sizes or fewer frames in flight may
+     * fit. The viewer is intact: retry, or go on without the allocation. */
+    ESTUARY_ERROR_OUT_OF_MEMORY = 5,
+    /* The GPU device was lost (a fault, a hang, a driver reset) or a CUDA context became
+     * unusable (a sticky error): the viewer refuses further frames; destroy and recreate it. */
+    ESTUARY_ERROR_DEVICE_LOST = 6,
+    /* A bounded wait for the GPU ran out (ESTUARY_WAIT_TIMEOUT_S sets the bound): the viewer
+     * untangled both APIs and refuses further frames; destroy it. */
+    ESTUARY_ERROR_TIMEOUT = 7,
+    /* A handle that is NULL where one is required, was destroyed, belongs to another viewer or
+     * kind, or was never made by estuary. Nothing was changed. */
+    ESTUARY_ERROR_INVALID_HANDLE = 8,
+    ESTUARY_STATUS_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_status;
 
 /* The version of the library (ESTUARY_MAKE_VERSION). */
 ESTUARY_API uint32_t estuary_version(void);
 /* "ESTUARY_OK", "ESTUARY_ERROR_INVALID_ARGUMENT", ... */
 ESTUARY_API const char* estuary_status_name(estuary_status status);
-/* The message of the last call on this thread that failed; "" if none has. Valid until the next
- * failing call on this thread. */
+/* The message of the last call on this thread that failed; "" once a later call on this thread
+ * succeeded (every call returning a status clears it on success). Valid until the next call. */
 ESTUARY_API const char* estuary_last_error(void);
 /* Whether a viewer was destroyed while its GPU work would not settle (a hung or faulted GPU): its
  * objects were left to the driver, and the process should end with _exit() rather than exit(),
@@ -97,46 +151,53 @@ typedef struct estuary_frame estuary_frame;
 typedef enum estuary_display_mode {
     ESTUARY_DISPLAY_AUTO = 0,    /* a window where there is a display, else headless */
     ESTUARY_DISPLAY_WINDOW = 1,  /* a window; ESTUARY_ERROR_UNSUPPORTED without a display */
-    ESTUARY_DISPLAY_HEADLESS = 2 /* offscreen: pictures by estuary_screenshot/estuary_read_pixels */
+    ESTUARY_DISPLAY_HEADLESS = 2, /* offscreen: pictures by estuary_screenshot/estuary_read_pixels */
+    ESTUARY_DISPLAY_MODE_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_display_mode;
 
 typedef enum estuary_cuda_mode {
     ESTUARY_CUDA_AUTO = 0, /* the first CUDA device whose UUID a Vulkan device shares, else none */
     ESTUARY_CUDA_REQUIRED = 1, /* the same, but ESTUARY_ERROR_UNSUPPORTED (saying why) when none */
     ESTUARY_CUDA_DEVICE = 2,   /* exactly CUDA device `cuda_device` */
-    ESTUARY_CUDA_OFF = 3       /* no CUDA: host-written images and buffers only */
+    ESTUARY_CUDA_OFF = 3, /* no CUDA: host-written images and buffers only */
+    ESTUARY_CUDA_MODE_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_cuda_mode;
 
 typedef enum estuary_present_mode {
     ESTUARY_PRESENT_FIFO = 0, /* vsync; always available */
     ESTUARY_PRESENT_MAILBOX = 1,
-    ESTUARY_PRESENT_IMMEDIATE = 2 /* FIFO where the surface lacks it, saying so */
+    ESTUARY_PRESENT_IMMEDIATE = 2, /* FIFO where the surface lacks it, saying so */
+    ESTUARY_PRESENT_MODE_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_present_mode;
 
 typedef enum estuary_draw_path {
     ESTUARY_DRAW_AUTO = 0,   /* by measurement: compute on GPUs headless, raster elsewhere */
     ESTUARY_DRAW_RASTER = 1, /* fragment shaders */
     ESTUARY_DRAW_COMPUTE = 2 /* the same pictures from compute shaders; points, markers and lines
-                                splatted (headless) */
+                                splatted (headless) */,
+    ESTUARY_DRAW_PATH_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_draw_path;
 
 typedef enum estuary_consumer {
     ESTUARY_CONSUMER_VULKAN = 0,
     /* OpenGL imports the same Vulkan-exported memory and semaphores and draws field views. */
-    ESTUARY_CONSUMER_OPENGL = 1
+    ESTUARY_CONSUMER_OPENGL = 1,
+    ESTUARY_CONSUMER_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_consumer;
 
 typedef enum estuary_gl_handoff {
     ESTUARY_GL_HANDOFF_AUTO = 0,     /* the best the OpenGL context has */
     ESTUARY_GL_HANDOFF_TIMELINE = 1, /* GL_NV_timeline_semaphore */
     ESTUARY_GL_HANDOFF_BINARY = 2,   /* GL_EXT_semaphore_fd, a binary pair per slot */
-    ESTUARY_GL_HANDOFF_HOST = 3      /* host waits (drivers without GL semaphores) */
+    ESTUARY_GL_HANDOFF_HOST = 3, /* host waits (drivers without GL semaphores) */
+    ESTUARY_GL_HANDOFF_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_gl_handoff;
 
 typedef enum estuary_log_level {
     ESTUARY_LOG_INFO = 0,
     ESTUARY_LOG_WARNING = 1,
-    ESTUARY_LOG_ERROR = 2
+    ESTUARY_LOG_ERROR = 2,
+    ESTUARY_LOG_LEVEL_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_log_level;
 typedef void (*estuary_log_fn)(void* user, estuary_log_level level, const char* message);
 
@@ -152,6 +213,7 @@ typedef void (*estuary_log_fn)(void* user, estuary_log_level level, const char* 
 #define ESTUARY_VIEWER_NO_HOTKEYS 0x8u
 
 typedef struct estuary_viewer_desc {
+    ESTUARY_STRUCT_SIZE(estuary_viewer_desc);
     uint32_t api_version; /* required: ESTUARY_API_VERSION */
     estuary_display_mode display;
     uint32_t width, height;    /* the window, or the headless picture; 0: 1024 x 768 */
@@ -174,8 +236,8 @@ typedef struct estuary_viewer_desc {
 } estuary_viewer_desc;
 
 /* Creates the viewer: Vulkan instance and device (the CUDA device's twin where CUDA is used), the
- * frame timelines, and a window or an offscreen target. The CUDA device becomes current on this
- * thread. */
+ * frame timelines, and a window or an offscreen target. The caller's current CUDA device is left
+ * as it was (estuary_viewer_info.cuda_device names the viewer's). */
 ESTUARY_API estuary_status estuary_create_viewer(const estuary_viewer_desc* desc,
                                                  estuary_viewer** viewer);
 /* Waits (bounded) for the GPU, then frees everything made from the viewer. `validation_messages`
@@ -185,6 +247,7 @@ ESTUARY_API estuary_status estuary_destroy_viewer(estuary_viewer* viewer,
                                                   uint32_t* validation_messages);
 
 typedef struct estuary_viewer_info {
+    ESTUARY_STRUCT_SIZE(estuary_viewer_info);
     int has_cuda;        /* CUDA-written images and buffers are available */
     int32_t cuda_device; /* the CUDA ordinal; -1 without CUDA */
     int headless;
@@ -215,7 +278,8 @@ typedef enum estuary_format {
     ESTUARY_FORMAT_RG32_FLOAT = 1,
     ESTUARY_FORMAT_RGBA32_FLOAT = 2,
     ESTUARY_FORMAT_RGBA16_FLOAT = 3, /* IEEE binary16 */
-    ESTUARY_FORMAT_RGBA8_UNORM = 4
+    ESTUARY_FORMAT_RGBA8_UNORM = 4,
+    ESTUARY_FORMAT_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_format;
 
 typedef enum estuary_image_kind {
@@ -223,13 +287,15 @@ typedef enum estuary_image_kind {
     ESTUARY_IMAGE_3D = 1,       /* width x height x depth; drawn by volume views */
     ESTUARY_IMAGE_2D_ARRAY = 2, /* `layers` 2D images; CUDA writes layered surfaces */
     ESTUARY_IMAGE_CUBE = 3,     /* 6 square faces; CUDA writes cubemap surfaces */
-    ESTUARY_IMAGE_1D = 4
+    ESTUARY_IMAGE_1D = 4,
+    ESTUARY_IMAGE_KIND_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_image_kind;
 
 typedef enum estuary_writer {
     ESTUARY_WRITER_AUTO = 0, /* CUDA where the viewer has it, else the host */
     ESTUARY_WRITER_CUDA = 1, /* Vulkan-exported memory written by your CUDA code */
-    ESTUARY_WRITER_HOST = 2  /* host memory estuary uploads in the frame's draw */
+    ESTUARY_WRITER_HOST = 2, /* host memory estuary uploads in the frame's draw */
+    ESTUARY_WRITER_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_writer;
 
 /* estuary_image_desc.flags and estuary_buffer_desc.flags */
@@ -242,6 +308,7 @@ typedef enum estuary_writer {
 #define ESTUARY_IMAGE_GENERATE_MIPS 0x2u
 
 typedef struct estuary_image_desc {
+    ESTUARY_STRUCT_SIZE(estuary_image_desc);
     estuary_format format;
     estuary_image_kind kind;
     uint32_t width, height; /* height 1 (or 0) for 1D images */
@@ -254,6 +321,7 @@ typedef struct estuary_image_desc {
 } estuary_image_desc;
 
 typedef struct estuary_buffer_desc {
+    ESTUARY_STRUCT_SIZE(estuary_buffer_desc);
     uint64_t size; /* bytes */
     estuary_writer writer;
     uint32_t flags; /* ESTUARY_ALLOC_SINGLE */
@@ -276,16 +344,21 @@ ESTUARY_API estuary_status estuary_destroy_image(estuary_viewer* viewer, estuary
 ESTUARY_API estuary_status estuary_destroy_buffer(estuary_viewer* viewer, estuary_buffer* buffer);
 
 typedef struct estuary_image_info {
+    ESTUARY_STRUCT_SIZE(estuary_image_info);
     estuary_format format;
     estuary_image_kind kind;
     uint32_t width, height, depth, layers, levels;
     uint32_t copies;       /* 1 for ESTUARY_ALLOC_SINGLE, else frames in flight */
     estuary_writer writer; /* as resolved */
     uint32_t texel_bytes;
-    uint64_t level_bytes[16]; /* bytes of each level, all layers or slices, tightly packed */
 } estuary_image_info;
 ESTUARY_API estuary_status estuary_get_image_info(estuary_image* image, estuary_image_info* info);
+/* The bytes of level `level` (all layers or slices, texels tightly packed): what
+ * estuary_frame_copy_to_image takes and estuary_frame_host_level holds. */
+ESTUARY_API estuary_status estuary_get_image_level_bytes(estuary_image* image, uint32_t level,
+                                                         uint64_t* bytes);
 typedef struct estuary_buffer_info {
+    ESTUARY_STRUCT_SIZE(estuary_buffer_info);
     uint64_t size;         /* bytes of one copy */
     uint32_t copies;       /* 1 for ESTUARY_ALLOC_SINGLE, else frames in flight */
     estuary_writer writer; /* as resolved */
@@ -298,13 +371,15 @@ ESTUARY_API estuary_status estuary_get_buffer_info(estuary_buffer* buffer,
 
 typedef enum estuary_colormap {
     ESTUARY_COLORMAP_VIRIDIS = 0,
-    ESTUARY_COLORMAP_MAGMA = 1
+    ESTUARY_COLORMAP_MAGMA = 1,
+    ESTUARY_COLORMAP_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_colormap;
 
 typedef enum estuary_field_shading {
     ESTUARY_FIELD_SCALAR = 0,    /* channel 0 through the colormap */
     ESTUARY_FIELD_MAGNITUDE = 1, /* |(channel 0, channel 1)| through the colormap */
-    ESTUARY_FIELD_RGB = 2        /* channels 0-2 as colour, clamped to [0, 1] */
+    ESTUARY_FIELD_RGB = 2, /* channels 0-2 as colour, clamped to [0, 1] */
+    ESTUARY_FIELD_SHADING_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_field_shading;
 
 /* view flags */
@@ -314,6 +389,7 @@ typedef enum estuary_field_shading {
 /* A 2D image (level 0 and its mips, sampled trilinearly) letterboxed into the picture; the 2D
  * camera zooms and pans it. Views draw in the order they were added; a field covers the picture. */
 typedef struct estuary_field_view_desc {
+    ESTUARY_STRUCT_SIZE(estuary_field_view_desc);
     estuary_image* image; /* required: a 2D image */
     estuary_field_shading shading;
     estuary_colormap colormap;
@@ -329,11 +405,13 @@ typedef struct estuary_field_view_desc {
 
 typedef enum estuary_volume_style {
     ESTUARY_VOLUME_MARCH = 0, /* ray-marched front to back through a transfer function */
-    ESTUARY_VOLUME_SLICE = 1  /* one slice, letterboxed like a field */
+    ESTUARY_VOLUME_SLICE = 1, /* one slice, letterboxed like a field */
+    ESTUARY_VOLUME_STYLE_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_volume_style;
 
 /* A 3D image under the orbit camera (or cut by a slice). */
 typedef struct estuary_volume_view_desc {
+    ESTUARY_STRUCT_SIZE(estuary_volume_view_desc);
     estuary_image* image; /* required: a 3D image */
     estuary_volume_style style;
     estuary_colormap colormap;
@@ -347,7 +425,8 @@ typedef enum estuary_points_layout {
     /* vec4 (x, y, vx, vy) per point in 2D, coloured by the speed |(vx, vy)|. */
     ESTUARY_POINTS_XY_VELOCITY = 0,
     /* vec4 (x, y, z, s) per point in 3D under the orbit camera, coloured by the scalar s. */
-    ESTUARY_POINTS_XYZ_SCALAR = 1
+    ESTUARY_POINTS_XYZ_SCALAR = 1,
+    ESTUARY_POINTS_LAYOUT_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_points_layout;
 
 /* Points pulled from a buffer on the GPU (no vertex input), blended additively over what is
@@ -355,6 +434,7 @@ typedef enum estuary_points_layout {
  * one, in `bounds` (x0, y0, x1, y1); 3D points in `bounds` (x0, y0, z0, x1, y1, z1), the box the
  * orbit camera frames (all 0: the unit cube [-0.5, 0.5]^3). */
 typedef struct estuary_points_view_desc {
+    ESTUARY_STRUCT_SIZE(estuary_points_view_desc);
     estuary_buffer* buffer; /* required */
     estuary_points_layout layout;
     uint32_t count; /* points drawn; 0: as many as the buffer holds */
@@ -378,7 +458,8 @@ typedef enum estuary_marker_shape {
     ESTUARY_MARKER_SHAPE_DIAMOND = 3,
     ESTUARY_MARKER_SHAPE_CROSS = 4, /* a plus sign */
     ESTUARY_MARKER_SHAPE_RING = 5,
-    ESTUARY_MARKER_SHAPE_ARROW = 6 /* tail to tip along the direction */
+    ESTUARY_MARKER_SHAPE_ARROW = 6, /* tail to tip along the direction */
+    ESTUARY_MARKER_SHAPE_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_marker_shape;
 
 /* markers view flags (besides ESTUARY_VIEW_HIDDEN and ESTUARY_POINTS_COLORBAR) */
@@ -397,6 +478,7 @@ typedef enum estuary_marker_shape {
  * ESTUARY_DRAW_COMPUTE (up to 2^24 - 1 markers) each pixel shows its topmost marker only: one
  * below does not show through the top one's antialiased edge or translucent colour. */
 typedef struct estuary_markers_view_desc {
+    ESTUARY_STRUCT_SIZE(estuary_markers_view_desc);
     estuary_buffer* buffer; /* required */
     estuary_marker_shape shape;
     uint32_t count;   /* markers drawn; 0: as many as the buffer holds */
@@ -411,7 +493,8 @@ typedef struct estuary_markers_view_desc {
 
 typedef enum estuary_line_topology {
     ESTUARY_LINES_SEGMENTS = 0, /* vertices (or indices) 0-1, 2-3, ... */
-    ESTUARY_LINES_STRIP = 1     /* 0-1, 1-2, ...; an index of 0xFFFFFFFF breaks the strip */
+    ESTUARY_LINES_STRIP = 1, /* 0-1, 1-2, ...; an index of 0xFFFFFFFF breaks the strip */
+    ESTUARY_LINE_TOPOLOGY_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_line_topology;
 
 /* lines view flags (besides ESTUARY_VIEW_HIDDEN and ESTUARY_POINTS_COLORBAR) */
@@ -427,6 +510,7 @@ typedef enum estuary_line_topology {
  * ESTUARY_DRAW_COMPUTE (up to 2^24 - 1 segments) a pixel where segments of different colours
  * overlap takes the colour of the one covering it most. */
 typedef struct estuary_lines_view_desc {
+    ESTUARY_STRUCT_SIZE(estuary_lines_view_desc);
     estuary_buffer* vertices; /* required */
     estuary_buffer* indices;  /* NULL: consecutive vertices */
     estuary_line_topology topology;
@@ -447,6 +531,7 @@ typedef struct estuary_lines_view_desc {
  * cells along each side, under the orbit camera where a volume view of the image shows those
  * cells. */
 typedef struct estuary_glyph_view_desc {
+    ESTUARY_STRUCT_SIZE(estuary_glyph_view_desc);
     estuary_image* image;       /* required: 2D, with 2 or more channels; or 3D with 4 */
     estuary_marker_shape shape; /* usually ESTUARY_MARKER_SHAPE_ARROW */
     uint32_t spacing;           /* cells between glyphs; 0: 8 */
@@ -459,7 +544,8 @@ typedef struct estuary_glyph_view_desc {
 
 typedef enum estuary_mesh_shading {
     ESTUARY_MESH_SMOOTH = 0, /* a normal per vertex, blended across each triangle */
-    ESTUARY_MESH_FLAT = 1    /* one normal per triangle, from its corners */
+    ESTUARY_MESH_FLAT = 1, /* one normal per triangle, from its corners */
+    ESTUARY_MESH_SHADING_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_mesh_shading;
 
 /* mesh view flags (besides ESTUARY_VIEW_HIDDEN and ESTUARY_POINTS_COLORBAR) */
@@ -477,6 +563,7 @@ typedef enum estuary_mesh_shading {
  * without them, adds up each frame the unit normals of the triangles around each vertex. Write
  * the vertices every frame for a surface that moves. */
 typedef struct estuary_mesh_view_desc {
+    ESTUARY_STRUCT_SIZE(estuary_mesh_view_desc);
     estuary_buffer* vertices; /* required */
     estuary_buffer* indices;  /* NULL: consecutive vertices */
     estuary_buffer* normals;  /* NULL: summed from the triangles each frame (smooth shading) */
@@ -520,6 +607,7 @@ ESTUARY_API estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_
 /* What may change between frames, for every kind of view (fields ignore the points' and volumes'
  * fields and so on). Get, change, set. */
 typedef struct estuary_view_params {
+    ESTUARY_STRUCT_SIZE(estuary_view_params);
     int visible;
     estuary_colormap colormap;
     float value_min, value_max;
@@ -540,6 +628,7 @@ ESTUARY_API estuary_status estuary_set_view_params(estuary_view* view,
  * (0.5 + pan_x, 0.5 + pan_y) is at the centre); 3D orbit yaw and pitch in degrees, with zoom
  * bringing it closer. The window moves it with the mouse. */
 typedef struct estuary_camera {
+    ESTUARY_STRUCT_SIZE(estuary_camera);
     float zoom;
     float pan_x, pan_y;
     float yaw_degrees, pitch_degrees;
@@ -560,6 +649,7 @@ ESTUARY_API estuary_status estuary_set_background(estuary_viewer* viewer, float 
  * even the part of a run that crashed plays. Odd picture sides are padded by one repeated row or
  * column (4:2:0 needs even ones). Not with ESTUARY_CONSUMER_OPENGL. */
 typedef struct estuary_record_desc {
+    ESTUARY_STRUCT_SIZE(estuary_record_desc);
     const char* path; /* required: ending in .mp4 or .mkv, in an existing folder */
     uint32_t fps;     /* the file's frame rate; 0: 60 */
     uint32_t quality; /* 1..51, lower is better (x264/x265 CRF, NVENC CQ); 0: 23 */
@@ -569,10 +659,11 @@ typedef struct estuary_record_desc {
 } estuary_record_desc;
 
 typedef struct estuary_record_info {
+    ESTUARY_STRUCT_SIZE(estuary_record_info);
     uint64_t frames;       /* written to the file */
     double copy_ms_mean;   /* host time a frame, taking its picture out for the encoder */
     double stall_ms_total; /* host time the loop waited for the encoder's queue */
-    char encoder[32];      /* the encoder that ran */
+    const char* encoder;   /* the encoder that ran; owned by the viewer, valid until it goes */
 } estuary_record_info;
 
 /* Between frames. Refuses a second recording, a bad path, fps or quality, naming the value. */
@@ -593,6 +684,7 @@ ESTUARY_API estuary_status estuary_record_stop(estuary_viewer* viewer, estuary_r
 #define ESTUARY_FRAME_DEFER_WAIT 0x1u
 
 typedef struct estuary_frame_desc {
+    ESTUARY_STRUCT_SIZE(estuary_frame_desc);
     /* The CUDA stream (cudaStream_t) your work for the frame goes on: estuary enqueues the frame's
      * wait and signal there. NULL: the viewer's own stream (estuary_frame_stream). */
     void* stream;
@@ -681,7 +773,9 @@ ESTUARY_API estuary_status estuary_frame_read_buffer(estuary_frame* frame, estua
  * valid until then. A hidden view, or one drawing nothing, picks nothing. Vulkan consumer only.
  * The window's View panel shows what each buffer view has under the cursor this way. */
 typedef struct estuary_pick {
-    int32_t hit;       /* 1: an element within the radius; 0: none (the rest is 0) */
+    ESTUARY_STRUCT_SIZE(estuary_pick);
+    int32_t hit; /* 1: an element within the radius; 0: none (the rest is 0); -1: not yet known
+                    (set by estuary_frame_pick, replaced once the frame is drawn) */
     uint32_t element;  /* the point, marker, glyph, segment or triangle (its index) */
     uint32_t vertex;   /* lines, meshes: the vertex nearest the point (its index in the vertex
                           buffer); else the element */
@@ -746,6 +840,7 @@ ESTUARY_API estuary_status estuary_set_ui_callback(estuary_viewer* viewer, estua
  * Ctrl+left-drag (pan), any drag over a 3D view (orbit) and, unless ESTUARY_VIEWER_NO_HOTKEYS,
  * Esc, F12, H, C, Home, X/Y/Z, PgUp/PgDn. */
 typedef struct estuary_input {
+    ESTUARY_STRUCT_SIZE(estuary_input);
     float cursor_x, cursor_y; /* -1 when outside the window */
     int over_field;
     float field_x, field_y;
@@ -756,7 +851,7 @@ typedef struct estuary_input {
     int ui_wants_mouse; /* the pointer is over the UI: leave it alone */
     int ui_wants_keyboard;
     uint32_t key_count;
-    int32_t keys[16];
+    const int32_t* keys; /* key_count codes; owned by the viewer, valid until the next poll */
     uint32_t width, height; /* the framebuffer */
 } estuary_input;
 ESTUARY_API estuary_status estuary_get_input(estuary_viewer* viewer, estuary_input* input);
@@ -769,9 +864,11 @@ typedef enum estuary_event_kind {
     ESTUARY_EVENT_SCROLL = 2, /* y: steps */
     ESTUARY_EVENT_KEY = 3,    /* code: GLFW key; action 1 press, 0 release */
     ESTUARY_EVENT_CHAR = 4,   /* code: a Unicode code point */
-    ESTUARY_EVENT_ICONIFY = 5 /* action 1: minimized, 0: restored */
+    ESTUARY_EVENT_ICONIFY = 5, /* action 1: minimized, 0: restored */
+    ESTUARY_EVENT_KIND_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_event_kind;
 typedef struct estuary_event {
+    ESTUARY_STRUCT_SIZE(estuary_event);
     estuary_event_kind kind;
     int32_t code;
     int32_t action;
@@ -797,6 +894,7 @@ ESTUARY_API estuary_status estuary_notify(estuary_viewer* viewer, const char* te
 /* One frame's times, once it is drawn. Durations in ms (NaN where not measured); marks in µs on
  * the host's steady clock (CLOCK_MONOTONIC), the GPU clocks aligned onto it. */
 typedef struct estuary_frame_stats {
+    ESTUARY_STRUCT_SIZE(estuary_frame_stats);
     uint64_t frame;
     double interval_ms;  /* host: from this frame's begin to the next one's */
     double host_busy_us; /* host: begin to end of the frame, the frames-in-flight wait left out */
@@ -840,6 +938,7 @@ typedef struct estuary_clock_alignment {
 } estuary_clock_alignment;
 
 typedef struct estuary_clock_info {
+    ESTUARY_STRUCT_SIZE(estuary_clock_info);
     estuary_clock_alignment vulkan; /* calibrated timestamps where offered, else bracketed */
     /* Beside calibrated timestamps, the Vulkan clock aligned again by bracketed submissions, and
      * how far apart the two put it at a time both calibrations span (agreeing within both error
@@ -854,6 +953,7 @@ ESTUARY_API estuary_status estuary_get_clock_info(estuary_viewer* viewer, estuar
 
 /* Over the frames drawn so far (the last few hundred for percentiles). */
 typedef struct estuary_metrics {
+    ESTUARY_STRUCT_SIZE(estuary_metrics);
     uint64_t frames_drawn;
     uint64_t frames_presented;      /* a window's frames that reached the screen (not minimized) */
     uint32_t swapchain_recreations; /* a window's swapchains made so far, the first included */
@@ -868,6 +968,10 @@ typedef struct estuary_metrics {
     uint64_t cuda_free, cuda_total;
     uint64_t allocated_device_bytes, allocated_host_bytes;
     uint64_t host_available; /* the host's free memory (Linux: MemAvailable of /proc/meminfo) */
+    /* The contract's own check: at each estuary_begin_frame the host reads the hand-off
+     * timelines (CUDA's `written`, Vulkan's `released`); how many readings, and how many were
+     * lower than the one before (0 unless the frame order broke). */
+    uint64_t handoff_checks, handoff_regressions;
 } estuary_metrics;
 ESTUARY_API estuary_status estuary_get_metrics(estuary_viewer* viewer, estuary_metrics* metrics);
 
@@ -880,7 +984,8 @@ typedef enum estuary_fault {
     ESTUARY_FAULT_ALLOC_FAIL = 2,   /* the next image or buffer fails as if out of GPU memory */
     /* frame `frame`'s CUDA wait waits for the draw of the frame after it, which waits for this
      * frame's writes: the APIs deadlock until a wait times out and teardown releases CUDA. */
-    ESTUARY_FAULT_CUDA_STALL = 3
+    ESTUARY_FAULT_CUDA_STALL = 3,
+    ESTUARY_FAULT_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_fault;
 /* Arms a fault on purpose, to test how your program handles it. */
 ESTUARY_API estuary_status estuary_inject_fault(estuary_viewer* viewer, estuary_fault fault,

@@ -258,7 +258,7 @@ bool waitTimelineFor(const Device& device, VkSemaphore semaphore, uint64_t value
 void waitTimeline(const Device& device, VkSemaphore semaphore, uint64_t value, const char* what,
                   uint64_t timeoutNs) {
     if (waitTimelineFor(device, semaphore, value, timeoutNs)) return;
-    throw runtimeError("timed out after " + formatSeconds(timeoutNs) + " waiting for " + what +
+    throw timeoutError("timed out after " + formatSeconds(timeoutNs) + " waiting for " + what +
                        " to reach " + std::to_string(value) + " (it is at " +
                        std::to_string(timelineValue(device, semaphore)) +
                        "); set ESTUARY_WAIT_TIMEOUT_S for slower runs");

@@ -38,9 +38,9 @@ inline Error cudaFailure(cudaError_t err, const char* expr, const char* file, in
                        cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ") at " + file +
                        ":" + std::to_string(line);
     if (err == cudaErrorMemoryAllocation)
-        return unsupported("out of GPU memory: " + what + "; " + kOutOfGpuMemoryHint);
+        return outOfMemory("out of GPU memory: " + what + "; " + kOutOfGpuMemoryHint);
     if (isStickyCudaError(err))
-        return runtimeError(
+        return deviceLost(
             "CUDA faulted and its context is unusable (a sticky error, usually from "
             "a kernel that faulted earlier than this call): " +
             what);

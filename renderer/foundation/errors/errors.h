@@ -14,8 +14,22 @@ namespace estuary {
 // estuary_status of the C API.
 enum class ExitCode : int { Ok = 0, Runtime = 1, Usage = 2, Unsupported = 3 };
 
+inline ExitCode exitCode(estuary_status status) {
+    switch (status) {
+    case ESTUARY_OK:
+        return ExitCode::Ok;
+    case ESTUARY_ERROR_INVALID_ARGUMENT:
+    case ESTUARY_ERROR_INVALID_HANDLE:
+        return ExitCode::Usage;
+    case ESTUARY_ERROR_UNSUPPORTED:
+    case ESTUARY_ERROR_OUT_OF_MEMORY: // the machine is too small for what was asked
+        return ExitCode::Unsupported;
+    default: // runtime failures, a lost device, a timeout
+        return ExitCode::Runtime;
+    }
+}
 inline ExitCode exitCode(const Error& error) {
-    return ExitCode(int(error.status()));
+    return exitCode(error.status());
 }
 
 // The environment cannot run what was asked: no suitable device, missing extension, format not
@@ -28,6 +42,22 @@ inline Error runtimeError(const std::string& what) {
 }
 inline Error usageError(const std::string& what) {
     return Error(ESTUARY_ERROR_INVALID_ARGUMENT, what);
+}
+// Memory ran out for an allocation (GPU or host); the caller may retry smaller. Exit code 3.
+inline Error outOfMemory(const std::string& what) {
+    return Error(ESTUARY_ERROR_OUT_OF_MEMORY, what);
+}
+// The device is gone (VK_ERROR_DEVICE_LOST, a sticky CUDA error): recreate. Exit code 1.
+inline Error deviceLost(const std::string& what) {
+    return Error(ESTUARY_ERROR_DEVICE_LOST, what);
+}
+// A bounded wait for the GPU ran out. Exit code 1.
+inline Error timeoutError(const std::string& what) {
+    return Error(ESTUARY_ERROR_TIMEOUT, what);
+}
+// A destroyed, foreign or garbage handle. Exit code 2.
+inline Error invalidHandle(const std::string& what) {
+    return Error(ESTUARY_ERROR_INVALID_HANDLE, what);
 }
 
 // What to tell the user when a GPU allocation fails, whichever API reported it.

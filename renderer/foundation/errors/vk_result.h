@@ -63,11 +63,12 @@ inline Error vkFailure(VkResult result, const char* expr, const char* file, int 
                              vkResultName(result) + " (" + std::to_string(int(result)) + ") at " +
                              file + ":" + std::to_string(line);
     if (result == VK_ERROR_DEVICE_LOST)
-        return runtimeError("the Vulkan device was lost (a GPU fault, a hang or a driver reset; "
+        return deviceLost("the Vulkan device was lost (a GPU fault, a hang or a driver reset; "
                             "with the CUDA backend, often a CUDA fault first): " +
                             what);
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY)
-        return unsupported("out of GPU memory: " + what + "; " + kOutOfGpuMemoryHint);
+        return outOfMemory("out of GPU memory: " + what + "; " + kOutOfGpuMemoryHint);
+    if (result == VK_ERROR_OUT_OF_HOST_MEMORY) return outOfMemory("out of host memory: " + what);
     // Extension/feature/format absence is a property of the environment, not a bug.
     const bool environment =
         result == VK_ERROR_EXTENSION_NOT_PRESENT || result == VK_ERROR_FEATURE_NOT_PRESENT ||
