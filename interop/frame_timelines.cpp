@@ -18,6 +18,7 @@ FrameTimelines createFrameTimelines(const Context& context, uint32_t slots, cons
     try { // what was made so far is released if a later one fails
         t.written = createSharedTimeline(context, (base + ": written (CUDA signals)").c_str());
         t.released = createSharedTimeline(context, (base + ": released (Vulkan signals)").c_str());
+        CUDA_CHECK(cudaEventCreateWithFlags(&t.lastSignal, cudaEventDisableTiming));
         for (uint32_t slot = 0; binaryHandoff && slot < slots; ++slot) {
             const std::string s = ", slot " + std::to_string(slot);
             t.writtenBinary.push_back(
@@ -33,6 +34,7 @@ FrameTimelines createFrameTimelines(const Context& context, uint32_t slots, cons
 }
 
 void destroyFrameTimelines(const Context& context, FrameTimelines& t) {
+    if (t.lastSignal) (void)cudaEventDestroy(t.lastSignal);
     for (SharedBinary& b : t.releasedBinary)
         destroySharedBinary(context, b);
     for (SharedBinary& b : t.writtenBinary)
@@ -53,9 +55,26 @@ void cudaBeginFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
         cudaWaitTimeline(t.released, frame + 1 - t.slots, stream);
 }
 
-void cudaEndFrame(const FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
+void cudaOrderAfterLastSignal(FrameTimelines& t, cudaStream_t stream) {
+    if (!t.anySignal || t.lastSignalStream == stream) return; // one stream keeps its own order
+    CUDA_CHECK(cudaStreamWaitEvent(stream, t.lastSignal, 0));
+}
+
+void cudaSignalWritten(const FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
     cudaSignalTimeline(t.written, frame + 1, stream);
     if (!t.writtenBinary.empty()) cudaSignalBinary(t.writtenBinary[slotOf(t, frame)], stream);
+}
+
+void cudaNoteSignal(FrameTimelines& t, cudaStream_t stream) {
+    CUDA_CHECK(cudaEventRecord(t.lastSignal, stream));
+    t.lastSignalStream = stream;
+    t.anySignal = true;
+}
+
+void cudaEndFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
+    cudaOrderAfterLastSignal(t, stream);
+    cudaSignalWritten(t, frame, stream);
+    cudaNoteSignal(t, stream);
 }
 
 void cudaWaitAllDrawn(FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
@@ -153,12 +172,17 @@ bool releaseVulkanWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutN
     return signalFromRescueStream(t.written.cuda, pastEveryWait(nextFrame, t.slots), timeoutNs);
 }
 
-std::string describeTimelines(const Context& context, const FrameTimelines& t) {
-    uint64_t written = 0, released = 0;
-    // For a message, also about a lost device: a value that cannot be read stays 0.
+TimelineValues readTimelines(const Context& context, const FrameTimelines& t) {
+    TimelineValues values;
+    // Also for messages about a lost device: a value that cannot be read stays 0.
     const VkDevice device = context.vulkan.device;
-    (void)context.fn->vkGetSemaphoreCounterValue(device, t.written.semaphore, &written);
-    (void)context.fn->vkGetSemaphoreCounterValue(device, t.released.semaphore, &released);
+    (void)context.fn->vkGetSemaphoreCounterValue(device, t.written.semaphore, &values.written);
+    (void)context.fn->vkGetSemaphoreCounterValue(device, t.released.semaphore, &values.released);
+    return values;
+}
+
+std::string describeTimelines(const Context& context, const FrameTimelines& t) {
+    const auto [written, released] = readTimelines(context, t);
     const auto frame = [](uint64_t value) {
         return value == 0 ? std::string("no frame yet") : "frame " + std::to_string(value - 1);
     };

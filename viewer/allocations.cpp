@@ -438,10 +438,11 @@ DrawSet drawSet(const estuary_viewer& v, const estuary_frame& frame) {
             set.buffers.push_back(buffer);
     };
     for (const auto& view : v.views)
-        if (view->params.visible) {
-            addImage(view->image);
-            addBuffer(view->buffer);
-        }
+        if (view->params.visible)
+            for (const ViewInput& input : view->inputs) {
+                addImage(input.image);
+                addBuffer(input.buffer);
+            }
     for (const ReadRequest& read : v.entries[frame.entry].reads) {
         addImage(read.image);
         addBuffer(read.buffer);

@@ -307,7 +307,11 @@ void cudaBeginFrame(estuary_viewer& v, estuary_frame& frame) {
         if (graph.exec && graph.key == frame.replayKey && graph.slot == frame.slot &&
             capturable(v, frame)) {
             setSemaphoreValues(graph, frame.index + 1 - v.slots, frame.index + 1);
+            // The graph holds the frame's signal: the order after the previous frame's signal is
+            // kept outside it (a stream of its own waits for that frame before the graph runs).
+            interop::cudaOrderAfterLastSignal(side.timelines, streamOf(frame));
             CUDA_CHECK(cudaGraphLaunch(graph.exec, streamOf(frame)));
+            interop::cudaNoteSignal(side.timelines, streamOf(frame));
             frame.replayed = frame.waited = true;
             ev.fromGraph = true;
             side.lastEnd = ev.end;
@@ -315,6 +319,7 @@ void cudaBeginFrame(estuary_viewer& v, estuary_frame& frame) {
         }
         if (capturable(v, frame)) {
             graph.release();
+            interop::cudaOrderAfterLastSignal(side.timelines, streamOf(frame));
             // Thread-local: only this thread's calls are checked for capture-unsafe APIs.
             CUDA_CHECK(cudaStreamBeginCapture(streamOf(frame), cudaStreamCaptureModeThreadLocal));
             frame.capturing = true;
@@ -353,9 +358,12 @@ void cudaEndFrame(estuary_viewer& v, estuary_frame& frame) {
     cudaWaitSlot(v, frame); // deferred and never asked for: the slot is not written, nothing waits
     EntryEvents& ev = side.events[frame.entry];
     recordEvent(frame, ev.end);
-    interop::cudaEndFrame(side.timelines, frame.index, streamOf(frame));
     side.lastEnd = ev.end;
-    if (!frame.capturing) return;
+    if (!frame.capturing) {
+        interop::cudaEndFrame(side.timelines, frame.index, streamOf(frame));
+        return;
+    }
+    interop::cudaSignalWritten(side.timelines, frame.index, streamOf(frame)); // ordered at begin
     frame.capturing = false;
     CapturedFrame& graph = side.graphs[frame.entry];
     CUDA_CHECK(cudaStreamEndCapture(streamOf(frame), &graph.graph));
@@ -364,6 +372,7 @@ void cudaEndFrame(estuary_viewer& v, estuary_frame& frame) {
         const bool replayable = findSemaphoreNodes(graph);
         // The captured work has not run yet: launch it now, as this frame.
         CUDA_CHECK(cudaGraphLaunch(graph.exec, streamOf(frame)));
+        interop::cudaNoteSignal(side.timelines, streamOf(frame));
         if (replayable) {
             graph.key = frame.replayKey;
             graph.slot = frame.slot;
@@ -471,11 +480,19 @@ void cudaCopyToImage(estuary_frame& frame, const estuary_image& image, uint32_t 
     CUDA_CHECK(cudaMemcpy3DAsync(&copy, streamOf(frame)));
 }
 
+namespace {
+// What marks the end of every frame's work so far: the last signal, which is ordered after every
+// earlier frame's on whatever stream (cudaEndFrame); before any, the last frame's end.
+cudaEvent_t lastFrameEvent(const CudaSide& side) {
+    return side.timelines.anySignal ? side.timelines.lastSignal : side.lastEnd;
+}
+} // namespace
+
 bool cudaSettled(estuary_viewer& v, uint64_t timeoutNs) {
-    if (!v.cuda || !v.cuda->lastEnd) return true;
+    if (!v.cuda || !lastFrameEvent(*v.cuda)) return true;
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
-        const cudaError_t r = cudaEventQuery(v.cuda->lastEnd);
+        const cudaError_t r = cudaEventQuery(lastFrameEvent(*v.cuda));
         if (r != cudaErrorNotReady) return true; // done, or failed: nothing more runs
         if (uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                          std::chrono::steady_clock::now() - start)
@@ -518,6 +535,22 @@ void finishCudaStream(estuary_viewer& v, uint64_t timeoutNs) {
         throw timeoutError("timed out after " + formatSeconds(timeoutNs) +
                            " waiting for the frames' CUDA work; " + cudaWaitState(v));
     throwIfCudaFailed(v);
+}
+
+void checkHandoffOrder(estuary_viewer& v) {
+    if (!v.cuda) return;
+    const interop::TimelineValues now = interop::readTimelines(v.interop, v.cuda->timelines);
+    Timing& t = v.timing;
+    if (now.written < t.lastWritten || now.released < t.lastReleased) {
+        ++t.handoffRegressions;
+        logMessage(v, ESTUARY_LOG_ERROR,
+                   "a hand-off timeline fell: written " + std::to_string(t.lastWritten) + " -> " +
+                       std::to_string(now.written) + ", released " +
+                       std::to_string(t.lastReleased) + " -> " + std::to_string(now.released));
+    }
+    t.lastWritten = std::max(t.lastWritten, now.written);
+    t.lastReleased = std::max(t.lastReleased, now.released);
+    ++t.handoffChecks;
 }
 
 void cudaMemory(const estuary_viewer& v, uint64_t& freeBytes, uint64_t& totalBytes) {

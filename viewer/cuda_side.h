@@ -104,6 +104,10 @@ std::string cudaWaitState(const estuary_viewer& v);
 // Waits (bounded) for the stream's work: the CUDA error of a failed stream is thrown.
 void finishCudaStream(estuary_viewer& v, uint64_t timeoutNs);
 
+// The contract's own check, at each begin_frame: both hand-off timelines read on the host, and
+// any value lower than the previous reading counted (timing's handoffRegressions).
+void checkHandoffOrder(estuary_viewer& v);
+
 // cudaMemGetInfo of the viewer's device; zeros without CUDA.
 void cudaMemory(const estuary_viewer& v, uint64_t& freeBytes, uint64_t& totalBytes);
 

@@ -287,6 +287,7 @@ estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
     }
     v.entries[frame.entry].reads.clear();
     v.entries[frame.entry].frame = f;
+    checkHandoffOrder(v);
     frame.active = true;
     if (protocolRuns(v, f)) {
         try {
@@ -319,7 +320,7 @@ void endFrame(estuary_frame& frame) {
     // The probe under the cursor: one texel of the picture's field, read in this frame's draw.
     if (v.panels.probeActive && backgroundView(v) && !backgroundIs3d(v)) {
         ReadRequest probe;
-        probe.image = backgroundView(v)->image;
+        probe.image = backgroundView(v)->image();
         probe.offset = {v.panels.probeX, v.panels.probeY, 0};
         probe.extent = {1, 1, 1};
         probe.bytes = probe.image->texelBytes;

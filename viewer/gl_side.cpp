@@ -375,7 +375,7 @@ void glEndFrame(estuary_viewer& v, estuary_frame& frame) {
     GlSide& gl = *v.gl;
     const uint32_t slot = frame.slot, entry = frame.entry;
     const estuary_view* bg = backgroundView(v);
-    const estuary_image* image = bg ? bg->image : nullptr;
+    const estuary_image* image = bg ? bg->image() : nullptr;
     const bool cudaImage = image && image->writer == ESTUARY_WRITER_CUDA;
     const bool protocol = v.cuda && v.protocolStart && frame.index >= *v.protocolStart;
     std::vector<uint32_t> textures;

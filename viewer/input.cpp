@@ -76,7 +76,7 @@ void hotkey(estuary_viewer& v, int key) {
     case GLFW_KEY_PAGE_UP:
     case GLFW_KEY_PAGE_DOWN: // volumes: the slice one cell along its axis
         if (volume) {
-            const estuary_image& image = *volume->image;
+            const estuary_image& image = *volume->image();
             const uint32_t axis = volume->params.slice_axis;
             const uint32_t side = axis == 0   ? image.extent.width
                                   : axis == 1 ? image.extent.height

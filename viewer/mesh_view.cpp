@@ -17,21 +17,21 @@ static_assert(ESTUARY_MESH_FLAG_WIREFRAME == ESTUARY_MESH_WIREFRAME &&
 namespace {
 
 void makeMesh(estuary_viewer& v, estuary_view& view) {
-    const estuary_buffer& vertices = *view.buffer;
+    const estuary_buffer& vertices = *view.buffer();
     MeshDesc desc;
     desc.targetFormat = v.targetFormat;
     desc.dataDir = v.dataDir;
     desc.slotCount = v.hostRing;
-    if (!view.normalBuffer && view.meshShading == ESTUARY_MESH_SMOOTH)
+    if (!view.buffer(InputRole::Normals) && view.meshShading == ESTUARY_MESH_SMOOTH)
         desc.summedNormals = uint32_t(std::min<uint64_t>(vertices.size / 16, UINT32_MAX));
     desc.wireframe = (view.flags & ESTUARY_MESH_WIREFRAME) != 0;
-    if (view.indexBuffer)
-        desc.indexCapacity = uint32_t(std::min<uint64_t>(view.indexBuffer->size / 4, UINT32_MAX));
+    if (const estuary_buffer* indices = view.buffer(InputRole::Indices))
+        desc.indexCapacity = uint32_t(std::min<uint64_t>(indices->size / 4, UINT32_MAX));
     view.meshRenderer = createMeshRenderer(v.device, v.pool, desc);
     setMeshExtent(v.device, view.meshRenderer, pictureExtent(v)); // a window's may differ
     for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
-        const estuary_buffer* indices = view.indexBuffer;
-        const estuary_buffer* normals = view.normalBuffer;
+        const estuary_buffer* indices = view.buffer(InputRole::Indices);
+        const estuary_buffer* normals = view.buffer(InputRole::Normals);
         setMeshBuffers(v.device, view.meshRenderer, entry,
                        vulkanBuffer(vertices, copyOf(vertices, entry)), vertices.size,
                        indices ? vulkanBuffer(*indices, copyOf(*indices, entry)) : VK_NULL_HANDLE,
@@ -78,8 +78,8 @@ estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc)
                            {&vertices, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
                             desc.label, desc.flags, true, capacity, desc.count});
     view->mesh = true;
-    view->indexBuffer = desc.indices;
-    view->normalBuffer = desc.normals;
+    view->use(InputRole::Indices, desc.indices);
+    view->use(InputRole::Normals, desc.normals);
     view->meshShading = desc.shading;
     view->wireWidth = desc.wire_width > 0.0f ? desc.wire_width : 1.0f;
     if (std::any_of(std::begin(desc.wire_color), std::end(desc.wire_color),

@@ -206,7 +206,7 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
         if (!p.probeValid) {
             std::snprintf(text + n, sizeof(text) - size_t(n), " (pending)");
         } else {
-            const auto values = probeValues(*bg->image, p.probeBytes.data());
+            const auto values = probeValues(*bg->image(), p.probeBytes.data());
             for (size_t i = 0; i < values.size() && n > 0 && size_t(n) < sizeof(text); ++i)
                 n += std::snprintf(text + n, sizeof(text) - size_t(n), " %.4f", double(values[i]));
         }

@@ -416,6 +416,8 @@ estuary_metrics metrics(estuary_viewer& v) {
     m.frames_presented = v.framesPresented;
     m.swapchain_recreations = swapchainRecreations(v);
     m.stats_dropped = t.dropped;
+    m.handoff_checks = t.handoffChecks;
+    m.handoff_regressions = t.handoffRegressions;
     std::vector<double> values;
     const auto over = [&](auto field, double p) {
         values.clear();

@@ -110,14 +110,26 @@ struct estuary_buffer {
 
 enum class ViewKind { Field, Volume, Points };
 
+// What a view reads, by role. A view's only hold on images and buffers: the frame's acquire from
+// CUDA and release (drawSet), the count of views drawing an allocation (which refuses its
+// destruction) and the renderers' bindings all go through this one list, so no view can draw an
+// allocation the frame does not hand over.
+namespace estuary::lib {
+enum class InputRole { Image, Elements, Indices, Normals };
+struct ViewInput {
+    InputRole role = InputRole::Image;
+    estuary_image* image = nullptr;
+    estuary_buffer* buffer = nullptr;
+};
+} // namespace estuary::lib
+
 struct estuary_view {
     estuary_viewer* viewer = nullptr;
     uint64_t handle = 0;
     ViewKind kind = ViewKind::Field;
     std::string label;
     uint32_t flags = 0;
-    estuary_image* image = nullptr;
-    estuary_buffer* buffer = nullptr;
+    std::vector<estuary::lib::ViewInput> inputs;
     estuary_view_params params{};
     estuary_field_shading shading = ESTUARY_FIELD_SCALAR;
     std::string shader;
@@ -131,7 +143,6 @@ struct estuary_view {
     // Lines are points views of 16-byte vertices drawn as segments (estuary_add_lines_view); the
     // width is params.point_size.
     bool lines = false;
-    estuary_buffer* indexBuffer = nullptr;
     estuary_line_topology topology = ESTUARY_LINES_SEGMENTS;
     // Glyphs are markers sampled from `image` (estuary_add_glyph_view), one every glyphSpacing
     // cells; the size is params.point_size.
@@ -140,7 +151,6 @@ struct estuary_view {
     // Meshes are points views of 16-byte vertices drawn as triangles (estuary_add_mesh_view), with
     // indexBuffer and normalBuffer where given.
     bool mesh = false;
-    estuary_buffer* normalBuffer = nullptr;
     estuary_mesh_shading meshShading = ESTUARY_MESH_SMOOTH;
     float wireWidth = 1.0f;
     std::array<float, 4> wireColor{0.0f, 0.0f, 0.0f, 1.0f};
@@ -148,6 +158,11 @@ struct estuary_view {
     estuary::PointsRenderer points;     // points (Vulkan)
     estuary::MeshRenderer meshRenderer; // meshes (Vulkan)
     uint32_t glIndex = UINT32_MAX;      // the OpenGL consumer's renderer of this view
+    // The inputs by role (null where the view has none; `use` with null adds nothing).
+    void use(estuary::lib::InputRole role, estuary_image* image);
+    void use(estuary::lib::InputRole role, estuary_buffer* buffer);
+    estuary_image* image() const;
+    estuary_buffer* buffer(estuary::lib::InputRole role = estuary::lib::InputRole::Elements) const;
     ~estuary_view();
 };
 
@@ -242,6 +257,8 @@ struct Timing {
     double vulkanUsPerTick = 0;
     ClockAlignment vulkan, vulkanSubmission, cuda;
     std::string summary;
+    // The hand-off timelines as last read at a begin_frame, and the readings (checkHandoffOrder).
+    uint64_t lastWritten = 0, lastReleased = 0, handoffChecks = 0, handoffRegressions = 0;
     static constexpr size_t kRecent = 512;
     static constexpr size_t kReadyMax = 4096;
 };
@@ -436,6 +453,9 @@ void destroyView(estuary_viewer& v, estuary_view* view);
 // What the view draws, for messages and the panels: "field", "volume", "points", "markers",
 // "lines", "glyph" or "mesh".
 const char* viewKind(const estuary_view& view);
+// Every kind viewKind names: tests walk it, so a new kind cannot go untested.
+inline constexpr const char* kViewKinds[] = {"field", "volume", "points", "markers",
+                                             "lines", "glyph",  "mesh"};
 void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& params);
 // The field or volume drawn (the last visible one), or null.
 const estuary_view* backgroundView(const estuary_viewer& v);

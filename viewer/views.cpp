@@ -80,7 +80,7 @@ constexpr uint32_t kMarkerShaderFlags = ESTUARY_MARKERS_OUTLINE | ESTUARY_MARKER
 
 // The field or volume renderer for the view, its descriptors pointed at each entry's copy.
 void makeRenderer(estuary_viewer& v, estuary_view& view) {
-    const estuary_image& image = *view.image;
+    const estuary_image& image = *view.image();
     RendererDesc desc;
     desc.targetFormat = v.targetFormat;
     desc.fieldFormat = image.vkFormat;
@@ -118,14 +118,14 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE;
     desc.markerCapacity = view.maxPoints;
     if (view.glyphs) {
-        const estuary_image& image = *view.image;
+        const estuary_image& image = *view.image();
         desc.markerCapacity = glyphCount(
             {image.extent.width, image.extent.height, image.shape.depth}, view.glyphSpacing);
     }
     view.points = createPointsRenderer(v.device, v.pool, desc);
     if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height}, storageTarget(v));
     if (view.glyphs) {
-        const estuary_image& image = *view.image;
+        const estuary_image& image = *view.image();
         for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
             const GpuImage& copy = vulkanImage(image, copyOf(image, entry));
             setGlyphImage(v.device, view.points, entry, copy.view,
@@ -133,11 +133,11 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
         }
         return;
     }
-    const estuary_buffer& buffer = *view.buffer;
+    const estuary_buffer& buffer = *view.buffer();
     for (uint32_t entry = 0; entry < v.hostRing; ++entry)
         setPointsBuffer(v.device, view.points, entry, vulkanBuffer(buffer, copyOf(buffer, entry)),
                         buffer.size);
-    if (const estuary_buffer* indices = view.indexBuffer)
+    if (const estuary_buffer* indices = view.buffer(InputRole::Indices))
         for (uint32_t entry = 0; entry < v.hostRing; ++entry)
             setLinesIndices(v.device, view.points, entry,
                             vulkanBuffer(*indices, copyOf(*indices, entry)), indices->size);
@@ -146,10 +146,8 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
 } // namespace
 
 estuary_view* keep(estuary_viewer& v, std::unique_ptr<estuary_view> view) {
-    if (view->image) ++view->image->viewUsers;
-    if (view->buffer) ++view->buffer->viewUsers;
-    if (view->indexBuffer) ++view->indexBuffer->viewUsers;
-    if (view->normalBuffer) ++view->normalBuffer->viewUsers;
+    for (const ViewInput& input : view->inputs)
+        ++(input.image ? input.image->viewUsers : input.buffer->viewUsers);
     ++v.drawVersion;
     v.views.push_back(std::move(view));
     return v.views.back().get();
@@ -187,7 +185,7 @@ estuary_view* addFieldView(estuary_viewer& v, const estuary_field_view_desc& des
     auto view = std::make_unique<estuary_view>();
     view->viewer = &v;
     view->kind = ViewKind::Field;
-    view->image = &image;
+    view->use(InputRole::Image, &image);
     view->flags = desc.flags;
     view->shading = desc.shading;
     view->shader = desc.shader ? desc.shader : "";
@@ -223,7 +221,7 @@ estuary_view* addVolumeView(estuary_viewer& v, const estuary_volume_view_desc& d
     auto view = std::make_unique<estuary_view>();
     view->viewer = &v;
     view->kind = ViewKind::Volume;
-    view->image = &image;
+    view->use(InputRole::Image, &image);
     view->flags = desc.flags;
     view->label = desc.label && *desc.label ? desc.label : image.name;
     view->params = defaultParams(desc.flags, desc.colormap, lo, hi);
@@ -261,7 +259,7 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
     auto view = std::make_unique<estuary_view>();
     view->viewer = &v;
     view->kind = ViewKind::Points;
-    view->buffer = &buffer;
+    view->use(InputRole::Elements, &buffer);
     view->flags = desc.flags;
     view->layout = desc.layout;
     view->maxPoints = capacity;
@@ -292,7 +290,7 @@ std::unique_ptr<estuary_view> bufferView(estuary_viewer& v, const std::string& w
     auto view = std::make_unique<estuary_view>();
     view->viewer = &v;
     view->kind = ViewKind::Points;
-    view->buffer = d.buffer;
+    view->use(InputRole::Elements, d.buffer);
     view->flags = d.flags;
     view->layout = d.threeD ? ESTUARY_POINTS_XYZ_SCALAR : ESTUARY_POINTS_XY_VELOCITY;
     view->maxPoints = d.capacity;
@@ -383,7 +381,7 @@ estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& des
                             desc.count});
     view->lines = true;
     view->topology = desc.topology;
-    view->indexBuffer = desc.indices;
+    view->use(InputRole::Indices, desc.indices);
     view->params.point_size = desc.width > 0.0f ? desc.width : 1.5f;
     waitIdle(v, "adding a view");
     makePoints(v, *view);
@@ -421,7 +419,7 @@ estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& des
                             desc.label && *desc.label ? desc.label : image.name.c_str(), desc.flags,
                             threeD, 1, 1});
     view->glyphs = true;
-    view->image = &image;
+    view->use(InputRole::Image, &image);
     view->markerShape = desc.shape;
     view->glyphSpacing = spacing;
     view->params.point_size = desc.size > 0.0f ? desc.size : 16.0f;
@@ -437,10 +435,8 @@ void destroyView(estuary_viewer& v, estuary_view* view) {
         for (ReadRequest& read : entry.reads)
             if (read.pickView == view) read.pickView = nullptr;
     std::erase_if(v.panels.picks, [&](const auto& shown) { return shown.view == view; });
-    if (view->image) --view->image->viewUsers;
-    if (view->buffer) --view->buffer->viewUsers;
-    if (view->indexBuffer) --view->indexBuffer->viewUsers;
-    if (view->normalBuffer) --view->normalBuffer->viewUsers;
+    for (const ViewInput& input : view->inputs)
+        --(input.image ? input.image->viewUsers : input.buffer->viewUsers);
     if (v.gl) glRemoveView(v, *view);
     ++v.drawVersion;
     std::erase_if(v.views, [&](const auto& p) { return p.get() == view; });
@@ -495,7 +491,7 @@ bool backgroundIs3d(const estuary_viewer& v) {
 VkExtent2D backgroundExtent(const estuary_viewer& v) {
     const estuary_view* bg = backgroundView(v);
     if (!bg) return {0, 0};
-    const estuary_image& image = *bg->image;
+    const estuary_image& image = *bg->image();
     if (bg->kind == ViewKind::Volume) {
         const uint32_t w = image.extent.width, h = image.extent.height, d = image.shape.depth;
         // volume_slice.frag's order: z by y for x slices, x by z for y slices, x by y for z.
@@ -551,7 +547,7 @@ PointsDraw pointsDraw(const estuary_viewer& v, const estuary_view& view) {
         draw.markerFlags =
             ESTUARY_MARKER_FLAG_SCALE_BY_LENGTH | (view.flags & ESTUARY_MARKERS_OUTLINE);
         draw.glyphSpacing = view.glyphSpacing;
-        const estuary_image& image = *view.image;
+        const estuary_image& image = *view.image();
         if (image.kind == ESTUARY_IMAGE_3D) // the box of its cells, as a volume view frames it
             draw.box = {0.0f,
                         0.0f,
@@ -661,4 +657,24 @@ estuary_view::~estuary_view() {
     estuary::destroyRenderer(viewer->device, renderer);
     estuary::destroyPointsRenderer(viewer->device, points);
     estuary::destroyMeshRenderer(viewer->device, meshRenderer);
+}
+
+void estuary_view::use(estuary::lib::InputRole role, estuary_image* input) {
+    if (input) inputs.push_back({role, input, nullptr});
+}
+
+void estuary_view::use(estuary::lib::InputRole role, estuary_buffer* input) {
+    if (input) inputs.push_back({role, nullptr, input});
+}
+
+estuary_image* estuary_view::image() const {
+    for (const estuary::lib::ViewInput& input : inputs)
+        if (input.role == estuary::lib::InputRole::Image) return input.image;
+    return nullptr;
+}
+
+estuary_buffer* estuary_view::buffer(estuary::lib::InputRole role) const {
+    for (const estuary::lib::ViewInput& input : inputs)
+        if (input.role == role) return input.buffer;
+    return nullptr;
 }

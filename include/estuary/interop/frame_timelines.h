@@ -36,6 +36,11 @@ struct FrameTimelines : MoveOnly {
     // CUDA signals writtenBinary once the frame is written (besides `written`) and, instead of
     // waiting on `released`, waits releasedBinary, which that consumer signals once it is done.
     std::vector<SharedBinary> writtenBinary, releasedBinary;
+    // Frame order across streams: recorded on the stream of the frame whose signal came last,
+    // right after it; the next frame's stream, if another, waits for it before signalling.
+    cudaEvent_t lastSignal = nullptr;
+    cudaStream_t lastSignalStream = nullptr;
+    bool anySignal = false;
 };
 
 // Throws unsupported() when the device cannot export timeline (or, with binaryHandoff, binary)
@@ -53,8 +58,18 @@ inline uint32_t slotOf(const FrameTimelines& t, uint64_t frame) {
 // last user of this slot); the first `slots` frames wait for nothing. End: frame's outputs are
 // written, Vulkan may draw it. Work enqueued before cudaBeginFrame that touches only CUDA-private
 // memory (e.g. the simulation steps) overlaps with Vulkan still drawing the slot.
+// Frames may use different streams: cudaEndFrame orders its signal after the previous frame's
+// (whatever stream that was on), so `written` only rises and frame f's draw never starts before
+// frame f's writes, even when a later frame's stream finishes first.
 void cudaBeginFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream);
-void cudaEndFrame(const FrameTimelines& t, uint64_t frame, cudaStream_t stream);
+void cudaEndFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream);
+// The same in three steps, for frames whose signal is inside a CUDA graph (captured, replayed):
+// before the capture or launch the stream waits for the previous frame's signal (nothing in a
+// graph may wait for an event recorded outside it); inside it the signal alone; after the launch
+// the signal is noted for the next frame.
+void cudaOrderAfterLastSignal(FrameTimelines& t, cudaStream_t stream);
+void cudaSignalWritten(const FrameTimelines& t, uint64_t frame, cudaStream_t stream);
+void cudaNoteSignal(FrameTimelines& t, cudaStream_t stream);
 // For outputs shared by every frame (rings of one copy): the stream waits until Vulkan drew every
 // frame before `frame`. Enqueue it before writing such an output in `frame`. Timeline hand-off
 // only: with the binary one it throws a runtime error (each binary release has one waiter,
@@ -88,6 +103,11 @@ bool releaseCudaWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs)
 // settled or stopped). False when CUDA cannot (a sticky error broke its context): Vulkan's waits
 // then stay, and the caller leaves the objects to the driver.
 bool releaseVulkanWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs);
+// Both timelines' values as the host reads them now (0 where one cannot be read).
+struct TimelineValues {
+    uint64_t written = 0, released = 0;
+};
+TimelineValues readTimelines(const Context& context, const FrameTimelines& t);
 // "CUDA wrote up to frame 46, Vulkan released up to frame 45" — for messages about a hang.
 std::string describeTimelines(const Context& context, const FrameTimelines& t);
 
