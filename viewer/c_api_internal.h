@@ -10,6 +10,7 @@
 #include "viewer.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <new>
 #include <string>
@@ -89,35 +90,69 @@ template <class T> T& resolveOf(const estuary_viewer& v, const T* handle, const 
     return object;
 }
 
+// Where each struct ended in 0.3.0, the first version with struct_size: the least struct_size
+// the library takes. Fields appended later are absent from older callers' structs: they read as
+// 0 (their documented defaults) and are not written back.
+template <class T> constexpr size_t kSince03 = 0;
+#define ESTUARY_SINCE_0_3(type, last)                                                              \
+    template <> constexpr size_t kSince03<type> = offsetof(type, last) + sizeof(type::last);       \
+    static_assert(kSince03<type> <= sizeof(type))
+ESTUARY_SINCE_0_3(estuary_viewer_desc, log_user);
+ESTUARY_SINCE_0_3(estuary_viewer_info, gl_debug_messages);
+ESTUARY_SINCE_0_3(estuary_image_desc, name);
+ESTUARY_SINCE_0_3(estuary_buffer_desc, name);
+ESTUARY_SINCE_0_3(estuary_image_info, texel_bytes);
+ESTUARY_SINCE_0_3(estuary_buffer_info, writer);
+ESTUARY_SINCE_0_3(estuary_field_view_desc, shader);
+ESTUARY_SINCE_0_3(estuary_volume_view_desc, flags);
+ESTUARY_SINCE_0_3(estuary_points_view_desc, flags);
+ESTUARY_SINCE_0_3(estuary_markers_view_desc, flags);
+ESTUARY_SINCE_0_3(estuary_lines_view_desc, flags);
+ESTUARY_SINCE_0_3(estuary_glyph_view_desc, flags);
+ESTUARY_SINCE_0_3(estuary_mesh_view_desc, flags);
+ESTUARY_SINCE_0_3(estuary_view_params, point_intensity);
+ESTUARY_SINCE_0_3(estuary_camera, pitch_degrees);
+ESTUARY_SINCE_0_3(estuary_record_desc, encoder);
+ESTUARY_SINCE_0_3(estuary_record_info, encoder);
+ESTUARY_SINCE_0_3(estuary_frame_desc, replay_key);
+ESTUARY_SINCE_0_3(estuary_pick, position);
+ESTUARY_SINCE_0_3(estuary_input, height);
+ESTUARY_SINCE_0_3(estuary_event, y);
+ESTUARY_SINCE_0_3(estuary_frame_stats, raw_draw_ticks);
+ESTUARY_SINCE_0_3(estuary_clock_info, summary);
+ESTUARY_SINCE_0_3(estuary_metrics, handoff_regressions);
+#undef ESTUARY_SINCE_0_3
+
 template <class T> void checkSize(uint32_t size, const char* name, const char* type) {
+    static_assert(kSince03<T> > 0, "a struct with struct_size needs its ESTUARY_SINCE_0_3 line");
     if (size == 0)
         throw usageError(std::string(name) + ".struct_size is 0: set it to sizeof(" + type +
                          ") (C++ sets it by itself)");
-    if (size < sizeof(T))
+    if (size < kSince03<T>)
         throw usageError(std::string(name) + ".struct_size " + std::to_string(size) +
                          " is smaller than any " + type + " estuary.h has declared (" +
-                         std::to_string(sizeof(T)) + " bytes since 0.3)");
+                         std::to_string(kSince03<T>) + " bytes in 0.3)");
 }
 
-// A description as this library declares it, from the bytes its caller has (a newer, larger one
-// keeps only what this library knows).
+// A description as this library declares it, from the bytes its caller has: an older, smaller
+// one reads 0 for the fields it lacks; a newer, larger one keeps only what this library knows.
 template <class T> T readStruct(const T* user, const char* name, const char* type) {
     require(user, name);
     checkSize<T>(user->struct_size, name, type);
-    T out;
-    std::memcpy(static_cast<void*>(&out), user, sizeof(T));
+    T out{};
+    std::memcpy(static_cast<void*>(&out), user, std::min<size_t>(user->struct_size, sizeof(T)));
     out.struct_size = sizeof(T);
     return out;
 }
 
-// An info struct into the caller's, its struct_size kept.
+// An info struct into the caller's, no more bytes than it has, its struct_size kept.
 template <class T> void checkOutput(const T* user, const char* name, const char* type) {
     require(user, name);
     checkSize<T>(user->struct_size, name, type);
 }
 template <class T> void writeStruct(T* user, const T& value) {
     const uint32_t size = user->struct_size;
-    std::memcpy(static_cast<void*>(user), &value, sizeof(T));
+    std::memcpy(static_cast<void*>(user), &value, std::min<size_t>(size, sizeof(T)));
     user->struct_size = size;
 }
 

@@ -111,10 +111,10 @@ void addPick(estuary_frame& frame, estuary_view& view, const PickQuery& query,
     frame.viewer->entries[frame.entry].reads.push_back(read);
     // Until the frame is drawn the caller's result says "not known yet", never a miss.
     if (result) {
-        const uint32_t size = result->struct_size;
-        *result = estuary_pick{};
-        result->struct_size = size;
-        result->hit = -1;
+        estuary_pick pending{};
+        pending.struct_size = result->struct_size;
+        pending.hit = -1;
+        std::memcpy(result, &pending, std::min<size_t>(result->struct_size, sizeof(pending)));
     }
 }
 

@@ -217,8 +217,9 @@ void deliverReads(estuary_viewer& v, uint64_t frame) {
             if (read.pick) {
                 estuary_pick pick = pickResult(base + read.stagingOffset);
                 if (read.destination) { // the caller's struct_size, checked when asked, is kept
-                    pick.struct_size = static_cast<estuary_pick*>(read.destination)->struct_size;
-                    std::memcpy(read.destination, &pick, sizeof(pick));
+                    auto* out = static_cast<estuary_pick*>(read.destination);
+                    pick.struct_size = out->struct_size;
+                    std::memcpy(out, &pick, std::min<size_t>(out->struct_size, sizeof(pick)));
                 } else { // the View panel's
                     for (PanelState::ViewPick& shown : v.panels.picks)
                         if (shown.view == read.pickView && read.pickView) {
