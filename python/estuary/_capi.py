@@ -48,14 +48,16 @@ LINES_3D, LINES_RGBA = 0x10, 0x100
 MESH_WIREFRAME, MESH_RGBA = 0x20, 0x100
 FRAME_DEFER_WAIT = 0x1
 READ_AFTER_DRAW = 0x1
+FAULT = {"device_lost": 0, "vulkan_stall": 1, "alloc_fail": 2, "cuda_stall": 3}
 
 LOG_FN = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_char_p)
 FRAME_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p)
 
 # The ranges of the C integer types, for refusing (not wrapping) what does not fit.
-RANGES = {c_uint32: (0, 2**32 - 1), c_uint64: (0, 2**64 - 1), c_int32: (-2**31, 2**31 - 1),
-          c_int: (-2**31, 2**31 - 1)}
-_TYPE_NAMES = {c_uint32: "uint32_t", c_uint64: "uint64_t", c_int32: "int32_t", c_int: "int"}
+# (ctypes' c_int32 is c_int where int has 32 bits, as on every platform estuary builds for.)
+RANGES = {c_int: (-2**31, 2**31 - 1), c_int32: (-2**31, 2**31 - 1), c_uint32: (0, 2**32 - 1),
+          c_uint64: (0, 2**64 - 1)}
+_TYPE_NAMES = {c_int: "int", c_int32: "int32_t", c_uint32: "uint32_t", c_uint64: "uint64_t"}
 
 
 def fit(value, ctype, what):
@@ -370,6 +372,7 @@ _PROTOTYPES = {
     "estuary_get_clock_info": (c_int, [_P, POINTER(ClockInfo)]),
     "estuary_get_input": (c_int, [_P, POINTER(Input)]),
     "estuary_inject_event": (c_int, [_P, POINTER(Event)]),
+    "estuary_inject_fault": (c_int, [_P, c_int, c_uint64]),
 }
 
 

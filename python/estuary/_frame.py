@@ -230,9 +230,9 @@ class Frame:
     def host_level(self, image, level=0):
         """The frame's host memory of a host-written image's level, as a NumPy array, writable
         until the frame ends."""
-        pointer = ctypes.c_void_p()
+        pointer, frame = ctypes.c_void_p(), self._active()
         level = image._level(level)
-        _check(_lib.estuary_frame_host_level(self._active(), image._use(), level,
+        _check(_lib.estuary_frame_host_level(frame, image._use(), level,
                                              ctypes.byref(pointer)))
         return self._host(pointer.value, image.level_shape(level), image.dtype)
 
@@ -248,7 +248,7 @@ class Frame:
         """Copies `array` into level `level` of the frame's copy of `image` (on the GPU, on the
         frame's stream, for CUDA arrays; from host memory for NumPy ones). Its shape must be the
         level's (image.level_shape(level)) and its dtype the format's."""
-        handle, level = image._use(), image._level(level)
+        frame, handle, level = self._active(), image._use(), image._level(level)
         expected_shape, dtype = image.level_shape(level), image.dtype
         cuda = _cuda_interface(array)
         if cuda is not None:
@@ -276,20 +276,20 @@ class Frame:
             stream = cuda[3]
             if stream not in (None, self.stream) and self.stream is not None:
                 _dlpack.stream_wait(self.stream, stream)  # the producer's work first
-        _check(_lib.estuary_frame_copy_to_image(self._active(), handle, level, pointer,
+        _check(_lib.estuary_frame_copy_to_image(frame, handle, level, pointer,
                                                 image.level_bytes[level]))
 
     def read_image(self, image, x=0, y=0, width=1, height=1, level=0, after_draw=False):
         """Texels of what the frame's draw sees (before it, or after it), as a NumPy array filled
         once the frame is drawn (Viewer.wait_frame(frame.index) or Viewer.finish())."""
-        u32 = ctypes.c_uint32
+        frame, u32 = self._active(), ctypes.c_uint32
         x, y = _capi.fit(x, u32, "read_image x"), _capi.fit(y, u32, "read_image y")
         width = _capi.fit(width, u32, "read_image width")
         height = _capi.fit(height, u32, "read_image height")
         handle, level = image._use(), image._level(level)
         shape = (height, width) + ((image.channels,) if image.channels > 1 else ())
         out = np.full(shape, np.nan if image.dtype.kind == "f" else 0, dtype=image.dtype)
-        _check(_lib.estuary_frame_read_image(self._active(), handle, level, x, y, width,
+        _check(_lib.estuary_frame_read_image(frame, handle, level, x, y, width,
                                              height, _capi.READ_AFTER_DRAW if after_draw else 0,
                                              out.ctypes.data))
         self._viewer._pending_results.append((self.index, out))
@@ -298,11 +298,12 @@ class Frame:
     def read_buffer(self, buffer, offset=0, nbytes=None, after_draw=False):
         """Bytes of the frame's copy of `buffer` as the draw sees them, as a NumPy array of the
         buffer's dtype, filled once the frame is drawn."""
+        frame = self._active()
         offset = _capi.fit(offset, ctypes.c_uint64, "read_buffer offset")
         nbytes = buffer.nbytes - offset if nbytes is None else nbytes
         nbytes = _capi.fit(nbytes, ctypes.c_uint64, "read_buffer nbytes")
         out = np.zeros(nbytes // buffer.dtype.itemsize, dtype=buffer.dtype)
-        _check(_lib.estuary_frame_read_buffer(self._active(), buffer._use(), offset, nbytes,
+        _check(_lib.estuary_frame_read_buffer(frame, buffer._use(), offset, nbytes,
                                               _capi.READ_AFTER_DRAW if after_draw else 0,
                                               out.ctypes.data))
         self._viewer._pending_results.append((self.index, out))
