@@ -80,6 +80,7 @@ class Viewer:
         # Reads and picks by frame, kept alive until estuary fills them: (frame index, result).
         self._pending_results = collections.deque()
         self._own_stream = None
+        self._frame_desc = _capi.FrameDesc()
         info = _capi.ViewerInfo()
         _check(_lib.estuary_get_viewer_info(self._handle, ctypes.byref(info)))
         self.info = {name: (v.decode() if isinstance(v, bytes) else v)

@@ -100,7 +100,7 @@ class Sized(Struct):
 
     def __init__(self, *args, **fields):
         super().__init__(*args, **fields)
-        self.struct_size = ctypes.sizeof(self)
+        ctypes.Structure.__setattr__(self, "struct_size", ctypes.sizeof(self))
 
 
 def _sized(*fields):
@@ -239,12 +239,15 @@ class RecordInfo(Sized):
 class FrameDesc(Sized):
     _c_name = "estuary_frame_desc"
     _fields_ = _sized(("stream", c_void_p), ("flags", c_uint32), ("replay_key", c_uint64))
+    # Set every frame, from constants: the range check (~1 us a field) is left out.
+    __setattr__ = ctypes.Structure.__setattr__
 
 
 class Pick(Sized):
     _c_name = "estuary_pick"
     _fields_ = _sized(("hit", c_int32), ("element", c_uint32), ("vertex", c_uint32),
                       ("distance", c_float), ("value", c_float), ("position", c_float * 3))
+    __setattr__ = ctypes.Structure.__setattr__  # written by estuary, not by Python
 
 
 class Input(Sized):

@@ -140,7 +140,7 @@ class Frame:
     """One frame: begun by Viewer.frame() (a context manager), ended on leaving the block."""
 
     def __init__(self, viewer, stream, defer_wait):
-        desc = _capi.FrameDesc()
+        desc = viewer._frame_desc  # one per viewer: estuary reads it during the call only
         desc.stream = _stream_handle(stream)
         desc.flags = _capi.FRAME_DEFER_WAIT if defer_wait else 0
         handle = ctypes.c_void_p()

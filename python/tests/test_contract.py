@@ -215,11 +215,23 @@ def test_ctrl_c_during_the_callback_is_raised_from_display(open_viewer):
     assert seen == [0, 1, 2]
 
 
-def test_ctrl_c_between_frames_stops_display_instead_of_being_swallowed(open_viewer):
-    """The signal lands while estuary's C loop runs (begin, draw, end): Python runs its handler
-    at the next callback's entry, where the binding once let ctypes print it and go on."""
+def frames_on_a_stream_of_yours(viewer, monkeypatch):
+    """display(stream=...) runs the binding's own loop; without CUDA here, its frames go on the
+    viewer's own stream (the stream changes nothing the loop does with Ctrl-C)."""
+    monkeypatch.setattr(viewer, "frame", lambda stream=None, defer_wait=False: estuary.Frame(
+        viewer, None, defer_wait))
+    return 1
+
+
+@pytest.mark.parametrize("loop", ["estuary_display", "the binding's, for a stream"])
+def test_ctrl_c_between_frames_stops_display_instead_of_being_swallowed(open_viewer, loop,
+                                                                      monkeypatch):
+    """The signal lands while the loop runs estuary's calls (begin, draw, end): Python runs its
+    handler at the next bytecode, where the binding once let ctypes print it and go on (a ctypes
+    callback's entry) or could leave a frame begun and never ended."""
     viewer = open_viewer()
     field, _ = a_field(viewer)
+    stream = None if loop == "estuary_display" else frames_on_a_stream_of_yours(viewer, monkeypatch)
     seen = []
 
     def send_ctrl_c():
@@ -233,7 +245,7 @@ def test_ctrl_c_between_frames_stops_display_instead_of_being_swallowed(open_vie
         return frame.index == 5000  # only reached when Ctrl-C was swallowed
 
     with pytest.raises(KeyboardInterrupt):
-        viewer.display(draw)
+        viewer.display(draw, stream=stream)
     assert 5 < len(seen) < 5000
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     with viewer.frame() as frame:
