@@ -62,7 +62,7 @@ _TYPE_NAMES = {c_int: "int", c_int32: "int32_t", c_uint32: "uint32_t", c_uint64:
 
 def fit(value, ctype, what):
     """`value` as an int of C type `ctype`, or InvalidArgument (a ValueError) naming `what`, the
-    value and the range (ctypes would wrap 2**32 + 16 to 16 and -1 to 4294967295 without a word)."""
+    value and the range: ctypes would wrap 2**32 + 16 to 16, and -1 to 4294967295, silently."""
     try:
         number = operator.index(value)
     except TypeError:
@@ -70,7 +70,7 @@ def fit(value, ctype, what):
     low, high = RANGES[ctype]
     if not low <= number <= high:
         raise InvalidArgument(f"{what} {number} does not fit the C API's {_TYPE_NAMES[ctype]}: "
-                         f"{low} to {high}")
+                              f"{low} to {high}")
     return number
 
 
