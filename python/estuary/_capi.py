@@ -5,14 +5,23 @@ their sizes and offsets (python/tests/test_abi.py), so a change on one side cann
 """
 
 import ctypes
+import operator
 import os
 import pathlib
 from ctypes import (POINTER, c_char_p, c_double, c_float, c_int, c_int32, c_uint32, c_uint64,
                     c_void_p)
 
-API_VERSION = (0 << 22) | (2 << 12) | 0  # ESTUARY_MAKE_VERSION(0, 2, 0)
+from . import _errors
+from ._errors import InvalidArgument
 
-OK, ERROR_RUNTIME, ERROR_INVALID_ARGUMENT, ERROR_UNSUPPORTED, NOT_READY = 0, 1, 2, 3, 4
+API_VERSION = (0 << 22) | (3 << 12) | 0  # ESTUARY_MAKE_VERSION(0, 3, 0)
+
+# estuary_status: the errors' numbers live beside their exceptions (_errors.py).
+OK, NOT_READY = 0, _errors.NOT_READY
+ERROR_RUNTIME, ERROR_INVALID_ARGUMENT = _errors.RUNTIME, _errors.INVALID_ARGUMENT
+ERROR_UNSUPPORTED, ERROR_OUT_OF_MEMORY = _errors.UNSUPPORTED, _errors.OUT_OF_MEMORY
+ERROR_DEVICE_LOST, ERROR_TIMEOUT = _errors.DEVICE_LOST, _errors.TIMEOUT
+ERROR_INVALID_HANDLE = _errors.INVALID_HANDLE
 
 # Enumerations, by the names the Python layer accepts.
 DISPLAY = {"auto": 0, "window": 1, "headless": 2}
@@ -39,167 +48,272 @@ LINES_3D, LINES_RGBA = 0x10, 0x100
 MESH_WIREFRAME, MESH_RGBA = 0x20, 0x100
 FRAME_DEFER_WAIT = 0x1
 READ_AFTER_DRAW = 0x1
+FAULT = {"device_lost": 0, "vulkan_stall": 1, "alloc_fail": 2, "cuda_stall": 3}
 
 LOG_FN = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_char_p)
 FRAME_FN = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p)
 
-
-class ViewerDesc(ctypes.Structure):
-    _fields_ = [("api_version", c_uint32), ("display", c_int), ("width", c_uint32),
-                ("height", c_uint32), ("title", c_char_p), ("frames_in_flight", c_uint32),
-                ("present_mode", c_int), ("cuda", c_int), ("cuda_device", c_int32),
-                ("draw_path", c_int), ("consumer", c_int), ("gl_handoff", c_int),
-                ("flags", c_uint32), ("data_dir", c_char_p), ("screenshot_dir", c_char_p),
-                ("log", LOG_FN), ("log_user", c_void_p)]
+# The ranges of the C integer types, for refusing (not wrapping) what does not fit.
+# (ctypes' c_int32 is c_int where int has 32 bits, as on every platform estuary builds for.)
+RANGES = {c_int: (-2**31, 2**31 - 1), c_int32: (-2**31, 2**31 - 1), c_uint32: (0, 2**32 - 1),
+          c_uint64: (0, 2**64 - 1)}
+_TYPE_NAMES = {c_int: "int", c_int32: "int32_t", c_uint32: "uint32_t", c_uint64: "uint64_t"}
 
 
-class ViewerInfo(ctypes.Structure):
-    _fields_ = [("has_cuda", c_int), ("cuda_device", c_int32), ("headless", c_int),
-                ("frames_in_flight", c_uint32), ("width", c_uint32), ("height", c_uint32),
-                ("draw_path", c_int), ("consumer", c_int), ("gl_handoff", c_int),
-                ("device_name", c_char_p), ("device_uuid", c_char_p), ("device_type", c_char_p),
-                ("cuda_choice", c_char_p), ("vulkan_version", c_char_p),
-                ("driver_version", c_char_p), ("data_dir", c_char_p),
-                ("gl_debug_messages", c_uint32)]
+def fit(value, ctype, what):
+    """`value` as an int of C type `ctype`, or InvalidArgument (a ValueError) naming `what`, the
+    value and the range: ctypes would wrap 2**32 + 16 to 16, and -1 to 4294967295, silently."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise InvalidArgument(f"{what} {value!r}: an integer is needed") from None
+    low, high = RANGES[ctype]
+    if not low <= number <= high:
+        raise InvalidArgument(f"{what} {number} does not fit the C API's {_TYPE_NAMES[ctype]}: "
+                              f"{low} to {high}")
+    return number
 
 
-class ImageDesc(ctypes.Structure):
-    _fields_ = [("format", c_int), ("kind", c_int), ("width", c_uint32), ("height", c_uint32),
-                ("depth", c_uint32), ("layers", c_uint32), ("levels", c_uint32),
-                ("writer", c_int), ("flags", c_uint32), ("name", c_char_p)]
+class Struct(ctypes.Structure):
+    """A C struct of estuary.h. Integer fields refuse values outside their C type's range
+    (InvalidArgument naming the struct, the field and the range) instead of wrapping silently."""
+
+    def __setattr__(self, name, value):
+        ctype = self._integer_fields().get(name)
+        if ctype is not None:
+            value = fit(value, ctype, f"{self._c_name}.{name}")
+        super().__setattr__(name, value)
+
+    @classmethod
+    def _integer_fields(cls):
+        fields = cls.__dict__.get("_integers")
+        if fields is None:
+            fields = {n: t for n, t in cls._fields_ if t in RANGES}
+            cls._integers = fields
+        return fields
 
 
-class BufferDesc(ctypes.Structure):
-    _fields_ = [("size", c_uint64), ("writer", c_int), ("flags", c_uint32), ("name", c_char_p)]
+class Sized(Struct):
+    """A struct that starts with `uint32_t struct_size` (ESTUARY_STRUCT_SIZE): set to its size
+    whenever Python makes one, as C++'s default member initializer does. (Arrays of them made by
+    ctypes, `(FrameStats * n)()`, do not run __init__: set each element's struct_size.)"""
+
+    def __init__(self, *args, **fields):
+        super().__init__(*args, **fields)
+        ctypes.Structure.__setattr__(self, "struct_size", ctypes.sizeof(self))
 
 
-class ImageInfo(ctypes.Structure):
-    _fields_ = [("format", c_int), ("kind", c_int), ("width", c_uint32), ("height", c_uint32),
-                ("depth", c_uint32), ("layers", c_uint32), ("levels", c_uint32),
-                ("copies", c_uint32), ("writer", c_int), ("texel_bytes", c_uint32),
-                ("level_bytes", c_uint64 * 16)]
+def _sized(*fields):
+    return [("struct_size", c_uint32)] + list(fields)
 
 
-class BufferInfo(ctypes.Structure):
-    _fields_ = [("size", c_uint64), ("copies", c_uint32), ("writer", c_int)]
+class ViewerDesc(Sized):
+    _c_name = "estuary_viewer_desc"
+    _fields_ = _sized(("api_version", c_uint32), ("display", c_int), ("width", c_uint32),
+                      ("height", c_uint32), ("title", c_char_p), ("frames_in_flight", c_uint32),
+                      ("present_mode", c_int), ("cuda", c_int), ("cuda_device", c_int32),
+                      ("draw_path", c_int), ("consumer", c_int), ("gl_handoff", c_int),
+                      ("flags", c_uint32), ("data_dir", c_char_p), ("screenshot_dir", c_char_p),
+                      ("log", LOG_FN), ("log_user", c_void_p))
 
 
-class FieldViewDesc(ctypes.Structure):
-    _fields_ = [("image", c_void_p), ("shading", c_int), ("colormap", c_int),
-                ("value_min", c_float), ("value_max", c_float), ("label", c_char_p),
-                ("flags", c_uint32), ("shader", c_char_p)]
+class ViewerInfo(Sized):
+    _c_name = "estuary_viewer_info"
+    _fields_ = _sized(("has_cuda", c_int), ("cuda_device", c_int32), ("headless", c_int),
+                      ("frames_in_flight", c_uint32), ("width", c_uint32), ("height", c_uint32),
+                      ("draw_path", c_int), ("consumer", c_int), ("gl_handoff", c_int),
+                      ("device_name", c_char_p), ("device_uuid", c_char_p),
+                      ("device_type", c_char_p), ("cuda_choice", c_char_p),
+                      ("vulkan_version", c_char_p), ("driver_version", c_char_p),
+                      ("data_dir", c_char_p), ("gl_debug_messages", c_uint32))
 
 
-class VolumeViewDesc(ctypes.Structure):
-    _fields_ = [("image", c_void_p), ("style", c_int), ("colormap", c_int),
-                ("value_min", c_float), ("value_max", c_float), ("opacity", c_float),
-                ("label", c_char_p), ("flags", c_uint32)]
+class ImageDesc(Sized):
+    _c_name = "estuary_image_desc"
+    _fields_ = _sized(("format", c_int), ("kind", c_int), ("width", c_uint32),
+                      ("height", c_uint32), ("depth", c_uint32), ("layers", c_uint32),
+                      ("levels", c_uint32), ("writer", c_int), ("flags", c_uint32),
+                      ("name", c_char_p))
 
 
-class PointsViewDesc(ctypes.Structure):
-    _fields_ = [("buffer", c_void_p), ("layout", c_int), ("count", c_uint32), ("size", c_float),
-                ("intensity", c_float), ("colormap", c_int), ("value_min", c_float),
-                ("value_max", c_float), ("bounds", c_float * 6), ("label", c_char_p),
-                ("flags", c_uint32)]
+class BufferDesc(Sized):
+    _c_name = "estuary_buffer_desc"
+    _fields_ = _sized(("size", c_uint64), ("writer", c_int), ("flags", c_uint32),
+                      ("name", c_char_p))
 
 
-class MarkersViewDesc(ctypes.Structure):
-    _fields_ = [("buffer", c_void_p), ("shape", c_int), ("count", c_uint32), ("size", c_float),
-                ("line_width", c_float), ("colormap", c_int), ("value_min", c_float),
-                ("value_max", c_float), ("bounds", c_float * 6), ("label", c_char_p),
-                ("flags", c_uint32)]
+class ImageInfo(Sized):
+    _c_name = "estuary_image_info"
+    _fields_ = _sized(("format", c_int), ("kind", c_int), ("width", c_uint32),
+                      ("height", c_uint32), ("depth", c_uint32), ("layers", c_uint32),
+                      ("levels", c_uint32), ("copies", c_uint32), ("writer", c_int),
+                      ("texel_bytes", c_uint32))
 
 
-class LinesViewDesc(ctypes.Structure):
-    _fields_ = [("vertices", c_void_p), ("indices", c_void_p), ("topology", c_int),
-                ("count", c_uint32), ("width", c_float), ("colormap", c_int),
-                ("value_min", c_float), ("value_max", c_float), ("bounds", c_float * 6),
-                ("label", c_char_p), ("flags", c_uint32)]
+class BufferInfo(Sized):
+    _c_name = "estuary_buffer_info"
+    _fields_ = _sized(("size", c_uint64), ("copies", c_uint32), ("writer", c_int))
 
 
-class GlyphViewDesc(ctypes.Structure):
-    _fields_ = [("image", c_void_p), ("shape", c_int), ("spacing", c_uint32), ("size", c_float),
-                ("colormap", c_int), ("value_min", c_float), ("value_max", c_float),
-                ("label", c_char_p), ("flags", c_uint32)]
+class FieldViewDesc(Sized):
+    _c_name = "estuary_field_view_desc"
+    _fields_ = _sized(("image", c_void_p), ("shading", c_int), ("colormap", c_int),
+                      ("value_min", c_float), ("value_max", c_float), ("label", c_char_p),
+                      ("flags", c_uint32), ("shader", c_char_p))
 
 
-class MeshViewDesc(ctypes.Structure):
-    _fields_ = [("vertices", c_void_p), ("indices", c_void_p), ("normals", c_void_p),
-                ("shading", c_int), ("count", c_uint32), ("wire_width", c_float),
-                ("wire_color", c_float * 4), ("colormap", c_int), ("value_min", c_float),
-                ("value_max", c_float), ("bounds", c_float * 6), ("label", c_char_p),
-                ("flags", c_uint32)]
+class VolumeViewDesc(Sized):
+    _c_name = "estuary_volume_view_desc"
+    _fields_ = _sized(("image", c_void_p), ("style", c_int), ("colormap", c_int),
+                      ("value_min", c_float), ("value_max", c_float), ("opacity", c_float),
+                      ("label", c_char_p), ("flags", c_uint32))
 
 
-class RecordDesc(ctypes.Structure):
-    _fields_ = [("path", c_char_p), ("fps", c_uint32), ("quality", c_uint32),
-                ("encoder", c_char_p)]
+class PointsViewDesc(Sized):
+    _c_name = "estuary_points_view_desc"
+    _fields_ = _sized(("buffer", c_void_p), ("layout", c_int), ("count", c_uint32),
+                      ("size", c_float), ("intensity", c_float), ("colormap", c_int),
+                      ("value_min", c_float), ("value_max", c_float), ("bounds", c_float * 6),
+                      ("label", c_char_p), ("flags", c_uint32))
 
 
-class RecordInfo(ctypes.Structure):
-    _fields_ = [("frames", c_uint64), ("copy_ms_mean", c_double), ("stall_ms_total", c_double),
-                ("encoder", ctypes.c_char * 32)]
+class MarkersViewDesc(Sized):
+    _c_name = "estuary_markers_view_desc"
+    _fields_ = _sized(("buffer", c_void_p), ("shape", c_int), ("count", c_uint32),
+                      ("size", c_float), ("line_width", c_float), ("colormap", c_int),
+                      ("value_min", c_float), ("value_max", c_float), ("bounds", c_float * 6),
+                      ("label", c_char_p), ("flags", c_uint32))
 
 
-class ViewParams(ctypes.Structure):
-    _fields_ = [("visible", c_int), ("colormap", c_int), ("value_min", c_float),
-                ("value_max", c_float), ("mip_bias", c_float), ("opacity", c_float),
-                ("style", c_int), ("slice_axis", c_uint32), ("slice_position", c_float),
-                ("point_count", c_uint32), ("point_size", c_float),
-                ("point_intensity", c_float)]
+class LinesViewDesc(Sized):
+    _c_name = "estuary_lines_view_desc"
+    _fields_ = _sized(("vertices", c_void_p), ("indices", c_void_p), ("topology", c_int),
+                      ("count", c_uint32), ("width", c_float), ("colormap", c_int),
+                      ("value_min", c_float), ("value_max", c_float), ("bounds", c_float * 6),
+                      ("label", c_char_p), ("flags", c_uint32))
 
 
-class Camera(ctypes.Structure):
-    _fields_ = [("zoom", c_float), ("pan_x", c_float), ("pan_y", c_float),
-                ("yaw_degrees", c_float), ("pitch_degrees", c_float)]
+class GlyphViewDesc(Sized):
+    _c_name = "estuary_glyph_view_desc"
+    _fields_ = _sized(("image", c_void_p), ("shape", c_int), ("spacing", c_uint32),
+                      ("size", c_float), ("colormap", c_int), ("value_min", c_float),
+                      ("value_max", c_float), ("label", c_char_p), ("flags", c_uint32))
 
 
-class FrameDesc(ctypes.Structure):
-    _fields_ = [("stream", c_void_p), ("flags", c_uint32), ("replay_key", c_uint64)]
+class MeshViewDesc(Sized):
+    _c_name = "estuary_mesh_view_desc"
+    _fields_ = _sized(("vertices", c_void_p), ("indices", c_void_p), ("normals", c_void_p),
+                      ("shading", c_int), ("count", c_uint32), ("wire_width", c_float),
+                      ("wire_color", c_float * 4), ("colormap", c_int), ("value_min", c_float),
+                      ("value_max", c_float), ("bounds", c_float * 6), ("label", c_char_p),
+                      ("flags", c_uint32))
 
 
-class FrameStats(ctypes.Structure):
-    _fields_ = [("frame", c_uint64), ("interval_ms", c_double), ("host_busy_us", c_double),
-                ("cuda_ms", c_double), ("cuda_wait_ms", c_double), ("draw_ms", c_double),
-                ("wait_ms", c_double), ("gpu_interval_ms", c_double), ("handoff_ms", c_double),
-                ("from_graph", c_int), ("begin_us", c_double), ("wait_start_us", c_double),
-                ("wait_end_us", c_double), ("end_us", c_double), ("record_end_us", c_double),
-                ("submit_start_us", c_double), ("submit_end_us", c_double),
-                ("cuda_start_us", c_double), ("cuda_wait_start_us", c_double),
-                ("cuda_wait_end_us", c_double), ("cuda_end_us", c_double),
-                ("draw_start_us", c_double), ("draw_end_us", c_double),
-                ("raw_cuda_us", c_double * 4), ("raw_draw_ticks", c_uint64 * 2)]
+class ViewParams(Sized):
+    _c_name = "estuary_view_params"
+    _fields_ = _sized(("visible", c_int), ("colormap", c_int), ("value_min", c_float),
+                      ("value_max", c_float), ("mip_bias", c_float), ("opacity", c_float),
+                      ("style", c_int), ("slice_axis", c_uint32), ("slice_position", c_float),
+                      ("point_count", c_uint32), ("point_size", c_float),
+                      ("point_intensity", c_float))
 
 
-class Metrics(ctypes.Structure):
-    _fields_ = [("frames_drawn", c_uint64), ("frames_presented", c_uint64),
-                ("swapchain_recreations", c_uint32), ("stats_dropped", c_uint64),
-                ("fps", c_double), ("interval_ms_p50", c_double), ("interval_ms_p99", c_double),
-                ("cuda_ms_p50", c_double), ("draw_ms_p50", c_double), ("wait_ms_p50", c_double),
-                ("handoff_ms_p50", c_double), ("host_busy_us_p50", c_double),
-                ("device_local_budget", c_uint64), ("device_local_usage", c_uint64),
-                ("host_visible_budget", c_uint64), ("host_visible_usage", c_uint64),
-                ("cuda_free", c_uint64), ("cuda_total", c_uint64),
-                ("allocated_device_bytes", c_uint64), ("allocated_host_bytes", c_uint64),
-                ("host_available", c_uint64)]
+class Camera(Sized):
+    _c_name = "estuary_camera"
+    _fields_ = _sized(("zoom", c_float), ("pan_x", c_float), ("pan_y", c_float),
+                      ("yaw_degrees", c_float), ("pitch_degrees", c_float))
 
 
-class Pick(ctypes.Structure):
-    _fields_ = [("hit", c_int32), ("element", c_uint32), ("vertex", c_uint32),
-                ("distance", c_float), ("value", c_float), ("position", c_float * 3)]
+class RecordDesc(Sized):
+    _c_name = "estuary_record_desc"
+    _fields_ = _sized(("path", c_char_p), ("fps", c_uint32), ("quality", c_uint32),
+                      ("encoder", c_char_p))
 
 
-STRUCTS = {"estuary_viewer_desc": ViewerDesc, "estuary_viewer_info": ViewerInfo,
-           "estuary_image_desc": ImageDesc, "estuary_buffer_desc": BufferDesc,
-           "estuary_image_info": ImageInfo, "estuary_buffer_info": BufferInfo,
-           "estuary_field_view_desc": FieldViewDesc, "estuary_volume_view_desc": VolumeViewDesc,
-           "estuary_points_view_desc": PointsViewDesc,
-           "estuary_markers_view_desc": MarkersViewDesc, "estuary_lines_view_desc": LinesViewDesc,
-           "estuary_glyph_view_desc": GlyphViewDesc, "estuary_mesh_view_desc": MeshViewDesc,
-           "estuary_record_desc": RecordDesc,
-           "estuary_record_info": RecordInfo, "estuary_view_params": ViewParams,
-           "estuary_camera": Camera, "estuary_frame_desc": FrameDesc,
-           "estuary_frame_stats": FrameStats, "estuary_metrics": Metrics, "estuary_pick": Pick}
+class RecordInfo(Sized):
+    _c_name = "estuary_record_info"
+    _fields_ = _sized(("frames", c_uint64), ("copy_ms_mean", c_double),
+                      ("stall_ms_total", c_double), ("encoder", c_char_p))
+
+
+class FrameDesc(Sized):
+    _c_name = "estuary_frame_desc"
+    _fields_ = _sized(("stream", c_void_p), ("flags", c_uint32), ("replay_key", c_uint64))
+    # Set every frame, from constants: the range check (~1 us a field) is left out.
+    __setattr__ = ctypes.Structure.__setattr__
+
+
+class Pick(Sized):
+    _c_name = "estuary_pick"
+    _fields_ = _sized(("hit", c_int32), ("element", c_uint32), ("vertex", c_uint32),
+                      ("distance", c_float), ("value", c_float), ("position", c_float * 3))
+    __setattr__ = ctypes.Structure.__setattr__  # written by estuary, not by Python
+
+
+class Input(Sized):
+    _c_name = "estuary_input"
+    _fields_ = _sized(("cursor_x", c_float), ("cursor_y", c_float), ("over_field", c_int),
+                      ("field_x", c_float), ("field_y", c_float), ("buttons", c_uint32),
+                      ("pressed", c_uint32), ("mods", c_uint32), ("scroll", c_float),
+                      ("ui_wants_mouse", c_int), ("ui_wants_keyboard", c_int),
+                      ("key_count", c_uint32), ("keys", POINTER(c_int32)), ("width", c_uint32),
+                      ("height", c_uint32))
+
+
+class Event(Sized):
+    _c_name = "estuary_event"
+    _fields_ = _sized(("kind", c_int), ("code", c_int32), ("action", c_int32),
+                      ("mods", c_uint32), ("x", c_double), ("y", c_double))
+
+
+class FrameStats(Sized):
+    _c_name = "estuary_frame_stats"
+    _fields_ = _sized(("frame", c_uint64), ("interval_ms", c_double), ("host_busy_us", c_double),
+                      ("cuda_ms", c_double), ("cuda_wait_ms", c_double), ("draw_ms", c_double),
+                      ("wait_ms", c_double), ("gpu_interval_ms", c_double),
+                      ("handoff_ms", c_double), ("from_graph", c_int), ("begin_us", c_double),
+                      ("wait_start_us", c_double), ("wait_end_us", c_double),
+                      ("end_us", c_double), ("record_end_us", c_double),
+                      ("submit_start_us", c_double), ("submit_end_us", c_double),
+                      ("cuda_start_us", c_double), ("cuda_wait_start_us", c_double),
+                      ("cuda_wait_end_us", c_double), ("cuda_end_us", c_double),
+                      ("draw_start_us", c_double), ("draw_end_us", c_double),
+                      ("raw_cuda_us", c_double * 4), ("raw_draw_ticks", c_uint64 * 2))
+
+
+class ClockAlignment(Struct):
+    _c_name = "estuary_clock_alignment"
+    _fields_ = [("aligned", c_int), ("method", c_char_p), ("error_us", c_double),
+                ("tightest_half_width_us", c_double), ("drift_ppm", c_double),
+                ("span_s", c_double), ("calibrations", c_uint32)]
+
+
+class ClockInfo(Sized):
+    _c_name = "estuary_clock_info"
+    _fields_ = _sized(("vulkan", ClockAlignment), ("vulkan_cross_check", ClockAlignment),
+                      ("cross_check_offset_us", c_double), ("cuda", ClockAlignment),
+                      ("handoff_error_us", c_double), ("summary", c_char_p))
+
+
+class Metrics(Sized):
+    _c_name = "estuary_metrics"
+    _fields_ = _sized(("frames_drawn", c_uint64), ("frames_presented", c_uint64),
+                      ("swapchain_recreations", c_uint32), ("stats_dropped", c_uint64),
+                      ("fps", c_double), ("interval_ms_p50", c_double),
+                      ("interval_ms_p99", c_double), ("cuda_ms_p50", c_double),
+                      ("draw_ms_p50", c_double), ("wait_ms_p50", c_double),
+                      ("handoff_ms_p50", c_double), ("host_busy_us_p50", c_double),
+                      ("device_local_budget", c_uint64), ("device_local_usage", c_uint64),
+                      ("host_visible_budget", c_uint64), ("host_visible_usage", c_uint64),
+                      ("cuda_free", c_uint64), ("cuda_total", c_uint64),
+                      ("allocated_device_bytes", c_uint64), ("allocated_host_bytes", c_uint64),
+                      ("host_available", c_uint64), ("handoff_checks", c_uint64),
+                      ("handoff_regressions", c_uint64))
+
+
+# Every struct of estuary.h, by its C name (test_abi.py compiles the header against them).
+STRUCTS = {cls._c_name: cls for cls in Struct.__subclasses__() + Sized.__subclasses__()
+           if cls is not Sized}
 
 _P = c_void_p  # every handle is opaque
 _PROTOTYPES = {
@@ -215,6 +329,7 @@ _PROTOTYPES = {
     "estuary_destroy_image": (c_int, [_P, _P]),
     "estuary_destroy_buffer": (c_int, [_P, _P]),
     "estuary_get_image_info": (c_int, [_P, POINTER(ImageInfo)]),
+    "estuary_get_image_level_bytes": (c_int, [_P, c_uint32, POINTER(c_uint64)]),
     "estuary_get_buffer_info": (c_int, [_P, POINTER(BufferInfo)]),
     "estuary_add_field_view": (c_int, [_P, POINTER(FieldViewDesc), POINTER(_P)]),
     "estuary_add_volume_view": (c_int, [_P, POINTER(VolumeViewDesc), POINTER(_P)]),
@@ -257,6 +372,10 @@ _PROTOTYPES = {
     "estuary_request_close": (c_int, [_P]),
     "estuary_next_frame_stats": (c_int, [_P, POINTER(FrameStats)]),
     "estuary_get_metrics": (c_int, [_P, POINTER(Metrics)]),
+    "estuary_get_clock_info": (c_int, [_P, POINTER(ClockInfo)]),
+    "estuary_get_input": (c_int, [_P, POINTER(Input)]),
+    "estuary_inject_event": (c_int, [_P, POINTER(Event)]),
+    "estuary_inject_fault": (c_int, [_P, c_int, c_uint64]),
 }
 
 
@@ -271,11 +390,22 @@ def _candidates():
     # the install tree (LIBDIR/python3/site-packages/estuary/, the library in LIBDIR/).
     for folder in [here] + list(here.parents)[1:3:1]:
         yield from sorted(folder.glob("libestuary.so*"), key=lambda p: len(p.name))
-    yield pathlib.Path("libestuary.so.0.2")  # the loader's own search (LD_LIBRARY_PATH, ldconfig)
+    # The loader's own search (LD_LIBRARY_PATH, ldconfig), by the soname this binding pairs with.
+    yield pathlib.Path(f"libestuary.so.{API_VERSION >> 22}.{(API_VERSION >> 12) & 0x3FF}")
+
+
+def pairs(library_version, binding_version):
+    """Whether a library of `library_version` serves a binding of `binding_version`: the same
+    major version and, below 1.0, the same minor version (estuary_create_viewer's own rule)."""
+    if library_version >> 22 != binding_version >> 22:
+        return False
+    return binding_version >> 22 >= 1 or (
+        (library_version >> 12) & 0x3FF == (binding_version >> 12) & 0x3FF)
 
 
 def load():
-    """libestuary with every prototype declared; ImportError naming where it was looked for."""
+    """libestuary with every prototype declared; ImportError naming where it was looked for, or
+    naming both versions when the library found does not pair with this binding."""
     tried = []
     for path in _candidates():
         try:
@@ -283,13 +413,19 @@ def load():
         except OSError as error:
             tried.append(f"{path}: {error}")
             continue
+        lib.estuary_version.restype, lib.estuary_version.argtypes = c_uint32, []
+        version = lib.estuary_version()
+        if not pairs(version, API_VERSION):
+            rule = ("major versions equal" if API_VERSION >> 22 >= 1 else
+                    "below 1.0, major and minor versions equal")
+            raise ImportError(f"{path} is libestuary {version_text(version)}, but this estuary "
+                              f"package is the binding of {version_text(API_VERSION)} ({rule}); "
+                              "install the matching package or point ESTUARY_LIBRARY at a "
+                              "matching library")
         for name, (restype, argtypes) in _PROTOTYPES.items():
             function = getattr(lib, name)
             function.restype = restype
             function.argtypes = argtypes
-        if lib.estuary_version() >> 12 != API_VERSION >> 12:
-            raise ImportError(f"{path} is libestuary {version_text(lib.estuary_version())}; this "
-                              f"package needs {version_text(API_VERSION)} (major and minor equal)")
         lib.path = str(path)
         return lib
     raise ImportError("libestuary not found; set ESTUARY_LIBRARY to its path (tried: " +
@@ -298,4 +434,3 @@ def load():
 
 def version_text(version):
     return f"{version >> 22}.{(version >> 12) & 0x3FF}.{version & 0xFFF}"
-

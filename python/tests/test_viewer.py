@@ -130,7 +130,7 @@ def test_bad_arguments_raise_naming_the_value(open_viewer):
         with pytest.raises(estuary.InvalidArgument, match="dtype float64.*expected float32"):
             frame.show(field, np.zeros((8, 8)))
         frame.show(field, np.zeros((8, 8), np.float32))
-    with pytest.raises(estuary.InvalidArgument, match="frame 0 has ended"):
+    with pytest.raises(estuary.InvalidHandleError, match="frame 0 has ended"):
         frame.show(field, np.zeros((8, 8), np.float32))
     with pytest.raises(estuary.InvalidArgument, match="destroy them first"):
         field.destroy()
