@@ -9,6 +9,7 @@ packages=(
     libglfw3-dev libglm-dev libimgui-dev libstb-dev libcli11-dev libgtest-dev libepoxy-dev
     nlohmann-json3-dev libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
     xvfb xauth python3 python3-matplotlib python3-numpy python3-pytest python3-pip
+    abigail-tools
 )
 missing=()
 for p in "${packages[@]}"; do
