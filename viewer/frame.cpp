@@ -315,6 +315,9 @@ void endFrame(estuary_frame& frame) {
         glEndFrame(v, frame);
         v.nextFrame = frame.index + 1;
         record->submitEndNs = hostNowNs();
+        record->hostBusyUs = double(record->submitEndNs - record->beginNs -
+                                    (record->waitEndNs - record->waitStartNs)) /
+                             1000.0;
         return;
     }
     // The probe under the cursor: one texel of the picture's field, read in this frame's draw.

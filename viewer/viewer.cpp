@@ -359,6 +359,11 @@ namespace {
 void openViewer(estuary_viewer* v, const estuary_viewer_desc& desc) {
     InstanceDesc instance;
     instance.validation = v->flags & ESTUARY_VIEWER_VALIDATION;
+    // Validation messages reach the viewer's log (its callback, or standard error).
+    instance.onMessage = [v](bool isError, const char* text) {
+        logMessage(*v, isError ? ESTUARY_LOG_ERROR : ESTUARY_LOG_WARNING,
+                   std::string("validation: ") + text);
+    };
     if (!v->headless) openWindowSystem(*v); // GLFW names the instance extensions a surface needs
     if (!v->headless && v->consumer == ESTUARY_CONSUMER_VULKAN)
         instance.extensions = windowInstanceExtensions();

@@ -25,7 +25,10 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBit
     if (!(isError || (isWarning && fromLayer))) return VK_FALSE;
     log->count.fetch_add(1);
     const char* text = data->pMessage ? data->pMessage : "(no message)";
-    if (log->echo) std::fprintf(stderr, "[vulkan %s] %s\n", isError ? "error" : "warning", text);
+    if (log->sink)
+        log->sink(isError, text);
+    else if (log->echo)
+        std::fprintf(stderr, "[vulkan %s] %s\n", isError ? "error" : "warning", text);
     std::lock_guard<std::mutex> lock(log->mutex);
     if (log->firstMessages.size() < 16) log->firstMessages.emplace_back(text);
     return VK_FALSE;
@@ -156,6 +159,7 @@ Instance createInstance(const InstanceDesc& desc) {
     info.ppEnabledLayerNames = layers.data();
     if (desc.validation) {
         instance.validation = new ValidationLog();
+        instance.validation->sink = desc.onMessage;
         messengerInfo.pUserData = instance.validation;
         // Also catches messages from vkCreateInstance/vkDestroyInstance themselves.
         info.pNext = &messengerInfo;

@@ -13,6 +13,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -25,11 +26,14 @@ struct ValidationLog {
     std::atomic<uint32_t> count{0};
     std::mutex mutex;
     std::vector<std::string> firstMessages;
-    bool echo = true; // print each message to stderr as it arrives
+    bool echo = true; // print each message to stderr as it arrives (when there is no sink)
+    // Where each message goes instead of stderr (the library's log callback), if set.
+    std::function<void(bool isError, const char* text)> sink;
 };
 
 struct InstanceDesc {
     bool validation = false;
+    std::function<void(bool isError, const char* text)> onMessage; // ValidationLog::sink
     std::vector<const char*> extensions; // e.g. what GLFW needs for surfaces
 };
 
