@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <thread>
 
@@ -364,6 +365,16 @@ void glAddView(estuary_viewer& v, estuary_view& view) {
     desc.shading = FieldShading(view.shading);
     desc.fragmentShader = view.shader.empty() ? "field.frag" : view.shader;
     desc.dataDir = v.dataDir;
+    // GL compiles GLSL sources (estuary's in shaders/glsl); a shader given only as the SPIR-V
+    // Vulkan loads has none.
+    const std::filesystem::path source = v.dataDir / "shaders" / "glsl" / desc.fragmentShader;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(source, ec))
+        throw unsupported("estuary_add_field_view: the OpenGL consumer compiles a view's shader "
+                          "from its GLSL source, and there is none at " +
+                          source.string() + " (Vulkan loads " + desc.fragmentShader +
+                          ".spv); put the GLSL source there, with estuary's field_common.glsl "
+                          "and draw_main.glsl beside it");
     v.gl->renderers.emplace(&view, createGlFieldRenderer(desc));
 }
 
