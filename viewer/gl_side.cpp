@@ -4,7 +4,9 @@
 // framebuffer object (shown in the window by a blit). A frame, in order:
 //   hand-off in (GL waits `written` ≥ f + 1, or the slot's binary semaphore, or the host polls;
 //   host-written images: a Vulkan upload released to the external queue family, which GL waits
-//   for on a semaphore or, without GL_EXT_semaphore_fd, the host) → draw → hand-off out (GL
+//   for on a semaphore or, without GL_EXT_semaphore_fd, the host) → levels 1.. of CUDA-written
+//   images with ESTUARY_IMAGE_GENERATE_MIPS, blitted by GL (host-written ones get theirs in the
+//   Vulkan upload) → reads → draw → reads → hand-off out (GL
 //   signals `released` = f + 1 / the slot's binary semaphore / the host signals once GL's fence
 //   passed; host-written images: GL signals that it has drawn them) → a fence per host-ring
 //   entry, which the frames-in-flight wait polls.
@@ -20,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <thread>
 
@@ -44,6 +47,7 @@ struct GlSide {
     std::vector<GLsync> fences;     // per host-ring entry
     std::vector<GLuint> timestamps; // per host-ring entry: draw start and end
     uint64_t lastDrawEndNs = 0;
+    std::vector<uint32_t> cudaTextures; // the frame's CUDA-written textures (kept: no allocation)
     // Host-written images where GL has GL_EXT_semaphore_fd, per host-ring entry: `uploaded`
     // (Vulkan signals after the upload and its release; GL waits) and `drawn` (GL signals after
     // the frame's draw and reads; the next upload waits). `pendingDrawn`: the `drawn` GL signalled
@@ -314,24 +318,38 @@ void closeGl(estuary_viewer& v) {
     v.gl.reset();
 }
 
+// Each copy imported as a texture. CUDA-written images with ESTUARY_IMAGE_GENERATE_MIPS get a
+// framebuffer per level: GL builds their levels 1.. in every frame, after its wait for CUDA's
+// writes (host-written ones get theirs from the Vulkan upload, before the release to GL). A
+// failure leaves nothing imported, so the image can be freed.
 void glImportImage(estuary_viewer& v, estuary_image& image) {
     GlSide& gl = *v.gl;
     if (image.kind != ESTUARY_IMAGE_2D) return; // OpenGL draws 2D fields only
-    std::vector<GlImage>& copies = gl.images[&image];
-    for (uint32_t copy = 0; copy < image.copies; ++copy) {
-        const interop::ExportedImage& e = image.writer == ESTUARY_WRITER_CUDA
-                                              ? cudaExportedImage(image, copy)
-                                              : image.exported[copy];
-        GlImportedImageDesc desc;
-        desc.format = e.image.format;
-        desc.extent = e.image.extent;
-        desc.levels = e.image.mipLevels;
-        desc.allocationSize = e.allocationSize;
-        desc.dedicated = e.dedicated;
-        desc.name = image.name + ", copy " + std::to_string(copy);
-        copies.push_back(importGlImage(interop::exportMemoryFd(v.interop, e.image.memory), desc));
+    std::vector<GlImage> copies;
+    try {
+        for (uint32_t copy = 0; copy < image.copies; ++copy) {
+            const interop::ExportedImage& e = image.writer == ESTUARY_WRITER_CUDA
+                                                  ? cudaExportedImage(image, copy)
+                                                  : image.exported[copy];
+            GlImportedImageDesc desc;
+            desc.format = e.image.format;
+            desc.extent = e.image.extent;
+            desc.levels = e.image.mipLevels;
+            desc.allocationSize = e.allocationSize;
+            desc.dedicated = e.dedicated;
+            desc.name = image.name + ", copy " + std::to_string(copy);
+            copies.push_back(
+                importGlImage(interop::exportMemoryFd(v.interop, e.image.memory), desc));
+            if (image.generateMips && image.writer == ESTUARY_WRITER_CUDA)
+                prepareGlMips(copies.back(), image.name);
+        }
+        importSemaphores(v);
+    } catch (...) {
+        for (GlImage& copy : copies)
+            destroyGlImage(copy);
+        throw;
     }
-    importSemaphores(v);
+    gl.images[&image] = std::move(copies);
 }
 
 void glForgetImage(estuary_viewer& v, estuary_image& image) {
@@ -347,6 +365,16 @@ void glAddView(estuary_viewer& v, estuary_view& view) {
     desc.shading = FieldShading(view.shading);
     desc.fragmentShader = view.shader.empty() ? "field.frag" : view.shader;
     desc.dataDir = v.dataDir;
+    // GL compiles GLSL sources (estuary's in shaders/glsl); a shader given only as the SPIR-V
+    // Vulkan loads has none.
+    const std::filesystem::path source = v.dataDir / "shaders" / "glsl" / desc.fragmentShader;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(source, ec))
+        throw unsupported("estuary_add_field_view: the OpenGL consumer compiles a view's shader "
+                          "from its GLSL source, and there is none at " +
+                          source.string() + " (Vulkan loads " + desc.fragmentShader +
+                          ".spv); put the GLSL source there, with estuary's field_common.glsl "
+                          "and draw_main.glsl beside it");
     v.gl->renderers.emplace(&view, createGlFieldRenderer(desc));
 }
 
@@ -376,11 +404,17 @@ void glEndFrame(estuary_viewer& v, estuary_frame& frame) {
     const uint32_t slot = frame.slot, entry = frame.entry;
     const estuary_view* bg = backgroundView(v);
     const estuary_image* image = bg ? bg->image() : nullptr;
-    const bool cudaImage = image && image->writer == ESTUARY_WRITER_CUDA;
     const bool protocol = v.cuda && v.protocolStart && frame.index >= *v.protocolStart;
-    std::vector<uint32_t> textures;
-    if (image && gl.images.count(image))
-        textures.push_back(gl.images.at(image)[copyOf(*image, frame.index)].texture);
+    // The frame's CUDA-written images GL sees (drawn, read, their mips built): the hand-offs name
+    // their textures, so GL takes and gives them back in GENERAL, the layout CUDA writes in.
+    DrawSet set = drawSet(v, frame);
+    std::erase_if(set.images, [&](const estuary_image* i) {
+        return i->writer != ESTUARY_WRITER_CUDA || !gl.images.count(i);
+    });
+    std::vector<uint32_t>& textures = gl.cudaTextures;
+    textures.clear();
+    for (const estuary_image* i : set.images)
+        textures.push_back(gl.images.at(i)[copyOf(*i, frame.index)].texture);
     // Hand-off in.
     if (protocol && gl.handoff == ESTUARY_GL_HANDOFF_TIMELINE)
         glWaitSemaphore(gl.written, frame.index + 1, textures);
@@ -392,17 +426,21 @@ void glEndFrame(estuary_viewer& v, estuary_frame& frame) {
             v, [&] { return timelineValue(v.device, written) >= frame.index + 1; },
             "CUDA to write frame " + std::to_string(frame.index));
     }
-    const std::vector<uint32_t> hostTextures =
-        cudaImage ? std::vector<uint32_t>{} : uploadHostImages(v, frame);
+    // ESTUARY_IMAGE_GENERATE_MIPS: levels 1.. from the level 0 CUDA wrote, inside the hand-off
+    // (CUDA cannot write the copy again before GL gives it back), before the reads and the draw,
+    // as the Vulkan consumer builds them in its draw.
+    for (const estuary_image* i : set.images)
+        if (i->generateMips) generateGlMips(gl.images.at(i)[copyOf(*i, frame.index)]);
+    const std::vector<uint32_t> hostTextures = uploadHostImages(v, frame);
     readTexels(v, frame, false);
     // Draw into the framebuffer object (the window shows it by a blit).
     const VkExtent2D extent = windowExtent(v);
     if (extent.width > 0 && extent.height > 0) fitTarget(v, extent);
     glQueryCounter(gl.timestamps[2 * entry], GL_TIMESTAMP);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, gl.target.framebuffer);
-    if (bg && !textures.empty()) {
-        drawGlField(gl.renderers.at(bg), textures[0], image->extent, gl.target.extent,
-                    viewParams(v, *bg));
+    if (image && gl.images.count(image)) {
+        drawGlField(gl.renderers.at(bg), gl.images.at(image)[copyOf(*image, frame.index)].texture,
+                    image->extent, gl.target.extent, viewParams(v, *bg));
     } else {
         glViewport(0, 0, GLsizei(gl.target.extent.width), GLsizei(gl.target.extent.height));
         glClearColor(v.background[0], v.background[1], v.background[2], 1.0f);

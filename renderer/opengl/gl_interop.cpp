@@ -4,7 +4,9 @@
 
 #include <epoxy/gl.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
 #include <unistd.h>
 
 namespace estuary {
@@ -17,7 +19,7 @@ constexpr GLenum kTimelineSemaphoreValueNV = 0x9595;
 
 // The layout of every listed texture: GENERAL, the ring's layout between APIs. A fixed array, so
 // the per-frame calls allocate nothing.
-constexpr size_t kMaxTextures = 16;
+constexpr size_t kMaxTextures = 64;
 const GLenum* generalLayouts(size_t count) {
     static const auto layouts = [] {
         std::array<GLenum, kMaxTextures> all{};
@@ -156,10 +158,56 @@ GlImage importGlImage(int fd, const GlImportedImageDesc& desc) {
 }
 
 void destroyGlImage(GlImage& image) {
-    // The texture first: it holds the memory object's storage.
+    // The framebuffers, then the texture they render into, then the memory object it holds.
+    if (!image.levelFramebuffers.empty())
+        glDeleteFramebuffers(GLsizei(image.levelFramebuffers.size()),
+                             image.levelFramebuffers.data());
     if (image.texture) glDeleteTextures(1, &image.texture);
     if (image.memory) glDeleteMemoryObjectsEXT(1, &image.memory);
     image = GlImage{};
+}
+
+void prepareGlMips(GlImage& image, const std::string& name) {
+    if (!image.levelFramebuffers.empty() || image.levels < 2) return;
+    clearGlErrors();
+    image.levelFramebuffers.resize(image.levels);
+    glCreateFramebuffers(GLsizei(image.levels), image.levelFramebuffers.data());
+    for (uint32_t level = 0; level < image.levels; ++level) {
+        const GLuint framebuffer = image.levelFramebuffers[level];
+        glNamedFramebufferTexture(framebuffer, GL_COLOR_ATTACHMENT0, image.texture, GLint(level));
+        glNamedFramebufferReadBuffer(framebuffer, GL_COLOR_ATTACHMENT0);
+        glNamedFramebufferDrawBuffer(framebuffer, GL_COLOR_ATTACHMENT0);
+        const GLenum status = glCheckNamedFramebufferStatus(framebuffer, GL_FRAMEBUFFER);
+        const GLenum error = glGetError();
+        if (status != GL_FRAMEBUFFER_COMPLETE || error != GL_NO_ERROR) {
+            glDeleteFramebuffers(GLsizei(image.levels), image.levelFramebuffers.data());
+            image.levelFramebuffers.clear();
+            char hex[16];
+            std::snprintf(hex, sizeof(hex), "0x%04x", status);
+            throw unsupported(
+                name +
+                ": ESTUARY_IMAGE_GENERATE_MIPS with the OpenGL consumer "
+                "needs OpenGL to render into each level, and level " +
+                std::to_string(level) + " is not a complete framebuffer (status " + hex +
+                (error != GL_NO_ERROR ? std::string(", ") + glErrorName(error) : std::string()) +
+                "); write the mip levels yourself");
+        }
+    }
+}
+
+void generateGlMips(const GlImage& image) {
+    const auto side = [](uint32_t size, uint32_t level) {
+        return GLint(std::max(1u, size >> level));
+    };
+    if (image.levelFramebuffers.size() != image.levels && image.levels > 1)
+        throw runtimeError("generateGlMips: the image's level framebuffers were not made "
+                           "(prepareGlMips)");
+    for (uint32_t level = 1; level < image.levels; ++level)
+        glBlitNamedFramebuffer(image.levelFramebuffers[level - 1], image.levelFramebuffers[level],
+                               0, 0, side(image.extent.width, level - 1),
+                               side(image.extent.height, level - 1), 0, 0,
+                               side(image.extent.width, level), side(image.extent.height, level),
+                               GL_COLOR_BUFFER_BIT, GL_LINEAR);
 }
 
 GlSemaphore importGlSemaphore(const GlContext& context, int fd, bool timeline, const char* name) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace estuary {
 
@@ -34,16 +35,26 @@ struct GlImportedImageDesc {
 };
 
 struct GlImage : MoveOnly {
-    uint32_t memory = 0;  // memory object
+    uint32_t memory = 0;  // memory object (0: storage GL allocated itself)
     uint32_t texture = 0; // GL_TEXTURE_2D over it, all levels
     VkExtent2D extent{};
     uint32_t levels = 0;
+    std::vector<uint32_t> levelFramebuffers; // one per level, made by prepareGlMips
 };
 
 // Takes `fd` (see above). Throws unsupported() for a format GL has no match for, runtimeError
 // naming the GL error when the driver refuses the import.
 GlImage importGlImage(int fd, const GlImportedImageDesc& desc);
 void destroyGlImage(GlImage& image);
+
+// Makes `image` ready for generateGlMips: a framebuffer over each of its levels. Throws
+// unsupported() naming `name` and the level when the driver cannot render into one.
+void prepareGlMips(GlImage& image, const std::string& name);
+// Levels 1.. of `image` from level 0, each a linear blit of the one above: the 2x2 means of even
+// sizes, and at odd sizes the same weights as the Vulkan side's vkCmdBlitImage (VK_FILTER_LINEAR),
+// which samples at the same scaled texel centres. A GL command like any other: later GL commands
+// (the draw, reads, a semaphore signal) see its result. Needs prepareGlMips first.
+void generateGlMips(const GlImage& image);
 // Copies texels [x, x + width) x [y, y + height) of `level` of the image, tightly packed in its
 // own format, to `destination` (`bytes` long). A GL command like any other: it sees what the GL
 // commands before it left, and returns once it has.
