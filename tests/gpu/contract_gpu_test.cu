@@ -213,6 +213,29 @@ TEST(ContractGpu, EveryReadAndPickHoldsItsOwnFrameAcrossStreamsReplaysAndDeferre
     EXPECT_GE(frames, 10000u);
 }
 
+// The issue's own case: two streams taking turns, a long kernel on every other frame (the later
+// frame's stream finishes first), 40 frames at 2 and at 3 in flight. Before frames' signals were
+// ordered across streams, about half of them drew another frame's data.
+TEST(ContractGpu, AlternatingStreamsWithLongWorkEveryOtherFrameDrawTheirOwnFrames) {
+    std::string why;
+    if (!haveCuda(why)) GTEST_SKIP() << "no CUDA device: " << why;
+    for (uint32_t inFlight : {2u, 3u}) {
+        CudaWriter writer(2);
+        contract::ContractOptions options;
+        options.seed = 40 + inFlight;
+        options.sequences = 1;
+        options.framesPerSequence = 40;
+        options.framesInFlight = inFlight;
+        options.roundRobin = true;
+        options.longWorkMicros = 2000;
+        const contract::ContractReport report = contract::runContract(writer, options);
+        expectContract(report, ("two streams taking turns, up to " + std::to_string(inFlight) +
+                                " in flight")
+                                   .c_str());
+        EXPECT_EQ(report.frames, 40u);
+    }
+}
+
 TEST(ContractGpu, AViewerOnDeviceZeroWorksWhileTheCallersDeviceIsOne) {
     std::string why;
     if (!haveCuda(why)) GTEST_SKIP() << "no CUDA device: " << why;

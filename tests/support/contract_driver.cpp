@@ -98,6 +98,7 @@ class Sequence {
         for (uint32_t c : kChoices)
             if (c <= options_.maxFramesInFlight) allowed.push_back(c);
         framesInFlight_ = allowed[below(uint32_t(allowed.size()))];
+        if (options_.framesInFlight) framesInFlight_ = options_.framesInFlight;
         estuary_viewer_desc d{};
         d.api_version = ESTUARY_API_VERSION;
         d.display = ESTUARY_DISPLAY_HEADLESS;
@@ -285,7 +286,8 @@ class Sequence {
         estuary_frame_desc desc{};
         uint32_t stream = 0;
         if (writer_.streams() > 0) {
-            stream = below(writer_.streams());
+            stream = options_.roundRobin ? uint32_t(nextFrame_ % writer_.streams())
+                                         : below(writer_.streams());
             desc.stream = writer_.stream(stream);
             if (options_.replay && chance(0.4)) desc.replay_key = 1000 + epoch_;
         }
