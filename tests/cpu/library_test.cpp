@@ -74,8 +74,13 @@ TEST_F(LibraryTest, MakesEveryImageKindAndDescribesItsLevels) {
         {ESTUARY_IMAGE_1D, 64, 1, 0, 0, 0, ESTUARY_ALLOC_SINGLE, 7, 1, 1},
     };
     for (const Case& c : cases) {
-        estuary_image_desc d{
-            ESTUARY_FORMAT_RGBA16_FLOAT, c.kind, c.w, c.h, c.d, c.layers, c.levels};
+        estuary_image_desc d{.format = ESTUARY_FORMAT_RGBA16_FLOAT,
+                             .kind = c.kind,
+                             .width = c.w,
+                             .height = c.h,
+                             .depth = c.d,
+                             .layers = c.layers,
+                             .levels = c.levels};
         d.writer = ESTUARY_WRITER_HOST;
         d.flags = c.flags;
         Image image = v.image(d);
@@ -89,7 +94,7 @@ TEST_F(LibraryTest, MakesEveryImageKindAndDescribesItsLevels) {
         const uint64_t depth = c.kind == ESTUARY_IMAGE_3D ? c.d : 1;
         EXPECT_EQ(info.level_bytes[0], uint64_t(c.w) * c.h * depth * c.wantLayers * 8) << c.kind;
     }
-    const Buffer buffer = v.buffer({1000, ESTUARY_WRITER_HOST, 0, "bytes"});
+    const Buffer buffer = v.buffer({.size = 1000, .writer = ESTUARY_WRITER_HOST, .name = "bytes"});
     EXPECT_TRUE(buffer);
 }
 
@@ -115,22 +120,30 @@ TEST_F(LibraryTest, RefusesBadImagesAndBuffersSayingWhy) {
     d = hostImage(16, 16);
     d.flags = 0x80;
     EXPECT_REFUSED(v.image(d), ESTUARY_ERROR_INVALID_ARGUMENT, "unknown flags");
-    EXPECT_REFUSED(v.buffer({0, ESTUARY_WRITER_HOST}), ESTUARY_ERROR_INVALID_ARGUMENT, "size 0");
+    EXPECT_REFUSED(v.buffer({.size = 0, .writer = ESTUARY_WRITER_HOST}),
+                   ESTUARY_ERROR_INVALID_ARGUMENT, "size 0");
     // Views over the wrong kind of image, a points count past the buffer.
-    Image volume =
-        v.image({ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_3D, 8, 8, 8, 0, 0, ESTUARY_WRITER_HOST});
-    EXPECT_REFUSED(v.fieldView({volume.get()}), ESTUARY_ERROR_INVALID_ARGUMENT, "not a 2D image");
+    Image volume = v.image({.format = ESTUARY_FORMAT_R32_FLOAT,
+                            .kind = ESTUARY_IMAGE_3D,
+                            .width = 8,
+                            .height = 8,
+                            .depth = 8,
+                            .writer = ESTUARY_WRITER_HOST});
+    EXPECT_REFUSED(v.fieldView({.image = volume.get()}), ESTUARY_ERROR_INVALID_ARGUMENT,
+                   "not a 2D image");
     Image flat = v.image(hostImage(8, 8));
-    EXPECT_REFUSED(v.volumeView({flat.get()}), ESTUARY_ERROR_INVALID_ARGUMENT, "not a 3D image");
-    Buffer points = v.buffer({64, ESTUARY_WRITER_HOST});
-    estuary_points_view_desc p{points.get()};
+    EXPECT_REFUSED(v.volumeView({.image = flat.get()}), ESTUARY_ERROR_INVALID_ARGUMENT,
+                   "not a 3D image");
+    Buffer points = v.buffer({.size = 64, .writer = ESTUARY_WRITER_HOST});
+    estuary_points_view_desc p{.buffer = points.get()};
     p.count = 5;
     EXPECT_REFUSED(v.pointsView(p), ESTUARY_ERROR_INVALID_ARGUMENT, "count 5", "4 points");
-    estuary_field_view_desc f{flat.get()};
+    estuary_field_view_desc f{.image = flat.get()};
     f.value_min = 1.0f;
     f.value_max = 0.5f;
     EXPECT_REFUSED(v.fieldView(f), ESTUARY_ERROR_INVALID_ARGUMENT, "value_min", "below value_max");
-    EXPECT_REFUSED(v.fieldView({nullptr}), ESTUARY_ERROR_INVALID_ARGUMENT, "image is NULL");
+    EXPECT_REFUSED(v.fieldView({.image = nullptr}), ESTUARY_ERROR_INVALID_ARGUMENT,
+                   "image is NULL");
 }
 
 // Each frame writes its index into every texel of an image and into a buffer; the frame reads
@@ -139,9 +152,9 @@ TEST_F(LibraryTest, RefusesBadImagesAndBuffersSayingWhy) {
 void everyDrawSeesItsOwnFrame(uint32_t framesInFlight) {
     Viewer v(headless(framesInFlight, 64, 64));
     Image image = v.image(hostImage(16, 16));
-    Buffer buffer = v.buffer({64, ESTUARY_WRITER_HOST, 0, "points"});
-    v.fieldView({image.get()});
-    estuary_points_view_desc points{buffer.get()};
+    Buffer buffer = v.buffer({.size = 64, .writer = ESTUARY_WRITER_HOST, .name = "points"});
+    v.fieldView({.image = image.get()});
+    estuary_points_view_desc points{.buffer = buffer.get()};
     v.pointsView(points);
     constexpr uint32_t kFrames = 40;
     std::vector<float> before(kFrames, -1), after(kFrames, -1), word(kFrames, -1);
@@ -177,7 +190,7 @@ constexpr std::array<int, 3> kViridisFirst{68, 1, 84}, kViridisLast{253, 231, 37
 TEST_F(LibraryTest, FieldViewDrawsItsValuesThroughTheColormapLetterboxed) {
     Viewer& v = open(headless(2, 128, 128));
     Image image = v.image(hostImage(64, 32));
-    estuary_field_view_desc view{image.get()};
+    estuary_field_view_desc view{.image = image.get()};
     view.flags = ESTUARY_VIEW_NO_COLORBAR;
     v.fieldView(view);
     const Frame frame = v.beginFrame();
@@ -206,7 +219,7 @@ TEST_F(LibraryTest, FieldViewDrawsItsValuesThroughTheColormapLetterboxed) {
 TEST_F(LibraryTest, ColorbarIsDrawnBesideTheFieldUnlessHidden) {
     Viewer& v = open(headless(2, 256, 256));
     Image image = v.image(hostImage(16, 16));
-    View field = v.fieldView({image.get()});
+    View field = v.fieldView({.image = image.get()});
     const auto draw = [&] {
         const Frame frame = v.beginFrame();
         std::fill_n(frame.hostLevel<float>(image), 256, 0.0f);
@@ -215,7 +228,7 @@ TEST_F(LibraryTest, ColorbarIsDrawnBesideTheFieldUnlessHidden) {
     };
     const auto with = draw();
     check(estuary_destroy_view(v.get(), field.get()));
-    estuary_field_view_desc hidden{image.get()};
+    estuary_field_view_desc hidden{.image = image.get()};
     hidden.flags = ESTUARY_VIEW_NO_COLORBAR;
     v.fieldView(hidden);
     const auto without = draw();
@@ -234,7 +247,7 @@ TEST_F(LibraryTest, GeneratedMipsAreTheBoxMeansOfLevelZero) {
     estuary_image_desc d = hostImage(8, 8);
     d.flags = ESTUARY_IMAGE_GENERATE_MIPS;
     Image image = v.image(d);
-    v.fieldView({image.get()});
+    v.fieldView({.image = image.get()});
     std::vector<float> level1(16, -1), level3(1, -1);
     const Frame frame = v.beginFrame();
     float* texels = frame.hostLevel<float>(image);
@@ -257,11 +270,12 @@ TEST_F(LibraryTest, GeneratedMipsAreTheBoxMeansOfLevelZero) {
 TEST_F(LibraryTest, PointsViewDrawsEachPointAtItsCell) {
     Viewer& v = open(headless(2, 64, 64));
     Image image = v.image(hostImage(16, 16));
-    estuary_field_view_desc field{image.get()};
+    estuary_field_view_desc field{.image = image.get()};
     field.flags = ESTUARY_VIEW_NO_COLORBAR;
     v.fieldView(field);
-    Buffer buffer = v.buffer({3 * 16, ESTUARY_WRITER_HOST, 0, "three points"});
-    estuary_points_view_desc points{buffer.get()};
+    Buffer buffer =
+        v.buffer({.size = 3 * 16, .writer = ESTUARY_WRITER_HOST, .name = "three points"});
+    estuary_points_view_desc points{.buffer = buffer.get()};
     points.size = 3.0f;
     View view = v.pointsView(points);
     const auto draw = [&] {
@@ -285,11 +299,15 @@ TEST_F(LibraryTest, PointsViewDrawsEachPointAtItsCell) {
 
 TEST_F(LibraryTest, VolumeViewsMarchAndSliceA3dImage) {
     Viewer& v = open(headless(2, 96, 96));
-    estuary_image_desc d{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_3D, 16, 16, 16};
+    estuary_image_desc d{.format = ESTUARY_FORMAT_R32_FLOAT,
+                         .kind = ESTUARY_IMAGE_3D,
+                         .width = 16,
+                         .height = 16,
+                         .depth = 16};
     d.writer = ESTUARY_WRITER_HOST;
     d.flags = ESTUARY_IMAGE_GENERATE_MIPS;
     Image image = v.image(d);
-    estuary_volume_view_desc march{image.get()};
+    estuary_volume_view_desc march{.image = image.get()};
     march.opacity = 4.0f;
     View view = v.volumeView(march);
     const auto draw = [&] {
@@ -322,11 +340,11 @@ TEST_F(LibraryTest, VolumeViewsMarchAndSliceA3dImage) {
 
 TEST_F(LibraryTest, ThreeDPointsAreDrawnUnderTheOrbitCamera) {
     Viewer& v = open(headless(2, 64, 64));
-    Buffer buffer = v.buffer({16, ESTUARY_WRITER_HOST});
-    estuary_points_view_desc points{buffer.get(), ESTUARY_POINTS_XYZ_SCALAR};
+    Buffer buffer = v.buffer({.size = 16, .writer = ESTUARY_WRITER_HOST});
+    estuary_points_view_desc points{.buffer = buffer.get(), .layout = ESTUARY_POINTS_XYZ_SCALAR};
     points.size = 5.0f;
     v.pointsView(points);
-    v.setCamera({1.0f, 0, 0, 0.0f, 0.0f}); // looking along +z at the unit cube's centre
+    v.setCamera({.zoom = 1.0f}); // looking along +z at the unit cube's centre
     const Frame frame = v.beginFrame();
     const float origin[4] = {0, 0, 0, 1};
     std::memcpy(frame.hostPointer(buffer), origin, sizeof(origin));
@@ -342,20 +360,24 @@ TEST_F(LibraryTest, ThreeDPointsAndVolumesAgreeWhichWayIsUp) {
     // show row 0) and a 3D point at y = -0.2 (the same side of the box, below those rows): both in
     // the top half.
     Viewer& v = open(headless(2, 64, 64));
-    estuary_image_desc d{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_3D, 16, 16, 16};
+    estuary_image_desc d{.format = ESTUARY_FORMAT_R32_FLOAT,
+                         .kind = ESTUARY_IMAGE_3D,
+                         .width = 16,
+                         .height = 16,
+                         .depth = 16};
     d.writer = ESTUARY_WRITER_HOST;
     Image image = v.image(d);
-    estuary_volume_view_desc march{image.get()};
+    estuary_volume_view_desc march{.image = image.get()};
     march.opacity = 4.0f;
     march.flags = ESTUARY_VIEW_NO_COLORBAR;
     v.volumeView(march);
-    Buffer buffer = v.buffer({16, ESTUARY_WRITER_HOST});
-    estuary_points_view_desc points{buffer.get(), ESTUARY_POINTS_XYZ_SCALAR};
+    Buffer buffer = v.buffer({.size = 16, .writer = ESTUARY_WRITER_HOST});
+    estuary_points_view_desc points{.buffer = buffer.get(), .layout = ESTUARY_POINTS_XYZ_SCALAR};
     points.size = 3.0f;
     points.intensity = 1.0f;
     points.colormap = ESTUARY_COLORMAP_MAGMA;
     v.pointsView(points);
-    v.setCamera({1.0f, 0, 0, 0.0f, 0.0f}); // looking along +z, x to the right
+    v.setCamera({.zoom = 1.0f}); // looking along +z, x to the right
     const Frame frame = v.beginFrame();
     float* texels = frame.hostLevel<float>(image);
     for (int i = 0; i < 16 * 16 * 16; ++i)
@@ -378,7 +400,7 @@ TEST_F(LibraryTest, ThreeDPointsAndVolumesAgreeWhichWayIsUp) {
 TEST_F(LibraryTest, StatsArriveForEveryFrameInOrderAndMetricsCountThem) {
     Viewer& v = open(headless(3));
     Image image = v.image(hostImage(32, 32));
-    v.fieldView({image.get()});
+    v.fieldView({.image = image.get()});
     for (int f = 0; f < 25; ++f) {
         const Frame frame = v.beginFrame();
         std::fill_n(frame.hostLevel<float>(image), 32 * 32, 0.5f);
@@ -408,7 +430,7 @@ TEST_F(LibraryTest, StatsArriveForEveryFrameInOrderAndMetricsCountThem) {
 TEST_F(LibraryTest, ScreenshotIsAWholePngOrAnErrorNamingThePath) {
     Viewer& v = open(headless(2, 40, 30));
     Image image = v.image(hostImage(8, 8));
-    v.fieldView({image.get()});
+    v.fieldView({.image = image.get()});
     EXPECT_REFUSED(v.screenshot("never.png"), ESTUARY_ERROR_INVALID_ARGUMENT, "no frame");
     const Frame frame = v.beginFrame();
     std::fill_n(frame.hostLevel<float>(image), 64, 0.25f);
@@ -455,7 +477,7 @@ TEST_F(LibraryTest, FrameCallsOutsideTheirFrameAreRefused) {
 TEST_F(LibraryTest, AnImageADrawnViewUsesIsKeptUntilTheViewGoes) {
     Viewer& v = open();
     Image image = v.image(hostImage(8, 8));
-    View view = v.fieldView({image.get()});
+    View view = v.fieldView({.image = image.get()});
     EXPECT_EQ(estuary_destroy_image(v.get(), image.get()), ESTUARY_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(estuary_last_error()).find("destroy them first"), std::string::npos);
     v.destroyView(view);
@@ -464,7 +486,8 @@ TEST_F(LibraryTest, AnImageADrawnViewUsesIsKeptUntilTheViewGoes) {
     // Handles of another viewer are refused.
     Viewer other(headless());
     Image foreign = other.image(hostImage(8, 8));
-    EXPECT_REFUSED(v.fieldView({foreign.get()}), ESTUARY_ERROR_INVALID_ARGUMENT, "another viewer");
+    EXPECT_REFUSED(v.fieldView({.image = foreign.get()}), ESTUARY_ERROR_INVALID_ARGUMENT,
+                   "another viewer");
     foreign.reset();
     EXPECT_EQ(other.close(), 0u);
 }
@@ -478,7 +501,7 @@ TEST(Library, OwnersOutlivingTheirViewerAreEmptyAndHarmless) {
     {
         Viewer v(headless());
         image = v.image(hostImage(8, 8));
-        Buffer buffer = v.buffer({64, ESTUARY_WRITER_HOST});
+        Buffer buffer = v.buffer({.size = 64, .writer = ESTUARY_WRITER_HOST});
         moved = std::move(buffer);
         EXPECT_TRUE(image && moved);
         EXPECT_FALSE(buffer);
@@ -496,7 +519,7 @@ TEST(Library, OwnersOutlivingTheirViewerAreEmptyAndHarmless) {
 TEST_F(LibraryTest, CopyToImageUploadsHostBytesIntoTheFramesCopy) {
     Viewer& v = open();
     Image image = v.image(hostImage(4, 4));
-    v.fieldView({image.get()});
+    v.fieldView({.image = image.get()});
     std::vector<float> source(16), seen(16, -1);
     for (int i = 0; i < 16; ++i)
         source[size_t(i)] = float(i) * 0.5f;
@@ -524,7 +547,7 @@ TEST_F(LibraryTest, InjectedFaultsReportWhatFailed) {
 TEST_F(LibraryTest, DisplayRunsUntilTheCallbackStopsOrTheCapFromTheEnvironment) {
     Viewer& v = open();
     Image image = v.image(hostImage(8, 8));
-    v.fieldView({image.get()});
+    v.fieldView({.image = image.get()});
     uint64_t calls = 0;
     v.display([&](Frame& frame) {
         std::fill_n(frame.hostLevel<float>(image), 64, 0.0f);
@@ -547,7 +570,7 @@ TEST_F(LibraryTest, DisplayRunsUntilTheCallbackStopsOrTheCapFromTheEnvironment) 
 TEST_F(LibraryTest, ViewParamsAndTheCameraAreCheckedAndKept) {
     Viewer& v = open();
     Image image = v.image(hostImage(8, 8));
-    View view = v.fieldView({image.get()});
+    View view = v.fieldView({.image = image.get()});
     estuary_view_params p = view.params();
     EXPECT_EQ(p.visible, 1);
     EXPECT_EQ(p.value_min, 0.0f);
@@ -559,11 +582,16 @@ TEST_F(LibraryTest, ViewParamsAndTheCameraAreCheckedAndKept) {
     EXPECT_EQ(view.params().value_max, 4.0f);
     p.colormap = outOfRange<estuary_colormap>(5);
     EXPECT_REFUSED(view.setParams(p), ESTUARY_ERROR_INVALID_ARGUMENT, "colormap 5");
-    v.setCamera({2.0f, 0.1f, -0.2f, 45.0f, 10.0f});
+    v.setCamera({.zoom = 2.0f,
+                 .pan_x = 0.1f,
+                 .pan_y = -0.2f,
+                 .yaw_degrees = 45.0f,
+                 .pitch_degrees = 10.0f});
     EXPECT_EQ(v.camera().zoom, 2.0f);
     EXPECT_NEAR(v.camera().yaw_degrees, 45.0f, 1e-4f);
-    EXPECT_REFUSED(v.setCamera({0.0f, 0, 0, 0, 0}), ESTUARY_ERROR_INVALID_ARGUMENT, "zoom");
-    EXPECT_REFUSED(v.setCamera({1.0f, 0, 0, 0, 90.0f}), ESTUARY_ERROR_INVALID_ARGUMENT, "pitch");
+    EXPECT_REFUSED(v.setCamera({.zoom = 0.0f}), ESTUARY_ERROR_INVALID_ARGUMENT, "zoom");
+    EXPECT_REFUSED(v.setCamera({.zoom = 1.0f, .pitch_degrees = 90.0f}),
+                   ESTUARY_ERROR_INVALID_ARGUMENT, "pitch");
     EXPECT_REFUSED(v.setBackground(2.0f, 0, 0), ESTUARY_ERROR_INVALID_ARGUMENT, "0..1");
 }
 
