@@ -91,8 +91,20 @@ TEST_F(LibraryTest, MakesEveryImageKindAndDescribesItsLevels) {
         EXPECT_EQ(info.copies, c.wantCopies) << c.kind;
         EXPECT_EQ(info.texel_bytes, 8u);
         EXPECT_EQ(info.writer, ESTUARY_WRITER_HOST);
+        const uint32_t last = info.levels - 1;
+        const auto side = [](uint32_t n, uint32_t level) {
+            return uint64_t(std::max(1u, n >> level));
+        };
         const uint64_t depth = c.kind == ESTUARY_IMAGE_3D ? c.d : 1;
-        EXPECT_EQ(info.level_bytes[0], uint64_t(c.w) * c.h * depth * c.wantLayers * 8) << c.kind;
+        const uint64_t lastDepth = c.kind == ESTUARY_IMAGE_3D ? side(c.d, last) : 1;
+        uint64_t bytes = 0;
+        check(estuary_get_image_level_bytes(image.get(), 0, &bytes));
+        EXPECT_EQ(bytes, uint64_t(c.w) * c.h * depth * c.wantLayers * 8) << c.kind;
+        check(estuary_get_image_level_bytes(image.get(), last, &bytes));
+        EXPECT_EQ(bytes, side(c.w, last) * side(c.h, last) * lastDepth * c.wantLayers * 8)
+            << c.kind;
+        EXPECT_REFUSED(check(estuary_get_image_level_bytes(image.get(), info.levels, &bytes)),
+                       ESTUARY_ERROR_INVALID_ARGUMENT, "level");
     }
     const Buffer buffer = v.buffer({.size = 1000, .writer = ESTUARY_WRITER_HOST, .name = "bytes"});
     EXPECT_TRUE(buffer);
