@@ -469,8 +469,9 @@ TEST_F(LibraryTest, FrameCallsOutsideTheirFrameAreRefused) {
     EXPECT_REFUSED(v.beginFrame(), ESTUARY_ERROR_INVALID_ARGUMENT, "has begun and not ended");
     EXPECT_REFUSED(v.image(hostImage(4, 4)), ESTUARY_ERROR_INVALID_ARGUMENT, "between frames");
     frame.end();
-    EXPECT_REFUSED(frame.end(), ESTUARY_ERROR_INVALID_ARGUMENT, "has ended");
-    EXPECT_REFUSED(frame.hostLevel(image), ESTUARY_ERROR_INVALID_ARGUMENT, "has ended");
+    // An ended frame's handle is stale: refused as a handle, not as an argument.
+    EXPECT_REFUSED(frame.end(), ESTUARY_ERROR_INVALID_HANDLE, "has ended");
+    EXPECT_REFUSED(frame.hostLevel(image), ESTUARY_ERROR_INVALID_HANDLE, "has ended");
     const Frame next = v.beginFrame();
     EXPECT_REFUSED(next.surfaceHandle(image), ESTUARY_ERROR_INVALID_ARGUMENT,
                    "written by the host");
@@ -495,10 +496,10 @@ TEST_F(LibraryTest, AnImageADrawnViewUsesIsKeptUntilTheViewGoes) {
     v.destroyView(view);
     image.reset();
     EXPECT_FALSE(image);
-    // Handles of another viewer are refused.
+    // Handles of another viewer are refused as handles.
     Viewer other(headless());
     Image foreign = other.image(hostImage(8, 8));
-    EXPECT_REFUSED(v.fieldView({.image = foreign.get()}), ESTUARY_ERROR_INVALID_ARGUMENT,
+    EXPECT_REFUSED(v.fieldView({.image = foreign.get()}), ESTUARY_ERROR_INVALID_HANDLE,
                    "another viewer");
     foreign.reset();
     EXPECT_EQ(other.close(), 0u);
@@ -546,12 +547,13 @@ TEST_F(LibraryTest, CopyToImageUploadsHostBytesIntoTheFramesCopy) {
 TEST_F(LibraryTest, InjectedFaultsReportWhatFailed) {
     Viewer& v = open();
     check(estuary_inject_fault(v.get(), ESTUARY_FAULT_ALLOC_FAIL, 0));
-    EXPECT_REFUSED(v.image(hostImage(8, 8)), ESTUARY_ERROR_UNSUPPORTED, "out of GPU memory");
+    EXPECT_REFUSED(v.image(hostImage(8, 8)), ESTUARY_ERROR_OUT_OF_MEMORY, "out of GPU memory");
     Image image = v.image(hostImage(8, 8)); // the fault was for one allocation
     check(estuary_inject_fault(v.get(), ESTUARY_FAULT_DEVICE_LOST, 1));
     v.beginFrame().end();
     const Frame second = v.beginFrame();
-    EXPECT_REFUSED(second.end(), ESTUARY_ERROR_RUNTIME, "device was lost");
+    EXPECT_REFUSED(second.end(), ESTUARY_ERROR_DEVICE_LOST, "device was lost");
+    EXPECT_REFUSED(v.beginFrame(), ESTUARY_ERROR_DEVICE_LOST, "failed earlier", "destroy it");
     EXPECT_EQ(estuary_inject_fault(v.get(), outOfRange<estuary_fault>(9), 0),
               ESTUARY_ERROR_INVALID_ARGUMENT);
 }
