@@ -79,7 +79,7 @@ namespace {
 // --record: from the first frame on (estuary_record_stop in closeAppViewer).
 void startRecording(Viewer& viewer, const Options& o) {
     if (o.record.empty()) return;
-    estuary_record_desc d{o.record.c_str()};
+    estuary_record_desc d{.path = o.record.c_str()};
     d.fps = o.recordFps;
     d.quality = o.recordQuality;
     d.encoder = o.recordEncoder.empty() ? nullptr : o.recordEncoder.c_str();

@@ -178,7 +178,8 @@ SimRun::SimRun(const Viewer& viewer, const SimRunConfig& config, estuary_writer 
     }
     for (const sim::BufferOutput& output : layout_.buffers) {
         const std::string name = def.name + " " + output.name;
-        buffers_.push_back(viewer.buffer({output.bytes, writer, 0, name.c_str()}));
+        buffers_.push_back(
+            viewer.buffer({.size = output.bytes, .writer = writer, .name = name.c_str()}));
     }
     shown_ = std::min<uint32_t>(config.view, uint32_t(def.views.size() - 1));
     for (uint32_t i = 0; i < def.views.size(); ++i) {

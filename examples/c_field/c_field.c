@@ -30,20 +30,24 @@ static int draw(estuary_frame* frame, void* user) {
 }
 
 int main(void) {
-    estuary_viewer_desc desc = {ESTUARY_API_VERSION};
+    estuary_viewer_desc desc = {.struct_size = sizeof desc, .api_version = ESTUARY_API_VERSION};
     desc.cuda = ESTUARY_CUDA_OFF;
     desc.title = "estuary from C";
     estuary_viewer* viewer = NULL;
     estuary_status status = estuary_create_viewer(&desc, &viewer);
     if (status != ESTUARY_OK) return fail("viewer", status);
-    estuary_image_desc field = {ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, SIZE, SIZE};
+    estuary_image_desc field = {.struct_size = sizeof field,
+                                .format = ESTUARY_FORMAT_R32_FLOAT,
+                                .kind = ESTUARY_IMAGE_2D,
+                                .width = SIZE,
+                                .height = SIZE};
     field.writer = ESTUARY_WRITER_HOST;
     field.flags = ESTUARY_IMAGE_GENERATE_MIPS;
     field.name = "two waves";
     estuary_image* image = NULL;
     if ((status = estuary_create_image(viewer, &field, &image)) != ESTUARY_OK)
         return fail("image", status);
-    estuary_field_view_desc view = {image};
+    estuary_field_view_desc view = {.struct_size = sizeof view, .image = image};
     view.colormap = ESTUARY_COLORMAP_MAGMA;
     if ((status = estuary_add_field_view(viewer, &view, NULL)) != ESTUARY_OK)
         return fail("view", status);

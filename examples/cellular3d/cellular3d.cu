@@ -54,12 +54,16 @@ __global__ void show(const unsigned char* cells, cudaSurfaceObject_t volume) {
 
 int main() try {
     estuary::Viewer viewer;
-    estuary_image_desc desc{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_3D, kSide, kSide, kSide};
+    estuary_image_desc desc{.format = ESTUARY_FORMAT_R32_FLOAT,
+                            .kind = ESTUARY_IMAGE_3D,
+                            .width = kSide,
+                            .height = kSide,
+                            .depth = kSide};
     desc.writer = ESTUARY_WRITER_CUDA;
     desc.flags = ESTUARY_IMAGE_GENERATE_MIPS;
     desc.name = "cell age";
     estuary::Image volume = viewer.image(desc);
-    estuary_volume_view_desc view{volume.get(), ESTUARY_VOLUME_MARCH};
+    estuary_volume_view_desc view{.image = volume.get(), .style = ESTUARY_VOLUME_MARCH};
     view.opacity = 0.08f;
     viewer.volumeView(view);
     unsigned char* cells[2] = {};

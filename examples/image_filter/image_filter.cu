@@ -40,10 +40,14 @@ __global__ void blur(const uchar4* source, cudaSurfaceObject_t target, int radiu
 
 int main() try {
     estuary::Viewer viewer;
-    estuary::Image picture =
-        viewer.image({ESTUARY_FORMAT_RGBA8_UNORM, ESTUARY_IMAGE_2D, kSize, kSize, 0, 0, 0,
-                      ESTUARY_WRITER_CUDA, ESTUARY_IMAGE_GENERATE_MIPS, "filtered picture"});
-    estuary_field_view_desc view{picture.get(), ESTUARY_FIELD_RGB};
+    estuary::Image picture = viewer.image({.format = ESTUARY_FORMAT_RGBA8_UNORM,
+                                           .kind = ESTUARY_IMAGE_2D,
+                                           .width = kSize,
+                                           .height = kSize,
+                                           .writer = ESTUARY_WRITER_CUDA,
+                                           .flags = ESTUARY_IMAGE_GENERATE_MIPS,
+                                           .name = "filtered picture"});
+    estuary_field_view_desc view{.image = picture.get(), .shading = ESTUARY_FIELD_RGB};
     viewer.fieldView(view);
     uchar4* source = nullptr;
     if (cudaMalloc(&source, kSize * kSize * sizeof(uchar4)) != cudaSuccess) return 1;

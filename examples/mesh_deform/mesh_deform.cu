@@ -52,11 +52,13 @@ __global__ void triangulate(unsigned* indices) {
 
 int main() try {
     estuary::Viewer viewer;
-    estuary::Buffer vertices =
-        viewer.buffer({kVertices * sizeof(float4), ESTUARY_WRITER_CUDA, 0, "sheet"});
-    estuary::Buffer indices = viewer.buffer(
-        {3 * kTriangles * sizeof(unsigned), ESTUARY_WRITER_CUDA, ESTUARY_ALLOC_SINGLE, "cells"});
-    estuary_mesh_view_desc mesh{vertices.get(), indices.get()};
+    estuary::Buffer vertices = viewer.buffer(
+        {.size = kVertices * sizeof(float4), .writer = ESTUARY_WRITER_CUDA, .name = "sheet"});
+    estuary::Buffer indices = viewer.buffer({.size = 3 * kTriangles * sizeof(unsigned),
+                                             .writer = ESTUARY_WRITER_CUDA,
+                                             .flags = ESTUARY_ALLOC_SINGLE,
+                                             .name = "cells"});
+    estuary_mesh_view_desc mesh{.vertices = vertices.get(), .indices = indices.get()};
     mesh.shading = ESTUARY_MESH_SMOOTH;
     mesh.flags = ESTUARY_MESH_WIREFRAME | ESTUARY_POINTS_COLORBAR;
     mesh.wire_color[3] = 0.25f; // black, faint
@@ -66,7 +68,8 @@ int main() try {
     const float box[6] = {-0.5f, -0.15f, -0.5f, 0.5f, 0.15f, 0.5f};
     std::copy(box, box + 6, mesh.bounds);
     viewer.meshView(mesh);
-    viewer.setCamera({1.5f, 0.0f, 0.0f, 30.0f, 35.0f}); // closer, and from higher up
+    viewer.setCamera(
+        {.zoom = 1.5f, .yaw_degrees = 30.0f, .pitch_degrees = 35.0f}); // closer, and from higher up
 
     int frames = 0;
     viewer.display([&](estuary::Frame& frame) {

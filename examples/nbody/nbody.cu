@@ -88,9 +88,9 @@ void check(cudaError_t e) {
 
 int main() try {
     estuary::Viewer viewer;
-    estuary::Buffer points =
-        viewer.buffer({kStars * sizeof(float4), ESTUARY_WRITER_CUDA, 0, "stars"});
-    estuary_points_view_desc view{points.get(), ESTUARY_POINTS_XYZ_SCALAR};
+    estuary::Buffer points = viewer.buffer(
+        {.size = kStars * sizeof(float4), .writer = ESTUARY_WRITER_CUDA, .name = "stars"});
+    estuary_points_view_desc view{.buffer = points.get(), .layout = ESTUARY_POINTS_XYZ_SCALAR};
     view.value_max = 2.5f;  // speed at the colormap's end
     view.intensity = 0.03f; // ~20 stars share a pixel in the disks: keep them from saturating
     view.colormap = ESTUARY_COLORMAP_MAGMA;
@@ -99,7 +99,7 @@ int main() try {
     const float bounds[6] = {-3, -3, -3, 3, 3, 3};
     std::copy(bounds, bounds + 6, view.bounds);
     viewer.pointsView(view);
-    viewer.setCamera({1.0f, 0, 0, 30.0f, 35.0f});
+    viewer.setCamera({.zoom = 1.0f, .yaw_degrees = 30.0f, .pitch_degrees = 35.0f});
 
     float4 *position = nullptr, *velocity = nullptr;
     check(cudaMalloc(&position, kStars * sizeof(float4)));

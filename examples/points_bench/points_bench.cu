@@ -241,11 +241,14 @@ Result measureMesh(const estuary::Viewer& viewer, const Config& config, unsigned
                    double cap, const Energy& energy) {
     const unsigned g = unsigned(std::ceil(std::sqrt(double(count) / 2.0)));
     const unsigned vertexCount = (g + 1) * (g + 1);
-    estuary::Buffer vertices =
-        viewer.buffer({size_t(vertexCount) * sizeof(float4), ESTUARY_WRITER_CUDA, 0, "sheet"});
-    estuary::Buffer indices = viewer.buffer(
-        {size_t(6) * g * g * sizeof(unsigned), ESTUARY_WRITER_CUDA, ESTUARY_ALLOC_SINGLE, "cells"});
-    estuary_mesh_view_desc desc{vertices.get(), indices.get()};
+    estuary::Buffer vertices = viewer.buffer({.size = size_t(vertexCount) * sizeof(float4),
+                                              .writer = ESTUARY_WRITER_CUDA,
+                                              .name = "sheet"});
+    estuary::Buffer indices = viewer.buffer({.size = size_t(6) * g * g * sizeof(unsigned),
+                                             .writer = ESTUARY_WRITER_CUDA,
+                                             .flags = ESTUARY_ALLOC_SINGLE,
+                                             .name = "cells"});
+    estuary_mesh_view_desc desc{.vertices = vertices.get(), .indices = indices.get()};
     desc.shading = config.shading;
     desc.value_min = -0.1f;
     desc.value_max = 0.1f;
@@ -275,12 +278,13 @@ Result measure(const estuary::Viewer& viewer, const Config& config, unsigned lon
     if (config.view == "mesh") return measureMesh(viewer, config, count, cap, energy);
     const bool glyphs = config.view != "points";
     const size_t bytes = size_t(count) * sizeof(float4);
-    estuary::Buffer buffer =
-        viewer.buffer({glyphs ? 2 * bytes : bytes, ESTUARY_WRITER_CUDA, 0, "points"});
+    estuary::Buffer buffer = viewer.buffer(
+        {.size = glyphs ? 2 * bytes : bytes, .writer = ESTUARY_WRITER_CUDA, .name = "points"});
     const float box[6] = {-1, -1, -1, 1, 1, 1};
     estuary::View view = [&] {
         if (config.view == "arrows") {
-            estuary_markers_view_desc desc{buffer.get(), ESTUARY_MARKER_SHAPE_ARROW};
+            estuary_markers_view_desc desc{.buffer = buffer.get(),
+                                           .shape = ESTUARY_MARKER_SHAPE_ARROW};
             desc.size = 6.0f;
             desc.value_max = 1.8f;
             desc.flags = ESTUARY_MARKERS_3D;
@@ -288,14 +292,14 @@ Result measure(const estuary::Viewer& viewer, const Config& config, unsigned lon
             return viewer.markersView(desc);
         }
         if (config.view == "lines") {
-            estuary_lines_view_desc desc{buffer.get()};
+            estuary_lines_view_desc desc{.vertices = buffer.get()};
             desc.width = 1.0f;
             desc.value_max = 1.8f;
             desc.flags = ESTUARY_LINES_3D;
             std::copy(box, box + 6, desc.bounds);
             return viewer.linesView(desc);
         }
-        estuary_points_view_desc desc{buffer.get(), ESTUARY_POINTS_XYZ_SCALAR};
+        estuary_points_view_desc desc{.buffer = buffer.get(), .layout = ESTUARY_POINTS_XYZ_SCALAR};
         desc.value_max = 1.8f;
         std::copy(box, box + 6, desc.bounds);
         return viewer.pointsView(desc);

@@ -14,10 +14,14 @@ __global__ void ripples(cudaSurfaceObject_t field, int size, float time) {
 int main() try {
     const uint32_t size = 512;
     estuary::Viewer viewer; // a window, or headless where there is no display
-    estuary::Image field =
-        viewer.image({ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, size, size, 0, 0, 0,
-                      ESTUARY_WRITER_CUDA, ESTUARY_IMAGE_GENERATE_MIPS, "ripples"});
-    viewer.fieldView({field.get()});
+    estuary::Image field = viewer.image({.format = ESTUARY_FORMAT_R32_FLOAT,
+                                         .kind = ESTUARY_IMAGE_2D,
+                                         .width = size,
+                                         .height = size,
+                                         .writer = ESTUARY_WRITER_CUDA,
+                                         .flags = ESTUARY_IMAGE_GENERATE_MIPS,
+                                         .name = "ripples"});
+    viewer.fieldView({.image = field.get()});
     viewer.display([&](estuary::Frame& frame) {
         ripples<<<dim3(size / 16, size / 16), dim3(16, 16), 0, frame.stream()>>>(
             frame.surface(field), size, 0.05f * frame.index());

@@ -97,19 +97,22 @@ void check(cudaError_t e) {
 
 int main() try {
     estuary::Viewer viewer;
-    estuary::Buffer arrows =
-        viewer.buffer({kTracers * sizeof(Marker), ESTUARY_WRITER_CUDA, 0, "arrows"});
-    estuary::Buffer trail =
-        viewer.buffer({kTracers * kTrail * sizeof(float4), ESTUARY_WRITER_CUDA, 0, "trails"});
-    estuary::Buffer indices = viewer.buffer(
-        {kTracers * (kTrail + 1) * sizeof(unsigned), ESTUARY_WRITER_CUDA, 0, "trail indices"});
+    estuary::Buffer arrows = viewer.buffer(
+        {.size = kTracers * sizeof(Marker), .writer = ESTUARY_WRITER_CUDA, .name = "arrows"});
+    estuary::Buffer trail = viewer.buffer({.size = kTracers * kTrail * sizeof(float4),
+                                           .writer = ESTUARY_WRITER_CUDA,
+                                           .name = "trails"});
+    estuary::Buffer indices = viewer.buffer({.size = kTracers * (kTrail + 1) * sizeof(unsigned),
+                                             .writer = ESTUARY_WRITER_CUDA,
+                                             .name = "trail indices"});
     // The trails first, thin and dark (magma), then the arrows over them.
-    estuary_lines_view_desc lines{trail.get(), indices.get(), ESTUARY_LINES_STRIP};
+    estuary_lines_view_desc lines{
+        .vertices = trail.get(), .indices = indices.get(), .topology = ESTUARY_LINES_STRIP};
     lines.width = 1.0f;
     lines.colormap = ESTUARY_COLORMAP_MAGMA;
     lines.value_max = kFastest;
     viewer.linesView(lines);
-    estuary_markers_view_desc glyphs{arrows.get(), ESTUARY_MARKER_SHAPE_ARROW};
+    estuary_markers_view_desc glyphs{.buffer = arrows.get(), .shape = ESTUARY_MARKER_SHAPE_ARROW};
     glyphs.size = 18.0f; // pixels for the fastest tracers
     glyphs.flags = ESTUARY_MARKERS_SCALE_BY_LENGTH | ESTUARY_POINTS_COLORBAR;
     glyphs.value_max = kFastest;

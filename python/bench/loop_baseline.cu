@@ -25,9 +25,10 @@ int main(int argc, char** argv) try {
     image.flags = ESTUARY_IMAGE_GENERATE_MIPS;
     estuary::Image field = viewer.image(image);
     const uint64_t pointBytes = uint64_t(1) << 20; // 64k points of 4 floats
-    estuary::Buffer points = viewer.buffer({pointBytes, ESTUARY_WRITER_CUDA, 0, "points"});
-    viewer.fieldView({field.get()});
-    viewer.pointsView({points.get()});
+    estuary::Buffer points =
+        viewer.buffer({.size = pointBytes, .writer = ESTUARY_WRITER_CUDA, .name = "points"});
+    viewer.fieldView({.image = field.get()});
+    viewer.pointsView({.buffer = points.get()});
     void* source = nullptr;
     cudaMalloc(&source, 512 * 512 * sizeof(float));
     cudaMemset(source, 0, 512 * 512 * sizeof(float));
@@ -35,7 +36,7 @@ int main(int argc, char** argv) try {
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     std::vector<double> busy;
     for (int f = 0; f < frames; ++f) {
-        estuary_frame_desc fd{stream, 0, 0};
+        estuary_frame_desc fd{.stream = stream};
         const estuary::Frame frame = viewer.beginFrame(&fd);
         cudaMemsetAsync(frame.devicePointer<void>(points), 0, pointBytes, stream);
         frame.copyToImage(field, source, 512 * 512 * sizeof(float));

@@ -56,10 +56,11 @@ void checkViewer() {
     const estuary_viewer_info info = viewer.info();
     std::printf("     %s (%s), data from %s\n", info.device_name, info.device_type, info.data_dir);
     check(estuary_version() == ESTUARY_API_VERSION, "libestuary is the version of its header");
-    estuary_image_desc image{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, 64, 32};
+    estuary_image_desc image{
+        .format = ESTUARY_FORMAT_R32_FLOAT, .kind = ESTUARY_IMAGE_2D, .width = 64, .height = 32};
     image.writer = ESTUARY_WRITER_HOST;
     estuary::Image field = viewer.image(image);
-    estuary_field_view_desc view{field.get()};
+    estuary_field_view_desc view{.image = field.get()};
     view.flags = ESTUARY_VIEW_NO_COLORBAR;
     viewer.fieldView(view);
     const estuary::Frame frame = viewer.beginFrame();

@@ -43,13 +43,13 @@ class LinesTest : public LibraryTest, public ::testing::WithParamInterface<estua
     std::vector<uint8_t> draw(estuary_lines_view_desc desc, const std::vector<Vertex>& vertices,
                               const std::vector<uint32_t>& indices = {}) {
         if (!viewer) open(headless(2, 128, 128));
-        Buffer vertexBuffer =
-            viewer->buffer({vertices.size() * sizeof(Vertex), ESTUARY_WRITER_HOST});
+        Buffer vertexBuffer = viewer->buffer(
+            {.size = vertices.size() * sizeof(Vertex), .writer = ESTUARY_WRITER_HOST});
         std::optional<Buffer> indexBuffer;
         desc.vertices = vertexBuffer.get();
         if (!indices.empty()) {
-            indexBuffer.emplace(
-                viewer->buffer({indices.size() * sizeof(uint32_t), ESTUARY_WRITER_HOST}));
+            indexBuffer.emplace(viewer->buffer(
+                {.size = indices.size() * sizeof(uint32_t), .writer = ESTUARY_WRITER_HOST}));
             desc.indices = indexBuffer->get();
         }
         View view = viewer->linesView(desc);
@@ -153,10 +153,10 @@ TEST_P(LinesTest, ColoursBlendBetweenTheEndsThroughTheColormap) {
 
 TEST_P(LinesTest, ThreeDLinesAreDrawnUnderTheOrbitCameraAndWidthIsAParameter) {
     open(headless(2, 128, 128));
-    viewer->setCamera({1.0f, 0, 0, 0.0f, 0.0f}); // looking along +z at the unit cube's centre
+    viewer->setCamera({.zoom = 1.0f}); // looking along +z at the unit cube's centre
     estuary_lines_view_desc d = rgbaLines(ESTUARY_LINES_SEGMENTS, 2.0f);
     d.flags |= ESTUARY_LINES_3D;
-    Buffer vertices = viewer->buffer({2 * sizeof(Vertex), ESTUARY_WRITER_HOST});
+    Buffer vertices = viewer->buffer({.size = 2 * sizeof(Vertex), .writer = ESTUARY_WRITER_HOST});
     d.vertices = vertices.get();
     View view = viewer->linesView(d);
     const auto drawn = [&] {
@@ -177,9 +177,10 @@ TEST_P(LinesTest, ThreeDLinesAreDrawnUnderTheOrbitCameraAndWidthIsAParameter) {
 
 TEST_P(LinesTest, BadDescriptionsAreRefusedNamingTheValue) {
     Viewer& v = open(headless(2, 64, 64));
-    Buffer vertices = v.buffer({64, ESTUARY_WRITER_HOST, 0, "four vertices"});
-    Buffer indices = v.buffer({12, ESTUARY_WRITER_HOST, 0, "three indices"});
-    estuary_lines_view_desc d{vertices.get()};
+    Buffer vertices =
+        v.buffer({.size = 64, .writer = ESTUARY_WRITER_HOST, .name = "four vertices"});
+    Buffer indices = v.buffer({.size = 12, .writer = ESTUARY_WRITER_HOST, .name = "three indices"});
+    estuary_lines_view_desc d{.vertices = vertices.get()};
     d.topology = outOfRange<estuary_line_topology>(2);
     EXPECT_REFUSED(v.linesView(d), ESTUARY_ERROR_INVALID_ARGUMENT, "topology 2", "strip");
     d.topology = ESTUARY_LINES_STRIP;

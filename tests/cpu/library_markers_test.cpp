@@ -45,7 +45,8 @@ class MarkersTest : public LibraryTest, public ::testing::WithParamInterface<est
     // corner shared by pixels (63, 63) and (64, 64). Returns the picture.
     std::vector<uint8_t> draw(estuary_markers_view_desc desc, const std::vector<Marker>& markers) {
         if (!viewer) open(headless(2, 128, 128));
-        Buffer buffer = viewer->buffer({markers.size() * sizeof(Marker), ESTUARY_WRITER_HOST});
+        Buffer buffer = viewer->buffer(
+            {.size = markers.size() * sizeof(Marker), .writer = ESTUARY_WRITER_HOST});
         desc.buffer = buffer.get();
         View view = viewer->markersView(desc);
         const Frame frame = viewer->beginFrame();
@@ -208,7 +209,7 @@ TEST_P(MarkersTest, SizesComeFromTheViewTheMarkerTheDirectionOrPositionUnits) {
 
 TEST_P(MarkersTest, ThreeDMarkersAreDrawnUnderTheOrbitCamera) {
     open(headless(2, 128, 128));
-    viewer->setCamera({1.0f, 0, 0, 0.0f, 0.0f}); // looking along +z at the unit cube's centre
+    viewer->setCamera({.zoom = 1.0f}); // looking along +z at the unit cube's centre
     estuary_markers_view_desc d = shapeDesc(ESTUARY_MARKER_SHAPE_DISC, 20.0f);
     d.flags |= ESTUARY_MARKERS_3D;
     const std::vector<uint8_t> rgba = draw(d, {{0, 0, 0, rgbaBits(255, 0, 0, 255), 0, 0, 0, 0},
@@ -225,10 +226,11 @@ TEST_P(MarkersTest, GlyphsOfAVelocityImageTurnAndGrowWithTheVelocity) {
     // A 32 x 32 velocity image, glyphs every 16 cells: at cells (8, 8), (24, 8), (8, 24), (24, 24),
     // which the 128 x 128 picture shows 4 pixels a cell: centres at pixels (34, 34), (98, 34), ...
     open(headless(2, 128, 128));
-    estuary_image_desc d{ESTUARY_FORMAT_RG32_FLOAT, ESTUARY_IMAGE_2D, 32, 32};
+    estuary_image_desc d{
+        .format = ESTUARY_FORMAT_RG32_FLOAT, .kind = ESTUARY_IMAGE_2D, .width = 32, .height = 32};
     d.writer = ESTUARY_WRITER_HOST;
     Image image = viewer->image(d);
-    estuary_glyph_view_desc g{image.get(), ESTUARY_MARKER_SHAPE_ARROW};
+    estuary_glyph_view_desc g{.image = image.get(), .shape = ESTUARY_MARKER_SHAPE_ARROW};
     g.spacing = 16;
     g.size = 24.0f; // at speed 1 (value_max): r = 12 pixels
     viewer->glyphView(g);
@@ -258,10 +260,11 @@ TEST_P(MarkersTest, GlyphsOfAVelocityImageTurnAndGrowWithTheVelocity) {
     const auto still = draw(0.0f, 0.0f);
     EXPECT_TRUE(near(pixelAt(still, 34, 34), kBackground, 2)) << "no velocity, no glyph";
 
-    estuary_image_desc scalar{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, 8, 8};
+    estuary_image_desc scalar{
+        .format = ESTUARY_FORMAT_R32_FLOAT, .kind = ESTUARY_IMAGE_2D, .width = 8, .height = 8};
     scalar.writer = ESTUARY_WRITER_HOST;
     Image one = viewer->image(scalar);
-    estuary_glyph_view_desc bad{one.get()};
+    estuary_glyph_view_desc bad{.image = one.get()};
     EXPECT_REFUSED(viewer->glyphView(bad), ESTUARY_ERROR_INVALID_ARGUMENT, "2 or more channels");
     bad.image = image.get();
     bad.flags = ESTUARY_MARKERS_3D;
@@ -272,11 +275,15 @@ TEST_P(MarkersTest, GlyphsOfA3dVelocityImageStandWhereTheVolumeShowsTheirCells) 
     // A 9^3 image, one glyph (spacing 9) at cell (4, 4, 4): the volume's centre, which the
     // orbit camera looking along +z shows at the picture's centre.
     open(headless(2, 128, 128));
-    viewer->setCamera({1.0f, 0.0f, 0.0f, 0.0f, 0.0f});
-    estuary_image_desc volume{ESTUARY_FORMAT_RGBA32_FLOAT, ESTUARY_IMAGE_3D, 9, 9, 9};
+    viewer->setCamera({.zoom = 1.0f});
+    estuary_image_desc volume{.format = ESTUARY_FORMAT_RGBA32_FLOAT,
+                              .kind = ESTUARY_IMAGE_3D,
+                              .width = 9,
+                              .height = 9,
+                              .depth = 9};
     volume.writer = ESTUARY_WRITER_HOST;
     Image image = viewer->image(volume);
-    estuary_glyph_view_desc g{image.get(), ESTUARY_MARKER_SHAPE_ARROW};
+    estuary_glyph_view_desc g{.image = image.get(), .shape = ESTUARY_MARKER_SHAPE_ARROW};
     g.spacing = 9;
     g.size = 40.0f; // r = 20 pixels at speed 1
     viewer->glyphView(g);
@@ -300,17 +307,21 @@ TEST_P(MarkersTest, GlyphsOfA3dVelocityImageStandWhereTheVolumeShowsTheirCells) 
     const auto down = draw(0.0f, 1.0f, 0.0f); // +y: rows down, as the volume shows them
     EXPECT_TRUE(near(at(down, 0, 14), kFast, 3)) << "the head, below the centre";
     EXPECT_TRUE(near(at(down, 14, 0), kBackground, 2));
-    estuary_image_desc two{ESTUARY_FORMAT_RG32_FLOAT, ESTUARY_IMAGE_3D, 4, 4, 4};
+    estuary_image_desc two{.format = ESTUARY_FORMAT_RG32_FLOAT,
+                           .kind = ESTUARY_IMAGE_3D,
+                           .width = 4,
+                           .height = 4,
+                           .depth = 4};
     two.writer = ESTUARY_WRITER_HOST;
     Image twoChannels = viewer->image(two);
-    EXPECT_REFUSED(viewer->glyphView({twoChannels.get()}), ESTUARY_ERROR_INVALID_ARGUMENT,
+    EXPECT_REFUSED(viewer->glyphView({.image = twoChannels.get()}), ESTUARY_ERROR_INVALID_ARGUMENT,
                    "3D with 4");
 }
 
 TEST_P(MarkersTest, BadDescriptionsAreRefusedNamingTheValue) {
     Viewer& v = open(headless(2, 64, 64));
-    Buffer buffer = v.buffer({64, ESTUARY_WRITER_HOST, 0, "two markers"});
-    estuary_markers_view_desc d{buffer.get()};
+    Buffer buffer = v.buffer({.size = 64, .writer = ESTUARY_WRITER_HOST, .name = "two markers"});
+    estuary_markers_view_desc d{.buffer = buffer.get()};
     d.shape = outOfRange<estuary_marker_shape>(7);
     EXPECT_REFUSED(v.markersView(d), ESTUARY_ERROR_INVALID_ARGUMENT, "shape 7", "arrow");
     d.shape = ESTUARY_MARKER_SHAPE_RING;

@@ -154,23 +154,27 @@ class MeshTest : public LibraryTest {
     // A square picture under the orbit camera at (yaw, pitch), zoom 1.
     void openSquare(float yaw = 0.0f, float pitch = 0.0f) {
         open(headless(2, kSide, kSide));
-        viewer->setCamera({1.0f, 0.0f, 0.0f, yaw * 180.0f / std::numbers::pi_v<float>,
-                           pitch * 180.0f / std::numbers::pi_v<float>});
+        viewer->setCamera({.zoom = 1.0f,
+                           .yaw_degrees = yaw * 180.0f / std::numbers::pi_v<float>,
+                           .pitch_degrees = pitch * 180.0f / std::numbers::pi_v<float>});
     }
     struct Buffers {
         Buffer vertices;
         std::optional<Buffer> indices, normals;
     };
     Buffers buffers(const Mesh& m, bool withNormals = false) {
-        Buffers b{viewer->buffer({m.vertices.size() * sizeof(Vertex), ESTUARY_WRITER_HOST, 0,
-                                  "mesh vertices"}),
+        Buffers b{viewer->buffer({.size = m.vertices.size() * sizeof(Vertex),
+                                  .writer = ESTUARY_WRITER_HOST,
+                                  .name = "mesh vertices"}),
                   std::nullopt, std::nullopt};
         if (!m.indices.empty())
-            b.indices.emplace(viewer->buffer(
-                {m.indices.size() * sizeof(uint32_t), ESTUARY_WRITER_HOST, 0, "mesh indices"}));
+            b.indices.emplace(viewer->buffer({.size = m.indices.size() * sizeof(uint32_t),
+                                              .writer = ESTUARY_WRITER_HOST,
+                                              .name = "mesh indices"}));
         if (withNormals)
-            b.normals.emplace(viewer->buffer(
-                {m.normals.size() * sizeof(Normal), ESTUARY_WRITER_HOST, 0, "mesh normals"}));
+            b.normals.emplace(viewer->buffer({.size = m.normals.size() * sizeof(Normal),
+                                              .writer = ESTUARY_WRITER_HOST,
+                                              .name = "mesh normals"}));
         return b;
     }
     std::vector<uint8_t> frame(const Buffers& b, const Mesh& m) {
@@ -439,7 +443,7 @@ TEST_F(MeshTest, AWindowDrawsTheMeshThroughAResize) {
     d.display = ESTUARY_DISPLAY_WINDOW;
     d.flags |= ESTUARY_VIEWER_NO_UI; // the panels would cover the picture's middle
     open(d);
-    viewer->setCamera({1.0f, 0.0f, 0.0f, 0.0f, 0.0f});
+    viewer->setCamera({.zoom = 1.0f});
     const Mesh m = ellipsoid(0.4f, 0.4f, 0.4f, 16, 32);
     Buffers b = buffers(m);
     estuary_mesh_view_desc desc = rgbaMesh();
@@ -462,10 +466,10 @@ TEST_F(MeshTest, AWindowDrawsTheMeshThroughAResize) {
 
 TEST_F(MeshTest, BadDescriptionsAreRefusedNamingTheValue) {
     Viewer& v = open(headless(2, 64, 64));
-    Buffer vertices = v.buffer({96, ESTUARY_WRITER_HOST, 0, "six vertices"});
-    Buffer indices = v.buffer({36, ESTUARY_WRITER_HOST, 0, "nine indices"});
-    Buffer normals = v.buffer({64, ESTUARY_WRITER_HOST, 0, "four normals"});
-    estuary_mesh_view_desc d{vertices.get()};
+    Buffer vertices = v.buffer({.size = 96, .writer = ESTUARY_WRITER_HOST, .name = "six vertices"});
+    Buffer indices = v.buffer({.size = 36, .writer = ESTUARY_WRITER_HOST, .name = "nine indices"});
+    Buffer normals = v.buffer({.size = 64, .writer = ESTUARY_WRITER_HOST, .name = "four normals"});
+    estuary_mesh_view_desc d{.vertices = vertices.get()};
     d.shading = outOfRange<estuary_mesh_shading>(2);
     EXPECT_REFUSED(v.meshView(d), ESTUARY_ERROR_INVALID_ARGUMENT, "shading 2", "flat");
     d.shading = ESTUARY_MESH_FLAT;

@@ -38,7 +38,8 @@ class PickTest : public LibraryTest, public ::testing::WithParamInterface<estuar
 };
 
 template <class T> Buffer hostBuffer(Viewer& v, const std::vector<T>& items, const char* name) {
-    return v.buffer({items.size() * sizeof(T), ESTUARY_WRITER_HOST, 0, name});
+    return v.buffer(
+        {.size = items.size() * sizeof(T), .writer = ESTUARY_WRITER_HOST, .name = name});
 }
 
 template <class T>
@@ -55,7 +56,7 @@ TEST_P(PickTest, MarkersAreFoundWhereTheyAreDrawnTheTopmostFirst) {
                                          {0.5f, 0.75f, 0, 0.3f, 0, 0, 0, 0},
                                          {0.525f, 0.75f, 0, 0.4f, 0, 0, 0, 0}};
     Buffer buffer = hostBuffer(v, markers, "markers");
-    estuary_markers_view_desc d{buffer.get(), ESTUARY_MARKER_SHAPE_DISC};
+    estuary_markers_view_desc d{.buffer = buffer.get(), .shape = ESTUARY_MARKER_SHAPE_DISC};
     d.size = 20.0f;
     d.label = "discs";
     View view = v.markersView(d);
@@ -104,8 +105,9 @@ TEST_P(PickTest, AnArrowIsFoundAlongItsDirectionNotAcrossIt) {
     // One arrow 40 pixels long (r = 20) at the picture's centre (64, 64): 8 pixels ahead of the
     // centre lies inside its head (12 pixels wide there); 8 pixels beside the centre lies outside
     // its shaft (4.8 wide), 2 pixels short of the head, which begins 2 pixels ahead, 18 wide.
-    Buffer buffer = v.buffer({sizeof(Marker), ESTUARY_WRITER_HOST, 0, "arrow"});
-    estuary_markers_view_desc d{buffer.get(), ESTUARY_MARKER_SHAPE_ARROW};
+    Buffer buffer =
+        v.buffer({.size = sizeof(Marker), .writer = ESTUARY_WRITER_HOST, .name = "arrow"});
+    estuary_markers_view_desc d{.buffer = buffer.get(), .shape = ESTUARY_MARKER_SHAPE_ARROW};
     d.size = 40.0f;
     View view = v.markersView(d);
     for (const auto& [dx, dy] : {std::pair{1.0f, 0.0f}, {0.0f, 1.0f}}) {
@@ -137,7 +139,8 @@ TEST_P(PickTest, ASegmentGivesItsNearestVertexThroughTheIndicesAndTheValueBetwee
     const std::vector<uint32_t> indices = {0, 1, 2, 3};
     Buffer vb = hostBuffer(v, vertices, "vertices");
     Buffer ib = hostBuffer(v, indices, "indices");
-    estuary_lines_view_desc d{vb.get(), ib.get(), ESTUARY_LINES_SEGMENTS};
+    estuary_lines_view_desc d{
+        .vertices = vb.get(), .indices = ib.get(), .topology = ESTUARY_LINES_SEGMENTS};
     d.width = 4.0f;
     View view = v.linesView(d);
     estuary_pick across{}, offside{}, diagonal{}, crossing{}, pastTheEnd{};
@@ -200,8 +203,8 @@ TEST_P(PickTest, AMeshGivesTheTriangleInFrontAndThePointHitOnIt) {
     const std::vector<uint32_t> indices = {0, 1, 2, 3, 4, 5, 3, 5, 6};
     Buffer vb = hostBuffer(v, vertices, "vertices");
     Buffer ib = hostBuffer(v, indices, "indices");
-    v.setCamera({1.0f, 0.0f, 0.0f, 0.0f, 0.0f}); // along +z
-    estuary_mesh_view_desc d{vb.get(), ib.get()};
+    v.setCamera({.zoom = 1.0f}); // along +z
+    estuary_mesh_view_desc d{.vertices = vb.get(), .indices = ib.get()};
     View view = v.meshView(d);
     const auto centre = shown(0.0f, 0.0f, -0.25f, 128.0f);
     const auto behind = shown(0.3f, 0.1f, 0.25f, 128.0f);
@@ -244,10 +247,11 @@ TEST_P(PickTest, GlyphsGiveTheirCellAndSpeedAndPointsTheirPosition) {
     Viewer& v = open();
     // Glyphs every 8 cells of a 32 x 32 image, at cells (4, 4), (12, 4), ...: 4 pixels a cell,
     // the cell (12, 4) at pixel (50, 18). Only it moves (speed 1: an arrow of r = 8 along +x).
-    estuary_image_desc id{ESTUARY_FORMAT_RG32_FLOAT, ESTUARY_IMAGE_2D, 32, 32};
+    estuary_image_desc id{
+        .format = ESTUARY_FORMAT_RG32_FLOAT, .kind = ESTUARY_IMAGE_2D, .width = 32, .height = 32};
     id.writer = ESTUARY_WRITER_HOST;
     Image image = v.image(id);
-    estuary_glyph_view_desc g{image.get(), ESTUARY_MARKER_SHAPE_ARROW};
+    estuary_glyph_view_desc g{.image = image.get(), .shape = ESTUARY_MARKER_SHAPE_ARROW};
     g.spacing = 8;
     g.size = 16.0f;
     View glyphs = v.glyphView(g);
@@ -255,7 +259,7 @@ TEST_P(PickTest, GlyphsGiveTheirCellAndSpeedAndPointsTheirPosition) {
     const std::vector<std::array<float, 4>> points = {{0.25f, 0.75f, 3.0f, 4.0f},
                                                       {0.75f, 0.75f, 0.0f, 1.0f}};
     Buffer pb = hostBuffer(v, points, "points");
-    estuary_points_view_desc p{pb.get()};
+    estuary_points_view_desc p{.buffer = pb.get()};
     p.size = 4.0f;
     View pointsView = v.pointsView(p);
     estuary_pick glyph{}, still{}, point{}, between{};
@@ -289,13 +293,13 @@ TEST_P(PickTest, HiddenViewsAndEmptyOnesPickNothingAndBadArgumentsAreRefused) {
     Viewer& v = open();
     const std::vector<Marker> markers = {{0.5f, 0.5f, 0, 0.5f, 0, 0, 0, 0}};
     Buffer buffer = hostBuffer(v, markers, "markers");
-    estuary_markers_view_desc d{buffer.get(), ESTUARY_MARKER_SHAPE_SQUARE};
+    estuary_markers_view_desc d{.buffer = buffer.get(), .shape = ESTUARY_MARKER_SHAPE_SQUARE};
     d.size = 30.0f;
     d.label = "squares";
     View view = v.markersView(d);
     estuary_image_desc fd = hostImage(8, 8);
     Image field = v.image(fd);
-    estuary_field_view_desc fv{field.get()};
+    estuary_field_view_desc fv{.image = field.get()};
     View fieldView = v.fieldView(fv);
 
     view.setVisible(false);

@@ -81,7 +81,7 @@ class RecordTest : public LibraryTest {
     void openField(uint32_t width, uint32_t height) {
         open(headless(2, width, height));
         image.emplace(viewer->image(hostImage(32, 32)));
-        estuary_field_view_desc field{image->get()};
+        estuary_field_view_desc field{.image = image->get()};
         field.flags = ESTUARY_VIEW_NO_COLORBAR;
         viewer->fieldView(field);
     }
@@ -109,7 +109,7 @@ TEST_F(RecordTest, EveryFrameDrawnWhileRecordingIsInTheFileInOrder) {
     openField(96, 64);
     drawFrames(3); // before the recording: not in the file
     const std::filesystem::path path = folder / "clip.mp4";
-    estuary_record_desc desc{path.c_str()};
+    estuary_record_desc desc{.path = path.c_str()};
     desc.fps = 30;
     desc.quality = 10;
     desc.encoder = "libx264";
@@ -145,7 +145,7 @@ TEST_F(RecordTest, EveryFrameDrawnWhileRecordingIsInTheFileInOrder) {
 TEST_F(RecordTest, OddPicturesArePaddedToEvenSidesAndAViewerClosedWhileRecordingFinishes) {
     openField(75, 41);
     const std::filesystem::path path = folder / "odd.mkv";
-    estuary_record_desc desc{path.c_str()};
+    estuary_record_desc desc{.path = path.c_str()};
     desc.quality = 10;
     desc.encoder = "libx264";
     check(estuary_record_start(viewer->get(), &desc));
@@ -168,12 +168,12 @@ TEST_F(RecordTest, AWindowIsRecordedAtItsFirstSizeThroughAResize) {
     d.display = ESTUARY_DISPLAY_WINDOW;
     open(d);
     image.emplace(viewer->image(hostImage(32, 32)));
-    estuary_field_view_desc field{image->get()};
+    estuary_field_view_desc field{.image = image->get()};
     field.flags = ESTUARY_VIEW_NO_COLORBAR;
     viewer->fieldView(field);
     drawFrames(1); // the window has its swapchain, and so a picture to copy
     const std::filesystem::path path = folder / "window.mp4";
-    estuary_record_desc desc{path.c_str()};
+    estuary_record_desc desc{.path = path.c_str()};
     desc.quality = 10;
     desc.encoder = "libx264";
     check(estuary_record_start(viewer->get(), &desc));
@@ -196,7 +196,8 @@ TEST_F(RecordTest, BadRequestsAreRefusedNamingTheValue) {
     openField(32, 32);
     const auto start = [&](const std::string& path, uint32_t fps = 0, uint32_t quality = 0,
                            const char* encoder = nullptr) {
-        estuary_record_desc d{path.c_str(), fps, quality, encoder};
+        estuary_record_desc d{
+            .path = path.c_str(), .fps = fps, .quality = quality, .encoder = encoder};
         check(estuary_record_start(viewer->get(), &d));
     };
     EXPECT_REFUSED(start((folder / "clip.avi").string()), ESTUARY_ERROR_INVALID_ARGUMENT,

@@ -55,7 +55,10 @@ template <class Call> std::pair<estuary_status, std::string> failure(Call&& call
     } while (0)
 
 inline estuary_image_desc hostImage(uint32_t width, uint32_t height, const char* name = "field") {
-    estuary_image_desc d{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, width, height};
+    estuary_image_desc d{.format = ESTUARY_FORMAT_R32_FLOAT,
+                         .kind = ESTUARY_IMAGE_2D,
+                         .width = width,
+                         .height = height};
     d.writer = ESTUARY_WRITER_HOST;
     d.name = name;
     return d;

@@ -46,8 +46,9 @@ TEST_P(ViewsGolden, EveryMarkerShapeFilledAndOutlined) {
     // buffer of its one marker.
     std::vector<Buffer> buffers;
     for (int shape = 0; shape < 14; ++shape) {
-        buffers.push_back(viewer->buffer({sizeof(Marker), ESTUARY_WRITER_HOST}));
-        estuary_markers_view_desc d{buffers.back().get(), estuary_marker_shape(shape % 7)};
+        buffers.push_back(viewer->buffer({.size = sizeof(Marker), .writer = ESTUARY_WRITER_HOST}));
+        estuary_markers_view_desc d{.buffer = buffers.back().get(),
+                                    .shape = estuary_marker_shape(shape % 7)};
         d.size = 11.0f; // pixels: 96 across the unit square, shapes 13.7 apart
         d.line_width = 1.5f;
         d.flags = shape >= 7 ? ESTUARY_MARKERS_OUTLINE : 0u;
@@ -74,8 +75,9 @@ TEST_P(ViewsGolden, AStripAndIndexedSegmentsOfSeveralWidths) {
         spiral.push_back(
             {0.3f + 0.25f * t * std::cos(angle), 0.5f + 0.25f * t * std::sin(angle), 0.0f, t});
     }
-    Buffer strip = viewer->buffer({spiral.size() * sizeof(Vertex), ESTUARY_WRITER_HOST});
-    estuary_lines_view_desc s{strip.get(), nullptr, ESTUARY_LINES_STRIP};
+    Buffer strip =
+        viewer->buffer({.size = spiral.size() * sizeof(Vertex), .writer = ESTUARY_WRITER_HOST});
+    estuary_lines_view_desc s{.vertices = strip.get(), .topology = ESTUARY_LINES_STRIP};
     s.width = 2.0f;
     viewer->linesView(s);
     // A star: its 5 points joined by indices, wider than the spiral, one colour (where lines of
@@ -86,9 +88,13 @@ TEST_P(ViewsGolden, AStripAndIndexedSegmentsOfSeveralWidths) {
         star.push_back({0.75f + 0.2f * std::sin(angle), 0.5f - 0.2f * std::cos(angle), 0.0f, 0.6f});
     }
     const std::vector<uint32_t> pentagram = {0, 2, 2, 4, 4, 1, 1, 3, 3, 0};
-    Buffer starVertices = viewer->buffer({star.size() * sizeof(Vertex), ESTUARY_WRITER_HOST});
-    Buffer starIndices = viewer->buffer({pentagram.size() * sizeof(uint32_t), ESTUARY_WRITER_HOST});
-    estuary_lines_view_desc g{starVertices.get(), starIndices.get(), ESTUARY_LINES_SEGMENTS};
+    Buffer starVertices =
+        viewer->buffer({.size = star.size() * sizeof(Vertex), .writer = ESTUARY_WRITER_HOST});
+    Buffer starIndices = viewer->buffer(
+        {.size = pentagram.size() * sizeof(uint32_t), .writer = ESTUARY_WRITER_HOST});
+    estuary_lines_view_desc g{.vertices = starVertices.get(),
+                              .indices = starIndices.get(),
+                              .topology = ESTUARY_LINES_SEGMENTS};
     g.width = 4.0f;
     g.colormap = ESTUARY_COLORMAP_MAGMA;
     viewer->linesView(g);
@@ -104,10 +110,13 @@ TEST_P(ViewsGolden, AStripAndIndexedSegmentsOfSeveralWidths) {
 TEST_P(ViewsGolden, TheGlyphsOfAVortex) {
     openScene();
     constexpr uint32_t kCells = 48;
-    estuary_image_desc d{ESTUARY_FORMAT_RG32_FLOAT, ESTUARY_IMAGE_2D, kCells, kCells};
+    estuary_image_desc d{.format = ESTUARY_FORMAT_RG32_FLOAT,
+                         .kind = ESTUARY_IMAGE_2D,
+                         .width = kCells,
+                         .height = kCells};
     d.writer = ESTUARY_WRITER_HOST;
     Image image = viewer->image(d);
-    estuary_glyph_view_desc g{image.get(), ESTUARY_MARKER_SHAPE_ARROW};
+    estuary_glyph_view_desc g{.image = image.get(), .shape = ESTUARY_MARKER_SHAPE_ARROW};
     g.spacing = 6;
     g.size = 10.0f; // pixels at full speed: glyphs 12 pixels apart do not touch
     viewer->glyphView(g);
@@ -135,9 +144,9 @@ TEST(ViewsDrawPaths, ThreeDMarkersOverlapTheSameWayByRasterAndByCompute) {
         ViewerDesc d = headless(2, kWidth, kHeight);
         d.draw_path = path;
         Viewer v(d);
-        v.setCamera({1.0f, 0.0f, 0.0f, 20.0f, 10.0f});
-        Buffer buffer = v.buffer({2 * sizeof(Marker), ESTUARY_WRITER_HOST});
-        estuary_markers_view_desc m{buffer.get(), ESTUARY_MARKER_SHAPE_SQUARE};
+        v.setCamera({.zoom = 1.0f, .yaw_degrees = 20.0f, .pitch_degrees = 10.0f});
+        Buffer buffer = v.buffer({.size = 2 * sizeof(Marker), .writer = ESTUARY_WRITER_HOST});
+        estuary_markers_view_desc m{.buffer = buffer.get(), .shape = ESTUARY_MARKER_SHAPE_SQUARE};
         m.size = 30.0f;
         m.flags = ESTUARY_MARKERS_3D;
         v.markersView(m);

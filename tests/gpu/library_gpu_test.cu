@@ -74,7 +74,10 @@ ViewerDesc gpuViewer(uint32_t framesInFlight, uint32_t width = 64, uint32_t heig
 }
 
 estuary_image_desc cudaImage(uint32_t width, uint32_t height, uint32_t flags = 0) {
-    estuary_image_desc d{ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, width, height};
+    estuary_image_desc d{.format = ESTUARY_FORMAT_R32_FLOAT,
+                         .kind = ESTUARY_IMAGE_2D,
+                         .width = width,
+                         .height = height};
     d.levels = 1;
     d.writer = ESTUARY_WRITER_CUDA;
     d.flags = flags;
@@ -106,9 +109,10 @@ TEST_F(LibraryGpu, EveryDrawSeesItsOwnFrameForOneToThirtyTwoFramesInFlight) {
         SCOPED_TRACE(std::to_string(n) + " in flight");
         Viewer v(gpuViewer(n));
         Image image = v.image(cudaImage(32, 32));
-        Buffer buffer = v.buffer({256 * 16, ESTUARY_WRITER_CUDA, 0, "points"});
-        v.fieldView({image.get()});
-        v.pointsView({buffer.get()});
+        Buffer buffer =
+            v.buffer({.size = 256 * 16, .writer = ESTUARY_WRITER_CUDA, .name = "points"});
+        v.fieldView({.image = image.get()});
+        v.pointsView({.buffer = buffer.get()});
         constexpr uint32_t kFrames = 120;
         std::vector<float> before(kFrames, -1), after(kFrames, -1);
         std::vector<float> wordBefore(kFrames, -1), wordAfter(kFrames, -1);
@@ -159,7 +163,12 @@ TEST_F(LibraryGpu, EveryKindAndFormatWrittenByCudaReachesTheDraw) {
     for (const Kind& k : kinds)
         for (estuary_format format : formats) {
             SCOPED_TRACE(std::string(k.name) + ", format " + std::to_string(int(format)));
-            estuary_image_desc d{format, k.kind, k.width, k.height, k.depth, k.layers};
+            estuary_image_desc d{.format = format,
+                                 .kind = k.kind,
+                                 .width = k.width,
+                                 .height = k.height,
+                                 .depth = k.depth,
+                                 .layers = k.layers};
             d.writer = ESTUARY_WRITER_CUDA;
             Image image = v.image(d);
             const estuary_image_info info = image.info();
@@ -200,7 +209,7 @@ TEST_F(LibraryGpu, ASingleImageIsSerializedWithTheDraws) {
     Viewer& v = open(gpuViewer(4));
     Image image = v.image(cudaImage(16, 16, ESTUARY_ALLOC_SINGLE));
     EXPECT_EQ(image.info().copies, 1u);
-    v.fieldView({image.get()});
+    v.fieldView({.image = image.get()});
     constexpr uint32_t kFrames = 60;
     std::vector<float> before(kFrames, -1), after(kFrames, -1);
     for (uint32_t f = 0; f < kFrames; ++f) {
@@ -222,7 +231,7 @@ TEST_F(LibraryGpu, ASingleImageIsSerializedWithTheDraws) {
 TEST_F(LibraryGpu, ReplayKeysReplayTheFramesWorkAsACudaGraph) {
     Viewer& v = open(gpuViewer(3));
     Image image = v.image(cudaImage(24, 24));
-    v.fieldView({image.get()});
+    v.fieldView({.image = image.get()});
     cudaStream_t stream = nullptr;
     ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
     uint32_t* counter = nullptr;
@@ -268,7 +277,7 @@ TEST_F(LibraryGpu, GraphsAreForgottenWhenAnImageGoes) {
     for (int round = 0; round < 3; ++round) {
         SCOPED_TRACE("round " + std::to_string(round));
         Image image = v.image(cudaImage(16 + 8 * round, 16));
-        View view = v.fieldView({image.get()});
+        View view = v.fieldView({.image = image.get()});
         uint32_t replayed = 0;
         bool firstReplayed = false;
         std::vector<float> seen(12, -1);
@@ -297,7 +306,7 @@ TEST_F(LibraryGpu, GraphsAreForgottenWhenAnImageGoes) {
 TEST_F(LibraryGpu, TheDeferredWaitStillOrdersTheFramesWrites) {
     Viewer& v = open(gpuViewer(2));
     Image image = v.image(cudaImage(32, 16));
-    v.fieldView({image.get()});
+    v.fieldView({.image = image.get()});
     float* scratch = nullptr;
     ASSERT_EQ(cudaMalloc(&scratch, 32 * 16 * sizeof(float)), cudaSuccess);
     estuary_frame_desc desc{};
@@ -324,7 +333,7 @@ TEST_F(LibraryGpu, GeneratedMipsFollowTheCudaWrites) {
     estuary_image_desc d = cudaImage(8, 8, ESTUARY_IMAGE_GENERATE_MIPS);
     d.levels = 0;
     Image image = v.image(d);
-    v.fieldView({image.get()});
+    v.fieldView({.image = image.get()});
     std::vector<float> texels(64);
     for (int i = 0; i < 64; ++i)
         texels[size_t(i)] = float(i % 8) + 8.0f * float(i / 8); // x + 8y
@@ -347,7 +356,7 @@ TEST_F(LibraryGpu, GeneratedMipsFollowTheCudaWrites) {
 TEST_F(LibraryGpu, StatsCarryCudaTimesAndTheHandoff) {
     Viewer& v = open(gpuViewer(3));
     Image image = v.image(cudaImage(256, 256));
-    v.fieldView({image.get()});
+    v.fieldView({.image = image.get()});
     for (uint32_t f = 0; f < 50; ++f) {
         const Frame frame = v.beginFrame();
         fill(frame.surface(image), 256, 256, float(f), frame.stream());
@@ -402,9 +411,10 @@ TEST_F(LibraryGpu, AMeshWrittenByCudaDrawsAsTheSameMeshWrittenByTheHost) {
                              cudaMemcpyHostToDevice),
                   cudaSuccess);
     const auto draw = [&](estuary_writer writer) {
-        Buffer vertices = v.buffer({vertexBytes, writer, 0, "sphere"});
-        Buffer cells = v.buffer({indexBytes, writer, ESTUARY_ALLOC_SINGLE, "cells"});
-        estuary_mesh_view_desc desc{vertices.get(), cells.get()};
+        Buffer vertices = v.buffer({.size = vertexBytes, .writer = writer, .name = "sphere"});
+        Buffer cells = v.buffer(
+            {.size = indexBytes, .writer = writer, .flags = ESTUARY_ALLOC_SINGLE, .name = "cells"});
+        estuary_mesh_view_desc desc{.vertices = vertices.get(), .indices = cells.get()};
         View view = v.meshView(desc);
         std::vector<std::vector<uint8_t>> pictures;
         for (int f = 0; f < kFrames; ++f) {
@@ -491,15 +501,19 @@ TEST_F(LibraryGpu, PicksFindWhatEachFrameOfCudaWritesDraws) {
         ViewerDesc desc = gpuViewer(3, 256, 256);
         desc.draw_path = path;
         Viewer v(desc);
-        v.setCamera({1.0f, 0.0f, 0.0f, 0.0f, 0.0f}); // along +z
-        Buffer markers = v.buffer({size_t(kMarkers) * 32, ESTUARY_WRITER_CUDA, 0, "markers"});
-        estuary_markers_view_desc md{markers.get(), ESTUARY_MARKER_SHAPE_DISC};
+        v.setCamera({.zoom = 1.0f}); // along +z
+        Buffer markers = v.buffer(
+            {.size = size_t(kMarkers) * 32, .writer = ESTUARY_WRITER_CUDA, .name = "markers"});
+        estuary_markers_view_desc md{.buffer = markers.get(), .shape = ESTUARY_MARKER_SHAPE_DISC};
         md.size = 10.0f;
         View markersView = v.markersView(md);
-        Buffer vertices = v.buffer({size_t(kVertices) * 16, ESTUARY_WRITER_CUDA, 0, "sheet"});
-        Buffer cells =
-            v.buffer({size_t(kTriangles) * 12, ESTUARY_WRITER_CUDA, ESTUARY_ALLOC_SINGLE, "cells"});
-        View sheet = v.meshView({vertices.get(), cells.get()});
+        Buffer vertices = v.buffer(
+            {.size = size_t(kVertices) * 16, .writer = ESTUARY_WRITER_CUDA, .name = "sheet"});
+        Buffer cells = v.buffer({.size = size_t(kTriangles) * 12,
+                                 .writer = ESTUARY_WRITER_CUDA,
+                                 .flags = ESTUARY_ALLOC_SINGLE,
+                                 .name = "cells"});
+        View sheet = v.meshView({.vertices = vertices.get(), .indices = cells.get()});
         std::vector<estuary_pick> onMarker(kFrames), besideMarker(kFrames), onSheet(kFrames);
         for (uint32_t f = 0; f < kFrames; ++f) {
             const Frame frame = v.beginFrame();

@@ -32,15 +32,16 @@ TEST(ViewPanel, NamesTheElementOfEachBufferViewUnderTheCursor) {
     // middle, away from the panels; a second view's marker far from it.
     const Marker markers[2] = {{0.8f, 0.2f, 0, 0.1f, 0, 0, 0, 0},
                                {0.5f, 0.85f, 0, 0.7f, 0, 0, 0, 0}};
-    estuary_buffer* buffer = lib::createBuffer(*v, {sizeof(markers), ESTUARY_WRITER_HOST, 0, "m"});
-    estuary_markers_view_desc md{buffer, ESTUARY_MARKER_SHAPE_DISC};
+    estuary_buffer* buffer = lib::createBuffer(
+        *v, {.size = sizeof(markers), .writer = ESTUARY_WRITER_HOST, .name = "m"});
+    estuary_markers_view_desc md{.buffer = buffer, .shape = ESTUARY_MARKER_SHAPE_DISC};
     md.size = 30.0f;
     md.label = "discs";
     const estuary_view* discs = lib::addMarkersView(*v, md);
     const Marker other{0.9f, 0.9f, 0, 0.2f, 0, 0, 0, 0};
-    estuary_buffer* otherBuffer =
-        lib::createBuffer(*v, {sizeof(other), ESTUARY_WRITER_HOST, 0, "other"});
-    estuary_markers_view_desc od{otherBuffer, ESTUARY_MARKER_SHAPE_SQUARE};
+    estuary_buffer* otherBuffer = lib::createBuffer(
+        *v, {.size = sizeof(other), .writer = ESTUARY_WRITER_HOST, .name = "other"});
+    estuary_markers_view_desc od{.buffer = otherBuffer, .shape = ESTUARY_MARKER_SHAPE_SQUARE};
     od.size = 10.0f;
     od.label = "elsewhere";
     estuary_view* elsewhere = lib::addMarkersView(*v, od);
@@ -62,7 +63,7 @@ TEST(ViewPanel, NamesTheElementOfEachBufferViewUnderTheCursor) {
     frames(1); // the window as the screen allows it (xvfb-run's is 640 x 480)
     const estuary_input in = lib::currentInput(*v);
     const double side = std::min(in.width, in.height), left = 0.5 * (in.width - side);
-    estuary_event move{ESTUARY_EVENT_CURSOR};
+    estuary_event move{.kind = ESTUARY_EVENT_CURSOR};
     move.x = left + 0.5 * side + 2.0; // 2 pixels right of marker 1's centre, 1 up
     move.y = 0.85 * side - 1.0;
     v->injected.push_back(move);
