@@ -1,7 +1,9 @@
 // estuary::Error: what estuary's C++ code throws, in the library's own layers, in interop/ and in
-// the header-only C++ API (estuary.hpp): a status (estuary.h's ESTUARY_ERROR_*, which doubles as
-// a process exit code: 1 runtime failure, 2 bad usage, 3 unsupported environment) and a message
-// naming what failed, why, and what is allowed. C++17, no other dependency.
+// the header-only C++ API (estuary.hpp): a status (estuary.h's ESTUARY_ERROR_*: 1 runtime failure,
+// 2 bad usage, 3 unsupported environment, 5 out of memory, 6 device lost, 7 timeout, 8 invalid
+// handle; non-zero, so `return e.status();` is a failing exit) and a message naming what failed,
+// why, and what is allowed. Never thrown from a destructor of estuary.hpp. C++17, no other
+// dependency.
 #ifndef ESTUARY_ERROR_HPP
 #define ESTUARY_ERROR_HPP
 

@@ -1,14 +1,27 @@
-// estuary.hpp: a header-only C++ layer over estuary.h. Owners that free what they hold (Viewer,
-// Image, Buffer; views belong to their viewer), exceptions instead of status codes
-// (estuary::Error carries the status and estuary_last_error's message), lambdas for the frame and
-// UI callbacks, and CUDA's own types where <cuda_runtime_api.h> was included before this header.
-// C++17; nothing here is compiled into the library, so it imposes no flags and no ABI.
+// estuary.hpp: a header-only C++ layer over estuary.h. C++17; nothing here is compiled into the
+// library, so it imposes no flags and no ABI.
 //
-//   estuary::Viewer viewer;                                   // a window (headless without
-//   display) estuary::Image field = viewer.image({ESTUARY_FORMAT_R32_FLOAT, ESTUARY_IMAGE_2D, 512,
-//   512}); viewer.fieldView({field.get()}); viewer.display([&](estuary::Frame& frame) {
+// - Owners: Viewer, Image, Buffer, View, and the Frame that Viewer::beginFrame gives, each own
+//   their handle: move-only (moves never throw), destroyed (a frame: ended) when the owner goes.
+//   An owner outliving its viewer is left empty: the viewer freed its handle.
+// - Errors: every call throws estuary::Error (the status and estuary_last_error's message).
+//   Destructors never throw. A destroy the library refuses in a destructor (an image a view still
+//   draws) is reported through the viewer's log callback (estuary_viewer_desc.log; standard error
+//   without one) and the handle is left to the viewer, which frees it when destroyed; destroy()
+//   throws the same refusal instead and keeps the handle. The Viewer's destructor reports a failed
+//   destroy and validation messages the same way; close() returns the count and throws.
+// - Frames: a Frame from beginFrame ends its frame when it goes, also when the scope is left by an
+//   exception (the frame is drawn with what it was given); end() ends it and throws.
+// - CUDA's own types where <cuda_runtime_api.h> (or a .cu file) came before this header.
+//
+//   estuary::Viewer viewer; // a window (headless where there is no display)
+//   estuary::Image field = viewer.image({.format = ESTUARY_FORMAT_R32_FLOAT,
+//                                        .kind = ESTUARY_IMAGE_2D, .width = 512, .height = 512});
+//   estuary::View view = viewer.fieldView({.image = field.get()}); // drawn while `view` lives
+//   viewer.display([&](estuary::Frame& frame) {
 //       step<<<grid, block, 0, frame.stream()>>>(frame.surface(field), frame.index());
 //   });
+// (Designated initializers are C++20; in C++17 fill a `{}`-initialized description field by field.)
 #ifndef ESTUARY_HPP
 #define ESTUARY_HPP
 
@@ -16,6 +29,7 @@
 #include "estuary.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -30,27 +44,64 @@
 
 namespace estuary {
 
-// Descriptions with the version filled in; every other field is 0, its default.
+// The viewer's description with the version filled in; every other field is 0, its default
+// (struct_size is set by estuary.h's default member initializer).
 struct ViewerDesc : estuary_viewer_desc {
     ViewerDesc() : estuary_viewer_desc{} { api_version = ESTUARY_API_VERSION; }
 };
+static_assert(sizeof(ViewerDesc) == sizeof(estuary_viewer_desc),
+              "ViewerDesc adds no field: it is passed as an estuary_viewer_desc");
 
-class Viewer;
+namespace detail {
 
-// Which viewer an owner's handle belongs to, shared by the Viewer and every Image and Buffer made
-// from it; null once the viewer is destroyed (which freed them all).
-using ViewerLink = std::shared_ptr<estuary_viewer*>;
+// What every owner made from a viewer shares with it: the viewer's handle (null once the viewer
+// is destroyed, which freed everything made from it) and where its messages go.
+struct ViewerState {
+    estuary_viewer* viewer = nullptr;
+    estuary_log_fn log = nullptr;
+    void* logUser = nullptr;
+};
 
-// An image or buffer, freed (after the frames using it) when the owner goes. Pass get() to the
-// descriptions of views. An owner that outlives its viewer (closed, or declared first) is left
-// empty: the viewer freed its handle.
-template <class Handle, estuary_status (*Destroy)(estuary_viewer*, Handle*)> class Allocation {
+// "<what>: <why>" where the viewer's messages go, as an error: its log callback, else standard
+// error as the library writes there. For destructors: never throws.
+inline void report(const ViewerState& state, const char* what, const char* why) noexcept {
+    try {
+        const std::string message = std::string(what) + ": " + why;
+        if (state.log) return state.log(state.logUser, ESTUARY_LOG_ERROR, message.c_str());
+        std::fprintf(stderr, "estuary: error: %s\n", message.c_str());
+    } catch (...) { // no memory for the message, or a log callback that threw
+        std::fprintf(stderr, "estuary: error: %s: %s\n", what, why);
+    }
+}
+
+inline const char* leftToViewer(estuary_image*) {
+    return "estuary::Image could not destroy its image (left to the viewer, which frees it when "
+           "destroyed; destroy() throws this)";
+}
+inline const char* leftToViewer(estuary_buffer*) {
+    return "estuary::Buffer could not destroy its buffer (left to the viewer, which frees it when "
+           "destroyed; destroy() throws this)";
+}
+inline const char* leftToViewer(estuary_view*) {
+    return "estuary::View could not destroy its view (left to the viewer, which frees it when "
+           "destroyed; destroy() throws this)";
+}
+
+} // namespace detail
+
+// Which viewer an owner's handle belongs to, shared by the Viewer and everything made from it.
+using ViewerLink = std::shared_ptr<detail::ViewerState>;
+
+// One handle made from a viewer, destroyed when the owner goes (an image or buffer after the
+// frames using it). Move-only; moves never throw.
+template <class Handle, estuary_status (*Destroy)(estuary_viewer*, Handle*)> class Owner {
   public:
-    Allocation() = default;
-    Allocation(ViewerLink viewer, Handle* handle) : viewer_(std::move(viewer)), handle_(handle) {}
-    Allocation(Allocation&& other) noexcept
+    Owner() = default;
+    Owner(ViewerLink viewer, Handle* handle) noexcept
+        : viewer_(std::move(viewer)), handle_(handle) {}
+    Owner(Owner&& other) noexcept
         : viewer_(std::move(other.viewer_)), handle_(std::exchange(other.handle_, nullptr)) {}
-    Allocation& operator=(Allocation&& other) noexcept {
+    Owner& operator=(Owner&& other) noexcept {
         if (this != &other) {
             reset();
             viewer_ = std::move(other.viewer_);
@@ -58,38 +109,63 @@ template <class Handle, estuary_status (*Destroy)(estuary_viewer*, Handle*)> cla
         }
         return *this;
     }
-    Allocation(const Allocation&) = delete;
-    Allocation& operator=(const Allocation&) = delete;
-    ~Allocation() { reset(); }
+    Owner(const Owner&) = delete;
+    Owner& operator=(const Owner&) = delete;
+    ~Owner() { reset(); }
 
-    // The handle; null once reset or once its viewer is gone.
-    Handle* get() const { return alive() ? handle_ : nullptr; }
-    explicit operator bool() const { return get() != nullptr; }
-    // Frees now (waiting for the frames that use it); errors are ignored, as in the destructor.
-    void reset() {
-        Handle* handle = std::exchange(handle_, nullptr);
-        if (handle && alive()) (void)Destroy(*viewer_, handle);
+    // The handle; null once destroyed, released, or once its viewer is gone.
+    Handle* get() const noexcept { return alive() ? handle_ : nullptr; }
+    explicit operator bool() const noexcept { return get() != nullptr; }
+
+    // Destroys it now. A refusal throws estuary::Error, and the owner keeps the handle (an image
+    // or buffer a view still draws: ESTUARY_ERROR_INVALID_ARGUMENT, "destroy them first").
+    void destroy() {
+        if (handle_ && alive()) check(Destroy(viewer_->viewer, handle_));
+        handle_ = nullptr;
         viewer_.reset();
+    }
+    // What the destructor does: destroys it now; a refusal is reported where the viewer's
+    // messages go, and the handle is left to the viewer (freed when the viewer is destroyed).
+    void reset() noexcept {
+        Handle* handle = std::exchange(handle_, nullptr);
+        if (handle && alive() && Destroy(viewer_->viewer, handle) != ESTUARY_OK)
+            detail::report(*viewer_, detail::leftToViewer(handle), estuary_last_error());
+        viewer_.reset();
+    }
+    // Gives the handle up without destroying it: the viewer keeps it until it is destroyed.
+    Handle* release() noexcept {
+        Handle* handle = get();
+        handle_ = nullptr;
+        viewer_.reset();
+        return handle;
     }
 
   private:
-    bool alive() const { return viewer_ && *viewer_; }
+    bool alive() const noexcept { return viewer_ && viewer_->viewer; }
 
     ViewerLink viewer_;
     Handle* handle_ = nullptr;
 };
-class Image : public Allocation<estuary_image, estuary_destroy_image> {
+
+// An image or buffer. Pass get() to the descriptions of views; destroy the views that draw it
+// before it (declare them after it).
+class Image : public Owner<estuary_image, estuary_destroy_image> {
   public:
-    using Allocation::Allocation;
+    using Owner::Owner;
     estuary_image_info info() const {
         estuary_image_info i{};
         check(estuary_get_image_info(get(), &i));
         return i;
     }
+    uint64_t levelBytes(uint32_t level) const {
+        uint64_t bytes = 0;
+        check(estuary_get_image_level_bytes(get(), level, &bytes));
+        return bytes;
+    }
 };
-class Buffer : public Allocation<estuary_buffer, estuary_destroy_buffer> {
+class Buffer : public Owner<estuary_buffer, estuary_destroy_buffer> {
   public:
-    using Allocation::Allocation;
+    using Owner::Owner;
     estuary_buffer_info info() const {
         estuary_buffer_info i{};
         check(estuary_get_buffer_info(get(), &i));
@@ -98,19 +174,18 @@ class Buffer : public Allocation<estuary_buffer, estuary_destroy_buffer> {
     uint64_t size() const { return info().size; }
 };
 
-// A view: a handle owned by its viewer (destroyed with it, or by Viewer::destroyView).
-class View {
+// A view, drawn while the owner lives: keep the View the factory returned (a discarded one
+// removes its view at once; release() leaves a view to the viewer for its whole life).
+class View : public Owner<estuary_view, estuary_destroy_view> {
   public:
-    View() = default;
-    explicit View(estuary_view* handle) : handle_(handle) {}
-    estuary_view* get() const { return handle_; }
+    using Owner::Owner;
     estuary_view_params params() const {
         estuary_view_params p{};
-        check(estuary_get_view_params(handle_, &p));
+        check(estuary_get_view_params(get(), &p));
         return p;
     }
     void setParams(const estuary_view_params& p) const {
-        check(estuary_set_view_params(handle_, &p));
+        check(estuary_set_view_params(get(), &p));
     }
     // Changes some parameters: View::update([](auto& p) { p.visible = 0; }).
     template <class Change> void update(Change&& change) const {
@@ -121,21 +196,44 @@ class View {
     void setVisible(bool visible) const {
         update([&](estuary_view_params& p) { p.visible = visible ? 1 : 0; });
     }
-
-  private:
-    estuary_view* handle_ = nullptr;
 };
 
-// One frame, between Viewer::beginFrame and Frame::end (or inside Viewer::display's callback).
+// One frame. From Viewer::beginFrame it is the frame's guard: end() ends it (and throws what
+// estuary_end_frame reports); a Frame going out of scope unended ends it itself, an exception
+// leaving the scope included (the C API's only way out of a frame: it is drawn with what it
+// was given), reporting a failure where the viewer's messages go instead of throwing. Inside
+// Viewer::display's callback (or made from a handle) it only refers to a frame ended elsewhere.
 class Frame {
   public:
-    explicit Frame(estuary_frame* frame) : frame_(frame) {}
+    // A frame someone else ends (estuary_display's loop, your own C code).
+    explicit Frame(estuary_frame* frame) noexcept : frame_(frame) {}
+    Frame(Frame&& other) noexcept
+        : frame_(std::exchange(other.frame_, nullptr)), viewer_(std::move(other.viewer_)),
+          open_(std::exchange(other.open_, false)) {}
+    Frame& operator=(Frame&& other) noexcept {
+        if (this != &other) {
+            endUnlessEnded();
+            frame_ = std::exchange(other.frame_, nullptr);
+            viewer_ = std::move(other.viewer_);
+            open_ = std::exchange(other.open_, false);
+        }
+        return *this;
+    }
+    Frame(const Frame&) = delete;
+    Frame& operator=(const Frame&) = delete;
+    ~Frame() { endUnlessEnded(); }
+
     estuary_frame* get() const { return frame_; }
     uint64_t index() const { return estuary_frame_index(frame_); }
     uint32_t slot() const { return estuary_frame_slot(frame_); }
     bool replayed() const { return estuary_frame_replayed(frame_) != 0; }
     void wait() const { check(estuary_frame_wait(frame_)); }
-    void end() const { check(estuary_end_frame(frame_)); }
+    // Ends the frame; its handle goes whatever the status (a second end() throws
+    // ESTUARY_ERROR_INVALID_HANDLE). Const, as the handle does not change: `const Frame f = ...`.
+    void end() const {
+        open_ = false;
+        check(estuary_end_frame(frame_));
+    }
 
     uint64_t surfaceHandle(const Image& image, uint32_t level = 0) const {
         uint64_t surface = 0;
@@ -205,31 +303,54 @@ class Frame {
 #endif
 
   private:
+    friend class Viewer;
+    Frame(ViewerLink viewer, estuary_frame* frame) noexcept
+        : frame_(frame), viewer_(std::move(viewer)), open_(true) {}
+
+    // The guard's part: a frame of a viewer still alive, not ended yet, is ended now.
+    void endUnlessEnded() noexcept {
+        if (!std::exchange(open_, false) || !viewer_ || !viewer_->viewer) return;
+        if (estuary_end_frame(frame_) != ESTUARY_OK)
+            detail::report(*viewer_, "estuary::Frame ended its frame when it went, and that failed",
+                           estuary_last_error());
+    }
+
     estuary_frame* frame_;
+    ViewerLink viewer_;         // frames from Viewer::beginFrame only
+    mutable bool open_ = false; // begun here and not ended yet
 };
 
 class Viewer {
   public:
     Viewer() : Viewer(ViewerDesc{}) {}
-    explicit Viewer(const estuary_viewer_desc& desc) {
+    explicit Viewer(const estuary_viewer_desc& desc)
+        : link_(std::make_shared<detail::ViewerState>()) {
         check(estuary_create_viewer(&desc, &viewer_));
-        link_ = std::make_shared<estuary_viewer*>(viewer_);
+        *link_ = {viewer_, desc.log, desc.log_user};
     }
     Viewer(Viewer&& other) noexcept
         : viewer_(std::exchange(other.viewer_, nullptr)), link_(std::move(other.link_)),
-          ui_(std::move(other.ui_)) {
-        if (ui_) rebindUi();
+          ui_(std::move(other.ui_)) {}
+    // Destroys the viewer this one held first, as the destructor does.
+    Viewer& operator=(Viewer&& other) noexcept {
+        if (this != &other) {
+            destroyReporting();
+            viewer_ = std::exchange(other.viewer_, nullptr);
+            link_ = std::move(other.link_);
+            ui_ = std::move(other.ui_);
+        }
+        return *this;
     }
-    Viewer& operator=(Viewer&&) = delete;
     Viewer(const Viewer&) = delete;
     Viewer& operator=(const Viewer&) = delete;
-    // The viewer and everything made from it (Image and Buffer owners still around become empty).
-    ~Viewer() {
-        unlink();
-        (void)estuary_destroy_viewer(viewer_, nullptr);
-    }
-    // Destroys now, returning the validation layer's message count.
-    uint32_t close() {
+    // The viewer and everything made from it (owners still around become empty). A failure, and
+    // validation messages where close() was not called, are reported where the viewer's messages
+    // go (its log callback, else standard error), never thrown.
+    ~Viewer() { destroyReporting(); }
+    // Destroys now, returning how many messages the validation layer reported over the viewer's
+    // life; throws estuary::Error where estuary_destroy_viewer fails (with ESTUARY_VALIDATION=1,
+    // when there were messages). The viewer is gone either way.
+    [[nodiscard]] uint32_t close() {
         uint32_t messages = 0;
         unlink();
         estuary_viewer* viewer = std::exchange(viewer_, nullptr);
@@ -245,52 +366,43 @@ class Viewer {
     }
     bool hasCuda() const { return info().has_cuda != 0; }
 
-    Image image(const estuary_image_desc& desc) const {
+    [[nodiscard]] Image image(const estuary_image_desc& desc) const {
         estuary_image* handle = nullptr;
         check(estuary_create_image(viewer_, &desc, &handle));
         return Image(link_, handle);
     }
-    Buffer buffer(const estuary_buffer_desc& desc) const {
+    [[nodiscard]] Buffer buffer(const estuary_buffer_desc& desc) const {
         estuary_buffer* handle = nullptr;
         check(estuary_create_buffer(viewer_, &desc, &handle));
         return Buffer(link_, handle);
     }
-    View fieldView(const estuary_field_view_desc& desc) const {
-        estuary_view* view = nullptr;
-        check(estuary_add_field_view(viewer_, &desc, &view));
-        return View(view);
+    // Views, drawn until the View returned goes.
+    [[nodiscard]] View fieldView(const estuary_field_view_desc& desc) const {
+        return addView(estuary_add_field_view, desc);
     }
-    View volumeView(const estuary_volume_view_desc& desc) const {
-        estuary_view* view = nullptr;
-        check(estuary_add_volume_view(viewer_, &desc, &view));
-        return View(view);
+    [[nodiscard]] View volumeView(const estuary_volume_view_desc& desc) const {
+        return addView(estuary_add_volume_view, desc);
     }
-    View pointsView(const estuary_points_view_desc& desc) const {
-        estuary_view* view = nullptr;
-        check(estuary_add_points_view(viewer_, &desc, &view));
-        return View(view);
+    [[nodiscard]] View pointsView(const estuary_points_view_desc& desc) const {
+        return addView(estuary_add_points_view, desc);
     }
-    View markersView(const estuary_markers_view_desc& desc) const {
-        estuary_view* view = nullptr;
-        check(estuary_add_markers_view(viewer_, &desc, &view));
-        return View(view);
+    [[nodiscard]] View markersView(const estuary_markers_view_desc& desc) const {
+        return addView(estuary_add_markers_view, desc);
     }
-    View linesView(const estuary_lines_view_desc& desc) const {
-        estuary_view* view = nullptr;
-        check(estuary_add_lines_view(viewer_, &desc, &view));
-        return View(view);
+    [[nodiscard]] View linesView(const estuary_lines_view_desc& desc) const {
+        return addView(estuary_add_lines_view, desc);
     }
-    View glyphView(const estuary_glyph_view_desc& desc) const {
-        estuary_view* view = nullptr;
-        check(estuary_add_glyph_view(viewer_, &desc, &view));
-        return View(view);
+    [[nodiscard]] View glyphView(const estuary_glyph_view_desc& desc) const {
+        return addView(estuary_add_glyph_view, desc);
     }
-    View meshView(const estuary_mesh_view_desc& desc) const {
-        estuary_view* view = nullptr;
-        check(estuary_add_mesh_view(viewer_, &desc, &view));
-        return View(view);
+    [[nodiscard]] View meshView(const estuary_mesh_view_desc& desc) const {
+        return addView(estuary_add_mesh_view, desc);
     }
-    void destroyView(View view) const { check(estuary_destroy_view(viewer_, view.get())); }
+    // view.destroy(), refusing a view of another viewer (ESTUARY_ERROR_INVALID_HANDLE).
+    void destroyView(View& view) const {
+        check(estuary_destroy_view(viewer_, view.get()));
+        (void)view.release();
+    }
 
     estuary_camera camera() const {
         estuary_camera c{};
@@ -302,14 +414,16 @@ class Viewer {
         check(estuary_set_background(viewer_, r, g, b));
     }
 
-    // The explicit loop: beginFrame, your work on frame.stream(), frame.end().
-    Frame beginFrame(const estuary_frame_desc* desc = nullptr) const {
+    // The explicit loop: `const estuary::Frame frame = viewer.beginFrame();`, your work on
+    // frame.stream(), frame.end(). The Frame ends the frame if the scope is left before.
+    [[nodiscard]] Frame beginFrame(const estuary_frame_desc* desc = nullptr) const {
         estuary_frame* frame = nullptr;
         check(estuary_begin_frame(viewer_, desc, &frame));
-        return Frame(frame);
+        return Frame(link_, frame);
     }
     // `work(frame)` once per frame until the window closes, `frames` frames ran (0: no limit),
-    // or work returns false (work may also return nothing). Waits for the last frame.
+    // or work returns false (work may also return nothing). Waits for the last frame. What work
+    // throws ends the loop after its frame and is thrown again here.
     template <class Work> void display(Work&& work, uint64_t frames = 0) const {
         struct Call {
             Work* work;
@@ -345,10 +459,18 @@ class Viewer {
 
     // `ui()` once per frame with the ImGui context current: build your panels with ImGui calls.
     // Include <imgui.h> before this header and the context is made current in your copy of
-    // Dear ImGui for you; otherwise call ImGui::SetCurrentContext(context) yourself.
+    // Dear ImGui for you; otherwise call ImGui::SetCurrentContext(context) yourself. An empty
+    // function removes it.
     void setUi(std::function<void(void* imguiContext)> ui) {
-        ui_ = std::move(ui);
-        rebindUi();
+        if (!ui) {
+            check(estuary_set_ui_callback(viewer_, nullptr, nullptr));
+            ui_.reset();
+            return;
+        }
+        // On the heap, so the address the library holds stays put when the Viewer moves.
+        auto held = std::make_unique<std::function<void(void*)>>(std::move(ui));
+        check(estuary_set_ui_callback(viewer_, &callUi, held.get()));
+        ui_ = std::move(held);
     }
     estuary_input input() const {
         estuary_input in{};
@@ -383,27 +505,48 @@ class Viewer {
     uint32_t validationMessages() const { return estuary_validation_messages(viewer_); }
 
   private:
-    void rebindUi() {
-        check(estuary_set_ui_callback(
-            viewer_,
-            ui_ ? +[](void* user, void* context) {
-                auto& ui = *static_cast<std::function<void(void*)>*>(user);
-#ifdef IMGUI_VERSION
-                ImGui::SetCurrentContext(static_cast<ImGuiContext*>(context));
-#endif
-                ui(context);
-            }
-                : nullptr,
-            ui_ ? &ui_ : nullptr));
+    template <class Desc>
+    View addView(estuary_status (*add)(estuary_viewer*, const Desc*, estuary_view**),
+                 const Desc& desc) const {
+        estuary_view* view = nullptr;
+        check(add(viewer_, &desc, &view));
+        return View(link_, view);
     }
 
-    void unlink() {
-        if (link_) *link_ = nullptr;
+    static void callUi(void* user, void* context) {
+        auto& ui = *static_cast<std::function<void(void*)>*>(user);
+#ifdef IMGUI_VERSION
+        ImGui::SetCurrentContext(static_cast<ImGuiContext*>(context));
+#endif
+        ui(context);
+    }
+
+    void unlink() noexcept {
+        if (link_) link_->viewer = nullptr;
+    }
+
+    // The destructor's part: destroys the viewer, reporting what close() would return or throw.
+    void destroyReporting() noexcept {
+        if (!viewer_) return;
+        unlink();
+        uint32_t messages = 0;
+        const estuary_status status =
+            estuary_destroy_viewer(std::exchange(viewer_, nullptr), &messages);
+        if (status != ESTUARY_OK) {
+            detail::report(*link_, "estuary::Viewer's destructor", estuary_last_error());
+        } else if (messages > 0) {
+            char count[96];
+            std::snprintf(count, sizeof count,
+                          "the validation layer reported %u message(s) over its life (logged "
+                          "above)",
+                          unsigned(messages));
+            detail::report(*link_, "estuary::Viewer destroyed without close()", count);
+        }
     }
 
     estuary_viewer* viewer_ = nullptr;
     ViewerLink link_;
-    std::function<void(void*)> ui_;
+    std::unique_ptr<std::function<void(void*)>> ui_;
 };
 
 } // namespace estuary
