@@ -141,7 +141,7 @@ template <class T> T readStruct(const T* user, const char* name, const char* typ
     checkSize<T>(user->struct_size, name, type);
     T out{};
     std::memcpy(static_cast<void*>(&out), user, std::min<size_t>(user->struct_size, sizeof(T)));
-    out.struct_size = sizeof(T);
+    out.struct_size = uint32_t(sizeof(T));
     return out;
 }
 

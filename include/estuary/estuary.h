@@ -87,11 +87,23 @@ extern "C" {
 
 /* Every description and info struct starts with `struct_size`, the sizeof the caller's header
  * gave it, so later versions append fields and the library reads (and writes) only the bytes the
- * caller has. C++ sets it by itself (a default member initializer); C sets it by hand:
+ * caller has. C++ sets it by itself (and refuses positional initializers); C sets it by hand:
  *   estuary_image_desc d = {.struct_size = sizeof d, .format = ..., .width = 512};
  * A struct_size of 0 (a C struct zeroed and not set) is refused, naming the struct. */
 #ifdef __cplusplus
-#define ESTUARY_STRUCT_SIZE(type) uint32_t struct_size = sizeof(type)
+/* C++: a uint32_t that sets itself and that no plain value initializes, so a positional
+ * initializer written for 0.2 (whose first value would land in struct_size) does not compile. */
+struct estuary_struct_size {
+    uint32_t value;
+    explicit constexpr estuary_struct_size(uint32_t size) noexcept : value(size) {}
+    constexpr operator uint32_t() const noexcept { return value; }
+    estuary_struct_size& operator=(uint32_t size) noexcept {
+        value = size;
+        return *this;
+    }
+};
+#define ESTUARY_STRUCT_SIZE(type)                                                                  \
+    estuary_struct_size struct_size { uint32_t(sizeof(type)) }
 #else
 #define ESTUARY_STRUCT_SIZE(type) uint32_t struct_size
 #endif
