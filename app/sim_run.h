@@ -110,6 +110,7 @@ class SimRun {
     std::vector<Buffer> buffers_;
 
   private:
+    // After images_ and buffers_: the views go before what they draw.
     std::vector<View> views_; // one per visual
     View points_;
     View glyphs_;

@@ -65,7 +65,7 @@ int main() try {
     estuary::Image volume = viewer.image(desc);
     estuary_volume_view_desc view{.image = volume.get(), .style = ESTUARY_VOLUME_MARCH};
     view.opacity = 0.08f;
-    viewer.volumeView(view);
+    const estuary::View shown = viewer.volumeView(view); // drawn while `shown` lives
     unsigned char* cells[2] = {};
     for (auto*& c : cells)
         if (cudaMalloc(&c, kCells) != cudaSuccess) return 1;

@@ -48,7 +48,7 @@ int main() try {
                                            .flags = ESTUARY_IMAGE_GENERATE_MIPS,
                                            .name = "filtered picture"});
     estuary_field_view_desc view{.image = picture.get(), .shading = ESTUARY_FIELD_RGB};
-    viewer.fieldView(view);
+    const estuary::View shown = viewer.fieldView(view); // drawn while `shown` lives
     uchar4* source = nullptr;
     if (cudaMalloc(&source, kSize * kSize * sizeof(uchar4)) != cudaSuccess) return 1;
     const dim3 block(16, 16), grid(kSize / 16, kSize / 16);

@@ -67,7 +67,7 @@ int main() try {
     mesh.label = "height";
     const float box[6] = {-0.5f, -0.15f, -0.5f, 0.5f, 0.15f, 0.5f};
     std::copy(box, box + 6, mesh.bounds);
-    viewer.meshView(mesh);
+    const estuary::View sheet = viewer.meshView(mesh); // drawn while `sheet` lives
     viewer.setCamera(
         {.zoom = 1.5f, .yaw_degrees = 30.0f, .pitch_degrees = 35.0f}); // closer, and from higher up
 

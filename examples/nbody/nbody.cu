@@ -98,7 +98,7 @@ int main() try {
     view.label = "star speed";
     const float bounds[6] = {-3, -3, -3, 3, 3, 3};
     std::copy(bounds, bounds + 6, view.bounds);
-    viewer.pointsView(view);
+    const estuary::View stars = viewer.pointsView(view); // drawn while `stars` lives
     viewer.setCamera({.zoom = 1.0f, .yaw_degrees = 30.0f, .pitch_degrees = 35.0f});
 
     float4 *position = nullptr, *velocity = nullptr;

@@ -21,7 +21,7 @@ int main() try {
                                          .writer = ESTUARY_WRITER_CUDA,
                                          .flags = ESTUARY_IMAGE_GENERATE_MIPS,
                                          .name = "ripples"});
-    viewer.fieldView({.image = field.get()});
+    estuary::View view = viewer.fieldView({.image = field.get()}); // drawn while it lives
     viewer.display([&](estuary::Frame& frame) {
         ripples<<<dim3(size / 16, size / 16), dim3(16, 16), 0, frame.stream()>>>(
             frame.surface(field), size, 0.05f * frame.index());

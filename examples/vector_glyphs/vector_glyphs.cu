@@ -111,13 +111,13 @@ int main() try {
     lines.width = 1.0f;
     lines.colormap = ESTUARY_COLORMAP_MAGMA;
     lines.value_max = kFastest;
-    viewer.linesView(lines);
+    const estuary::View trails = viewer.linesView(lines); // each drawn while its View lives
     estuary_markers_view_desc glyphs{.buffer = arrows.get(), .shape = ESTUARY_MARKER_SHAPE_ARROW};
     glyphs.size = 18.0f; // pixels for the fastest tracers
     glyphs.flags = ESTUARY_MARKERS_SCALE_BY_LENGTH | ESTUARY_POINTS_COLORBAR;
     glyphs.value_max = kFastest;
     glyphs.label = "speed";
-    viewer.markersView(glyphs);
+    const estuary::View arrowGlyphs = viewer.markersView(glyphs);
 
     float2* tracers = nullptr;
     float4* history = nullptr;

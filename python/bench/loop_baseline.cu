@@ -27,8 +27,8 @@ int main(int argc, char** argv) try {
     const uint64_t pointBytes = uint64_t(1) << 20; // 64k points of 4 floats
     estuary::Buffer points =
         viewer.buffer({.size = pointBytes, .writer = ESTUARY_WRITER_CUDA, .name = "points"});
-    viewer.fieldView({.image = field.get()});
-    viewer.pointsView({.buffer = points.get()});
+    const estuary::View fieldShown = viewer.fieldView({.image = field.get()});
+    const estuary::View pointsShown = viewer.pointsView({.buffer = points.get()});
     void* source = nullptr;
     cudaMalloc(&source, 512 * 512 * sizeof(float));
     cudaMemset(source, 0, 512 * 512 * sizeof(float));

@@ -62,7 +62,7 @@ void checkViewer() {
     estuary::Image field = viewer.image(image);
     estuary_field_view_desc view{.image = field.get()};
     view.flags = ESTUARY_VIEW_NO_COLORBAR;
-    viewer.fieldView(view);
+    const estuary::View shown = viewer.fieldView(view);
     const estuary::Frame frame = viewer.beginFrame();
     float* texels = frame.hostLevel<float>(field);
     for (int y = 0; y < 32; ++y)

@@ -233,7 +233,7 @@ TEST_P(MarkersTest, GlyphsOfAVelocityImageTurnAndGrowWithTheVelocity) {
     estuary_glyph_view_desc g{.image = image.get(), .shape = ESTUARY_MARKER_SHAPE_ARROW};
     g.spacing = 16;
     g.size = 24.0f; // at speed 1 (value_max): r = 12 pixels
-    viewer->glyphView(g);
+    const View shown = viewer->glyphView(g);
     const auto draw = [&](float vx, float vy) {
         const Frame frame = viewer->beginFrame();
         float* texels = frame.hostLevel<float>(image);
@@ -286,7 +286,7 @@ TEST_P(MarkersTest, GlyphsOfA3dVelocityImageStandWhereTheVolumeShowsTheirCells) 
     estuary_glyph_view_desc g{.image = image.get(), .shape = ESTUARY_MARKER_SHAPE_ARROW};
     g.spacing = 9;
     g.size = 40.0f; // r = 20 pixels at speed 1
-    viewer->glyphView(g);
+    const View shown = viewer->glyphView(g);
     const auto draw = [&](float vx, float vy, float vz) {
         const Frame frame = viewer->beginFrame();
         float* texels = frame.hostLevel<float>(image);

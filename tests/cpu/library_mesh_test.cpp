@@ -274,7 +274,7 @@ TEST_F(MeshTest, ASurfaceRewrittenBetweenFramesIsShadedAsItIsNow) {
     estuary_mesh_view_desc d = rgbaMesh();
     d.vertices = b.vertices.get();
     d.indices = b.indices->get();
-    viewer->meshView(d);
+    const View shown = viewer->meshView(d);
     const Expected expected(0.4f, 0.3f);
     const Comparison first = compareEllipsoid(frame(b, sphere), expected, {0.35, 0.35, 0.35});
     const Comparison second = compareEllipsoid(frame(b, stretched), expected, {0.45, 0.2, 0.3});
@@ -449,7 +449,7 @@ TEST_F(MeshTest, AWindowDrawsTheMeshThroughAResize) {
     estuary_mesh_view_desc desc = rgbaMesh();
     desc.vertices = b.vertices.get();
     desc.indices = b.indices->get();
-    viewer->meshView(desc);
+    const View shown = viewer->meshView(desc);
     // The sphere's middle faces the eye: lit well above the background there.
     const auto middleLit = [&](const std::vector<uint8_t>& rgba) {
         const estuary_viewer_info info = viewer->info();

@@ -83,7 +83,7 @@ class RecordTest : public LibraryTest {
         image.emplace(viewer->image(hostImage(32, 32)));
         estuary_field_view_desc field{.image = image->get()};
         field.flags = ESTUARY_VIEW_NO_COLORBAR;
-        viewer->fieldView(field);
+        shown.emplace(viewer->fieldView(field));
     }
     // Draws `count` frames, returning each frame's picture as read back after it.
     std::vector<std::vector<uint8_t>> drawFrames(int count, int first = 0) {
@@ -103,6 +103,7 @@ class RecordTest : public LibraryTest {
 
     std::filesystem::path folder;
     std::optional<Image> image;
+    std::optional<View> shown; // after the image it draws: destroyed before it
 };
 
 TEST_F(RecordTest, EveryFrameDrawnWhileRecordingIsInTheFileInOrder) {
@@ -170,7 +171,7 @@ TEST_F(RecordTest, AWindowIsRecordedAtItsFirstSizeThroughAResize) {
     image.emplace(viewer->image(hostImage(32, 32)));
     estuary_field_view_desc field{.image = image->get()};
     field.flags = ESTUARY_VIEW_NO_COLORBAR;
-    viewer->fieldView(field);
+    shown.emplace(viewer->fieldView(field));
     drawFrames(1); // the window has its swapchain, and so a picture to copy
     const std::filesystem::path path = folder / "window.mp4";
     estuary_record_desc desc{.path = path.c_str()};

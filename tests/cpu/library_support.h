@@ -48,7 +48,7 @@ template <class Call> std::pair<estuary_status, std::string> failure(Call&& call
 
 #define EXPECT_REFUSED(call, status, ...)                                                          \
     do {                                                                                           \
-        const auto [got, message] = failure([&] { call; });                                        \
+        const auto [got, message] = failure([&] { (void)(call); });                                \
         EXPECT_EQ(got, status) << #call << ": " << message;                                        \
         for (const char* part : {__VA_ARGS__})                                                     \
             EXPECT_NE(message.find(part), std::string::npos) << part << " not in: " << message;    \

@@ -165,9 +165,9 @@ void everyDrawSeesItsOwnFrame(uint32_t framesInFlight) {
     Viewer v(headless(framesInFlight, 64, 64));
     Image image = v.image(hostImage(16, 16));
     Buffer buffer = v.buffer({.size = 64, .writer = ESTUARY_WRITER_HOST, .name = "points"});
-    v.fieldView({.image = image.get()});
+    const View shownField = v.fieldView({.image = image.get()});
     estuary_points_view_desc points{.buffer = buffer.get()};
-    v.pointsView(points);
+    const View shownPoints = v.pointsView(points);
     constexpr uint32_t kFrames = 40;
     std::vector<float> before(kFrames, -1), after(kFrames, -1), word(kFrames, -1);
     for (uint32_t f = 0; f < kFrames; ++f) {
@@ -204,7 +204,7 @@ TEST_F(LibraryTest, FieldViewDrawsItsValuesThroughTheColormapLetterboxed) {
     Image image = v.image(hostImage(64, 32));
     estuary_field_view_desc view{.image = image.get()};
     view.flags = ESTUARY_VIEW_NO_COLORBAR;
-    v.fieldView(view);
+    const View shown = v.fieldView(view);
     const Frame frame = v.beginFrame();
     float* texels = frame.hostLevel<float>(image);
     for (uint32_t y = 0; y < 32; ++y)
@@ -239,10 +239,10 @@ TEST_F(LibraryTest, ColorbarIsDrawnBesideTheFieldUnlessHidden) {
         return pixels();
     };
     const auto with = draw();
-    check(estuary_destroy_view(v.get(), field.get()));
+    field.destroy();
     estuary_field_view_desc hidden{.image = image.get()};
     hidden.flags = ESTUARY_VIEW_NO_COLORBAR;
-    v.fieldView(hidden);
+    const View shown = v.fieldView(hidden);
     const auto without = draw();
     // The bar sits at the right edge, centred vertically: its top (the range's end) is viridis'
     // last colour; without it, the field is viridis' first there.
@@ -259,7 +259,7 @@ TEST_F(LibraryTest, GeneratedMipsAreTheBoxMeansOfLevelZero) {
     estuary_image_desc d = hostImage(8, 8);
     d.flags = ESTUARY_IMAGE_GENERATE_MIPS;
     Image image = v.image(d);
-    v.fieldView({.image = image.get()});
+    const View shown = v.fieldView({.image = image.get()});
     std::vector<float> level1(16, -1), level3(1, -1);
     const Frame frame = v.beginFrame();
     float* texels = frame.hostLevel<float>(image);
@@ -284,7 +284,7 @@ TEST_F(LibraryTest, PointsViewDrawsEachPointAtItsCell) {
     Image image = v.image(hostImage(16, 16));
     estuary_field_view_desc field{.image = image.get()};
     field.flags = ESTUARY_VIEW_NO_COLORBAR;
-    v.fieldView(field);
+    const View shownField = v.fieldView(field);
     Buffer buffer =
         v.buffer({.size = 3 * 16, .writer = ESTUARY_WRITER_HOST, .name = "three points"});
     estuary_points_view_desc points{.buffer = buffer.get()};
@@ -355,7 +355,7 @@ TEST_F(LibraryTest, ThreeDPointsAreDrawnUnderTheOrbitCamera) {
     Buffer buffer = v.buffer({.size = 16, .writer = ESTUARY_WRITER_HOST});
     estuary_points_view_desc points{.buffer = buffer.get(), .layout = ESTUARY_POINTS_XYZ_SCALAR};
     points.size = 5.0f;
-    v.pointsView(points);
+    const View shown = v.pointsView(points);
     v.setCamera({.zoom = 1.0f}); // looking along +z at the unit cube's centre
     const Frame frame = v.beginFrame();
     const float origin[4] = {0, 0, 0, 1};
@@ -382,13 +382,13 @@ TEST_F(LibraryTest, ThreeDPointsAndVolumesAgreeWhichWayIsUp) {
     estuary_volume_view_desc march{.image = image.get()};
     march.opacity = 4.0f;
     march.flags = ESTUARY_VIEW_NO_COLORBAR;
-    v.volumeView(march);
+    const View shownVolume = v.volumeView(march);
     Buffer buffer = v.buffer({.size = 16, .writer = ESTUARY_WRITER_HOST});
     estuary_points_view_desc points{.buffer = buffer.get(), .layout = ESTUARY_POINTS_XYZ_SCALAR};
     points.size = 3.0f;
     points.intensity = 1.0f;
     points.colormap = ESTUARY_COLORMAP_MAGMA;
-    v.pointsView(points);
+    const View shownPoints = v.pointsView(points);
     v.setCamera({.zoom = 1.0f}); // looking along +z, x to the right
     const Frame frame = v.beginFrame();
     float* texels = frame.hostLevel<float>(image);
@@ -412,7 +412,7 @@ TEST_F(LibraryTest, ThreeDPointsAndVolumesAgreeWhichWayIsUp) {
 TEST_F(LibraryTest, StatsArriveForEveryFrameInOrderAndMetricsCountThem) {
     Viewer& v = open(headless(3));
     Image image = v.image(hostImage(32, 32));
-    v.fieldView({.image = image.get()});
+    const View shown = v.fieldView({.image = image.get()});
     for (int f = 0; f < 25; ++f) {
         const Frame frame = v.beginFrame();
         std::fill_n(frame.hostLevel<float>(image), 32 * 32, 0.5f);
@@ -442,7 +442,7 @@ TEST_F(LibraryTest, StatsArriveForEveryFrameInOrderAndMetricsCountThem) {
 TEST_F(LibraryTest, ScreenshotIsAWholePngOrAnErrorNamingThePath) {
     Viewer& v = open(headless(2, 40, 30));
     Image image = v.image(hostImage(8, 8));
-    v.fieldView({.image = image.get()});
+    const View shown = v.fieldView({.image = image.get()});
     EXPECT_REFUSED(v.screenshot("never.png"), ESTUARY_ERROR_INVALID_ARGUMENT, "no frame");
     const Frame frame = v.beginFrame();
     std::fill_n(frame.hostLevel<float>(image), 64, 0.25f);
@@ -532,7 +532,7 @@ TEST(Library, OwnersOutlivingTheirViewerAreEmptyAndHarmless) {
 TEST_F(LibraryTest, CopyToImageUploadsHostBytesIntoTheFramesCopy) {
     Viewer& v = open();
     Image image = v.image(hostImage(4, 4));
-    v.fieldView({.image = image.get()});
+    const View shown = v.fieldView({.image = image.get()});
     std::vector<float> source(16), seen(16, -1);
     for (int i = 0; i < 16; ++i)
         source[size_t(i)] = float(i) * 0.5f;
@@ -561,7 +561,7 @@ TEST_F(LibraryTest, InjectedFaultsReportWhatFailed) {
 TEST_F(LibraryTest, DisplayRunsUntilTheCallbackStopsOrTheCapFromTheEnvironment) {
     Viewer& v = open();
     Image image = v.image(hostImage(8, 8));
-    v.fieldView({.image = image.get()});
+    const View shown = v.fieldView({.image = image.get()});
     uint64_t calls = 0;
     v.display([&](Frame& frame) {
         std::fill_n(frame.hostLevel<float>(image), 64, 0.0f);

@@ -45,6 +45,7 @@ TEST_P(ViewsGolden, EveryMarkerShapeFilledAndOutlined) {
     // The shape is the view's: fourteen views (seven shapes, filled and outlined), each over a
     // buffer of its one marker.
     std::vector<Buffer> buffers;
+    std::vector<View> views; // after the buffers: destroyed before them
     for (int shape = 0; shape < 14; ++shape) {
         buffers.push_back(viewer->buffer({.size = sizeof(Marker), .writer = ESTUARY_WRITER_HOST}));
         estuary_markers_view_desc d{.buffer = buffers.back().get(),
@@ -52,7 +53,7 @@ TEST_P(ViewsGolden, EveryMarkerShapeFilledAndOutlined) {
         d.size = 11.0f; // pixels: 96 across the unit square, shapes 13.7 apart
         d.line_width = 1.5f;
         d.flags = shape >= 7 ? ESTUARY_MARKERS_OUTLINE : 0u;
-        viewer->markersView(d);
+        views.push_back(viewer->markersView(d));
     }
     const Frame frame = viewer->beginFrame();
     for (int shape = 0; shape < 14; ++shape) {
@@ -79,7 +80,7 @@ TEST_P(ViewsGolden, AStripAndIndexedSegmentsOfSeveralWidths) {
         viewer->buffer({.size = spiral.size() * sizeof(Vertex), .writer = ESTUARY_WRITER_HOST});
     estuary_lines_view_desc s{.vertices = strip.get(), .topology = ESTUARY_LINES_STRIP};
     s.width = 2.0f;
-    viewer->linesView(s);
+    const View spiralShown = viewer->linesView(s);
     // A star: its 5 points joined by indices, wider than the spiral, one colour (where lines of
     // different colours cross, the compute splat shows one colour, the raster path their blend).
     std::vector<Vertex> star;
@@ -97,7 +98,7 @@ TEST_P(ViewsGolden, AStripAndIndexedSegmentsOfSeveralWidths) {
                               .topology = ESTUARY_LINES_SEGMENTS};
     g.width = 4.0f;
     g.colormap = ESTUARY_COLORMAP_MAGMA;
-    viewer->linesView(g);
+    const View starShown = viewer->linesView(g);
     const Frame frame = viewer->beginFrame();
     std::memcpy(frame.hostPointer(strip), spiral.data(), spiral.size() * sizeof(Vertex));
     std::memcpy(frame.hostPointer(starVertices), star.data(), star.size() * sizeof(Vertex));
@@ -119,7 +120,7 @@ TEST_P(ViewsGolden, TheGlyphsOfAVortex) {
     estuary_glyph_view_desc g{.image = image.get(), .shape = ESTUARY_MARKER_SHAPE_ARROW};
     g.spacing = 6;
     g.size = 10.0f; // pixels at full speed: glyphs 12 pixels apart do not touch
-    viewer->glyphView(g);
+    const View shown = viewer->glyphView(g);
     const Frame frame = viewer->beginFrame();
     float* texels = frame.hostLevel<float>(image);
     for (uint32_t y = 0; y < kCells; ++y)
@@ -149,7 +150,7 @@ TEST(ViewsDrawPaths, ThreeDMarkersOverlapTheSameWayByRasterAndByCompute) {
         estuary_markers_view_desc m{.buffer = buffer.get(), .shape = ESTUARY_MARKER_SHAPE_SQUARE};
         m.size = 30.0f;
         m.flags = ESTUARY_MARKERS_3D;
-        v.markersView(m);
+        const View shown = v.markersView(m);
         const Marker markers[2] = {{-0.05f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f},
                                    {0.05f, 0.02f, 0.0f, 1.0f, 1.0f, 1.0f, 0.0f, 0.0f}};
         const Frame frame = v.beginFrame();

@@ -111,8 +111,8 @@ TEST_F(LibraryGpu, EveryDrawSeesItsOwnFrameForOneToThirtyTwoFramesInFlight) {
         Image image = v.image(cudaImage(32, 32));
         Buffer buffer =
             v.buffer({.size = 256 * 16, .writer = ESTUARY_WRITER_CUDA, .name = "points"});
-        v.fieldView({.image = image.get()});
-        v.pointsView({.buffer = buffer.get()});
+        View field = v.fieldView({.image = image.get()});
+        View points = v.pointsView({.buffer = buffer.get()});
         constexpr uint32_t kFrames = 120;
         std::vector<float> before(kFrames, -1), after(kFrames, -1);
         std::vector<float> wordBefore(kFrames, -1), wordAfter(kFrames, -1);
@@ -133,6 +133,8 @@ TEST_F(LibraryGpu, EveryDrawSeesItsOwnFrameForOneToThirtyTwoFramesInFlight) {
             wrong += before[f] != float(f) || after[f] != float(f) || wordBefore[f] != float(f) ||
                      wordAfter[f] != float(f);
         EXPECT_EQ(wrong, 0u) << "draws that saw another frame's image or buffer";
+        field.reset(); // the views first: an image or buffer a view draws is not destroyed
+        points.reset();
         image.reset();
         buffer.reset();
         EXPECT_EQ(v.close(), 0u);
@@ -209,7 +211,7 @@ TEST_F(LibraryGpu, ASingleImageIsSerializedWithTheDraws) {
     Viewer& v = open(gpuViewer(4));
     Image image = v.image(cudaImage(16, 16, ESTUARY_ALLOC_SINGLE));
     EXPECT_EQ(image.info().copies, 1u);
-    v.fieldView({.image = image.get()});
+    const View shown = v.fieldView({.image = image.get()});
     constexpr uint32_t kFrames = 60;
     std::vector<float> before(kFrames, -1), after(kFrames, -1);
     for (uint32_t f = 0; f < kFrames; ++f) {
@@ -231,7 +233,7 @@ TEST_F(LibraryGpu, ASingleImageIsSerializedWithTheDraws) {
 TEST_F(LibraryGpu, ReplayKeysReplayTheFramesWorkAsACudaGraph) {
     Viewer& v = open(gpuViewer(3));
     Image image = v.image(cudaImage(24, 24));
-    v.fieldView({.image = image.get()});
+    const View shown = v.fieldView({.image = image.get()});
     cudaStream_t stream = nullptr;
     ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
     uint32_t* counter = nullptr;
@@ -306,7 +308,7 @@ TEST_F(LibraryGpu, GraphsAreForgottenWhenAnImageGoes) {
 TEST_F(LibraryGpu, TheDeferredWaitStillOrdersTheFramesWrites) {
     Viewer& v = open(gpuViewer(2));
     Image image = v.image(cudaImage(32, 16));
-    v.fieldView({.image = image.get()});
+    const View shown = v.fieldView({.image = image.get()});
     float* scratch = nullptr;
     ASSERT_EQ(cudaMalloc(&scratch, 32 * 16 * sizeof(float)), cudaSuccess);
     estuary_frame_desc desc{};
@@ -333,7 +335,7 @@ TEST_F(LibraryGpu, GeneratedMipsFollowTheCudaWrites) {
     estuary_image_desc d = cudaImage(8, 8, ESTUARY_IMAGE_GENERATE_MIPS);
     d.levels = 0;
     Image image = v.image(d);
-    v.fieldView({.image = image.get()});
+    const View shown = v.fieldView({.image = image.get()});
     std::vector<float> texels(64);
     for (int i = 0; i < 64; ++i)
         texels[size_t(i)] = float(i % 8) + 8.0f * float(i / 8); // x + 8y
@@ -356,7 +358,7 @@ TEST_F(LibraryGpu, GeneratedMipsFollowTheCudaWrites) {
 TEST_F(LibraryGpu, StatsCarryCudaTimesAndTheHandoff) {
     Viewer& v = open(gpuViewer(3));
     Image image = v.image(cudaImage(256, 256));
-    v.fieldView({.image = image.get()});
+    const View shown = v.fieldView({.image = image.get()});
     for (uint32_t f = 0; f < 50; ++f) {
         const Frame frame = v.beginFrame();
         fill(frame.surface(image), 256, 256, float(f), frame.stream());
