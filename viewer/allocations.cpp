@@ -49,6 +49,8 @@ FormatInfo formatInfo(estuary_format format) {
         return {VK_FORMAT_R16G16B16A16_SFLOAT, 8, "RGBA16_FLOAT"};
     case ESTUARY_FORMAT_RGBA8_UNORM:
         return {VK_FORMAT_R8G8B8A8_UNORM, 4, "RGBA8_UNORM"};
+    case ESTUARY_FORMAT_MAX_ENUM: // not a format: refused by the caller's checks
+        break;
     }
     return {VK_FORMAT_UNDEFINED, 0, "?"};
 }

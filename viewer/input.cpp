@@ -192,6 +192,8 @@ void handleEvent(estuary_viewer& v, const estuary_event& e) {
     case ESTUARY_EVENT_ICONIFY:
         setIconified(v, e.action != 0);
         break;
+    case ESTUARY_EVENT_KIND_MAX_ENUM: // not a kind: estuary_inject_event refuses it
+        break;
     }
 }
 
