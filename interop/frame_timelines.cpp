@@ -172,12 +172,14 @@ bool releaseVulkanWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutN
     return signalFromRescueStream(t.written.cuda, pastEveryWait(nextFrame, t.slots), timeoutNs);
 }
 
-TimelineValues readTimelines(const Context& context, const FrameTimelines& t) {
+TimelineValues readTimelines(const Context& context, const FrameTimelines& t, bool withReleased) {
     TimelineValues values;
     // Also for messages about a lost device: a value that cannot be read stays 0.
     const VkDevice device = context.vulkan.device;
     (void)context.fn->vkGetSemaphoreCounterValue(device, t.written.semaphore, &values.written);
-    (void)context.fn->vkGetSemaphoreCounterValue(device, t.released.semaphore, &values.released);
+    if (withReleased)
+        (void)context.fn->vkGetSemaphoreCounterValue(device, t.released.semaphore,
+                                                     &values.released);
     return values;
 }
 

@@ -539,7 +539,11 @@ void finishCudaStream(estuary_viewer& v, uint64_t timeoutNs) {
 
 void checkHandoffOrder(estuary_viewer& v) {
     if (!v.cuda) return;
-    const interop::TimelineValues now = interop::readTimelines(v.interop, v.cuda->timelines);
+    // The OpenGL consumer's host hand-off signals `released` from this thread: only CUDA's
+    // `written` is read then (it is the one frames on several streams could lower).
+    const bool glHost = v.gl && v.glHandoff == ESTUARY_GL_HANDOFF_HOST;
+    const interop::TimelineValues now =
+        interop::readTimelines(v.interop, v.cuda->timelines, !glHost);
     Timing& t = v.timing;
     if (now.written < t.lastWritten || now.released < t.lastReleased) {
         ++t.handoffRegressions;

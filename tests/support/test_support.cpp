@@ -360,8 +360,7 @@ for m in r["modes"]:
                 "handoff_alignment_error_us", "host_busy_us"):
         need(key in m, m["mode"] + " lacks " + key)
     busy = m.get("host_busy_us", {})
-    vulkan = conf.get("consumer") == "vulkan"  # the OpenGL consumer's frames are not timed so
-    need(all((number(busy.get(k)) and busy[k] > 0) if vulkan else busy.get(k, 0) is None
+    need(all(number(busy.get(k)) and busy[k] > 0  # both consumers time the host's part
              for k in ("mean", "min", "p50", "p90", "p99", "max")),
          m["mode"] + " host_busy_us %r" % busy)
     handoff = m.get("handoff_latency_ms", {})

@@ -103,11 +103,14 @@ bool releaseCudaWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs)
 // settled or stopped). False when CUDA cannot (a sticky error broke its context): Vulkan's waits
 // then stay, and the caller leaves the objects to the driver.
 bool releaseVulkanWaits(FrameTimelines& t, uint64_t nextFrame, uint64_t timeoutNs);
-// Both timelines' values as the host reads them now (0 where one cannot be read).
+// Both timelines' values as the host reads them now (0 where one cannot be read); `released`
+// only when asked (a host that signals it itself need not read it: the Khronos validation layer,
+// 1.3.239, then reports its next host signal as below a pending one).
 struct TimelineValues {
     uint64_t written = 0, released = 0;
 };
-TimelineValues readTimelines(const Context& context, const FrameTimelines& t);
+TimelineValues readTimelines(const Context& context, const FrameTimelines& t,
+                             bool withReleased = true);
 // "CUDA wrote up to frame 46, Vulkan released up to frame 45" — for messages about a hang.
 std::string describeTimelines(const Context& context, const FrameTimelines& t);
 
