@@ -2,6 +2,9 @@
 #include "vk_check.h"
 
 #include <algorithm>
+#include <dlfcn.h>
+#include <link.h>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +35,22 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBit
     std::lock_guard<std::mutex> lock(log->mutex);
     if (log->firstMessages.size() < 16) log->firstMessages.emplace_back(text);
     return VK_FALSE;
+}
+
+// NVIDIA's Vulkan driver (libGLX_nvidia and libnvidia-tls, loaded by the loader for each instance
+// and unloaded after the last one) takes static TLS that glibc never gives back when a library is
+// unloaded: a process that made ~30 viewers one after another (a program loading libestuary with
+// dlopen, as Python does) could load no driver any more ("cannot allocate memory in static TLS
+// block"). Marking the driver's libraries, once loaded, as never unloaded keeps one copy.
+int pinDriver(dl_phdr_info* info, size_t, void*) {
+    const char* path = info->dlpi_name;
+    if (path && std::strstr(path, "nvidia"))
+        (void)dlopen(path, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE); // a reference never closed
+    return 0;
+}
+void pinLoadedDrivers() {
+    static std::once_flag pinned;
+    std::call_once(pinned, [] { dl_iterate_phdr(pinDriver, nullptr); });
 }
 
 bool hasLayer(const char* name) {
@@ -175,6 +194,7 @@ Instance createInstance(const InstanceDesc& desc) {
         throwVkFailure(result, "vkCreateInstance", __FILE__, __LINE__);
     }
     volkLoadInstanceOnly(instance.handle);
+    pinLoadedDrivers();
     if (desc.validation) {
         result = vkCreateDebugUtilsMessengerEXT(instance.handle, &messengerInfo, nullptr,
                                                 &instance.messenger);
