@@ -11,6 +11,7 @@
 #include "gl_context.h"
 #include "gl_interop.h"
 #include "half_float.h"
+#include "library_support.h" // failure, EXPECT_REFUSED
 #include "test_support.h"
 
 #include <epoxy/gl.h>
@@ -63,24 +64,6 @@ estuary_field_view_desc fieldOf(const Image& image, uint32_t flags = ESTUARY_VIE
     d.flags = flags;
     return d;
 }
-
-// The status and message of what `call` throws (ESTUARY_OK and "" when it does not).
-template <class Call> std::pair<estuary_status, std::string> failure(Call&& call) {
-    try {
-        call();
-    } catch (const Error& e) {
-        return {e.status(), e.what()};
-    }
-    return {ESTUARY_OK, ""};
-}
-
-#define EXPECT_REFUSED_WITH(call, status, ...)                                                     \
-    do {                                                                                           \
-        const auto [got, message] = failure([&] { (void)(call); });                                \
-        EXPECT_EQ(got, status) << #call << ": " << message;                                        \
-        for (const char* part : {__VA_ARGS__})                                                     \
-            EXPECT_NE(message.find(part), std::string::npos) << part << " not in: " << message;    \
-    } while (0)
 
 std::vector<uint8_t> readPicture(const Viewer& v) {
     const estuary_viewer_info info = v.info();
@@ -389,7 +372,7 @@ TEST(LibraryOpenGl, ShippedShadersDrawAsInVulkanAndSpirvOnlyShadersAreRefused) {
         if (consumer == ESTUARY_CONSUMER_VULKAN) {
             [[maybe_unused]] View field = v.fieldView(d);
         } else {
-            EXPECT_REFUSED_WITH(v.fieldView(d), ESTUARY_ERROR_UNSUPPORTED, "OpenGL", "GLSL",
+            EXPECT_REFUSED(v.fieldView(d), ESTUARY_ERROR_UNSUPPORTED, "OpenGL", "GLSL",
                                 mine.c_str());
         }
         EXPECT_EQ(v.close(), 0u);
@@ -437,7 +420,7 @@ TEST(LibraryOpenGl, OnlyFieldViewsAreDrawnEveryOtherKindIsRefusedNamingTheConsum
                 const auto [status, message] = failure(add);
                 EXPECT_EQ(status, ESTUARY_OK) << message;
             } else {
-                EXPECT_REFUSED_WITH(add(), ESTUARY_ERROR_UNSUPPORTED, name,
+                EXPECT_REFUSED(add(), ESTUARY_ERROR_UNSUPPORTED, name,
                                     "the OpenGL consumer draws field views only");
             }
         }
@@ -476,12 +459,12 @@ TEST(LibraryOpenGl, OnlyTwoDImagesAreReadBackBuffersAreNotAndNothingIsPicked) {
     std::fill_n(frame.hostLevel<float>(flat), 64, 0.75f);
     frame.readImage(flat, 0, 3, 3, 1, 1, &texel);
     for (const Image& other : others)
-        EXPECT_REFUSED_WITH(frame.readImage(other, 0, 0, 0, 1, 1, &word), ESTUARY_ERROR_UNSUPPORTED,
+        EXPECT_REFUSED(frame.readImage(other, 0, 0, 0, 1, 1, &word), ESTUARY_ERROR_UNSUPPORTED,
                             "OpenGL consumer reads back only 2D");
-    EXPECT_REFUSED_WITH(frame.readBuffer(buffer, 0, 4, &word), ESTUARY_ERROR_UNSUPPORTED,
+    EXPECT_REFUSED(frame.readBuffer(buffer, 0, 4, &word), ESTUARY_ERROR_UNSUPPORTED,
                         "OpenGL consumer reads no buffers");
     estuary_pick pick{};
-    EXPECT_REFUSED_WITH(frame.pick(field, 1, 1, 0, &pick), ESTUARY_ERROR_INVALID_ARGUMENT,
+    EXPECT_REFUSED(frame.pick(field, 1, 1, 0, &pick), ESTUARY_ERROR_INVALID_ARGUMENT,
                         "no elements to pick");
     frame.end();
     v.finish();
