@@ -103,7 +103,9 @@ struct estuary_struct_size {
     }
 };
 #define ESTUARY_STRUCT_SIZE(type)                                                                  \
-    estuary_struct_size struct_size { uint32_t(sizeof(type)) }
+    estuary_struct_size struct_size {                                                              \
+        uint32_t(sizeof(type))                                                                     \
+    }
 #else
 #define ESTUARY_STRUCT_SIZE(type) uint32_t struct_size
 #endif
@@ -161,9 +163,9 @@ typedef struct estuary_frame estuary_frame;
  */
 
 typedef enum estuary_display_mode {
-    ESTUARY_DISPLAY_AUTO = 0,    /* a window where there is a display, else headless */
-    ESTUARY_DISPLAY_WINDOW = 1,  /* a window; ESTUARY_ERROR_UNSUPPORTED without a display */
-    ESTUARY_DISPLAY_HEADLESS = 2, /* offscreen: pictures by estuary_screenshot/estuary_read_pixels */
+    ESTUARY_DISPLAY_AUTO = 0,     /* a window where there is a display, else headless */
+    ESTUARY_DISPLAY_WINDOW = 1,   /* a window; ESTUARY_ERROR_UNSUPPORTED without a display */
+    ESTUARY_DISPLAY_HEADLESS = 2, /* offscreen: estuary_screenshot, estuary_read_pixels */
     ESTUARY_DISPLAY_MODE_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_display_mode;
 
@@ -171,22 +173,22 @@ typedef enum estuary_cuda_mode {
     ESTUARY_CUDA_AUTO = 0, /* the first CUDA device whose UUID a Vulkan device shares, else none */
     ESTUARY_CUDA_REQUIRED = 1, /* the same, but ESTUARY_ERROR_UNSUPPORTED (saying why) when none */
     ESTUARY_CUDA_DEVICE = 2,   /* exactly CUDA device `cuda_device` */
-    ESTUARY_CUDA_OFF = 3, /* no CUDA: host-written images and buffers only */
+    ESTUARY_CUDA_OFF = 3,      /* no CUDA: host-written images and buffers only */
     ESTUARY_CUDA_MODE_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_cuda_mode;
 
 typedef enum estuary_present_mode {
     ESTUARY_PRESENT_FIFO = 0, /* vsync; always available */
     ESTUARY_PRESENT_MAILBOX = 1,
-    ESTUARY_PRESENT_IMMEDIATE = 2, /* FIFO where the surface lacks it, saying so */
+    ESTUARY_PRESENT_IMMEDIATE = 2,             /* FIFO where the surface lacks it, saying so */
     ESTUARY_PRESENT_MODE_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_present_mode;
 
 typedef enum estuary_draw_path {
-    ESTUARY_DRAW_AUTO = 0,   /* by measurement: compute on GPUs headless, raster elsewhere */
-    ESTUARY_DRAW_RASTER = 1, /* fragment shaders */
-    ESTUARY_DRAW_COMPUTE = 2 /* the same pictures from compute shaders; points, markers and lines
-                                splatted (headless) */,
+    ESTUARY_DRAW_AUTO = 0,    /* by measurement: compute on GPUs headless, raster elsewhere */
+    ESTUARY_DRAW_RASTER = 1,  /* fragment shaders */
+    ESTUARY_DRAW_COMPUTE = 2, /* the same pictures from compute shaders; points, markers and
+                                 lines splatted (headless) */
     ESTUARY_DRAW_PATH_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_draw_path;
 
@@ -198,10 +200,10 @@ typedef enum estuary_consumer {
 } estuary_consumer;
 
 typedef enum estuary_gl_handoff {
-    ESTUARY_GL_HANDOFF_AUTO = 0,     /* the best the OpenGL context has */
-    ESTUARY_GL_HANDOFF_TIMELINE = 1, /* GL_NV_timeline_semaphore */
-    ESTUARY_GL_HANDOFF_BINARY = 2,   /* GL_EXT_semaphore_fd, a binary pair per slot */
-    ESTUARY_GL_HANDOFF_HOST = 3, /* host waits (drivers without GL semaphores) */
+    ESTUARY_GL_HANDOFF_AUTO = 0,             /* the best the OpenGL context has */
+    ESTUARY_GL_HANDOFF_TIMELINE = 1,         /* GL_NV_timeline_semaphore */
+    ESTUARY_GL_HANDOFF_BINARY = 2,           /* GL_EXT_semaphore_fd, a binary pair per slot */
+    ESTUARY_GL_HANDOFF_HOST = 3,             /* host waits (drivers without GL semaphores) */
     ESTUARY_GL_HANDOFF_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_gl_handoff;
 
@@ -304,9 +306,9 @@ typedef enum estuary_image_kind {
 } estuary_image_kind;
 
 typedef enum estuary_writer {
-    ESTUARY_WRITER_AUTO = 0, /* CUDA where the viewer has it, else the host */
-    ESTUARY_WRITER_CUDA = 1, /* Vulkan-exported memory written by your CUDA code */
-    ESTUARY_WRITER_HOST = 2, /* host memory estuary uploads in the frame's draw */
+    ESTUARY_WRITER_AUTO = 0,             /* CUDA where the viewer has it, else the host */
+    ESTUARY_WRITER_CUDA = 1,             /* Vulkan-exported memory written by your CUDA code */
+    ESTUARY_WRITER_HOST = 2,             /* host memory estuary uploads in the frame's draw */
     ESTUARY_WRITER_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_writer;
 
@@ -388,9 +390,9 @@ typedef enum estuary_colormap {
 } estuary_colormap;
 
 typedef enum estuary_field_shading {
-    ESTUARY_FIELD_SCALAR = 0,    /* channel 0 through the colormap */
-    ESTUARY_FIELD_MAGNITUDE = 1, /* |(channel 0, channel 1)| through the colormap */
-    ESTUARY_FIELD_RGB = 2, /* channels 0-2 as colour, clamped to [0, 1] */
+    ESTUARY_FIELD_SCALAR = 0,                   /* channel 0 through the colormap */
+    ESTUARY_FIELD_MAGNITUDE = 1,                /* |(channel 0, channel 1)| through the colormap */
+    ESTUARY_FIELD_RGB = 2,                      /* channels 0-2 as colour, clamped to [0, 1] */
     ESTUARY_FIELD_SHADING_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_field_shading;
 
@@ -470,7 +472,7 @@ typedef enum estuary_marker_shape {
     ESTUARY_MARKER_SHAPE_DIAMOND = 3,
     ESTUARY_MARKER_SHAPE_CROSS = 4, /* a plus sign */
     ESTUARY_MARKER_SHAPE_RING = 5,
-    ESTUARY_MARKER_SHAPE_ARROW = 6, /* tail to tip along the direction */
+    ESTUARY_MARKER_SHAPE_ARROW = 6,            /* tail to tip along the direction */
     ESTUARY_MARKER_SHAPE_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_marker_shape;
 
@@ -505,7 +507,7 @@ typedef struct estuary_markers_view_desc {
 
 typedef enum estuary_line_topology {
     ESTUARY_LINES_SEGMENTS = 0, /* vertices (or indices) 0-1, 2-3, ... */
-    ESTUARY_LINES_STRIP = 1, /* 0-1, 1-2, ...; an index of 0xFFFFFFFF breaks the strip */
+    ESTUARY_LINES_STRIP = 1,    /* 0-1, 1-2, ...; an index of 0xFFFFFFFF breaks the strip */
     ESTUARY_LINE_TOPOLOGY_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_line_topology;
 
@@ -556,7 +558,7 @@ typedef struct estuary_glyph_view_desc {
 
 typedef enum estuary_mesh_shading {
     ESTUARY_MESH_SMOOTH = 0, /* a normal per vertex, blended across each triangle */
-    ESTUARY_MESH_FLAT = 1, /* one normal per triangle, from its corners */
+    ESTUARY_MESH_FLAT = 1,   /* one normal per triangle, from its corners */
     ESTUARY_MESH_SHADING_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_mesh_shading;
 
@@ -786,14 +788,14 @@ ESTUARY_API estuary_status estuary_frame_read_buffer(estuary_frame* frame, estua
  * The window's View panel shows what each buffer view has under the cursor this way. */
 typedef struct estuary_pick {
     ESTUARY_STRUCT_SIZE(estuary_pick);
-    int32_t hit; /* 1: an element within the radius; 0: none (the rest is 0); -1: not yet known
-                    (set by estuary_frame_pick, replaced once the frame is drawn) */
-    uint32_t element;  /* the point, marker, glyph, segment or triangle (its index) */
-    uint32_t vertex;   /* lines, meshes: the vertex nearest the point (its index in the vertex
-                          buffer); else the element */
-    float distance;    /* pixels from the point to the element's shape; 0: it covers the point */
-    float value;       /* its value there (lines, meshes: interpolated as the colour is; glyphs:
-                          the speed; 2D points: |(vx, vy)|; RGBA views: the colour's bits) */
+    int32_t hit;      /* 1: an element within the radius; 0: none (the rest is 0); -1: not yet known
+                         (set by estuary_frame_pick, replaced once the frame is drawn) */
+    uint32_t element; /* the point, marker, glyph, segment or triangle (its index) */
+    uint32_t vertex;  /* lines, meshes: the vertex nearest the point (its index in the vertex
+                         buffer); else the element */
+    float distance;   /* pixels from the point to the element's shape; 0: it covers the point */
+    float value;      /* its value there (lines, meshes: interpolated as the colour is; glyphs:
+                         the speed; 2D points: |(vx, vy)|; RGBA views: the colour's bits) */
     float position[3]; /* where, in the view's positions (lines, meshes: the point of the element
                           nearest the point; glyphs: the cell; 2D: z = 0) */
 } estuary_pick;
@@ -863,7 +865,7 @@ typedef struct estuary_input {
     int ui_wants_mouse; /* the pointer is over the UI: leave it alone */
     int ui_wants_keyboard;
     uint32_t key_count;
-    const int32_t* keys; /* key_count codes; owned by the viewer, valid until the next poll */
+    const int32_t* keys;    /* key_count codes; owned by the viewer, valid until the next poll */
     uint32_t width, height; /* the framebuffer */
 } estuary_input;
 ESTUARY_API estuary_status estuary_get_input(estuary_viewer* viewer, estuary_input* input);
@@ -871,11 +873,11 @@ ESTUARY_API estuary_status estuary_get_input(estuary_viewer* viewer, estuary_inp
 ESTUARY_API estuary_status estuary_poll_events(estuary_viewer* viewer);
 
 typedef enum estuary_event_kind {
-    ESTUARY_EVENT_CURSOR = 0, /* x, y in window coordinates */
-    ESTUARY_EVENT_BUTTON = 1, /* code: 0 left, 1 right, 2 middle; action 1 press, 0 release */
-    ESTUARY_EVENT_SCROLL = 2, /* y: steps */
-    ESTUARY_EVENT_KEY = 3,    /* code: GLFW key; action 1 press, 0 release */
-    ESTUARY_EVENT_CHAR = 4,   /* code: a Unicode code point */
+    ESTUARY_EVENT_CURSOR = 0,  /* x, y in window coordinates */
+    ESTUARY_EVENT_BUTTON = 1,  /* code: 0 left, 1 right, 2 middle; action 1 press, 0 release */
+    ESTUARY_EVENT_SCROLL = 2,  /* y: steps */
+    ESTUARY_EVENT_KEY = 3,     /* code: GLFW key; action 1 press, 0 release */
+    ESTUARY_EVENT_CHAR = 4,    /* code: a Unicode code point */
     ESTUARY_EVENT_ICONIFY = 5, /* action 1: minimized, 0: restored */
     ESTUARY_EVENT_KIND_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_event_kind;

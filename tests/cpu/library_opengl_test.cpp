@@ -373,7 +373,7 @@ TEST(LibraryOpenGl, ShippedShadersDrawAsInVulkanAndSpirvOnlyShadersAreRefused) {
             [[maybe_unused]] View field = v.fieldView(d);
         } else {
             EXPECT_REFUSED(v.fieldView(d), ESTUARY_ERROR_UNSUPPORTED, "OpenGL", "GLSL",
-                                mine.c_str());
+                           mine.c_str());
         }
         EXPECT_EQ(v.close(), 0u);
     }
@@ -421,7 +421,7 @@ TEST(LibraryOpenGl, OnlyFieldViewsAreDrawnEveryOtherKindIsRefusedNamingTheConsum
                 EXPECT_EQ(status, ESTUARY_OK) << message;
             } else {
                 EXPECT_REFUSED(add(), ESTUARY_ERROR_UNSUPPORTED, name,
-                                    "the OpenGL consumer draws field views only");
+                               "the OpenGL consumer draws field views only");
             }
         }
         if (consumer == ESTUARY_CONSUMER_OPENGL) {
@@ -460,12 +460,12 @@ TEST(LibraryOpenGl, OnlyTwoDImagesAreReadBackBuffersAreNotAndNothingIsPicked) {
     frame.readImage(flat, 0, 3, 3, 1, 1, &texel);
     for (const Image& other : others)
         EXPECT_REFUSED(frame.readImage(other, 0, 0, 0, 1, 1, &word), ESTUARY_ERROR_UNSUPPORTED,
-                            "OpenGL consumer reads back only 2D");
+                       "OpenGL consumer reads back only 2D");
     EXPECT_REFUSED(frame.readBuffer(buffer, 0, 4, &word), ESTUARY_ERROR_UNSUPPORTED,
-                        "OpenGL consumer reads no buffers");
+                   "OpenGL consumer reads no buffers");
     estuary_pick pick{};
     EXPECT_REFUSED(frame.pick(field, 1, 1, 0, &pick), ESTUARY_ERROR_INVALID_ARGUMENT,
-                        "no elements to pick");
+                   "no elements to pick");
     frame.end();
     v.finish();
     EXPECT_EQ(texel, 0.75f);

@@ -151,7 +151,7 @@ class CudaWriter : public contract::ContractWriter {
                 }
                 const uint32_t n = uint32_t(a.bytes / 4);
                 writeBuffer<<<(n + 255) / 256, 256, 0, s>>>(static_cast<float*>(data), n, a.markers,
-                                                         counters_, slot, slots_, a.id);
+                                                            counters_, slot, slots_, a.id);
             }
             CUDA_OK(cudaGetLastError());
         }
@@ -209,7 +209,8 @@ TEST(ContractGpu, EveryReadAndPickHoldsItsOwnFrameAcrossStreamsReplaysAndDeferre
         frames += report.frames;
         if (HasFailure()) break;
     }
-    std::printf("contract on the GPU: %llu frames in all\n", static_cast<unsigned long long>(frames));
+    std::printf("contract on the GPU: %llu frames in all\n",
+                static_cast<unsigned long long>(frames));
     EXPECT_GE(frames, 10000u);
 }
 
@@ -229,9 +230,9 @@ TEST(ContractGpu, AlternatingStreamsWithLongWorkEveryOtherFrameDrawTheirOwnFrame
         options.roundRobin = true;
         options.longWorkMicros = 2000;
         const contract::ContractReport report = contract::runContract(writer, options);
-        expectContract(report, ("two streams taking turns, up to " + std::to_string(inFlight) +
-                                " in flight")
-                                   .c_str());
+        expectContract(
+            report,
+            ("two streams taking turns, up to " + std::to_string(inFlight) + " in flight").c_str());
         EXPECT_EQ(report.frames, 40u);
     }
 }

@@ -40,10 +40,9 @@ inline Error cudaFailure(cudaError_t err, const char* expr, const char* file, in
     if (err == cudaErrorMemoryAllocation)
         return outOfMemory("out of GPU memory: " + what + "; " + kOutOfGpuMemoryHint);
     if (isStickyCudaError(err))
-        return deviceLost(
-            "CUDA faulted and its context is unusable (a sticky error, usually from "
-            "a kernel that faulted earlier than this call): " +
-            what);
+        return deviceLost("CUDA faulted and its context is unusable (a sticky error, usually from "
+                          "a kernel that faulted earlier than this call): " +
+                          what);
     return runtimeError(what);
 }
 

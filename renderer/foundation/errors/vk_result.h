@@ -64,8 +64,8 @@ inline Error vkFailure(VkResult result, const char* expr, const char* file, int 
                              file + ":" + std::to_string(line);
     if (result == VK_ERROR_DEVICE_LOST)
         return deviceLost("the Vulkan device was lost (a GPU fault, a hang or a driver reset; "
-                            "with the CUDA backend, often a CUDA fault first): " +
-                            what);
+                          "with the CUDA backend, often a CUDA fault first): " +
+                          what);
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY)
         return outOfMemory("out of GPU memory: " + what + "; " + kOutOfGpuMemoryHint);
     if (result == VK_ERROR_OUT_OF_HOST_MEMORY) return outOfMemory("out of host memory: " + what);
