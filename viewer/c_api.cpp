@@ -36,8 +36,8 @@ template <class T> T* member(const estuary_viewer& v, T* handle, const char* nam
 }
 
 template <class Desc, class Add>
-estuary_status addView(const char* call, estuary_viewer* viewer, const Desc* desc,
-                       const char* type, estuary_view** view, Add&& add) {
+estuary_status addView(const char* call, estuary_viewer* viewer, const Desc* desc, const char* type,
+                       estuary_view** view, Add&& add) {
     return guard(call, [&] {
         estuary_viewer& v = resolve(viewer, "viewer");
         const CudaDeviceScope device(&v);
@@ -45,6 +45,22 @@ estuary_status addView(const char* call, estuary_viewer* viewer, const Desc* des
         estuary_view* made = add(v, d);
         estuary_view* handle = publish(made);
         if (view) *view = handle;
+    });
+}
+
+// An image, buffer or view of the viewer destroyed and its handle retired; NULL: nothing. A
+// refused destroy (a view still draws the image) throws before anything changed, the handle kept.
+template <class T>
+estuary_status destroyChild(const char* call, estuary_viewer* viewer, T* handle, const char* name,
+                            void (*destroy)(estuary_viewer&, T*)) {
+    return guard(call, [&] {
+        if (!handle) return;
+        estuary_viewer& v = resolve(viewer, "viewer");
+        T& object = resolveOf(v, handle, name);
+        const CudaDeviceScope device(&v);
+        const uint64_t bits = object.handle;
+        destroy(v, &object);
+        handles().remove(bits);
     });
 }
 
@@ -182,27 +198,11 @@ estuary_status estuary_create_buffer(estuary_viewer* viewer, const estuary_buffe
 }
 
 estuary_status estuary_destroy_image(estuary_viewer* viewer, estuary_image* image) {
-    return guard("estuary_destroy_image", [&] {
-        if (!image) return;
-        estuary_viewer& v = resolve(viewer, "viewer");
-        estuary_image& i = resolveOf(v, image, "image");
-        const CudaDeviceScope device(&v);
-        const uint64_t handle = i.handle;
-        destroyImage(v, &i); // throws, changing nothing, while a view draws it
-        handles().remove(handle);
-    });
+    return destroyChild("estuary_destroy_image", viewer, image, "image", destroyImage);
 }
 
 estuary_status estuary_destroy_buffer(estuary_viewer* viewer, estuary_buffer* buffer) {
-    return guard("estuary_destroy_buffer", [&] {
-        if (!buffer) return;
-        estuary_viewer& v = resolve(viewer, "viewer");
-        estuary_buffer& b = resolveOf(v, buffer, "buffer");
-        const CudaDeviceScope device(&v);
-        const uint64_t handle = b.handle;
-        destroyBuffer(v, &b);
-        handles().remove(handle);
-    });
+    return destroyChild("estuary_destroy_buffer", viewer, buffer, "buffer", destroyBuffer);
 }
 
 estuary_status estuary_get_image_info(estuary_image* image, estuary_image_info* info) {
@@ -229,10 +229,7 @@ estuary_status estuary_get_image_level_bytes(estuary_image* image, uint32_t leve
     return guard("estuary_get_image_level_bytes", [&] {
         const estuary_image& i = resolve(image, "image");
         require(bytes, "bytes (the output)");
-        if (level >= i.levels)
-            throw usageError(i.name + ": level " + std::to_string(level) + " of " +
-                             std::to_string(i.levels) + " (levels 0.." +
-                             std::to_string(i.levels - 1) + ")");
+        checkLevel(i, level);
         *bytes = levelBytes(i, level);
     });
 }
@@ -317,15 +314,7 @@ estuary_status estuary_add_glyph_view(estuary_viewer* viewer, const estuary_glyp
 }
 
 estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_view* view) {
-    return guard("estuary_destroy_view", [&] {
-        if (!view) return;
-        estuary_viewer& v = resolve(viewer, "viewer");
-        estuary_view& w = resolveOf(v, view, "view");
-        const CudaDeviceScope device(&v);
-        const uint64_t handle = w.handle;
-        destroyView(v, &w);
-        handles().remove(handle);
-    });
+    return destroyChild("estuary_destroy_view", viewer, view, "view", destroyView);
 }
 
 estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* params) {
@@ -372,8 +361,7 @@ estuary_status estuary_set_camera(estuary_viewer* viewer, const estuary_camera* 
             throw usageError("pitch_degrees " + std::to_string(c.pitch_degrees) +
                              " is outside -85..85");
         constexpr float kRadians = 0.017453292f;
-        v.camera = {c.zoom, c.pan_x, c.pan_y, c.yaw_degrees * kRadians,
-                    c.pitch_degrees * kRadians};
+        v.camera = {c.zoom, c.pan_x, c.pan_y, c.yaw_degrees * kRadians, c.pitch_degrees * kRadians};
         ++v.drawVersion;
     });
 }

@@ -12,9 +12,10 @@ using namespace estuary::lib::capi;
 
 namespace estuary::lib::capi {
 
-estuary_frame* beginPublishedFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
-    estuary_frame* frame = beginFrame(v, desc);
-    return publish(frame);
+estuary_frame& beginPublishedFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
+    estuary_frame& frame = *beginFrame(v, desc);
+    publish(&frame);
+    return frame;
 }
 
 void endPublishedFrame(estuary_frame& frame) {
@@ -39,20 +40,22 @@ estuary_frame& activeFrame(estuary_frame* frame) {
     return *f;
 }
 
-// The frame's copy of a CUDA-written image; a single's first use in the frame waits for the
-// earlier draws.
-uint32_t cudaCopy(estuary_frame& frame, estuary_image& image, uint32_t level) {
-    if (image.writer != ESTUARY_WRITER_CUDA)
-        throw usageError(image.name + " is written by the host: use estuary_frame_host_level");
-    if (level >= image.levels)
-        throw usageError(image.name + ": level " + std::to_string(level) + " of " +
-                         std::to_string(image.levels));
-    // (With one frame in flight the slot's own wait already covers every earlier draw.)
-    if (image.copies == 1 && frame.viewer->slots > 1 && !frame.replayed && !frame.allDrawnWaited) {
+// The frame's copy of a CUDA-written image or buffer: a single's first use in the frame makes
+// the frame's stream wait for the earlier draws. (With one frame in flight the slot's own wait
+// already covers every earlier draw.)
+template <class Allocation> uint32_t cudaCopyOf(estuary_frame& frame, const Allocation& a) {
+    if (a.copies == 1 && frame.viewer->slots > 1 && !frame.replayed && !frame.allDrawnWaited) {
         cudaWaitAllDrawn(*frame.viewer, frame);
         frame.allDrawnWaited = true;
     }
-    return copyOf(image, frame.index);
+    return copyOf(a, frame.index);
+}
+
+uint32_t cudaCopy(estuary_frame& frame, estuary_image& image, uint32_t level) {
+    if (image.writer != ESTUARY_WRITER_CUDA)
+        throw usageError(image.name + " is written by the host: use estuary_frame_host_level");
+    checkLevel(image, level);
+    return cudaCopyOf(frame, image);
 }
 
 // A call on a frame: the live frame, the viewer's device current, `body(frame)`.
@@ -83,7 +86,7 @@ estuary_status estuary_begin_frame(estuary_viewer* viewer, const estuary_frame_d
         estuary_frame_desc d{};
         if (desc) d = readStruct(desc, "desc", "estuary_frame_desc");
         const CudaDeviceScope device(&v);
-        *frame = beginPublishedFrame(v, desc ? &d : nullptr);
+        *frame = handleOf(&beginPublishedFrame(v, desc ? &d : nullptr));
     });
 }
 
@@ -153,11 +156,7 @@ estuary_status estuary_frame_device_pointer(estuary_frame* frame, estuary_buffer
         require(pointer, "pointer (the output)");
         if (b.writer != ESTUARY_WRITER_CUDA)
             throw usageError(b.name + " is written by the host: use estuary_frame_host_pointer");
-        if (b.copies == 1 && f.viewer->slots > 1 && !f.replayed && !f.allDrawnWaited) {
-            cudaWaitAllDrawn(*f.viewer, f);
-            f.allDrawnWaited = true;
-        }
-        *pointer = cudaPointer(b, copyOf(b, f.index));
+        *pointer = cudaPointer(b, cudaCopyOf(f, b));
     });
 }
 
@@ -168,9 +167,7 @@ estuary_status estuary_frame_host_level(estuary_frame* frame, estuary_image* ima
         require(data, "data (the output)");
         if (i.writer != ESTUARY_WRITER_HOST)
             throw usageError(i.name + " is written by CUDA: use estuary_frame_surface");
-        if (level >= i.levels)
-            throw usageError(i.name + ": level " + std::to_string(level) + " of " +
-                             std::to_string(i.levels));
+        checkLevel(i, level);
         if (i.generateMips && level > 0)
             throw usageError(i.name + " generates its mips (ESTUARY_IMAGE_GENERATE_MIPS): "
                                       "write level 0 only");
@@ -196,9 +193,7 @@ estuary_status estuary_frame_copy_to_image(estuary_frame* frame, estuary_image* 
     return onFrame("estuary_frame_copy_to_image", frame, [&](estuary_frame& f) {
         estuary_image& i = resolveOf(*f.viewer, image, "image");
         require(source, "source");
-        if (level >= i.levels)
-            throw usageError(i.name + ": level " + std::to_string(level) + " of " +
-                             std::to_string(i.levels));
+        checkLevel(i, level);
         const uint64_t expected = levelBytes(i, level);
         if (bytes != expected)
             throw usageError(i.name + ": level " + std::to_string(level) + " holds " +
@@ -269,10 +264,9 @@ estuary_status estuary_display(estuary_viewer* viewer, estuary_frame_fn callback
             int stop = 0;
             {
                 const CudaDeviceScope device(&v);
-                estuary_frame* frame = beginPublishedFrame(v, nullptr);
-                estuary_frame& f = *lookup(frame);
+                estuary_frame& f = beginPublishedFrame(v, nullptr);
                 try {
-                    stop = callback(frame, user);
+                    stop = callback(handleOf(&f), user);
                 } catch (...) { // a C callback cannot throw, but a C++ one might
                     if (alive() && f.active) endPublishedFrame(f);
                     throw;

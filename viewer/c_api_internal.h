@@ -85,8 +85,7 @@ template <class T> T& resolve(const T* handle, const char* name) {
 // A handle of viewer `v`'s: a live one of another viewer is refused as foreign.
 template <class T> T& resolveOf(const estuary_viewer& v, const T* handle, const char* name) {
     T& object = resolve(handle, name);
-    if (object.viewer != &v)
-        throw invalidHandle(std::string(name) + " belongs to another viewer");
+    if (object.viewer != &v) throw invalidHandle(std::string(name) + " belongs to another viewer");
     return object;
 }
 
@@ -156,6 +155,14 @@ template <class T> void writeStruct(T* user, const T& value) {
     user->struct_size = size;
 }
 
+// A level of the image, or a usage error naming it and the levels there are.
+inline void checkLevel(const estuary_image& image, uint32_t level) {
+    if (level >= image.levels)
+        throw usageError(image.name + ": level " + std::to_string(level) + " of " +
+                         std::to_string(image.levels) + " (levels 0.." +
+                         std::to_string(image.levels - 1) + ")");
+}
+
 // Handles out: registered on creation, dropped on destruction.
 template <class T> T* publish(T* object) {
     object->handle = handles().add(kindOf<T>(), object);
@@ -170,7 +177,7 @@ inline void retire(uint64_t& handle) {
 }
 
 // A frame begun with a handle of its own, and ended dropping it.
-estuary_frame* beginPublishedFrame(estuary_viewer& v, const estuary_frame_desc* desc);
+estuary_frame& beginPublishedFrame(estuary_viewer& v, const estuary_frame_desc* desc);
 void endPublishedFrame(estuary_frame& frame);
 
 } // namespace estuary::lib::capi

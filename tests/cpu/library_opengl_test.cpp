@@ -34,15 +34,10 @@
 namespace estuary {
 namespace {
 
+// The library tests' headless viewer, drawn by `consumer`.
 ViewerDesc viewerDesc(estuary_consumer consumer, uint32_t width = 96, uint32_t height = 64,
                       uint32_t framesInFlight = 2) {
-    ViewerDesc d;
-    d.display = ESTUARY_DISPLAY_HEADLESS;
-    d.cuda = ESTUARY_CUDA_OFF;
-    d.flags = ESTUARY_VIEWER_VALIDATION;
-    d.width = width;
-    d.height = height;
-    d.frames_in_flight = framesInFlight;
+    ViewerDesc d = headless(framesInFlight, width, height);
     d.consumer = consumer;
     return d;
 }
