@@ -69,8 +69,8 @@ void installCallbacks(estuary_viewer& v, GLFWwindow* w) {
                          : button == GLFW_MOUSE_BUTTON_MIDDLE ? 2
                                                               : -1;
         if (code < 0 || action == GLFW_REPEAT) return;
-        handleEvent(viewerOf(win),
-                    makeEvent(ESTUARY_EVENT_BUTTON, code, action == GLFW_PRESS ? 1 : 0, modsOf(mods)));
+        handleEvent(viewerOf(win), makeEvent(ESTUARY_EVENT_BUTTON, code,
+                                             action == GLFW_PRESS ? 1 : 0, modsOf(mods)));
     });
     glfwSetScrollCallback(w, [](GLFWwindow* win, double dx, double dy) {
         handleEvent(viewerOf(win), makeEvent(ESTUARY_EVENT_SCROLL, 0, 0, 0, dx, dy));

@@ -22,7 +22,7 @@ struct Pending {
     uint64_t frame = 0;
     uint32_t id = 0;
     bool pick = false;
-    bool markers = false;   // the buffer holds the marker {0, 0, 0, value, 1, 0, 0, 1}
+    bool markers = false;    // the buffer holds the marker {0, 0, 0, value, 1, 0, 0, 1}
     uint64_t firstFloat = 0; // buffers: where the read starts
     std::vector<float> data;
     estuary_pick result{};
@@ -157,8 +157,9 @@ class Sequence {
         return 8;
     }
     size_t count(bool images) const {
-        return size_t(std::count_if(allocations_.begin(), allocations_.end(),
-                                    [&](const Allocation& a) { return (a.image != nullptr) == images; }));
+        return size_t(
+            std::count_if(allocations_.begin(), allocations_.end(),
+                          [&](const Allocation& a) { return (a.image != nullptr) == images; }));
     }
 
     void addImage() {
@@ -338,11 +339,12 @@ class Sequence {
                 const uint32_t w = 1 + below(a.width), h = 1 + below(a.height);
                 const uint32_t x = below(a.width - w + 1), y = below(a.height - h + 1);
                 read->data.assign(size_t(w) * h, std::nanf(""));
-                status = estuary_frame_read_image(f, a.image, 0, x, y, w, h, flags,
-                                                  read->data.data());
+                status =
+                    estuary_frame_read_image(f, a.image, 0, x, y, w, h, flags, read->data.data());
             } else {
                 const uint64_t floats = a.bytes / 4;
-                const uint64_t n = 1 + below(uint32_t(floats)), first = below(uint32_t(floats - n + 1));
+                const uint64_t n = 1 + below(uint32_t(floats)),
+                               first = below(uint32_t(floats - n + 1));
                 read->data.assign(n, std::nanf(""));
                 read->markers = a.markers;
                 read->firstFloat = first;
@@ -378,7 +380,8 @@ class Sequence {
 
     void afterFrame() {
         estuary_metrics metrics{};
-        if (ok(call([&] { return estuary_get_metrics(viewer_, &metrics); }), "estuary_get_metrics")) {
+        if (ok(call([&] { return estuary_get_metrics(viewer_, &metrics); }),
+               "estuary_get_metrics")) {
             ++report_.checks;
             if (metrics.handoff_regressions != 0)
                 fail(std::to_string(metrics.handoff_regressions) +
@@ -428,13 +431,12 @@ class Sequence {
                     const float expected = !p.markers || at == 3 ? want : kMarker[at];
                     if (p.data[i] == expected) continue;
                     fail("a read of frame " + std::to_string(p.frame) + " (allocation " +
-                         std::to_string(p.id) + ") holds " + std::to_string(p.data[i]) +
-                         " at " + std::to_string(i) + " of " + std::to_string(p.data.size()) +
+                         std::to_string(p.id) + ") holds " + std::to_string(p.data[i]) + " at " +
+                         std::to_string(i) + " of " + std::to_string(p.data.size()) +
                          "; its frame wrote " + std::to_string(expected) +
-                         (std::isnan(p.data[i]) ? " (not delivered)"
-                                                : " (frame " +
-                                                      std::to_string(int64_t(p.data[i]) / 8) +
-                                                      "'s value)"));
+                         (std::isnan(p.data[i])
+                              ? " (not delivered)"
+                              : " (frame " + std::to_string(int64_t(p.data[i]) / 8) + "'s value)"));
                     break;
                 }
             }
@@ -467,8 +469,8 @@ class Sequence {
 std::string ContractReport::summary() const {
     std::ostringstream s;
     s << sequences << " sequences, " << frames << " frames, " << checks << " checks, " << replayed
-      << " replayed frames, " << handoffChecks << " hand-off timeline readings, "
-      << failures.size() << " failures";
+      << " replayed frames, " << handoffChecks << " hand-off timeline readings, " << failures.size()
+      << " failures";
     return s.str();
 }
 

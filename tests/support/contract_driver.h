@@ -60,7 +60,7 @@ struct ContractOptions {
     uint32_t sequences = 4;
     uint32_t framesPerSequence = 40;
     uint32_t maxFramesInFlight = 32;
-    uint32_t framesInFlight = 0; // 0: one of 1, 2, 3, 4, 5, 8, 16, 32 up to the maximum
+    uint32_t framesInFlight = 0;      // 0: one of 1, 2, 3, 4, 5, 8, 16, 32 up to the maximum
     uint32_t width = 64, height = 48; // the headless picture
     bool replay = false;              // replay keys (CUDA writers with streams of their own)
     bool switchDevices = false;       // make device 1 current around calls (2+ CUDA devices)
