@@ -17,7 +17,7 @@ enum class Backend { Auto, Cuda, Cpu };
 const char* backendName(Backend backend);
 
 // Who draws the simulation's images: the Vulkan renderer, or the OpenGL consumer importing the
-// same Vulkan-exported images and semaphores (renderer/opengl).
+// same Vulkan-exported images and semaphores (opengl/).
 enum class Consumer { Vulkan, OpenGL };
 const char* consumerName(Consumer consumer);
 // How frames pass to the OpenGL consumer: GPU-side through timeline semaphores
