@@ -1,4 +1,5 @@
 #include "mesh.h"
+#include "attributes.h"
 #include "pick.h"
 #include "renderer_internal.h"
 #include "colormap.h"
@@ -25,26 +26,26 @@ VkFormat chooseDepthFormat(const Device& device) {
                        "D16_UNORM depth");
 }
 
-// One set per slot: the colormap, the vertices, the indices, the normals, the draw's indices and
-// the pick's state (the pick reads what the draw reads, by compute).
+// One set per slot: the colormap, the channels, the normal sums, the draw's indices and the pick's
+// state (the pick reads what the draw reads, by compute).
 void createSets(const Device& device, MeshRenderer& r, uint32_t slotCount) {
     const VkShaderStageFlags pulled = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
-    const VkDescriptorSetLayoutBinding bindings[6] = {
+    const VkDescriptorSetLayoutBinding bindings[5] = {
         {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, pulled, nullptr},
-        {ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
-        {ESTUARY_BINDING_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
+        attributeBinding(pulled),
         {ESTUARY_BINDING_NORMALS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, pulled, nullptr},
         {ESTUARY_BINDING_DRAW_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
          VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
         {ESTUARY_BINDING_PICK, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT,
          nullptr}};
     VkDescriptorSetLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    layoutInfo.bindingCount = 6;
+    layoutInfo.bindingCount = 5;
     layoutInfo.pBindings = bindings;
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "mesh set layout");
-    const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, slotCount},
-                                           {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 5 * slotCount}};
+    const VkDescriptorPoolSize sizes[2] = {
+        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, slotCount},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, (3 + kAttributeChannels) * slotCount}};
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = slotCount;
     poolInfo.poolSizeCount = 2;
@@ -58,12 +59,55 @@ void createSets(const Device& device, MeshRenderer& r, uint32_t slotCount) {
                              VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
 }
 
+AttributeChannels meshChannels(const MeshDesc& desc) {
+    if (desc.attributes) return *desc.attributes;
+    AttributeChannels c = presetChannels(PresetLayout::Vertices);
+    c[ESTUARY_CH_INDEX] = {ESTUARY_ATTR_U32, 0, 4, true};
+    c[ESTUARY_CH_NORMAL] = {ESTUARY_ATTR_F32X4, 0, 16, true};
+    return c;
+}
+
+// Points the slot's set at its buffers: the channels, and the bindings that must hold one even
+// when unread (no sums, no draw indices) at any of them.
+void writeMeshSet(const Device& device, MeshRenderer& r, uint32_t slot) {
+    const auto buffers = channelBuffers(r.channels, r.mainBuffers[slot], r.ownBuffers[slot]);
+    writeAttributeDescriptors(device, r.slotSets[slot], r.channels, buffers);
+    const auto known = std::find_if(buffers.begin(), buffers.end(),
+                                    [](const AttributeBuffer& b) { return b.buffer != nullptr; });
+    if (known == buffers.end()) return;
+    const VkDescriptorSet set = r.slotSets[slot];
+    if (r.normalSums.handle)
+        writeBufferDescriptor(device, set, ESTUARY_BINDING_NORMALS, r.normalSums.handle,
+                              VK_WHOLE_SIZE);
+    else
+        writeBufferDescriptor(device, set, ESTUARY_BINDING_NORMALS, known->buffer, known->bytes);
+    if (r.drawIndices.handle)
+        writeBufferDescriptor(device, set, ESTUARY_BINDING_DRAW_INDICES, r.drawIndices.handle,
+                              VK_WHOLE_SIZE);
+    else
+        writeBufferDescriptor(device, set, ESTUARY_BINDING_DRAW_INDICES, known->buffer,
+                              known->bytes);
+}
+
+// The vertices every per-vertex channel's buffer of the slot holds (the index channel aside).
+uint32_t vertexCapacity(const MeshRenderer& r, uint32_t slot) {
+    AttributeChannels vertexChannels = r.channels;
+    vertexChannels[ESTUARY_CH_INDEX] = {};
+    if (r.normalBytes[slot] == 0) vertexChannels[ESTUARY_CH_NORMAL] = {};
+    return attributeCapacity(vertexChannels,
+                             channelBuffers(r.channels, r.mainBuffers[slot], r.ownBuffers[slot]));
+}
+
 } // namespace
 
 MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const MeshDesc& desc) {
     if (desc.slotCount == 0) throw runtimeError("createMeshRenderer: slotCount must be >= 1");
     MeshRenderer r;
-    r.vertexBytes.assign(desc.slotCount, 0);
+    r.channels = meshChannels(desc);
+    fillAttributeSpecialization(r.specialization, r.channels,
+                                device.properties.limits.minStorageBufferOffsetAlignment);
+    r.mainBuffers.assign(desc.slotCount, AttributeBuffer{});
+    r.ownBuffers.assign(desc.slotCount, {});
     r.indexBytes.assign(desc.slotCount, 0);
     r.normalBytes.assign(desc.slotCount, 0);
     r.colormapCount = kColormapCount;
@@ -83,12 +127,14 @@ MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const 
         shape.fragmentShader = "mesh.frag";
         shape.depthFormat = r.depthFormat;
         shape.name = "mesh pipeline";
+        const VkSpecializationInfo channels = r.specialization.info();
+        shape.vertexSpecialization = &channels;
         r.pipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
                                             desc.dataDir, shape);
         if (desc.summedNormals > 0 || r.indexCapacity > 0)
             r.preparePipeline = createComputePipeline(device, r.pipelineLayout,
                                                       shaderPath(desc.dataDir, "mesh_prepare.comp"),
-                                                      nullptr, "mesh prepare");
+                                                      &channels, "mesh prepare");
         if (r.indexCapacity > 0)
             r.drawIndices =
                 createBuffer(device, VkDeviceSize(r.indexCapacity) * sizeof(uint32_t),
@@ -129,28 +175,27 @@ void setMeshBuffers(const Device& device, MeshRenderer& r, uint32_t slot, VkBuff
     if (slot >= r.slotSets.size())
         throw runtimeError("setMeshBuffers: slot " + std::to_string(slot) + " out of " +
                            std::to_string(r.slotSets.size()));
-    if (!vertices || vertexBytes < 16)
-        throw runtimeError("setMeshBuffers: a mesh needs a vertex buffer of one vertex or more");
-    const VkDescriptorSet set = r.slotSets[slot];
-    writeBufferDescriptor(device, set, ESTUARY_BINDING_POINTS, vertices, vertexBytes);
-    // Bindings the draw does not read must still hold a buffer: the vertices.
-    writeBufferDescriptor(device, set, ESTUARY_BINDING_INDICES, indices ? indices : vertices,
-                          indices ? indexBytes : vertexBytes);
-    if (normals)
-        writeBufferDescriptor(device, set, ESTUARY_BINDING_NORMALS, normals, normalBytes);
-    else if (r.normalSums.handle)
-        writeBufferDescriptor(device, set, ESTUARY_BINDING_NORMALS, r.normalSums.handle,
-                              VK_WHOLE_SIZE);
-    else
-        writeBufferDescriptor(device, set, ESTUARY_BINDING_NORMALS, vertices, vertexBytes);
-    if (r.drawIndices.handle)
-        writeBufferDescriptor(device, set, ESTUARY_BINDING_DRAW_INDICES, r.drawIndices.handle,
-                              VK_WHOLE_SIZE);
-    else
-        writeBufferDescriptor(device, set, ESTUARY_BINDING_DRAW_INDICES, vertices, vertexBytes);
-    r.vertexBytes[slot] = vertexBytes;
+    r.mainBuffers[slot] = {vertices, vertices ? vertexBytes : 0};
+    r.ownBuffers[slot][ESTUARY_CH_INDEX] = {indices, indices ? indexBytes : 0};
+    r.ownBuffers[slot][ESTUARY_CH_NORMAL] = {normals, normals ? normalBytes : 0};
     r.indexBytes[slot] = indices ? indexBytes : 0;
     r.normalBytes[slot] = normals ? normalBytes : 0;
+    writeMeshSet(device, r, slot);
+}
+
+void setMeshAttributeBuffer(const Device& device, MeshRenderer& r, uint32_t slot, uint32_t channel,
+                            VkBuffer buffer, VkDeviceSize bytes) {
+    if (slot >= r.slotSets.size() || channel >= kAttributeChannels)
+        throw runtimeError("setMeshAttributeBuffer: slot " + std::to_string(slot) + " of " +
+                           std::to_string(r.slotSets.size()) + ", channel " +
+                           std::to_string(channel) + " of " + std::to_string(kAttributeChannels));
+    if (!r.channels[channel].ownBuffer)
+        throw runtimeError("setMeshAttributeBuffer: channel " + std::to_string(channel) +
+                           " reads the main buffer");
+    r.ownBuffers[slot][channel] = {buffer, buffer ? bytes : 0};
+    if (channel == ESTUARY_CH_INDEX) r.indexBytes[slot] = buffer ? bytes : 0;
+    if (channel == ESTUARY_CH_NORMAL) r.normalBytes[slot] = buffer ? bytes : 0;
+    writeMeshSet(device, r, slot);
 }
 
 void setMeshExtent(const Device& device, MeshRenderer& r, VkExtent2D extent) {
@@ -236,20 +281,22 @@ struct Triangles {
 };
 
 Triangles trianglesOf(const MeshRenderer& r, uint32_t slot, const MeshDraw& draw) {
-    if (slot >= r.slotSets.size() || r.vertexBytes[slot] == 0)
+    if (slot >= r.slotSets.size() || vertexCapacity(r, slot) == 0)
         throw runtimeError("recordMesh: slot " + std::to_string(slot) + " has no vertex buffer");
     if (draw.colormap >= r.colormapCount)
         throw runtimeError("recordMesh: colormap " + std::to_string(draw.colormap) + " out of " +
                            std::to_string(r.colormapCount));
     const bool indexed = r.indexBytes[slot] > 0;
-    const VkDeviceSize available = indexed ? r.indexBytes[slot] / 4 : r.vertexBytes[slot] / 16;
+    const uint32_t vertices = vertexCapacity(r, slot);
+    const VkDeviceSize available =
+        indexed ? channelCapacity(r.channels[ESTUARY_CH_INDEX], r.indexBytes[slot]) : vertices;
     if (draw.count > available)
         throw runtimeError("recordMesh: " + std::to_string(draw.count) +
                            (indexed ? " indices" : " vertices") + " do not fit slot " +
                            std::to_string(slot) + "'s buffer (" + std::to_string(available) + ")");
     Triangles t;
     t.count = draw.count / 3;
-    t.vertices = uint32_t(std::min<VkDeviceSize>(r.vertexBytes[slot] / 16, UINT32_MAX));
+    t.vertices = vertices;
     t.summed = !draw.flat && r.normalBytes[slot] == 0 && r.normalSums.handle;
     if (t.summed && t.vertices > r.summedNormals)
         throw runtimeError("recordMesh: " + std::to_string(t.vertices) +
@@ -304,7 +351,8 @@ void recordMesh(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkIma
 }
 
 void prepareMeshPick(const Device& device, MeshRenderer& r) {
-    preparePick(device, r.pick, r.pipelineLayout);
+    const VkSpecializationInfo channels = r.specialization.info();
+    preparePick(device, r.pick, r.pipelineLayout, &channels);
 }
 
 void recordMeshPick(const MeshRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkExtent2D extent,

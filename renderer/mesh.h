@@ -13,12 +13,14 @@
 // image, depth image and normal sums. Per-frame calls allocate nothing and never wait.
 #pragma once
 
+#include "attributes.h"
 #include "pick.h"
 #include "renderer.h"
 #include "resources.h"
 
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 namespace estuary {
@@ -32,6 +34,9 @@ struct MeshDesc {
     uint32_t summedNormals = 0;
     bool wireframe = false;     // drawn with MeshDraw::flags' ESTUARY_MESH_FLAG_WIREFRAME
     uint32_t indexCapacity = 0; // without a wireframe: the most indices a slot's buffer holds
+    // Where each channel of a vertex lies (renderer/attributes.h); none: vec4 (x, y, z, value) in
+    // the vertex buffer, indices (U32) and normals (F32X4) in their own buffers.
+    std::optional<AttributeChannels> attributes;
 };
 
 struct MeshRenderer : MoveOnly {
@@ -41,8 +46,12 @@ struct MeshRenderer : MoveOnly {
     VkPipeline preparePipeline = VK_NULL_HANDLE; // mesh_prepare.comp: sums, draw indices
     VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
     std::vector<VkDescriptorSet> slotSets;
-    // Per slot, 0 until setMeshBuffers: the vertices', indices' (0: none) and normals' bytes.
-    std::vector<VkDeviceSize> vertexBytes, indexBytes, normalBytes;
+    AttributeChannels channels{};             // what the shaders read (specialized into them)
+    AttributeSpecialization specialization;   // the pipelines' constants of `channels`
+    std::vector<AttributeBuffer> mainBuffers; // per slot
+    std::vector<std::array<AttributeBuffer, kAttributeChannels>> ownBuffers; // per slot
+    // Per slot: the indices' and normals' bytes (0: none).
+    std::vector<VkDeviceSize> indexBytes, normalBytes;
     GpuImage colormaps;
     VkSampler colormapSampler = VK_NULL_HANDLE;
     uint32_t colormapCount = 0;
@@ -61,12 +70,16 @@ struct MeshRenderer : MoveOnly {
 MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const MeshDesc& desc);
 void destroyMeshRenderer(const Device& device, MeshRenderer& renderer);
 
-// Points the slot at its buffers: `vertices` (16 bytes a vertex), `indices` (4 bytes each;
-// VK_NULL_HANDLE: consecutive vertices) and `normals` (16 bytes a vertex; VK_NULL_HANDLE: summed,
-// or flat). Only while no submitted work using the slot is in flight.
+// Points the slot at its buffers: `vertices` (the main buffer: the channels not in their own;
+// VK_NULL_HANDLE where every channel read has its own), `indices` (the index channel's;
+// VK_NULL_HANDLE: consecutive vertices) and `normals` (the normal channel's; VK_NULL_HANDLE:
+// summed, or flat). Only while no submitted work using the slot is in flight.
 void setMeshBuffers(const Device& device, MeshRenderer& renderer, uint32_t slot, VkBuffer vertices,
                     VkDeviceSize vertexBytes, VkBuffer indices, VkDeviceSize indexBytes,
                     VkBuffer normals, VkDeviceSize normalBytes);
+// Points the slot's channel `channel` (one with AttributeChannel::ownBuffer) at `buffer`.
+void setMeshAttributeBuffer(const Device& device, MeshRenderer& renderer, uint32_t slot,
+                            uint32_t channel, VkBuffer buffer, VkDeviceSize bytes);
 
 // (Re)makes the depth image for targets of `extent`. Only while no submitted work using the
 // renderer is in flight.

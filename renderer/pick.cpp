@@ -22,10 +22,11 @@ void createPickState(const Device& device, PickPasses& pick,
                               sizeof(PickState));
 }
 
-void preparePick(const Device& device, PickPasses& pick, VkPipelineLayout layout) {
+void preparePick(const Device& device, PickPasses& pick, VkPipelineLayout layout,
+                 const VkSpecializationInfo* specialization) {
     if (pick.pipeline) return;
-    pick.pipeline =
-        createComputePipeline(device, layout, pick.shader, nullptr, pick.shader.stem().string());
+    pick.pipeline = createComputePipeline(device, layout, pick.shader, specialization,
+                                          pick.shader.stem().string());
 }
 
 void destroyPick(const Device& device, PickPasses& pick) {

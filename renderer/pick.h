@@ -46,7 +46,8 @@ void createPickState(const Device& device, PickPasses& pick,
                      const std::string& name);
 // Makes the passes' pipeline once; later calls do nothing. Not per frame: it compiles. Throws a
 // runtime error naming a missing or malformed shader.
-void preparePick(const Device& device, PickPasses& pick, VkPipelineLayout layout);
+void preparePick(const Device& device, PickPasses& pick, VkPipelineLayout layout,
+                 const VkSpecializationInfo* specialization = nullptr);
 void destroyPick(const Device& device, PickPasses& pick);
 
 // Records the passes over `elements` elements of `set` (the caller pushed the draw's constants

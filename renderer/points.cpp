@@ -16,8 +16,8 @@ namespace estuary {
 
 namespace {
 
-// One set per slot: the colormap and the points (or the glyphs' velocity image), the lines'
-// indices, the pick's state, and for the splat its buffer, the storage target and the markers'
+// One set per slot: the colormap and the elements' channels (or the glyphs' velocity image), the
+// pick's state, and for the splat its buffer, the storage target and the markers'
 // colours. The pick reads what the draw reads, by compute.
 void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, bool splat) {
     const VkShaderStageFlags pointStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_COMPUTE_BIT;
@@ -31,8 +31,7 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
     if (r.glyphs)
         add(ESTUARY_BINDING_FIELD, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, pointStages);
     else
-        add(ESTUARY_BINDING_POINTS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, pointStages);
-    if (r.lines) add(ESTUARY_BINDING_INDICES, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, pointStages);
+        bindings.push_back(attributeBinding(pointStages));
     add(ESTUARY_BINDING_PICK, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_SHADER_STAGE_COMPUTE_BIT);
     if (splat) {
         add(ESTUARY_BINDING_SPLAT, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, resolveStages);
@@ -52,9 +51,9 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
             return size.type == b.descriptorType;
         });
         if (same != sizes.end())
-            same->descriptorCount += slotCount;
+            same->descriptorCount += b.descriptorCount * slotCount;
         else
-            sizes.push_back({b.descriptorType, slotCount});
+            sizes.push_back({b.descriptorType, b.descriptorCount * slotCount});
     }
     VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     poolInfo.maxSets = slotCount;
@@ -72,12 +71,13 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
 // The splat's compute pipeline and the resolve's: in place by compute, or a full-screen additive
 // pass.
 void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsDesc& desc) {
+    const VkSpecializationInfo channels = r.specialization.info();
     if (desc.markers || desc.glyphs || desc.lines) { // the topmost one per pixel
         const std::string kind = desc.lines ? "lines" : desc.glyphs ? "glyphs" : "markers";
         const std::string splat = kind + (desc.threeD ? "3d" : "") + "_splat.comp";
         const std::string resolve = desc.lines ? "lines_resolve" : "markers_resolve";
         r.splatPipeline = createComputePipeline(
-            device, r.pipelineLayout, shaderPath(desc.dataDir, splat), nullptr, "markers splat");
+            device, r.pipelineLayout, shaderPath(desc.dataDir, splat), &channels, "markers splat");
         r.resolveComputePipeline = createComputePipeline(
             device, r.pipelineLayout, shaderPath(desc.dataDir, resolve + ".comp"), nullptr,
             kind + " splat resolve (compute)");
@@ -103,7 +103,7 @@ void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsD
     const std::string name = std::string(desc.threeD ? "points3d_splat" : "points_splat") +
                              (r.packedSplat ? "_packed.comp" : ".comp");
     r.splatPipeline =
-        createComputePipeline(device, r.pipelineLayout, shaderPath(desc.dataDir, name), nullptr,
+        createComputePipeline(device, r.pipelineLayout, shaderPath(desc.dataDir, name), &channels,
                               desc.threeD ? "3D points splat" : "points splat");
     const VkBool32 packed = r.packedSplat ? VK_TRUE : VK_FALSE;
     const VkSpecializationMapEntry packedEntry{0, 0, sizeof(packed)};
@@ -121,6 +121,19 @@ void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsD
         createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout, desc.dataDir, shape);
 }
 
+// The channels the renderer reads: the desc's, or its kind's preset (lines: indices through the
+// index channel, read where setLinesIndices gave a buffer). Glyphs read their image: none.
+AttributeChannels presetOf(const PointsDesc& desc) {
+    if (desc.glyphs) return {};
+    if (desc.attributes) return *desc.attributes;
+    AttributeChannels c = presetChannels(desc.lines     ? PresetLayout::Vertices
+                                         : desc.markers ? PresetLayout::Markers
+                                         : desc.threeD  ? PresetLayout::Points3d
+                                                        : PresetLayout::Points2d);
+    if (desc.lines) c[ESTUARY_CH_INDEX] = {ESTUARY_ATTR_U32, 0, 4, true};
+    return c;
+}
+
 } // namespace
 
 PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
@@ -134,6 +147,11 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
     r.lines = desc.lines;
     r.glyphs = desc.glyphs;
     r.indexBytes.assign(desc.slotCount, 0);
+    r.channels = presetOf(desc);
+    fillAttributeSpecialization(r.specialization, r.channels,
+                                device.properties.limits.minStorageBufferOffsetAlignment);
+    r.mainBuffers.assign(desc.slotCount, AttributeBuffer{});
+    r.ownBuffers.assign(desc.slotCount, {});
     r.glyphExtents.assign(desc.slotCount, VkExtent3D{0, 0, 0});
     r.colormapCount = kColormapCount;
     r.bytes.assign(desc.slotCount, 0);
@@ -171,6 +189,8 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
             shape.additive = true;
             shape.name = desc.threeD ? "3D points pipeline" : "points pipeline";
         }
+        const VkSpecializationInfo channels = r.specialization.info();
+        shape.vertexSpecialization = &channels;
         r.pipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
                                             desc.dataDir, shape);
         if (desc.splat) createSplatPipelines(device, r, desc);
@@ -202,11 +222,24 @@ void setPointsBuffer(const Device& device, PointsRenderer& r, uint32_t slot, VkB
     if (slot >= r.slotSets.size())
         throw runtimeError("setPointsBuffer: slot " + std::to_string(slot) + " out of " +
                            std::to_string(r.slotSets.size()));
-    writeBufferDescriptor(device, r.slotSets[slot], ESTUARY_BINDING_POINTS, buffer, bytes);
+    r.mainBuffers[slot] = {buffer, bytes};
     r.bytes[slot] = bytes;
-    // Lines without indices read none, but the binding must hold a buffer: the vertices.
-    if (r.lines && r.indexBytes[slot] == 0)
-        writeBufferDescriptor(device, r.slotSets[slot], ESTUARY_BINDING_INDICES, buffer, bytes);
+    writeAttributeDescriptors(device, r.slotSets[slot], r.channels,
+                              channelBuffers(r.channels, r.mainBuffers[slot], r.ownBuffers[slot]));
+}
+
+void setAttributeBuffer(const Device& device, PointsRenderer& r, uint32_t slot, uint32_t channel,
+                        VkBuffer buffer, VkDeviceSize bytes) {
+    if (slot >= r.slotSets.size() || channel >= kAttributeChannels)
+        throw runtimeError("setAttributeBuffer: slot " + std::to_string(slot) + " of " +
+                           std::to_string(r.slotSets.size()) + ", channel " +
+                           std::to_string(channel) + " of " + std::to_string(kAttributeChannels));
+    if (!r.channels[channel].ownBuffer)
+        throw runtimeError("setAttributeBuffer: channel " + std::to_string(channel) +
+                           " reads the main buffer");
+    r.ownBuffers[slot][channel] = {buffer, buffer ? bytes : 0};
+    writeAttributeDescriptors(device, r.slotSets[slot], r.channels,
+                              channelBuffers(r.channels, r.mainBuffers[slot], r.ownBuffers[slot]));
 }
 
 void setGlyphImage(const Device& device, PointsRenderer& r, uint32_t slot, VkImageView view,
@@ -228,8 +261,7 @@ void setLinesIndices(const Device& device, PointsRenderer& r, uint32_t slot, VkB
         throw runtimeError("setLinesIndices: slot " + std::to_string(slot) + " out of " +
                            std::to_string(r.slotSets.size()));
     r.indexBytes[slot] = buffer ? bytes : 0;
-    if (buffer)
-        writeBufferDescriptor(device, r.slotSets[slot], ESTUARY_BINDING_INDICES, buffer, bytes);
+    setAttributeBuffer(device, r, slot, ESTUARY_CH_INDEX, buffer, bytes);
 }
 
 void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent,
@@ -405,6 +437,14 @@ struct Elements {
     PointsDraw draw;
 };
 
+// The elements (lines: vertices) every channel's buffer of the slot holds; the index channel aside.
+uint32_t vertexCapacity(const PointsRenderer& r, uint32_t slot) {
+    AttributeChannels vertexChannels = r.channels;
+    vertexChannels[ESTUARY_CH_INDEX] = {};
+    return attributeCapacity(vertexChannels,
+                             channelBuffers(r.channels, r.mainBuffers[slot], r.ownBuffers[slot]));
+}
+
 Elements elementsOf(const PointsRenderer& r, uint32_t slot, const PointsDraw& draw) {
     Elements e;
     e.draw = draw;
@@ -427,8 +467,9 @@ Elements elementsOf(const PointsRenderer& r, uint32_t slot, const PointsDraw& dr
             throw runtimeError("recordPoints: line topology " + std::to_string(draw.markerShape) +
                                " is neither segments (0) nor a strip (1)");
         const bool indexed = r.indexBytes[slot] > 0;
+        const uint32_t vertices = vertexCapacity(r, slot);
         const VkDeviceSize available =
-            indexed ? r.indexBytes[slot] / sizeof(uint32_t) : r.bytes[slot] / 16;
+            indexed ? channelCapacity(r.channels[ESTUARY_CH_INDEX], r.indexBytes[slot]) : vertices;
         if (draw.count > available)
             throw runtimeError("recordPoints: " + std::to_string(draw.count) +
                                (indexed ? " indices" : " vertices") + " do not fit slot " +
@@ -437,15 +478,14 @@ Elements elementsOf(const PointsRenderer& r, uint32_t slot, const PointsDraw& dr
         e.count = draw.markerShape == ESTUARY_LINE_STRIP ? draw.count - 1 : draw.count / 2;
         e.draw.markerFlags = (draw.markerFlags & ESTUARY_LINE_FLAG_RGBA) |
                              (indexed ? ESTUARY_LINE_FLAG_INDEXED : 0u);
-        e.countBits = uint32_t(std::min<VkDeviceSize>(r.bytes[slot] / 16, UINT32_MAX));
+        e.countBits = vertices;
         return e;
     }
-    const VkDeviceSize elementBytes = (r.markers ? 8 : 4) * sizeof(float);
-    if (VkDeviceSize(draw.count) * elementBytes > r.bytes[slot])
+    const uint32_t capacity = vertexCapacity(r, slot);
+    if (draw.count > capacity)
         throw runtimeError("recordPoints: " + std::to_string(draw.count) +
                            (r.markers ? " markers" : " points") + " do not fit slot " +
-                           std::to_string(slot) + "'s buffer of " + std::to_string(r.bytes[slot]) +
-                           " bytes");
+                           std::to_string(slot) + "'s buffers (" + std::to_string(capacity) + ")");
     if (r.markers && draw.markerShape > ESTUARY_MARKER_ARROW)
         throw runtimeError("recordPoints: marker shape " + std::to_string(draw.markerShape) +
                            " out of 0.." + std::to_string(ESTUARY_MARKER_ARROW));
@@ -509,7 +549,8 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
 }
 
 void preparePointsPick(const Device& device, PointsRenderer& r) {
-    preparePick(device, r.pick, r.pipelineLayout);
+    const VkSpecializationInfo channels = r.specialization.info();
+    preparePick(device, r.pick, r.pipelineLayout, &channels);
 }
 
 void recordPointsPick(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot,

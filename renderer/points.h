@@ -14,12 +14,14 @@
 // element (shaders/markers_vertex.glsl, markers.frag), placed as points are.
 #pragma once
 
+#include "attributes.h"
 #include "pick.h"
 #include "renderer.h"
 #include "resources.h"
 
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 namespace estuary {
@@ -44,6 +46,10 @@ struct PointsDesc {
     bool splat = false;
     uint32_t markerCapacity = 0;
     bool packedSplat = true; // one 64-bit atomic a pixel where the device has them (tests: false)
+    // Where each channel of an element lies (renderer/attributes.h); none: the kind's preset
+    // layout above. Lines read indices through the index channel (its own buffer,
+    // setLinesIndices). Glyphs read their image, not these.
+    std::optional<AttributeChannels> attributes;
 };
 
 struct PointsRenderer : MoveOnly {
@@ -51,6 +57,10 @@ struct PointsRenderer : MoveOnly {
     bool markers = false;
     bool lines = false;
     bool glyphs = false;
+    AttributeChannels channels{};             // what the shaders read (specialized into them)
+    AttributeSpecialization specialization;   // the pipelines' constants of `channels`
+    std::vector<AttributeBuffer> mainBuffers; // per slot
+    std::vector<std::array<AttributeBuffer, kAttributeChannels>> ownBuffers; // per slot
     std::vector<VkDeviceSize> indexBytes; // lines: per slot; 0: no index buffer
     std::vector<VkExtent3D> glyphExtents; // glyphs: per slot, the velocity image's
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
@@ -84,10 +94,13 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
                                     const PointsDesc& desc);
 void destroyPointsRenderer(const Device& device, PointsRenderer& renderer);
 
-// Points the slot's descriptor at `buffer` (`bytes` long: bytes / 16 points). Only while no
-// submitted work using the slot is in flight.
+// Points the slot's main buffer (the channels not in their own) at `buffer`, `bytes` long. Only
+// while no submitted work using the slot is in flight.
 void setPointsBuffer(const Device& device, PointsRenderer& renderer, uint32_t slot, VkBuffer buffer,
                      VkDeviceSize bytes);
+// Points the slot's channel `channel` (one with AttributeChannel::ownBuffer) at `buffer`.
+void setAttributeBuffer(const Device& device, PointsRenderer& renderer, uint32_t slot,
+                        uint32_t channel, VkBuffer buffer, VkDeviceSize bytes);
 
 // Lines: points the slot's indices at `buffer` (`bytes` long: bytes / 4 indices), or with
 // VK_NULL_HANDLE drops them (segments then take consecutive vertices). Only while no submitted

@@ -64,6 +64,7 @@ struct PipelineShape {
     bool additive = false;   // ONE + ONE blending instead of replacing
     bool alphaBlend = false; // SRC_ALPHA, ONE_MINUS_SRC_ALPHA (over) instead of replacing
     const VkSpecializationInfo* fragmentSpecialization = nullptr;
+    const VkSpecializationInfo* vertexSpecialization = nullptr;
     // A depth attachment of this format, tested and written with reversed depth (nearer is
     // greater: GREATER passes); UNDEFINED: none.
     VkFormat depthFormat = VK_FORMAT_UNDEFINED;

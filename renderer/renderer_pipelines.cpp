@@ -92,6 +92,7 @@ VkPipeline createGraphicsPipeline(const Device& device, VkFormat targetFormat,
     stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT;
     stages[0].module = vert;
     stages[0].pName = "main";
+    stages[0].pSpecializationInfo = shape.vertexSpecialization;
     stages[1] = stages[0];
     stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT;
     stages[1].module = frag;

@@ -21,7 +21,7 @@ bool pickElement(uint segment, vec2 cursor, out PickHit hit) {
         return false;
     uint ia, ib;
     segmentEnds(segment, ia, ib);
-    vec4 a = vertices[ia], b = vertices[ib];
+    vec4 a = lineVertex(ia), b = lineVertex(ib);
     vec2 ab = pb - pa;
     float length2 = dot(ab, ab);
     float s = length2 > 0.0 ? clamp(dot(cursor - pa, ab) / length2, 0.0, 1.0) : 0.0;

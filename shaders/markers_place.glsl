@@ -1,7 +1,7 @@
 // Where a marker lands and how it looks, shared by the raster path (markers_vertex.glsl) and the
 // compute splat (markers_splat.glsl), so both draw the same picture: marker (or glyph) `index`,
-// pulled from the slot's storage buffer (32 bytes each: vec4 (x, y, z, value) and vec4 (dx, dy,
-// dz, size)) or sampled from the velocity image, becomes a centre in pixels, the unit axis its
+// pulled from its channels (attributes.glsl; by default 32 bytes each: vec4 (x, y, z, value) and
+// vec4 (dx, dy, dz, size)) or sampled from the velocity image, becomes a centre in pixels, the unit axis its
 // local +x runs along on the screen (the direction's image; none: the screen's +x), a half size
 // in pixels, how far its pixels reach from the centre (a pixel beyond the shape, so that its edge
 // is antialiased, and the outline's width) and its colour. Placement is the points' own
@@ -23,9 +23,7 @@ layout(binding = ESTUARY_BINDING_FIELD) uniform sampler3D velocity;
 layout(binding = ESTUARY_BINDING_FIELD) uniform sampler2D velocity;
 #endif
 #else
-layout(std430, binding = ESTUARY_BINDING_POINTS) readonly buffer Markers {
-    Marker markers[];
-};
+#include "attributes.glsl"
 #endif
 layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
 
@@ -39,12 +37,7 @@ layout(push_constant) uniform Push { ESTUARY_MARKER_PUSH_CONSTANTS } pc;
 
 // Where a position lands (pixels), or false behind the eye.
 bool project(vec3 position, out vec2 pixel) {
-    float unused;
-#ifdef ESTUARY_POINTS_3D
-    return placePoint(vec4(position, 0.0), pixel, unused);
-#else
-    return placePoint(vec4(position.xy, 0.0, 0.0), pixel, unused);
-#endif
+    return placePosition(position, pixel);
 }
 
 Marker fetchMarker(uint index) {
@@ -68,7 +61,10 @@ Marker fetchMarker(uint index) {
     float scale = pc.valueMax > 0.0 ? 1.0 / pc.valueMax : 1.0;
     return Marker(vec4(vec2(cell), 0.0, length(v)), vec4(v * scale, 0.0, 0.0));
 #else
-    return markers[index];
+    return Marker(vec4(fetchVector(ESTUARY_CH_POSITION, index).xyz,
+                       fetchScalar(ESTUARY_CH_VALUE, index)),
+                  vec4(fetchVector(ESTUARY_CH_DIRECTION, index).xyz,
+                       fetchScalar(ESTUARY_CH_SIZE, index)));
 #endif
 }
 

@@ -15,14 +15,14 @@ void main() {
         gl_Position = vec4(2.0, 2.0, 2.0, 1.0); // all three corners: nothing to rasterize
         return;
     }
-    vec3 p0 = inBox(vertices[ids.x]), p1 = inBox(vertices[ids.y]), p2 = inBox(vertices[ids.z]);
+    vec3 p0 = inBox(meshVertex(ids.x)), p1 = inBox(meshVertex(ids.y)), p2 = inBox(meshVertex(ids.z));
     uint id = ids[which];
     normal = cross(p1 - p0, p2 - p0);
     if ((flags & ESTUARY_MESH_FLAG_FLAT) == 0u) {
         vec3 given = vertexNormal(id, flags);
         if (dot(given, given) > 0.0) normal = given; // else (none summed, or zero) the face's
     }
-    color = vertexColour(vertices[id], flags);
+    color = vertexColour(meshVertex(id), flags);
     corner = vec3(which == 0u, which == 1u, which == 2u);
     project(which == 0u ? p0 : which == 1u ? p1 : p2);
 }

@@ -10,7 +10,7 @@
 void main() {
     uint flags = floatBitsToUint(pc.meshFlagBits);
     uint id = uint(gl_VertexIndex);
-    vec4 vertex = vertices[id];
+    vec4 vertex = meshVertex(id);
     normal = (flags & ESTUARY_MESH_FLAG_FLAT) == 0u ? vertexNormal(id, flags) : vec3(0.0);
     color = vertexColour(vertex, flags);
     corner = vec3(1.0);

@@ -28,7 +28,7 @@ bool pickElement(uint triangle, vec2 cursor, out PickHit hit) {
     hit = PickHit(0.0, 0.0, 0u, 0.0, vec3(0.0));
     uvec3 corners;
     if (!triangleCorners(triangle, corners)) return false;
-    vec4 v[3] = vec4[](vertices[corners.x], vertices[corners.y], vertices[corners.z]);
+    vec4 v[3] = vec4[](meshVertex(corners.x), meshVertex(corners.y), meshVertex(corners.z));
     vec2 p[3];
     vec3 t;
     for (int k = 0; k < 3; ++k) {

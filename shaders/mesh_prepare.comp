@@ -35,7 +35,8 @@ void main() {
             drawIndices[3u * t + 2u] = out_.z;
         }
         if (!drawn || (flags & ESTUARY_MESH_FLAG_NORMAL_SUMS) == 0u) continue;
-        vec3 p0 = inBox(vertices[ids.x]), p1 = inBox(vertices[ids.y]), p2 = inBox(vertices[ids.z]);
+        vec3 p0 = inBox(meshVertex(ids.x)), p1 = inBox(meshVertex(ids.y)),
+             p2 = inBox(meshVertex(ids.z));
         vec3 n = cross(p1 - p0, p2 - p0);
         float length_ = length(n);
         if (!(length_ > 0.0) || isinf(length_)) continue; // degenerate, or NaN / inf positions

@@ -5,8 +5,8 @@
 #define ESTUARY_MESH
 #include "mesh_pull.glsl"
 
-layout(std430, binding = ESTUARY_BINDING_NORMALS) readonly buffer Normals {
-    vec4 normals[]; // the user's, or (NORMAL_SUMS) the sums' integer bits
+layout(std430, binding = ESTUARY_BINDING_NORMALS) readonly buffer Sums {
+    ivec4 sums[]; // (NORMAL_SUMS) the summed normals
 };
 layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
 
@@ -20,12 +20,11 @@ layout(location = 4) flat out vec3 light;           // towards the light, unit l
 
 const float kNear = 1e-3; // of the box's size
 
-// Vertex `id`'s smooth normal (the user's, or the sums'); 0 where it has none.
+// Vertex `id`'s smooth normal (the sums', or the normal channel's); 0 where it has none.
 vec3 vertexNormal(uint id, uint flags) {
-    vec4 raw = normals[id];
-    return (flags & ESTUARY_MESH_FLAG_NORMAL_SUMS) != 0u
-               ? vec3(floatBitsToInt(raw.xyz)) / ESTUARY_MESH_NORMAL_SCALE
-               : raw.xyz;
+    if ((flags & ESTUARY_MESH_FLAG_NORMAL_SUMS) != 0u)
+        return vec3(sums[id].xyz) / ESTUARY_MESH_NORMAL_SCALE;
+    return fetchVector(ESTUARY_CH_NORMAL, id).xyz;
 }
 
 vec4 vertexColour(vec4 vertex, uint flags) {

@@ -16,9 +16,7 @@
 
 layout(local_size_x = 256) in;
 
-layout(std430, binding = ESTUARY_BINDING_POINTS) readonly buffer Points {
-    vec4 points[];
-};
+#include "attributes.glsl"
 layout(std430, binding = ESTUARY_BINDING_SPLAT) buffer Splat {
 #ifdef ESTUARY_SPLAT_PACKED
     uint64_t splat[];
@@ -36,10 +34,10 @@ layout(push_constant) uniform Push { ESTUARY_POINT_PUSH_CONSTANTS } pc;
 
 #include "points_place.glsl"
 
-void splatPoint(vec4 point, ivec2 size) {
+void splatPoint(uint i, ivec2 size) {
     vec2 pixel;
-    float value;
-    if (!placePoint(point, pixel, value)) return;
+    if (!placePosition(pointPosition(i), pixel)) return;
+    float value = pointValue(i);
     // The rasterizer snaps a point's centre to its sub-pixel grid (8 bits on lavapipe and NVIDIA)
     // before deciding which pixel centres the point covers.
     pixel = floor(pixel * 256.0 + 0.5) / 256.0;
@@ -85,5 +83,5 @@ void main() {
     ivec2 size = ivec2(pc.targetWidth, pc.targetHeight);
     uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     for (uint i = gl_GlobalInvocationID.x; i < count; i += stride)
-        splatPoint(points[i], size);
+        splatPoint(i, size);
 }

@@ -8,21 +8,47 @@
 
 #define ESTUARY_BINDING_FIELD 0
 #define ESTUARY_BINDING_COLORMAP 1
-// The slot's particles: a storage buffer of vec4 (x, y, vx, vy) in cells and cells per step
-// (sim::ParticleVertex), read by points.vert through gl_VertexIndex (vertex pulling).
-#define ESTUARY_BINDING_POINTS 2
+// (2 and 5 held the points' and lines' buffers before ESTUARY_BINDING_ATTRIBUTES.)
 // The compute draw's storage image (draw_main.glsl with ESTUARY_COMPUTE_DRAW), RGBA8.
 #define ESTUARY_BINDING_DRAW_TARGET 3
 // The points' compute splat (points_splat.glsl): per target pixel three uints, the red, green and
 // blue the pixel's points add in 1/255 steps, resolved onto the target by points_resolve.frag.
 #define ESTUARY_BINDING_SPLAT 4
-// A lines view's indices (lines_vertex.glsl): uint per vertex reference, 0xFFFFFFFF breaking a
-// strip; bound to the vertex buffer itself when the view has none (then unread).
-#define ESTUARY_BINDING_INDICES 5
 
 // The markers' and lines' compute splat (markers_splat.glsl, lines_splat.glsl): what the resolve
 // needs of each (a marker's colour, RGBA8; a segment's ends and their colours, 32 bytes).
 #define ESTUARY_BINDING_MARKER_COLOURS 7
+
+// A buffer view's channels (attributes.glsl): one storage buffer per channel (position, value,
+// size, direction, normal, index, as estuary_channel numbers them), each bound at its attribute's
+// offset rounded down to the device's storage-buffer offset alignment; a channel not read is bound
+// to any buffer of the view. Each channel's format (estuary_attribute_format's values; 0: not
+// read, its default), the bytes left from the descriptor's offset to element 0 and the stride are
+// the specialization constants ESTUARY_SPEC_ATTRIBUTES + 3 * channel + 0, 1, 2 of the view's
+// pipelines, so a layout costs the loads it needs and nothing more; constants
+// ESTUARY_SPEC_ATTRIBUTES + 18 + channel say where a channel lies inside another's 16-byte load.
+#define ESTUARY_BINDING_ATTRIBUTES 10
+#define ESTUARY_ATTRIBUTE_CHANNELS 6
+#define ESTUARY_CH_POSITION 0
+#define ESTUARY_CH_VALUE 1
+#define ESTUARY_CH_SIZE 2
+#define ESTUARY_CH_DIRECTION 3
+#define ESTUARY_CH_NORMAL 4
+#define ESTUARY_CH_INDEX 5
+#define ESTUARY_SPEC_ATTRIBUTES 16
+#define ESTUARY_ATTR_F32 1
+#define ESTUARY_ATTR_F32X2 2
+#define ESTUARY_ATTR_F32X3 3
+#define ESTUARY_ATTR_F32X4 4
+#define ESTUARY_ATTR_F16 5
+#define ESTUARY_ATTR_F16X2 6
+#define ESTUARY_ATTR_F16X3 7
+#define ESTUARY_ATTR_F16X4 8
+#define ESTUARY_ATTR_UNORM8X4 9
+#define ESTUARY_ATTR_I32 10
+#define ESTUARY_ATTR_U32 11
+// Shader-only: 32 bits read as they are (a value whose bits are a colour: the RGBA flags).
+#define ESTUARY_ATTR_BITS 12
 
 // A buffer view's pick (pick.glsl): the one PickState the passes share (renderer/pick.h).
 #define ESTUARY_BINDING_PICK 9
@@ -193,7 +219,8 @@
 #define ESTUARY_MESH_FLAG_WRITE_INDICES 0x80000u
 #define ESTUARY_BINDING_DRAW_INDICES 8
 #define ESTUARY_MESH_NORMAL_SCALE 65536.0
-// A mesh's normals: vec4 (nx, ny, nz, unused) per vertex, the user's or the sums.
+// A mesh's normal sums (mesh_prepare.comp): ivec4 per vertex; the user's normals are the normal
+// channel (ESTUARY_BINDING_ATTRIBUTES).
 #define ESTUARY_BINDING_NORMALS 6
 // The one light: white, from the viewer's upper left (in the camera's frame: this far to the
 // right, up the picture and towards the viewer; unit length), over an ambient share.

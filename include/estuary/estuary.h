@@ -435,6 +435,62 @@ typedef struct estuary_volume_view_desc {
     uint32_t flags;
 } estuary_volume_view_desc;
 
+/* ---- Attribute descriptors: a buffer view's data as it lies ----
+ * Each channel of a buffer view (position, value, size, direction, normal, index) may name its own
+ * buffer, byte offset, stride and format, so separate arrays (SoA), half-precision values or a
+ * struct of one's own draw with no copy. attributes[ESTUARY_CHANNEL_*] of a points, markers,
+ * lines or mesh view desc; a channel left all 0 (format ESTUARY_ATTRIBUTE_DEFAULT) takes its place
+ * in the view's preset layout (the 16- or 32-byte elements its desc describes) in the main buffer
+ * (`buffer`, `vertices`) when the view has one, else its default: value 0; size the view's; no
+ * direction; normals computed as without a normals buffer; indices consecutive. The main buffer
+ * may be NULL when the position channel names its own buffer.
+ * Channels by view: position (F32X2..4, F16X2..4; 2D views read x, y): points, markers, lines,
+ * meshes. value (F32, F16; I32, U32 as numbers; UNORM8X4 a colour, R in the low byte; with the
+ * view's *_RGBA flag the value's 32 bits are the colour: F32, U32 or UNORM8X4): markers, lines,
+ * meshes, and points (F32, F16, I32, U32). size (F32, F16; > 0 multiplies the view's size):
+ * markers. direction (F32X2..4, F16X2..4): markers; for points the velocity, whose length colours
+ * a point that has no value channel (how ESTUARY_POINTS_XY_VELOCITY is expressed). normal
+ * (F32X3..4, F16X3..4): meshes. index (U32 only): lines and meshes.
+ * Checked when the view is added: offset and stride multiples of 4 for 32-bit formats and
+ * UNORM8X4, of 2 for F16 ones; a stride of 0 or at least the format's size; buffers of the same
+ * viewer; count (0: as many as every channel's buffer holds) within every channel's buffer.
+ * Every buffer a view reads is drawn (acquired from CUDA, released, kept from destruction) as its
+ * main buffer is. */
+typedef enum estuary_attribute_format {
+    ESTUARY_ATTRIBUTE_DEFAULT = 0, /* channel not described: the preset layout (or its default) */
+    ESTUARY_ATTRIBUTE_F32 = 1,
+    ESTUARY_ATTRIBUTE_F32X2 = 2,
+    ESTUARY_ATTRIBUTE_F32X3 = 3,
+    ESTUARY_ATTRIBUTE_F32X4 = 4,
+    ESTUARY_ATTRIBUTE_F16 = 5,
+    ESTUARY_ATTRIBUTE_F16X2 = 6,
+    ESTUARY_ATTRIBUTE_F16X3 = 7,
+    ESTUARY_ATTRIBUTE_F16X4 = 8,
+    ESTUARY_ATTRIBUTE_UNORM8X4 = 9, /* a colour (value channel): RGBA8, R in the low byte */
+    ESTUARY_ATTRIBUTE_I32 = 10,
+    ESTUARY_ATTRIBUTE_U32 = 11,
+    ESTUARY_ATTRIBUTE_FORMAT_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
+} estuary_attribute_format;
+
+typedef enum estuary_channel {
+    ESTUARY_CHANNEL_POSITION = 0,
+    ESTUARY_CHANNEL_VALUE = 1,
+    ESTUARY_CHANNEL_SIZE = 2,
+    ESTUARY_CHANNEL_DIRECTION = 3,
+    ESTUARY_CHANNEL_NORMAL = 4,
+    ESTUARY_CHANNEL_INDEX = 5,
+    ESTUARY_CHANNEL_COUNT = 8,            /* the attributes array's length (room to grow) */
+    ESTUARY_CHANNEL_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
+} estuary_channel;
+
+/* Embedded by value in the view descs, so frozen (docs/ABI.md): no struct_size. */
+typedef struct estuary_attribute {
+    estuary_buffer* buffer; /* NULL: the view's main buffer (buffer / vertices) */
+    uint64_t offset;        /* bytes to element 0 */
+    uint32_t stride;        /* bytes from one element to the next; 0: the format's size */
+    estuary_attribute_format format;
+} estuary_attribute;
+
 typedef enum estuary_points_layout {
     /* vec4 (x, y, vx, vy) per point in 2D, coloured by the speed |(vx, vy)|. */
     ESTUARY_POINTS_XY_VELOCITY = 0,
@@ -449,7 +505,7 @@ typedef enum estuary_points_layout {
  * orbit camera frames (all 0: the unit cube [-0.5, 0.5]^3). */
 typedef struct estuary_points_view_desc {
     ESTUARY_STRUCT_SIZE(estuary_points_view_desc);
-    estuary_buffer* buffer; /* required */
+    estuary_buffer* buffer; /* required unless attributes name the position's buffer */
     estuary_points_layout layout;
     uint32_t count; /* points drawn; 0: as many as the buffer holds */
     float size;     /* pixels; 0: 1 */
@@ -462,6 +518,7 @@ typedef struct estuary_points_view_desc {
     const char* label;
     uint32_t flags; /* ESTUARY_VIEW_HIDDEN; points show a colorbar only when asked:
                        ESTUARY_POINTS_COLORBAR */
+    estuary_attribute attributes[ESTUARY_CHANNEL_COUNT]; /* see estuary_attribute; all 0: preset */
 } estuary_points_view_desc;
 #define ESTUARY_POINTS_COLORBAR 0x4u
 
@@ -493,7 +550,7 @@ typedef enum estuary_marker_shape {
  * below does not show through the top one's antialiased edge or translucent colour. */
 typedef struct estuary_markers_view_desc {
     ESTUARY_STRUCT_SIZE(estuary_markers_view_desc);
-    estuary_buffer* buffer; /* required */
+    estuary_buffer* buffer; /* required unless attributes name the position's buffer */
     estuary_marker_shape shape;
     uint32_t count;   /* markers drawn; 0: as many as the buffer holds */
     float size;       /* pixels (ESTUARY_MARKERS_WORLD_SIZE: position units); 0: 8 pixels */
@@ -503,6 +560,7 @@ typedef struct estuary_markers_view_desc {
     float bounds[6];
     const char* label;
     uint32_t flags;
+    estuary_attribute attributes[ESTUARY_CHANNEL_COUNT]; /* see estuary_attribute; all 0: preset */
 } estuary_markers_view_desc;
 
 typedef enum estuary_line_topology {
@@ -525,8 +583,8 @@ typedef enum estuary_line_topology {
  * overlap takes the colour of the one covering it most. */
 typedef struct estuary_lines_view_desc {
     ESTUARY_STRUCT_SIZE(estuary_lines_view_desc);
-    estuary_buffer* vertices; /* required */
-    estuary_buffer* indices;  /* NULL: consecutive vertices */
+    estuary_buffer* vertices; /* required unless attributes name the position's buffer */
+    estuary_buffer* indices;  /* NULL: consecutive vertices (or the index channel's) */
     estuary_line_topology topology;
     uint32_t count; /* vertices (or indices) used; 0: as many as the buffer holds */
     float width;    /* pixels; 0: 1.5 */
@@ -535,6 +593,7 @@ typedef struct estuary_lines_view_desc {
     float bounds[6];
     const char* label;
     uint32_t flags;
+    estuary_attribute attributes[ESTUARY_CHANNEL_COUNT]; /* see estuary_attribute; all 0: preset */
 } estuary_lines_view_desc;
 
 /* Vector glyphs of a 2D velocity image: one marker every `spacing` cells (at the middle cell of
@@ -578,8 +637,8 @@ typedef enum estuary_mesh_shading {
  * the vertices every frame for a surface that moves. */
 typedef struct estuary_mesh_view_desc {
     ESTUARY_STRUCT_SIZE(estuary_mesh_view_desc);
-    estuary_buffer* vertices; /* required */
-    estuary_buffer* indices;  /* NULL: consecutive vertices */
+    estuary_buffer* vertices; /* required unless attributes name the position's buffer */
+    estuary_buffer* indices;  /* NULL: consecutive vertices (or the index channel's) */
     estuary_buffer* normals;  /* NULL: summed from the triangles each frame (smooth shading) */
     estuary_mesh_shading shading;
     uint32_t count;   /* indices (or vertices) used, 3 a triangle; 0: as many as the buffer holds */
@@ -590,6 +649,7 @@ typedef struct estuary_mesh_view_desc {
     float bounds[6];
     const char* label;
     uint32_t flags;
+    estuary_attribute attributes[ESTUARY_CHANNEL_COUNT]; /* see estuary_attribute; all 0: preset */
 } estuary_mesh_view_desc;
 
 /* Each returns the view in `view` (may be NULL). Between frames. Views that OpenGL cannot draw

@@ -174,6 +174,18 @@ class Buffer : public Owner<estuary_buffer, estuary_destroy_buffer> {
     uint64_t size() const { return info().size; }
 };
 
+// One channel of a buffer view, for a desc's attributes[ESTUARY_CHANNEL_*]: `buffer` (nullptr: the
+// view's main one) read as `format` from byte `offset`, `stride` bytes apart (0: tightly packed).
+//   d.attributes[ESTUARY_CHANNEL_POSITION] = estuary::attribute(xy, ESTUARY_ATTRIBUTE_F32X2);
+inline estuary_attribute attribute(estuary_buffer* buffer, estuary_attribute_format format,
+                                   uint64_t offset = 0, uint32_t stride = 0) {
+    return estuary_attribute{buffer, offset, stride, format};
+}
+inline estuary_attribute attribute(const Buffer& buffer, estuary_attribute_format format,
+                                   uint64_t offset = 0, uint32_t stride = 0) {
+    return attribute(buffer.get(), format, offset, stride);
+}
+
 // A view, drawn while the owner lives: keep the View the factory returned (a discarded one
 // removes its view at once; release() leaves a view to the viewer for its whole life).
 class View : public Owner<estuary_view, estuary_destroy_view> {

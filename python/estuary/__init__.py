@@ -224,13 +224,15 @@ class Viewer:
         d.flags = _view_flags(colorbar, hidden)
         return self._add(_lib.estuary_add_volume_view, d)
 
-    def points_view(self, buffer, layout="xy_velocity", count=0, size=0.0, intensity=0.0,
+    def points_view(self, buffer=None, layout="xy_velocity", count=0, size=0.0, intensity=0.0,
                     colormap="viridis", value_range=None, bounds=None, label=None, colorbar=False,
-                    hidden=False):
+                    hidden=False, position=None, value=None, direction=None):
         """Points from a buffer of float32 (x, y, vx, vy) (layout "xy_velocity") or (x, y, z, s)
-        ("xyz_scalar") per point."""
+        ("xyz_scalar") per point, or from arrays of their own (`position`, `value`, `direction`:
+        see `_set_attributes`), read where they lie with no copy."""
         d = _capi.PointsViewDesc()
-        d.buffer = buffer._use()
+        d.buffer = _use_or_none(buffer)
+        _set_attributes(d, position=position, value=value, direction=direction)
         d.layout = _choice(_capi.POINTS_LAYOUT, layout, "layout")
         d.count, d.size, d.intensity = count, size, intensity
         _set_colour(d, colormap, value_range)
@@ -239,14 +241,19 @@ class Viewer:
         d.flags = _overlay_flags(colorbar, hidden)
         return self._add(_lib.estuary_add_points_view, d)
 
-    def markers_view(self, buffer, shape="arrow", count=0, size=0.0, line_width=0.0,
+    def markers_view(self, buffer=None, shape="arrow", count=0, size=0.0, line_width=0.0,
                      colormap="viridis", value_range=None, bounds=None, label=None,
                      three_d=False, outline=False, world_size=False, scale_by_length=False,
-                     rgba=False, colorbar=False, hidden=False):
+                     rgba=False, colorbar=False, hidden=False, position=None, value=None,
+                     direction=None, marker_size=None):
         """Markers from a buffer of float32 (x, y, z, value, dx, dy, dz, size) per marker: a shape
-        turned along (dx, dy, dz), sized by `size` times the marker's own where it gives one."""
+        turned along (dx, dy, dz), sized by `size` times the marker's own where it gives one. Or
+        from arrays of their own, read where they lie: `position`, `value`, `direction` and
+        `marker_size` (the size channel), see `_set_attributes`; `buffer` may then be None."""
         d = _capi.MarkersViewDesc()
-        d.buffer = buffer._use()
+        d.buffer = _use_or_none(buffer)
+        _set_attributes(d, position=position, value=value, direction=direction,
+                        size=marker_size)
         d.shape = _choice(_capi.MARKER_SHAPE, shape, "shape")
         d.count, d.size, d.line_width = count, size, line_width
         _set_colour(d, colormap, value_range)
@@ -260,13 +267,16 @@ class Viewer:
                    (_capi.MARKERS_RGBA if rgba else 0))
         return self._add(_lib.estuary_add_markers_view, d)
 
-    def lines_view(self, vertices, indices=None, topology="segments", count=0, width=0.0,
+    def lines_view(self, vertices=None, indices=None, topology="segments", count=0, width=0.0,
                    colormap="viridis", value_range=None, bounds=None, label=None, three_d=False,
-                   rgba=False, colorbar=False, hidden=False):
+                   rgba=False, colorbar=False, hidden=False, position=None, value=None,
+                   index=None):
         """Lines between float32 (x, y, z, value) vertices: "segments" (pairs) or a "strip",
-        directly or through a buffer of uint32 indices (0xFFFFFFFF restarts a strip)."""
+        directly or through a buffer of uint32 indices (0xFFFFFFFF restarts a strip). Or from
+        arrays of their own (`position`, `value`, `index`: see `_set_attributes`)."""
         d = _capi.LinesViewDesc()
-        d.vertices = vertices._use()
+        d.vertices = _use_or_none(vertices)
+        _set_attributes(d, position=position, value=value, index=index)
         d.indices = indices._use() if indices is not None else None
         d.topology = _choice(_capi.LINE_TOPOLOGY, topology, "topology")
         d.count, d.width = count, width
@@ -290,15 +300,16 @@ class Viewer:
         d.flags = _overlay_flags(colorbar, hidden) | (_capi.MARKERS_OUTLINE if outline else 0)
         return self._add(_lib.estuary_add_glyph_view, d)
 
-    def mesh_view(self, vertices, indices=None, normals=None, shading="smooth", count=0,
+    def mesh_view(self, vertices=None, indices=None, normals=None, shading="smooth", count=0,
                   wireframe=False, wire_width=0.0, wire_color=None, colormap="viridis",
                   value_range=None, bounds=None, label=None, rgba=False, colorbar=False,
-                  hidden=False):
+                  hidden=False, position=None, value=None, normal=None, index=None):
         """Lit triangles of float32 (x, y, z, value) vertices under the orbit camera: three
         consecutive vertices or three uint32 indices each; "smooth" shading reads `normals`
         (float32 (nx, ny, nz, unused) per vertex) or sums them from the triangles each frame."""
         d = _capi.MeshViewDesc()
-        d.vertices = vertices._use()
+        d.vertices = _use_or_none(vertices)
+        _set_attributes(d, position=position, value=value, normal=normal, index=index)
         d.indices = indices._use() if indices is not None else None
         d.normals = normals._use() if normals is not None else None
         d.shading = _choice(_capi.MESH_SHADING, shading, "shading")
@@ -492,6 +503,49 @@ def _view_flags(colorbar, hidden):
 def _overlay_flags(colorbar, hidden):
     """Points, markers, lines and glyphs: their colorbar is asked for, not on by default."""
     return (_capi.POINTS_COLORBAR if colorbar else 0) | (_capi.VIEW_HIDDEN if hidden else 0)
+
+
+def _use_or_none(buffer):
+    return buffer._use() if buffer is not None else None
+
+
+# The attribute format of a buffer's array: its dtype, and its last axis the components.
+_DTYPE_FORMATS = {("float32", 1): "f32", ("float32", 2): "f32x2", ("float32", 3): "f32x3",
+                  ("float32", 4): "f32x4", ("float16", 1): "f16", ("float16", 2): "f16x2",
+                  ("float16", 3): "f16x3", ("float16", 4): "f16x4", ("uint8", 4): "unorm8x4",
+                  ("int32", 1): "i32", ("uint32", 1): "u32"}
+
+
+def _set_attributes(desc, **channels):
+    """Each channel given (keyword: position, value, size, direction, normal, index) is read
+    where it lies, with no copy: an estuary Buffer, its format taken from its array (float32 or
+    float16 of shape (n,) or (n, 2..4), uint32 or int32 (n,), uint8 (n, 4) a colour), or a tuple
+    (buffer, offset, stride, format): bytes to element 0, bytes between elements (0: packed), a
+    format name ("f32", "f32x2".."f32x4", "f16".."f16x4", "unorm8x4", "i32", "u32"; None: from
+    the array). A tuple's buffer may be None: the view's main buffer."""
+    for name, given in channels.items():
+        if given is None:
+            continue
+        parts = tuple(given) if isinstance(given, (tuple, list)) else (given,)
+        if not 1 <= len(parts) <= 4:
+            raise InvalidArgument(f"{name}: a Buffer or (buffer, offset, stride, format), not "
+                                  f"{given!r}", _capi.ERROR_INVALID_ARGUMENT)
+        buffer, offset, stride, format = (parts + (0, 0, None)[len(parts) - 1:])[:4]
+        if format is None:
+            if buffer is None:
+                raise InvalidArgument(f"{name}: name a format for the main buffer's channel",
+                                      _capi.ERROR_INVALID_ARGUMENT)
+            components = buffer.shape[-1] if len(buffer.shape) > 1 else 1
+            format = _DTYPE_FORMATS.get((buffer.dtype.name, components))
+            if format is None:
+                raise InvalidArgument(
+                    f"{name}: a buffer of {buffer.dtype} {buffer.shape} has no attribute format "
+                    f"(float32 or float16 (n,) or (n, 2..4), uint32 or int32 (n,), uint8 (n, 4));"
+                    f" give (buffer, offset, stride, format)", _capi.ERROR_INVALID_ARGUMENT)
+        a = desc.attributes[_capi.CHANNEL[name]]
+        a.buffer = _use_or_none(buffer)
+        a.offset, a.stride = offset, stride
+        a.format = _choice(_capi.ATTRIBUTE_FORMAT, format, f"{name} format")
 
 
 def _set_colour(desc, colormap, value_range):

@@ -169,12 +169,25 @@ class VolumeViewDesc(Sized):
                       ("label", c_char_p), ("flags", c_uint32))
 
 
+ATTRIBUTE_FORMAT = {"f32": 1, "f32x2": 2, "f32x3": 3, "f32x4": 4, "f16": 5, "f16x2": 6,
+                    "f16x3": 7, "f16x4": 8, "unorm8x4": 9, "i32": 10, "u32": 11}
+CHANNEL = {"position": 0, "value": 1, "size": 2, "direction": 3, "normal": 4, "index": 5}
+CHANNEL_COUNT = 8
+
+
+class Attribute(Struct):
+    _c_name = "estuary_attribute"
+    _fields_ = [("buffer", c_void_p), ("offset", c_uint64), ("stride", c_uint32),
+                ("format", c_int)]
+
+
 class PointsViewDesc(Sized):
     _c_name = "estuary_points_view_desc"
     _fields_ = _sized(("buffer", c_void_p), ("layout", c_int), ("count", c_uint32),
                       ("size", c_float), ("intensity", c_float), ("colormap", c_int),
                       ("value_min", c_float), ("value_max", c_float), ("bounds", c_float * 6),
-                      ("label", c_char_p), ("flags", c_uint32))
+                      ("label", c_char_p), ("flags", c_uint32),
+                      ("attributes", Attribute * CHANNEL_COUNT))
 
 
 class MarkersViewDesc(Sized):
@@ -182,7 +195,8 @@ class MarkersViewDesc(Sized):
     _fields_ = _sized(("buffer", c_void_p), ("shape", c_int), ("count", c_uint32),
                       ("size", c_float), ("line_width", c_float), ("colormap", c_int),
                       ("value_min", c_float), ("value_max", c_float), ("bounds", c_float * 6),
-                      ("label", c_char_p), ("flags", c_uint32))
+                      ("label", c_char_p), ("flags", c_uint32),
+                      ("attributes", Attribute * CHANNEL_COUNT))
 
 
 class LinesViewDesc(Sized):
@@ -190,7 +204,8 @@ class LinesViewDesc(Sized):
     _fields_ = _sized(("vertices", c_void_p), ("indices", c_void_p), ("topology", c_int),
                       ("count", c_uint32), ("width", c_float), ("colormap", c_int),
                       ("value_min", c_float), ("value_max", c_float), ("bounds", c_float * 6),
-                      ("label", c_char_p), ("flags", c_uint32))
+                      ("label", c_char_p), ("flags", c_uint32),
+                      ("attributes", Attribute * CHANNEL_COUNT))
 
 
 class GlyphViewDesc(Sized):
@@ -206,7 +221,7 @@ class MeshViewDesc(Sized):
                       ("shading", c_int), ("count", c_uint32), ("wire_width", c_float),
                       ("wire_color", c_float * 4), ("colormap", c_int), ("value_min", c_float),
                       ("value_max", c_float), ("bounds", c_float * 6), ("label", c_char_p),
-                      ("flags", c_uint32))
+                      ("flags", c_uint32), ("attributes", Attribute * CHANNEL_COUNT))
 
 
 class ViewParams(Sized):

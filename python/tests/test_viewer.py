@@ -206,6 +206,42 @@ def test_markers_lines_and_glyphs_are_drawn(open_viewer):
         viewer.markers_view(arrows, shape="star")
 
 
+def test_markers_from_separate_arrays_draw_as_the_packed_layout(open_viewer):
+    """Channels of their own (float32 (n, 2) positions, float16 values, a float32 (n, 2)
+    direction read at a stride from a struct-like array): the picture of the 32-byte layout,
+    pixel for pixel, with no copy into it."""
+    viewer = open_viewer(width=128, height=128)
+    rng = np.random.default_rng(7)
+    n = 30
+    xy = (rng.integers(6, 58, (n, 2)) / 64).astype(np.float32)
+    values = (rng.integers(0, 64, n) / 64).astype(np.float16)
+    direction = (rng.integers(-4, 5, (n, 2)) / 4).astype(np.float32)
+    packed = np.zeros((n, 8), np.float32)
+    packed[:, :2], packed[:, 3], packed[:, 4:6] = xy, values, direction
+    main = viewer.buffer((n, 8), writer="host")
+    view = viewer.markers_view(main, shape="arrow", size=12.0)
+    with viewer.frame() as frame:
+        frame.buffer(main)[:] = packed
+    expected = viewer.pixels()
+    view.destroy()
+    positions = viewer.buffer((n, 2), writer="host")
+    halves = viewer.buffer(n, np.float16, writer="host")
+    structs = viewer.buffer((n, 5), writer="host")  # (tag, dx, dy, tag, tag): 20 bytes each
+    view = viewer.markers_view(shape="arrow", size=12.0, position=positions, value=halves,
+                               direction=(structs, 4, 20, "f32x2"))
+    with viewer.frame() as frame:
+        frame.buffer(positions)[:] = xy
+        frame.buffer(halves)[:] = values
+        frame.buffer(structs)[:, 1:3] = direction
+    assert (viewer.pixels()[..., :3] == expected[..., :3]).all()
+    assert (expected[..., :3] != expected[0, 0, :3]).any(axis=-1).sum() > 200, "something drawn"
+    with pytest.raises(estuary.InvalidArgument, match="format F16 is not allowed for a markers "
+                                                      "view's POSITION channel"):
+        viewer.markers_view(position=(halves, 0, 0, "f16"))
+    with pytest.raises(estuary.InvalidArgument, match="has no attribute format"):
+        viewer.markers_view(position=viewer.buffer((n, 5), writer="host"))
+
+
 def test_a_mesh_is_drawn_lit_and_depth_tested(open_viewer):
     """Two triangles facing the eye (yaw 0, pitch 0: looking along +z), the nearer red one drawn
     first over the farther blue one: red wins at the middle, lit by the light's share on a face

@@ -12,8 +12,8 @@ namespace {
 TEST(ExamplesGpu, EachCudaExampleDrawsAPicture) {
     const auto cuda = interop::listCudaDevices();
     if (cuda.devices.empty()) GTEST_SKIP() << "no NVIDIA GPU usable by CUDA here: " << cuda.problem;
-    for (const char* name :
-         {"quickstart", "nbody", "image_filter", "cellular3d", "vector_glyphs", "mesh_deform"}) {
+    for (const char* name : {"quickstart", "nbody", "image_filter", "cellular3d", "vector_glyphs",
+                             "mesh_deform", "soa_markers"}) {
         SCOPED_TRACE(name);
         const test::ExampleRun run = test::runExample(name, 120);
         ASSERT_EQ(run.result.exitCode, 0) << run.result.output;

@@ -35,6 +35,15 @@ template <class T> T* member(const estuary_viewer& v, T* handle, const char* nam
     return handle ? &resolveOf(v, handle, name) : nullptr;
 }
 
+// The channels' buffers (estuary_attribute), resolved as the desc's own.
+void resolveAttributes(const estuary_viewer& v,
+                       estuary_attribute (&attributes)[ESTUARY_CHANNEL_COUNT]) {
+    for (uint32_t c = 0; c < ESTUARY_CHANNEL_COUNT; ++c) {
+        const std::string name = "desc.attributes[" + std::to_string(c) + "].buffer";
+        attributes[c].buffer = member(v, attributes[c].buffer, name.c_str());
+    }
+}
+
 template <class Desc, class Add>
 estuary_status addView(const char* call, estuary_viewer* viewer, const Desc* desc, const char* type,
                        estuary_view** view, Add&& add) {
@@ -269,6 +278,7 @@ estuary_status estuary_add_points_view(estuary_viewer* viewer, const estuary_poi
     return addView("estuary_add_points_view", viewer, desc, "estuary_points_view_desc", view,
                    [](estuary_viewer& v, estuary_points_view_desc& d) {
                        d.buffer = member(v, d.buffer, "desc.buffer");
+                       resolveAttributes(v, d.attributes);
                        return addPointsView(v, d);
                    });
 }
@@ -279,6 +289,7 @@ estuary_status estuary_add_markers_view(estuary_viewer* viewer,
     return addView("estuary_add_markers_view", viewer, desc, "estuary_markers_view_desc", view,
                    [](estuary_viewer& v, estuary_markers_view_desc& d) {
                        d.buffer = member(v, d.buffer, "desc.buffer");
+                       resolveAttributes(v, d.attributes);
                        return addMarkersView(v, d);
                    });
 }
@@ -289,6 +300,7 @@ estuary_status estuary_add_lines_view(estuary_viewer* viewer, const estuary_line
                    [](estuary_viewer& v, estuary_lines_view_desc& d) {
                        d.vertices = member(v, d.vertices, "desc.vertices");
                        d.indices = member(v, d.indices, "desc.indices");
+                       resolveAttributes(v, d.attributes);
                        return addLinesView(v, d);
                    });
 }
@@ -300,6 +312,7 @@ estuary_status estuary_add_mesh_view(estuary_viewer* viewer, const estuary_mesh_
                        d.vertices = member(v, d.vertices, "desc.vertices");
                        d.indices = member(v, d.indices, "desc.indices");
                        d.normals = member(v, d.normals, "desc.normals");
+                       resolveAttributes(v, d.attributes);
                        return addMeshView(v, d);
                    });
 }

@@ -389,8 +389,9 @@ estuary_buffer* createBuffer(estuary_viewer& v, const estuary_buffer_desc& desc)
         createCudaBuffer(v, b, kBufferUsage);
         startProtocol(v);
     } else {
+        // In whole 4-byte words: the shaders read a channel's last half-float with its word.
         for (uint32_t copy = 0; copy < b.copies; ++copy)
-            b.host.push_back(createBuffer(v.device, b.size, kBufferUsage,
+            b.host.push_back(createBuffer(v.device, (b.size + 3) & ~uint64_t(3), kBufferUsage,
                                           VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                                           (name + ", copy " + std::to_string(copy)).c_str()));
         for (uint32_t entry = 0; entry < v.hostRing; ++entry)

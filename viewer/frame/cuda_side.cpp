@@ -233,7 +233,7 @@ void createCudaImage(estuary_viewer& v, estuary_image& image, VkImageUsageFlags 
 
 void createCudaBuffer(estuary_viewer& v, estuary_buffer& buffer, VkBufferUsageFlags usage) {
     interop::BufferRingDesc desc;
-    desc.size = buffer.size;
+    desc.size = (buffer.size + 3) & ~uint64_t(3); // whole words, as allocations.cpp says why
     desc.usage = usage;
     desc.name = buffer.name;
     desc.copies = buffer.copies == 1 ? 1 : 0;

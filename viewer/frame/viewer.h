@@ -115,7 +115,9 @@ enum class ViewKind { Field, Volume, Points };
 // destruction) and the renderers' bindings all go through this one list, so no view can draw an
 // allocation the frame does not hand over.
 namespace estuary::lib {
-enum class InputRole { Image, Elements, Indices, Normals };
+// Elements: the main buffer; Position, Value, Size, Direction (and Indices, Normals): a channel's
+// own buffer (estuary_attribute).
+enum class InputRole { Image, Elements, Indices, Normals, Position, Value, Size, Direction };
 struct ViewInput {
     InputRole role = InputRole::Image;
     estuary_image* image = nullptr;

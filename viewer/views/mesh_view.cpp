@@ -16,37 +16,35 @@ static_assert(ESTUARY_MESH_FLAG_WIREFRAME == ESTUARY_MESH_WIREFRAME &&
 
 namespace {
 
-void makeMesh(estuary_viewer& v, estuary_view& view) {
-    const estuary_buffer& vertices = *view.buffer();
+void makeMesh(estuary_viewer& v, estuary_view& view, const ResolvedChannels& channels) {
+    const estuary_buffer* vertices = view.buffer();
     MeshDesc desc;
     desc.targetFormat = v.targetFormat;
     desc.dataDir = v.dataDir;
     desc.slotCount = v.hostRing;
-    if (!view.buffer(InputRole::Normals) && view.meshShading == ESTUARY_MESH_SMOOTH)
-        desc.summedNormals = uint32_t(std::min<uint64_t>(vertices.size / 16, UINT32_MAX));
+    desc.attributes = channels.channels;
+    if (!channels.channels[ESTUARY_CH_NORMAL].format && view.meshShading == ESTUARY_MESH_SMOOTH)
+        desc.summedNormals = channels.capacity;
     desc.wireframe = (view.flags & ESTUARY_MESH_WIREFRAME) != 0;
-    if (const estuary_buffer* indices = view.buffer(InputRole::Indices))
-        desc.indexCapacity = uint32_t(std::min<uint64_t>(indices->size / 4, UINT32_MAX));
+    desc.indexCapacity = channels.indexCapacity;
     view.meshRenderer = createMeshRenderer(v.device, v.pool, desc);
     setMeshExtent(v.device, view.meshRenderer, pictureExtent(v)); // a window's may differ
-    for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
-        const estuary_buffer* indices = view.buffer(InputRole::Indices);
-        const estuary_buffer* normals = view.buffer(InputRole::Normals);
+    for (uint32_t entry = 0; entry < v.hostRing; ++entry)
         setMeshBuffers(v.device, view.meshRenderer, entry,
-                       vulkanBuffer(vertices, copyOf(vertices, entry)), vertices.size,
-                       indices ? vulkanBuffer(*indices, copyOf(*indices, entry)) : VK_NULL_HANDLE,
-                       indices ? indices->size : 0,
-                       normals ? vulkanBuffer(*normals, copyOf(*normals, entry)) : VK_NULL_HANDLE,
-                       normals ? normals->size : 0);
-    }
+                       vertices ? vulkanBuffer(*vertices, copyOf(*vertices, entry))
+                                : VK_NULL_HANDLE,
+                       vertices ? vertices->size : 0, VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+    bindChannels(v, view, channels.channels,
+                 [&](uint32_t entry, uint32_t channel, VkBuffer buffer, VkDeviceSize bytes) {
+                     setMeshAttributeBuffer(v.device, view.meshRenderer, entry, channel, buffer,
+                                            bytes);
+                 });
 }
 
 } // namespace
 
 estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc) {
     const std::string what = "estuary_add_mesh_view";
-    if (!desc.vertices) throw usageError(what + ": vertices is NULL");
-    estuary_buffer& vertices = *desc.vertices;
     checkBuffer(v, desc.vertices, what);
     checkBuffer(v, desc.indices, what);
     checkBuffer(v, desc.normals, what);
@@ -60,33 +58,38 @@ estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc)
     checkFlags(desc.flags, kAllowed, what,
                "ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, ESTUARY_MESH_WIREFRAME, "
                "ESTUARY_MESH_RGBA");
-    if (vertices.size < 16)
-        throw usageError(what + ": " + vertices.name + " holds no vertex (16 bytes each)");
-    if (desc.normals && desc.normals->size < vertices.size)
+    const ResolvedChannels channels = resolveChannels(
+        what, ChannelKind::Mesh, desc.vertices, "vertices", desc.attributes,
+        (desc.flags & ESTUARY_MESH_RGBA) != 0, desc.indices, desc.normals, viewerFacts(v));
+    const estuary_buffer* vertices = desc.vertices;
+    if (vertices && vertices->size < 16 && !channels.described)
+        throw usageError(what + ": " + vertices->name + " holds no vertex (16 bytes each)");
+    if (vertices && desc.normals && desc.normals->size < vertices->size && !channels.described)
         throw usageError(what + ": the normals' buffer " + desc.normals->name + " (" +
                          std::to_string(desc.normals->size) + " bytes) is smaller than " +
-                         vertices.name + " (" + std::to_string(vertices.size) +
+                         vertices->name + " (" + std::to_string(vertices->size) +
                          " bytes): 16 bytes of normal for each 16-byte vertex");
-    const uint32_t capacity = vertexCapacity(vertices, desc.indices, desc.count, what);
+    if (channels.capacity == 0) throw usageError(what + ": the vertices' channels hold no vertex");
+    const uint32_t capacity = channelCount(channels, desc.vertices, desc.count, what);
     if (!std::isfinite(desc.wire_width) || desc.wire_width < 0.0f)
         throw usageError(what + ": wire_width " + std::to_string(desc.wire_width) +
                          " must be a finite number >= 0 (0: 1 pixel)");
     for (float c : desc.wire_color)
         if (!(c >= 0.0f && c <= 1.0f))
             throw usageError(what + ": wire_color " + std::to_string(c) + " is not in 0..1 (RGBA)");
-    auto view = bufferView(v, what,
-                           {&vertices, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
-                            desc.label, desc.flags, true, capacity, desc.count});
+    auto view =
+        bufferView(v, what,
+                   {desc.vertices, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
+                    desc.label, desc.flags, true, capacity, desc.count, &channels});
+    if (channels.valueIsColour) view->flags |= ESTUARY_MESH_RGBA;
     view->mesh = true;
-    view->use(InputRole::Indices, desc.indices);
-    view->use(InputRole::Normals, desc.normals);
     view->meshShading = desc.shading;
     view->wireWidth = desc.wire_width > 0.0f ? desc.wire_width : 1.0f;
     if (std::any_of(std::begin(desc.wire_color), std::end(desc.wire_color),
                     [](float c) { return c != 0.0f; }))
         std::copy(std::begin(desc.wire_color), std::end(desc.wire_color), view->wireColor.begin());
     waitIdle(v, "adding a view");
-    makeMesh(v, *view);
+    makeMesh(v, *view, channels);
     return keep(v, std::move(view));
 }
 

@@ -5,6 +5,7 @@
 // order they were added.
 #include "views_internal.h"
 #include "colormap.h"
+#include "view_attributes.h"
 #include "errors.h"
 #include "shared_layout.h"
 
@@ -106,7 +107,8 @@ VkImageView storageTarget(const estuary_viewer& v) {
     return v.headless && v.offscreen.storage ? v.offscreen.image.view : VK_NULL_HANDLE;
 }
 
-void makePoints(estuary_viewer& v, estuary_view& view) {
+// `channels`: the elements' (none for glyphs).
+void makePoints(estuary_viewer& v, estuary_view& view, const ResolvedChannels* channels) {
     PointsDesc desc;
     desc.targetFormat = v.targetFormat;
     desc.dataDir = v.dataDir;
@@ -117,6 +119,7 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
     desc.glyphs = view.glyphs;
     desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE;
     desc.markerCapacity = view.maxPoints;
+    if (channels) desc.attributes = channels->channels;
     if (view.glyphs) {
         const estuary_image& image = *view.image();
         desc.markerCapacity = glyphCount(
@@ -133,14 +136,17 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
         }
         return;
     }
-    const estuary_buffer& buffer = *view.buffer();
-    for (uint32_t entry = 0; entry < v.hostRing; ++entry)
-        setPointsBuffer(v.device, view.points, entry, vulkanBuffer(buffer, copyOf(buffer, entry)),
-                        buffer.size);
-    if (const estuary_buffer* indices = view.buffer(InputRole::Indices))
+    if (const estuary_buffer* buffer = view.buffer())
         for (uint32_t entry = 0; entry < v.hostRing; ++entry)
-            setLinesIndices(v.device, view.points, entry,
-                            vulkanBuffer(*indices, copyOf(*indices, entry)), indices->size);
+            setPointsBuffer(v.device, view.points, entry,
+                            vulkanBuffer(*buffer, copyOf(*buffer, entry)), buffer->size);
+    bindChannels(v, view, view.points.channels,
+                 [&](uint32_t entry, uint32_t channel, VkBuffer buffer, VkDeviceSize bytes) {
+                     if (channel == ESTUARY_CH_INDEX)
+                         setLinesIndices(v.device, view.points, entry, buffer, bytes);
+                     else
+                         setAttributeBuffer(v.device, view.points, entry, channel, buffer, bytes);
+                 });
 }
 
 } // namespace
@@ -233,9 +239,7 @@ estuary_view* addVolumeView(estuary_viewer& v, const estuary_volume_view_desc& d
 }
 
 estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& desc) {
-    if (!desc.buffer) throw usageError("estuary_add_points_view: buffer is NULL");
-    estuary_buffer& buffer = *desc.buffer;
-    checkOwned(v, buffer.viewer, "estuary_add_points_view: the buffer " + buffer.name);
+    checkBuffer(v, desc.buffer, "estuary_add_points_view");
     if (v.consumer == ESTUARY_CONSUMER_OPENGL)
         throw unsupported("estuary_add_points_view: the OpenGL consumer draws field views only");
     if (uint32_t(desc.layout) > ESTUARY_POINTS_XYZ_SCALAR)
@@ -244,11 +248,15 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
     if (desc.flags & ~(ESTUARY_VIEW_HIDDEN | ESTUARY_POINTS_COLORBAR))
         throw usageError("estuary_add_points_view: unknown flags (allowed: ESTUARY_VIEW_HIDDEN, "
                          "ESTUARY_POINTS_COLORBAR)");
-    const uint32_t capacity = uint32_t(std::min<uint64_t>(buffer.size / 16, UINT32_MAX));
+    const ResolvedChannels channels = resolveChannels(
+        "estuary_add_points_view",
+        desc.layout == ESTUARY_POINTS_XYZ_SCALAR ? ChannelKind::Points3d : ChannelKind::Points2d,
+        desc.buffer, "buffer", desc.attributes, false, nullptr, nullptr, viewerFacts(v));
+    const uint32_t capacity = channels.capacity;
     if (desc.count > capacity)
         throw usageError("estuary_add_points_view: count " + std::to_string(desc.count) +
-                         " is more than " + buffer.name + " holds (" + std::to_string(capacity) +
-                         " points of 16 bytes)");
+                         " is more than " +
+                         holds(channels, desc.buffer, capacity, "points of 16 bytes"));
     if (!std::isfinite(desc.size) || desc.size < 0.0f)
         throw usageError("estuary_add_points_view: size must be a finite number >= 0");
     for (float b : desc.bounds)
@@ -259,12 +267,13 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
     auto view = std::make_unique<estuary_view>();
     view->viewer = &v;
     view->kind = ViewKind::Points;
-    view->use(InputRole::Elements, &buffer);
+    view->use(InputRole::Elements, desc.buffer);
+    useChannels(*view, channels);
     view->flags = desc.flags;
     view->layout = desc.layout;
     view->maxPoints = capacity;
     std::copy(std::begin(desc.bounds), std::end(desc.bounds), view->bounds.begin());
-    view->label = desc.label && *desc.label ? desc.label : buffer.name;
+    view->label = desc.label && *desc.label ? desc.label : defaultLabel(channels, desc.buffer);
     view->params = defaultParams(desc.flags, desc.colormap, lo, hi);
     view->params.point_count = desc.count ? desc.count : capacity;
     view->params.point_size = desc.size > 0.0f ? desc.size : 1.0f;
@@ -273,7 +282,7 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
                          " is not in 0..1 (0: automatic)");
     view->params.point_intensity = desc.intensity;
     waitIdle(v, "adding a view");
-    makePoints(v, *view);
+    makePoints(v, *view, &channels);
     return keep(v, std::move(view));
 }
 
@@ -291,33 +300,23 @@ std::unique_ptr<estuary_view> bufferView(estuary_viewer& v, const std::string& w
     view->viewer = &v;
     view->kind = ViewKind::Points;
     view->use(InputRole::Elements, d.buffer);
+    if (d.channels) useChannels(*view, *d.channels);
     view->flags = d.flags;
     view->layout = d.threeD ? ESTUARY_POINTS_XYZ_SCALAR : ESTUARY_POINTS_XY_VELOCITY;
     view->maxPoints = d.capacity;
     std::copy(d.bounds, d.bounds + 6, view->bounds.begin());
-    view->label = d.label && *d.label ? d.label : d.buffer ? d.buffer->name : "";
+    view->label = d.label && *d.label ? d.label
+                  : d.channels        ? defaultLabel(*d.channels, d.buffer)
+                  : d.buffer          ? d.buffer->name
+                                      : "";
     view->params = defaultParams(d.flags, d.colormap, lo, hi);
     view->params.point_count = d.count ? d.count : d.capacity;
     return view;
 }
 
-uint32_t vertexCapacity(const estuary_buffer& vertices, const estuary_buffer* indices,
-                        uint32_t count, const std::string& what) {
-    const estuary_buffer& counted = indices ? *indices : vertices;
-    const uint64_t elementBytes = indices ? sizeof(uint32_t) : 16;
-    const uint32_t capacity = uint32_t(std::min<uint64_t>(counted.size / elementBytes, UINT32_MAX));
-    if (count > capacity)
-        throw usageError(what + ": count " + std::to_string(count) + " is more than " +
-                         counted.name + " holds (" + std::to_string(capacity) +
-                         (indices ? " indices of 4 bytes)" : " vertices of 16 bytes)"));
-    return capacity;
-}
-
 estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc& desc) {
     const std::string what = "estuary_add_markers_view";
-    if (!desc.buffer) throw usageError(what + ": buffer is NULL");
-    estuary_buffer& buffer = *desc.buffer;
-    checkBuffer(v, &buffer, what);
+    checkBuffer(v, desc.buffer, what);
     if (v.consumer == ESTUARY_CONSUMER_OPENGL)
         throw unsupported(what + ": the OpenGL consumer draws field views only");
     if (uint32_t(desc.shape) > ESTUARY_MARKER_SHAPE_ARROW)
@@ -330,36 +329,36 @@ estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc&
                                   ESTUARY_MARKERS_RGBA;
     checkFlags(desc.flags, kAllowed, what,
                "ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, ESTUARY_MARKERS_*");
-    constexpr uint64_t kMarkerBytes = 32;
-    const uint32_t capacity = uint32_t(std::min<uint64_t>(buffer.size / kMarkerBytes, UINT32_MAX));
+    const ResolvedChannels channels =
+        resolveChannels(what, ChannelKind::Markers, desc.buffer, "buffer", desc.attributes,
+                        (desc.flags & ESTUARY_MARKERS_RGBA) != 0, nullptr, nullptr, viewerFacts(v));
+    const uint32_t capacity = channels.capacity;
     if (desc.count > capacity)
         throw usageError(what + ": count " + std::to_string(desc.count) + " is more than " +
-                         buffer.name + " holds (" + std::to_string(capacity) +
-                         " markers of 32 bytes)");
+                         holds(channels, desc.buffer, capacity, "markers of 32 bytes"));
     if (!std::isfinite(desc.size) || desc.size < 0.0f)
         throw usageError(what + ": size " + std::to_string(desc.size) +
                          " must be a finite number >= 0 (0: 8 pixels)");
     if (!std::isfinite(desc.line_width) || desc.line_width < 0.0f)
         throw usageError(what + ": line_width " + std::to_string(desc.line_width) +
                          " must be a finite number >= 0 (0: 1.5 pixels)");
-    auto view =
-        bufferView(v, what,
-                   {&buffer, desc.bounds, desc.colormap, desc.value_min, desc.value_max, desc.label,
-                    desc.flags, (desc.flags & ESTUARY_MARKERS_3D) != 0, capacity, desc.count});
+    auto view = bufferView(v, what,
+                           {desc.buffer, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
+                            desc.label, desc.flags, (desc.flags & ESTUARY_MARKERS_3D) != 0,
+                            capacity, desc.count, &channels});
+    if (channels.valueIsColour) view->flags |= ESTUARY_MARKERS_RGBA;
     view->markers = true;
     view->markerShape = desc.shape;
     view->lineWidth = desc.line_width > 0.0f ? desc.line_width : 1.5f;
     view->params.point_size = desc.size > 0.0f ? desc.size : 8.0f;
     waitIdle(v, "adding a view");
-    makePoints(v, *view);
+    makePoints(v, *view, &channels);
     return keep(v, std::move(view));
 }
 
 estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& desc) {
     const std::string what = "estuary_add_lines_view";
-    if (!desc.vertices) throw usageError(what + ": vertices is NULL");
-    estuary_buffer& vertices = *desc.vertices;
-    checkBuffer(v, &vertices, what);
+    checkBuffer(v, desc.vertices, what);
     checkBuffer(v, desc.indices, what);
     if (v.consumer == ESTUARY_CONSUMER_OPENGL)
         throw unsupported(what + ": the OpenGL consumer draws field views only");
@@ -371,20 +370,23 @@ estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& des
     checkFlags(
         desc.flags, kAllowed, what,
         "ESTUARY_VIEW_HIDDEN, ESTUARY_POINTS_COLORBAR, ESTUARY_LINES_3D, ESTUARY_LINES_RGBA");
-    const uint32_t capacity = vertexCapacity(vertices, desc.indices, desc.count, what);
+    const ResolvedChannels channels = resolveChannels(
+        what, ChannelKind::Lines, desc.vertices, "vertices", desc.attributes,
+        (desc.flags & ESTUARY_LINES_RGBA) != 0, desc.indices, nullptr, viewerFacts(v));
+    const uint32_t capacity = channelCount(channels, desc.vertices, desc.count, what);
     if (!std::isfinite(desc.width) || desc.width < 0.0f)
         throw usageError(what + ": width " + std::to_string(desc.width) +
                          " must be a finite number >= 0 (0: 1.5 pixels)");
     auto view = bufferView(v, what,
-                           {&vertices, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
-                            desc.label, desc.flags, (desc.flags & ESTUARY_LINES_3D) != 0, capacity,
-                            desc.count});
+                           {desc.vertices, desc.bounds, desc.colormap, desc.value_min,
+                            desc.value_max, desc.label, desc.flags,
+                            (desc.flags & ESTUARY_LINES_3D) != 0, capacity, desc.count, &channels});
+    if (channels.valueIsColour) view->flags |= ESTUARY_LINES_RGBA;
     view->lines = true;
     view->topology = desc.topology;
-    view->use(InputRole::Indices, desc.indices);
     view->params.point_size = desc.width > 0.0f ? desc.width : 1.5f;
     waitIdle(v, "adding a view");
-    makePoints(v, *view);
+    makePoints(v, *view, &channels);
     return keep(v, std::move(view));
 }
 
@@ -417,14 +419,14 @@ estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& des
     auto view = bufferView(v, what,
                            {nullptr, zero, desc.colormap, desc.value_min, desc.value_max,
                             desc.label && *desc.label ? desc.label : image.name.c_str(), desc.flags,
-                            threeD, 1, 1});
+                            threeD, 1, 1, nullptr});
     view->glyphs = true;
     view->use(InputRole::Image, &image);
     view->markerShape = desc.shape;
     view->glyphSpacing = spacing;
     view->params.point_size = desc.size > 0.0f ? desc.size : 16.0f;
     waitIdle(v, "adding a view");
-    makePoints(v, *view);
+    makePoints(v, *view, nullptr);
     return keep(v, std::move(view));
 }
 

@@ -3,6 +3,7 @@
 // and meshes build on, and keeping a made view in the viewer. Internal to the viewer.
 #pragma once
 
+#include "view_attributes.h"
 #include "viewer.h"
 
 #include <memory>
@@ -20,11 +21,6 @@ void checkBuffer(const estuary_viewer& v, const estuary_buffer* buffer, // NULL 
 void checkFlags(uint32_t flags, uint32_t allowed, const std::string& what,
                 const char* allowedNames);
 
-// The vertices (16 bytes each) or indices (4 bytes) a lines or mesh view may use: throws naming
-// `count` when it is more.
-uint32_t vertexCapacity(const estuary_buffer& vertices, const estuary_buffer* indices,
-                        uint32_t count, const std::string& what);
-
 estuary_view_params defaultParams(uint32_t flags, estuary_colormap colormap, float lo, float hi);
 
 // A view over `buffer`: finite bounds, a colormap and range checked, then the view with its flags,
@@ -38,6 +34,7 @@ struct BufferViewDesc {
     uint32_t flags;
     bool threeD;
     uint32_t capacity, count;
+    const ResolvedChannels* channels; // the elements' channels' own buffers, used as inputs
 };
 std::unique_ptr<estuary_view> bufferView(estuary_viewer& v, const std::string& what,
                                          const BufferViewDesc& d);
