@@ -8,10 +8,11 @@
 namespace estuary {
 namespace {
 
-std::optional<OutputFile> openFor(const char* option, const std::string& path) {
+std::optional<OutputFile> openFor(const char* option, const std::string& path,
+                                  bool renamed = false) {
     if (path.empty()) return std::nullopt;
     try {
-        return OutputFile::open(path);
+        return renamed ? OutputFile::openRenamed(path) : OutputFile::open(path);
     } catch (const Error& e) {
         throw usageError(std::string(option) + ": " + e.what());
     }
@@ -30,11 +31,13 @@ RunOutputs openRunOutputs(const Options& options) {
                                  headlessDefault ? kDefaultHeadlessScreenshot : options.screenshot);
     }
     out.trace = openFor("--trace", options.tracePath);
+    if (!options.bench) out.record = openFor("--record", options.record, /*renamed=*/true);
     const std::pair<const char*, const std::optional<OutputFile>*> named[] = {
         {"--screenshot", &out.screenshot},
         {"--report", &out.report},
         {"--csv", &out.csv},
-        {"--trace", &out.trace}};
+        {"--trace", &out.trace},
+        {"--record", &out.record}};
     for (size_t a = 0; a < std::size(named); ++a)
         for (size_t b = a + 1; b < std::size(named); ++b) {
             const auto& first = *named[a].second;
