@@ -295,6 +295,12 @@ bool underSanitizer() {
     return flag && std::string(flag) == "1";
 }
 
+int sanitizerStepDivisor() {
+    const char* text = std::getenv("ESTUARY_SANITIZER_STEP_DIVISOR");
+    const int divisor = text ? std::atoi(text) : 0;
+    return divisor >= 1 ? divisor : 10;
+}
+
 std::string python() {
     return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 }
