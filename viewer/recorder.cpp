@@ -195,7 +195,14 @@ void startRecording(estuary_viewer& v, const estuary_record_desc& desc) {
     char error[512] = {};
     const char* encoder = nullptr;
     r->video = r->api->open(&options, &encoder, error, sizeof(error));
-    if (!r->video) throw unsupported(std::string("") + error);
+    if (!r->video) {
+        // The file failing (a full disk at its header) is a runtime error; an encoder or
+        // container this FFmpeg lacks is the environment's (video_module.h words them apart).
+        const std::string text = error;
+        if (text.rfind("writing ", 0) == 0 || text.rfind("cannot write ", 0) == 0)
+            throw runtimeError(text);
+        throw unsupported(text);
+    }
     r->encoder = encoder ? encoder : "";
     r->entries.resize(v.hostRing);
     Recorder* raw = r.get();

@@ -118,6 +118,7 @@ struct RunControl {
     int signalCopies = 1;                       // how many times the signal is sent
     std::chrono::milliseconds signalGap{0};     // between the copies (0: back to back)
     std::chrono::milliseconds timeout{120'000}; // then SIGKILL
+    long fileSizeLimit = -1; // bytes, RLIMIT_FSIZE of the child (ulimit -f); -1: inherited
 };
 struct ControlledRun {
     int exitCode = -1;              // 128 + N when ended by signal N
