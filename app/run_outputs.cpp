@@ -2,6 +2,7 @@
 #include "errors.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <unistd.h>
 #include <utility>
 
@@ -15,6 +16,18 @@ std::optional<OutputFile> openFor(const char* option, const std::string& path,
         return renamed ? OutputFile::openRenamed(path) : OutputFile::open(path);
     } catch (const Error& e) {
         throw usageError(std::string(option) + ": " + e.what());
+    }
+}
+
+// The path, and where it is a symbolic link the file it leads to: links are followed, so two
+// names reaching one file are one output.
+std::string spelled(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_symlink(path, ec)) return path.string();
+    try {
+        return path.string() + " (a link to " + followLinks(path).string() + ")";
+    } catch (const Error&) {
+        return path.string();
     }
 }
 
@@ -43,8 +56,8 @@ RunOutputs openRunOutputs(const Options& options) {
             const auto& first = *named[a].second;
             const auto& second = *named[b].second;
             if (first && second && first->sameTarget(*second))
-                throw usageError(std::string(named[a].first) + " " + first->path().string() +
-                                 " and " + named[b].first + " " + second->path().string() +
+                throw usageError(std::string(named[a].first) + " " + spelled(first->path()) +
+                                 " and " + named[b].first + " " + spelled(second->path()) +
                                  " name the same file: give each its own");
         }
     bool toStdout = false;

@@ -19,12 +19,33 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Where `path` leads through its symbolic links; nullopt for no link, or a loop or an unreadable
+// link (never throws: the messages use it).
+std::optional<fs::path> linkedTarget(const fs::path& path) {
+    fs::path current = path;
+    std::error_code ec;
+    for (int hop = 0; hop < 40 && fs::is_symlink(current, ec); ++hop) {
+        const fs::path next = fs::read_symlink(current, ec);
+        if (ec) return std::nullopt;
+        current = next.is_absolute() ? next : current.parent_path() / next;
+    }
+    if (current == path || fs::is_symlink(current, ec)) return std::nullopt;
+    return current;
+}
+
+// `path`, and where it is a symbolic link the file it was followed to (the rule, output_file.h).
+std::string named(const fs::path& path) {
+    const auto target = linkedTarget(path);
+    return target ? path.string() + " (a link, followed to " + target->string() + ")"
+                  : path.string();
+}
+
 Error failure(const fs::path& path, int error) {
-    return runtimeError("cannot write " + path.string() + ": " + std::strerror(error));
+    return runtimeError("cannot write " + named(path) + ": " + std::strerror(error));
 }
 
 Error failure(const fs::path& path, const std::string& why) {
-    return runtimeError("cannot write " + path.string() + ": " + why);
+    return runtimeError("cannot write " + named(path) + ": " + why);
 }
 
 // Bytes a write to `target` may make before failing with ENOSPC (ESTUARY_FAULT_WRITE, see the
@@ -187,15 +208,12 @@ const char* fileTypeName(mode_t mode) {
 } // namespace
 
 fs::path followLinks(const fs::path& path) {
-    fs::path current = path;
-    for (int hop = 0; hop < 40; ++hop) { // the kernel's own limit for a path
-        std::error_code ec;
-        if (!fs::is_symlink(current, ec)) return current;
-        const fs::path next = fs::read_symlink(current, ec);
-        if (ec) throw failure(path, ec.message());
-        current = next.is_absolute() ? next : current.parent_path() / next;
-    }
-    throw failure(path, ELOOP);
+    std::error_code ec;
+    if (!fs::is_symlink(path, ec)) return path;
+    if (const auto target = linkedTarget(path)) return *target;
+    // A loop, more links than the kernel follows, or a link that cannot be read.
+    throw failure(path, std::string(std::strerror(ELOOP)) +
+                            ": its symbolic links do not lead to a file within 40 steps");
 }
 
 fs::path checkRenameTarget(const fs::path& path) {
