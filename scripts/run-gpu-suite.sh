@@ -120,37 +120,46 @@ if [ "$mode" = sanitize ] || [ "$mode" = all ]; then
         # kernel's shape, not in the thousandth.
         shared_filter='SimCudaTest.*-*Rejects*:*OutOfDeviceMemory*:SimCudaTest.SplitRunsRefuse*'
         tools=${SANITIZER_TOOLS:-memcheck racecheck synccheck}
-        declare -A pids starts
+        pids=()
         for tool in $tools; do
             case $tool in
                 memcheck) filter=$memcheck_filter divisor=10 ;;
                 *) filter=$shared_filter divisor=100 ;;
             esac
             echo "== compute-sanitizer --tool $tool (bounded to $bound s): $filter"
-            starts[$tool]=$(date +%s)
-            ESTUARY_SANITIZER_STEP_DIVISOR=$divisor timeout -k 20 "$bound" "$sanitizer" \
-                --tool "$tool" --error-exitcode 99 --target-processes all \
-                ./estuary_gpu_tests --gtest_filter="$filter" \
-                --gtest_output="json:$out/sanitize-$tool.json" >"$out/sanitize-$tool.log" 2>&1 &
-            pids[$tool]=$!
+            # Each job times itself: the tools end in any order.
+            (
+                start=$(date +%s)
+                ESTUARY_SANITIZER_STEP_DIVISOR=$divisor timeout -k 20 "$bound" "$sanitizer" \
+                    --tool "$tool" --error-exitcode 99 --target-processes all \
+                    ./estuary_gpu_tests --gtest_filter="$filter" \
+                    --gtest_output="json:$out/sanitize-$tool.json" >"$out/sanitize-$tool.log" 2>&1
+                rc=$?
+                echo "$rc $(($(date +%s) - start))" >"$out/sanitize-$tool.time"
+                exit "$rc"
+            ) &
+            pids+=($!)
         done
+        wait "${pids[@]}"
         summary="$out/sanitize-summary.txt"
         : >"$summary"
         for tool in $tools; do
-            wait "${pids[$tool]}"
-            rc=$?
-            seconds=$(($(date +%s) - ${starts[$tool]}))
             log="$out/sanitize-$tool.log"
-            # The tool's own count where it finished; else the reports it printed before the bound.
-            errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9][0-9]*\) error.*/\1/p' "$log" | tail -n 1)
-            if [ -z "$errors" ]; then
-                errors="$(grep -cE '^========= +(Error|Invalid|Barrier|Race|Program hit|Uninitialized)' "$log") so far"
-            fi
+            read -r rc seconds <"$out/sanitize-$tool.time" || { rc=1 seconds=unknown; }
+            # Every process the tool followed prints its own ERROR SUMMARY: their sum. Where the
+            # bound ended the tool before its summaries, the reports it printed so far.
+            errors=$(awk '/ERROR SUMMARY: [0-9]+ error/ { for (i = 1; i < NF; ++i)
+                         if ($i == "SUMMARY:") { n += $(i + 1); seen = 1 } }
+                         END { if (seen) print n }' "$log")
             state=finished
-            [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && state="TIMED OUT at $bound s"
-            line="$tool: $state, exit $rc, $seconds s, errors $errors"
+            if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+                state="TIMED OUT at $bound s"
+                reported=$(grep -cE '^========= +(Error|Invalid|Barrier|Race|Program hit|Uninitialized)' "$log")
+                errors="${errors:-0} in finished processes, $reported reported so far"
+            fi
+            line="$tool: $state, exit $rc, $seconds s, errors ${errors:-unknown}"
             echo "$line" | tee -a "$summary"
-            grep -E '^\[  (PASSED|FAILED|SKIPPED) \]' "$log" | head -n 5
+            grep -E '^\[  (PASSED|FAILED|SKIPPED) +\]' "$log" | head -n 5
             grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 2
             [ "$rc" -eq 0 ] || status=1
         done
