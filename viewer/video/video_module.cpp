@@ -277,6 +277,8 @@ void* videoOpen(const EstuaryVideoOptions* o, const char** encoderName, char* er
     if (!v->format->pb) {
         av_free(buffer);
         fail(error, errorSize, "out of memory setting up the file's output");
+        v.reset();
+        ::unlink(o->tempPath);
         return nullptr;
     }
     v->format->flags |= AVFMT_FLAG_CUSTOM_IO;
