@@ -21,7 +21,7 @@ struct DrawTarget {
 
 class ViewType {
   public:
-    explicit constexpr ViewType(const char* name) : name(name) {}
+    explicit constexpr ViewType(const char* kindName) : name(kindName) {}
     virtual ~ViewType() = default;
     const char* const name; // what messages, panels and pick readouts call it
 
