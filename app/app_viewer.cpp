@@ -3,7 +3,9 @@
 #include "errors.h"
 #include "fault_injection.h"
 #include "memory_budget.h"
+#include "output_file.h"
 #include "simulations.h"
+#include "stop_signal.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -84,6 +86,9 @@ void startRecording(Viewer& viewer, const Options& o) {
     d.quality = o.recordQuality;
     d.encoder = o.recordEncoder.empty() ? nullptr : o.recordEncoder.c_str();
     check(estuary_record_start(viewer.get(), &d));
+    // The library writes "<file>.part" beside the file it replaces (a link's target): a second
+    // Ctrl-C, which ends the process at once, deletes it rather than leave it.
+    setHardStopRemoval((followLinks(o.record).string() + ".part").c_str());
 }
 
 // The viewer the options ask for (openAppViewer adds the recording).
@@ -194,7 +199,9 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
 uint32_t closeAppViewer(Viewer& viewer, const Options& o) {
     if (!o.record.empty()) {
         estuary_record_info info{};
-        check(estuary_record_stop(viewer.get(), &info));
+        const estuary_status stopped = estuary_record_stop(viewer.get(), &info);
+        setHardStopRemoval(nullptr); // finished and renamed, or failed and deleted
+        check(stopped);
         std::printf("estuary: recorded %llu frames to %s with %s (%.3f ms a frame to take each "
                     "picture out, %.1f ms waiting for the encoder in all)\n",
                     static_cast<unsigned long long>(info.frames), o.record.c_str(), info.encoder,

@@ -2,18 +2,32 @@
 #include "errors.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <unistd.h>
 #include <utility>
 
 namespace estuary {
 namespace {
 
-std::optional<OutputFile> openFor(const char* option, const std::string& path) {
+std::optional<OutputFile> openFor(const char* option, const std::string& path,
+                                  bool renamed = false) {
     if (path.empty()) return std::nullopt;
     try {
-        return OutputFile::open(path);
+        return renamed ? OutputFile::openRenamed(path) : OutputFile::open(path);
     } catch (const Error& e) {
         throw usageError(std::string(option) + ": " + e.what());
+    }
+}
+
+// The path, and where it is a symbolic link the file it leads to: links are followed, so two
+// names reaching one file are one output.
+std::string spelled(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_symlink(path, ec)) return path.string();
+    try {
+        return path.string() + " (a link to " + followLinks(path).string() + ")";
+    } catch (const Error&) {
+        return path.string();
     }
 }
 
@@ -30,18 +44,20 @@ RunOutputs openRunOutputs(const Options& options) {
                                  headlessDefault ? kDefaultHeadlessScreenshot : options.screenshot);
     }
     out.trace = openFor("--trace", options.tracePath);
+    if (!options.bench) out.record = openFor("--record", options.record, /*renamed=*/true);
     const std::pair<const char*, const std::optional<OutputFile>*> named[] = {
         {"--screenshot", &out.screenshot},
         {"--report", &out.report},
         {"--csv", &out.csv},
-        {"--trace", &out.trace}};
+        {"--trace", &out.trace},
+        {"--record", &out.record}};
     for (size_t a = 0; a < std::size(named); ++a)
         for (size_t b = a + 1; b < std::size(named); ++b) {
             const auto& first = *named[a].second;
             const auto& second = *named[b].second;
             if (first && second && first->sameTarget(*second))
-                throw usageError(std::string(named[a].first) + " " + first->path().string() +
-                                 " and " + named[b].first + " " + second->path().string() +
+                throw usageError(std::string(named[a].first) + " " + spelled(first->path()) +
+                                 " and " + named[b].first + " " + spelled(second->path()) +
                                  " name the same file: give each its own");
         }
     bool toStdout = false;

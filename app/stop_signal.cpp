@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstring>
 #include <ctime>
 #include <unistd.h>
 
@@ -12,6 +13,10 @@ namespace {
 std::atomic<int> gStopSignal{0};
 std::atomic<int64_t> gStopAtNs{0};
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<int64_t>::is_always_lock_free);
+
+// setHardStopRemoval's path: written before gRemovalSet is published, read by the handler after.
+char gRemoval[4096];
+std::atomic<bool> gRemovalSet{false};
 
 int64_t monotonicNs() {
     timespec now{};
@@ -40,6 +45,7 @@ void recordStop(int signal) {
     }
     if (signal == SIGINT && now - gStopAtNs.load(std::memory_order_relaxed) > kHardStopGraceNs) {
         writeText("estuary: a second Ctrl-C: ending now; what was asked is NOT written\n");
+        if (gRemovalSet.load(std::memory_order_acquire)) (void)unlink(gRemoval); // signal-safe
         _exit(stoppedExitCode(SIGINT));
     }
 }
@@ -56,6 +62,15 @@ void installStopHandlers() {
     for (int signal : {SIGINT, SIGTERM, SIGHUP})
         sigaction(signal, &action, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGXFSZ, SIG_IGN);
+}
+
+void setHardStopRemoval(const char* path) {
+    gRemovalSet.store(false, std::memory_order_release);
+    const size_t length = path ? std::strlen(path) : 0;
+    if (length == 0 || length >= sizeof(gRemoval)) return;
+    std::memcpy(gRemoval, path, length + 1);
+    gRemovalSet.store(true, std::memory_order_release);
 }
 
 int stopSignal() {

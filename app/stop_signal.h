@@ -14,9 +14,17 @@ namespace estuary {
 // A second Ctrl-C this long after the first stop request is deliberate.
 constexpr int64_t kHardStopGraceNs = 1'000'000'000;
 
-// Installs the handlers, and ignores SIGPIPE so that a closed pipe or FIFO is a write error
-// naming the file rather than a silent death.
+// Installs the handlers, and ignores SIGPIPE and SIGXFSZ so that a closed pipe or FIFO (EPIPE) and
+// a file-size limit, ulimit -f (EFBIG), are write errors naming the file rather than a silent
+// death.
 void installStopHandlers();
+
+// A file the hard stop (a second Ctrl-C) deletes before ending the process: the recording's
+// temporary "<path>.part", which would otherwise be left behind. Empty: none. The path is copied
+// into storage the handler reads (at most 4095 bytes; a longer one is not registered). Call from
+// the main thread, not while a signal may be handled concurrently with a change (set it once
+// before the loop, clear it after the recording stopped).
+void setHardStopRemoval(const char* path);
 
 // The first stop signal received since start (or the last clearStopRequest), 0 for none. Safe to
 // call every frame: one relaxed atomic load.

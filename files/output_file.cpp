@@ -19,12 +19,33 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Where `path` leads through its symbolic links; nullopt for no link, or a loop or an unreadable
+// link (never throws: the messages use it).
+std::optional<fs::path> linkedTarget(const fs::path& path) {
+    fs::path current = path;
+    std::error_code ec;
+    for (int hop = 0; hop < 40 && fs::is_symlink(current, ec); ++hop) {
+        const fs::path next = fs::read_symlink(current, ec);
+        if (ec) return std::nullopt;
+        current = next.is_absolute() ? next : current.parent_path() / next;
+    }
+    if (current == path || fs::is_symlink(current, ec)) return std::nullopt;
+    return current;
+}
+
+// `path`, and where it is a symbolic link the file it was followed to (the rule, output_file.h).
+std::string named(const fs::path& path) {
+    const auto target = linkedTarget(path);
+    return target ? path.string() + " (a link, followed to " + target->string() + ")"
+                  : path.string();
+}
+
 Error failure(const fs::path& path, int error) {
-    return runtimeError("cannot write " + path.string() + ": " + std::strerror(error));
+    return runtimeError("cannot write " + named(path) + ": " + std::strerror(error));
 }
 
 Error failure(const fs::path& path, const std::string& why) {
-    return runtimeError("cannot write " + path.string() + ": " + why);
+    return runtimeError("cannot write " + named(path) + ": " + why);
 }
 
 // Bytes a write to `target` may make before failing with ENOSPC (ESTUARY_FAULT_WRITE, see the
@@ -58,14 +79,6 @@ int writeAll(int fd, std::string_view bytes, std::optional<size_t>* budget = nul
         if (budget && *budget) **budget -= size_t(n);
     }
     return 0;
-}
-
-// A symbolic link is kept: the file it points to is the one replaced.
-fs::path resolveLink(const fs::path& path) {
-    std::error_code ec;
-    if (!fs::is_symlink(path, ec)) return path;
-    const fs::path target = fs::canonical(path, ec);
-    return ec ? path : target;
 }
 
 fs::path folderOf(const fs::path& target) {
@@ -137,7 +150,7 @@ void refuseWriteProtected(const fs::path& path, const fs::path& target, const st
 // Temporary file, full write, fsync, rename. Returns false only for !replace and an existing
 // target; throws for everything else (the producer's exceptions too), having removed the temporary.
 bool commitFile(const fs::path& path, const ProduceBytes& produce, bool replace) {
-    const fs::path target = resolveLink(path);
+    const fs::path target = followLinks(path);
     const fs::path folder = folderOf(target);
     createFolder(path, folder);
     struct stat existing {};
@@ -193,6 +206,46 @@ const char* fileTypeName(mode_t mode) {
 }
 
 } // namespace
+
+fs::path followLinks(const fs::path& path) {
+    std::error_code ec;
+    if (!fs::is_symlink(path, ec)) return path;
+    if (const auto target = linkedTarget(path)) return *target;
+    // A loop, more links than the kernel follows, or a link that cannot be read.
+    throw failure(path, std::string(std::strerror(ELOOP)) +
+                            ": its symbolic links do not lead to a file within 40 steps");
+}
+
+fs::path checkRenameTarget(const fs::path& path) {
+    if (path.empty()) throw failure(path, "the path is empty");
+    if (const auto fd = descriptorNamedBy(path))
+        throw failure(path, "it names file descriptor " + std::to_string(*fd) +
+                                ", and this file is written beside its name and then renamed: "
+                                "give a file name");
+    const fs::path target = followLinks(path);
+    struct stat st {};
+    if (::stat(target.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) throw failure(path, "it is a folder: give a file name");
+        if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))
+            throw failure(path, std::string("it is ") +
+                                    (S_ISFIFO(st.st_mode) ? "a FIFO" : "a character device") +
+                                    ", and this file is written beside its name and then "
+                                    "renamed: give a regular file's name");
+        if (!S_ISREG(st.st_mode))
+            throw failure(path, std::string("it is ") + fileTypeName(st.st_mode));
+        refuseWriteProtected(path, target, st);
+    } else if (errno != ENOENT) {
+        throw failure(path, errno);
+    }
+    const fs::path folder = folderOf(target);
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec))
+        throw failure(path, "folder " + folder.string() + " does not exist");
+    TempFile probe = createTempBeside(path, target); // says more than permission bits (root)
+    ::close(probe.fd);
+    ::unlink(probe.path.c_str());
+    return target;
+}
 
 std::optional<int> descriptorNamedBy(const fs::path& path) {
     if (path == "-") return 1; // as given: ./- is a file
@@ -262,21 +315,35 @@ OutputFile OutputFile::open(const fs::path& path) {
     } else if (errno != ENOENT) {
         throw failure(path, errno);
     }
+    // Through links, dangling ones included: `lnk -> same.out` is the same file as same.out
+    // before either exists.
+    const fs::path followed = followLinks(path);
     std::error_code ec;
-    out.canonical_ = fs::weakly_canonical(fs::absolute(path), ec);
-    if (ec) out.canonical_ = fs::absolute(path).lexically_normal();
+    out.canonical_ = fs::weakly_canonical(fs::absolute(followed), ec);
+    if (ec) out.canonical_ = fs::absolute(followed).lexically_normal();
     out.direct_ = out.fd_ >= 0;
     if (out.direct_) return out;
 
     // A regular file: the folder must exist (it is created now, as the write would) and take a
     // new file. Creating one says more than permission bits, which root ignores anyway.
-    const fs::path target = resolveLink(path);
+    const fs::path target = followLinks(path);
     if (struct stat existing{}; ::stat(target.c_str(), &existing) == 0)
         refuseWriteProtected(path, target, existing);
     createFolder(path, folderOf(target));
     TempFile probe = createTempBeside(path, target);
     ::close(probe.fd);
     ::unlink(probe.path.c_str());
+    return out;
+}
+
+OutputFile OutputFile::openRenamed(const fs::path& path) {
+    OutputFile out;
+    out.path_ = path;
+    const fs::path target = checkRenameTarget(path);
+    out.inode_ = inodeOf(-1, target);
+    std::error_code ec;
+    out.canonical_ = fs::weakly_canonical(fs::absolute(target), ec);
+    if (ec) out.canonical_ = fs::absolute(target).lexically_normal();
     return out;
 }
 

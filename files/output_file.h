@@ -3,6 +3,15 @@
 // the temporary is renamed over the target, so a full disk, a crash or Ctrl-C leaves the previous
 // file intact and no temporary behind (a second Ctrl-C, which kills at once, may leave one).
 //
+// Symbolic links, one rule: a link is followed to the file it names, whether that file exists or
+// not (a dangling link's target is created), and that file is the one replaced; the link stays.
+// Aliases are decided on the followed names, so `lnk.out -> same.out` is the same output as
+// same.out before either exists.
+//
+// A file-size limit (ulimit -f) is a write error like a full disk (EFBIG) only where SIGXFSZ is
+// ignored, as the estuary program does; otherwise the kernel kills the process at the limit.
+// Programs using the library that want the error rather than the kill should ignore SIGXFSZ too.
+//
 // Targets a rename cannot replace are written directly: a path naming one of the process's file
 // descriptors ("-" and /dev/stdout are the standard output; /dev/stderr, /dev/fd/N,
 // /proc/self/fd/N), an existing character device (/dev/null, a terminal) or FIFO. A FIFO nobody
@@ -27,6 +36,16 @@ namespace estuary {
 using WriteChunk = std::function<void(std::string_view)>;
 using ProduceBytes = std::function<void(const WriteChunk&)>;
 
+// The file `path` names once its symbolic links are followed (the rule above); `path` itself when
+// it is no link. Throws for a loop of links.
+std::filesystem::path followLinks(const std::filesystem::path& path);
+
+// For a file written beside its name and renamed by someone else (a recording, video_module.h):
+// checks that `path` can be replaced that way — no descriptor, folder, FIFO or device, not
+// write-protected, its folder existing and taking a new file — and returns the file the rename
+// must replace (links followed). Throws estuary::Error (Runtime) naming the path and the reason.
+std::filesystem::path checkRenameTarget(const std::filesystem::path& path);
+
 // Creates missing parent folders; replaces the target (a symbolic link's target, not the link).
 // An exception from the producer abandons the write like any failure.
 void writeFileAtomically(const std::filesystem::path& path, std::string_view bytes);
@@ -43,6 +62,9 @@ class OutputFile {
   public:
     // Throws estuary::Error (Runtime) naming the path and what is wrong with it.
     static OutputFile open(const std::filesystem::path& path);
+    // An output another writer produces by a rename (checkRenameTarget's checks), kept only to
+    // be compared with sameTarget; write() is not for it.
+    static OutputFile openRenamed(const std::filesystem::path& path);
 
     OutputFile() = default;
     OutputFile(const OutputFile&) = delete;

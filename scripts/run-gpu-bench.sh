@@ -32,6 +32,10 @@
 #   run-gpu-bench.sh mesh          the mesh view: a rippling sheet of 10^6 and 10^7 triangles at
 #                                  1920x1080 (vertices rewritten by CUDA each frame, normals summed),
 #                                  pipelined, then 10^7 serialized
+#   run-gpu-bench.sh views-compare OLD  the buffer views at 10^7 (points, arrows and lines by
+#                                  raster and by compute splat, the mesh) at 1920x1080, pipelined,
+#                                  this bundle's estuary_points_bench against OLD's, alternating
+#                                  old and new twice in one call (the spread is the noise)
 #   run-gpu-bench.sh round-two OLD  the table of issue #20, pipelined, 8 in flight, old then new in
 #                                  one call: gray-scott at 1024², 2048² and 4096², the fluid at
 #                                  2048²/16M, 512²/1M and 2048² without particles, gray-scott-3d
@@ -136,6 +140,29 @@ if [ "${1:-gray-scott}" = mesh ]; then
             --seconds "${BENCH_SECONDS:-1}" --mode serialized || status=1
         exit $status
     } 2>&1 | tee "$out/bench-mesh.log"
+    exit "${PIPESTATUS[0]}"
+fi
+if [ "${1:-gray-scott}" = views-compare ]; then
+    old=${2:?usage: run-gpu-bench.sh views-compare OLD_BUNDLE_DIR}
+    [ -x "$old/estuary_points_bench" ] ||
+        { echo "run-gpu-bench.sh: no estuary_points_bench in '$old'" >&2; exit 2; }
+    old_exe=(env "LD_LIBRARY_PATH=$old${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+             "$old/estuary_points_bench")
+    {
+        for run in points:raster points:compute arrows:raster arrows:compute lines:raster \
+                   lines:compute mesh:auto; do
+            view=${run%%:*} draw=${run#*:}
+            for build in old new old new; do
+                exe=(./estuary_points_bench)
+                [ "$build" = old ] && exe=("${old_exe[@]}")
+                printf '%s %s %s: ' "$build" "$view" "$draw"
+                "${exe[@]}" --view "$view" --draw "$draw" --points 10000000 \
+                    --resolution 1920x1080 --seconds "${BENCH_SECONDS:-1}" \
+                    2>>"$out/views-compare-stderr.log" | tail -n 1 || status=1
+            done
+        done
+        exit $status # the group runs in a subshell: its status is the pipeline's first
+    } 2>&1 | tee "$out/bench-views-compare.log"
     exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = round-two ]; then

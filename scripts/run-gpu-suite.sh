@@ -71,7 +71,7 @@ if [ "$mode" = python ] || [ "$mode" = all ]; then
         name=$(basename "$example" .py)
         echo "== Python example: $name (headless, 120 frames, ESTUARY_VALIDATION=1)"
         ESTUARY_VALIDATION=1 ESTUARY_FRAMES=120 ESTUARY_SCREENSHOT="$out/python-$name.png" \
-            DISPLAY= "$python" "$example" 2>&1 | tee "$out/python-$name.log"
+            DISPLAY='' "$python" "$example" 2>&1 | tee "$out/python-$name.log"
         rc=${PIPESTATUS[0]}
         if [ "$rc" -eq 3 ]; then
             echo "$name: unsupported here (exit 3), as it says above"
@@ -92,34 +92,75 @@ if [ "$mode" = sanitize ] || [ "$mode" = all ]; then
         echo "compute-sanitizer not found: sanitizer runs NOT done"
         status=1
     else
+        # The three tools run at once, each in its own process (the GPU time-slices their
+        # contexts; the tools' host-side work, the Vulkan driver and the validation layer use
+        # separate cores), each bounded so that the whole mode reports inside one 10-minute
+        # device call: SANITIZER_BOUND_S (default 480 s) per tool, then its partial counts.
         # Instrumented kernels run 10-100x slower: the tests cut their longest step counts
-        # (ESTUARY_SANITIZER=1), and every host wait for the GPU (the app's watchdog included)
-        # gets 10 minutes instead of 20 s. Each tool is bounded to 10 minutes.
+        # (ESTUARY_SANITIZER=1: a tenth; ESTUARY_SANITIZER_STEP_DIVISOR raises the cut), and every
+        # host wait for the GPU (the app's watchdog included) gets 10 minutes instead of 20 s.
         export ESTUARY_SANITIZER=1 ESTUARY_WAIT_TIMEOUT_S=600
-        # Every kernel of estuary runs in these: the simulations and their mip chains
-        # (SimCudaTest), interop's rings and imports, the library's CUDA paths (copies, graphs,
-        # generated mips) and the app's CUDA backend in one process (AppGpu); memcheck also runs
-        # the app itself (AppGpuRun: every simulation, the OpenGL consumer, graphs) and the
-        # examples' own kernels. Left out: the 4096^2 round trip (the small one's code at 16x the
-        # time), the out-of-memory test (it fails an allocation on purpose, which the tools
-        # count), faults (on purpose), the soak and the benchmarks (the same code repeated).
-        kernels='SimCudaTest.*:InteropGpu.*:ImageRingGpu.*:BufferRingGpu.*:LibraryGpu.*:AppGpu.*'
-        app='AppGpuRun.*:ExamplesGpu.*'
+        bound=${SANITIZER_BOUND_S:-480}
+        # memcheck: every kernel of estuary: the simulations and their mip chains (SimCudaTest),
+        # interop's rings and imports, the library's CUDA paths (copies, graphs, generated mips),
+        # the app's CUDA backend in one process (AppGpu), and it follows the app's own processes
+        # (AppGpuRun: every simulation, the OpenGL consumer, graphs) and the examples' kernels.
+        # Left out: the 4096^2 round trip (the small one's code at 16x the time), the
+        # out-of-memory test (it fails an allocation on purpose, which the tools count), faults
+        # (on purpose), the soak and the benchmarks (the same code repeated).
         skip='-InteropGpu.Rgba32fImage4096SquaredRoundTripsExactly:*OutOfDeviceMemory*'
         skip="$skip:AppGpuRun.Bench*"
+        memcheck_filter='SimCudaTest.*:InteropGpu.*:ImageRingGpu.*:BufferRingGpu.*:LibraryGpu.*'
+        memcheck_filter="$memcheck_filter:AppGpu.*:AppGpuRun.*:ExamplesGpu.*$skip"
+        # racecheck checks shared memory and synccheck barriers and warp syncs: only
+        # cuda_sim's kernels have either (the Gray-Scott 2D/3D temporal steps, the fluid's
+        # Jacobi blocks, the tiled mip chains), and SimCudaTest runs every one of them against
+        # the CPU. The tests that launch nothing (tiling choosers, refusals) are left out, and
+        # the step counts are cut to a hundredth: a hazard shows in the first launch of a
+        # kernel's shape, not in the thousandth.
+        shared_filter='SimCudaTest.*-*Rejects*:*OutOfDeviceMemory*:SimCudaTest.SplitRunsRefuse*'
         tools=${SANITIZER_TOOLS:-memcheck racecheck synccheck}
+        pids=()
         for tool in $tools; do
-            filter="$kernels"
-            # memcheck also follows the app's and the examples' processes.
-            [ "$tool" = memcheck ] && filter="$filter:$app"
-            echo "== compute-sanitizer --tool $tool"
-            start=$(date +%s)
-            timeout "${SANITIZER_BOUND_S:-600}" "$sanitizer" --tool "$tool" --error-exitcode 99 --target-processes all \
-                ./estuary_gpu_tests --gtest_filter="$filter$skip" >"$out/sanitize-$tool.log" 2>&1
-            rc=$?
-            echo "$tool: exit $rc after $(( $(date +%s) - start )) s"
-            grep -E '^\[  (PASSED|FAILED|SKIPPED) \]' "$out/sanitize-$tool.log" | head -n 5
-            grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.log" | tail -n 2
+            case $tool in
+                memcheck) filter=$memcheck_filter divisor=10 ;;
+                *) filter=$shared_filter divisor=100 ;;
+            esac
+            echo "== compute-sanitizer --tool $tool (bounded to $bound s): $filter"
+            # Each job times itself: the tools end in any order.
+            (
+                start=$(date +%s)
+                ESTUARY_SANITIZER_STEP_DIVISOR=$divisor timeout -k 20 "$bound" "$sanitizer" \
+                    --tool "$tool" --error-exitcode 99 --target-processes all \
+                    ./estuary_gpu_tests --gtest_filter="$filter" \
+                    --gtest_output="json:$out/sanitize-$tool.json" >"$out/sanitize-$tool.log" 2>&1
+                rc=$?
+                echo "$rc $(($(date +%s) - start))" >"$out/sanitize-$tool.time"
+                exit "$rc"
+            ) &
+            pids+=($!)
+        done
+        wait "${pids[@]}"
+        summary="$out/sanitize-summary.txt"
+        : >"$summary"
+        for tool in $tools; do
+            log="$out/sanitize-$tool.log"
+            read -r rc seconds <"$out/sanitize-$tool.time" || { rc=1 seconds=unknown; }
+            # Every process the tool followed prints its own ERROR SUMMARY: their sum. Where the
+            # bound ended the tool before its summaries, the reports it printed so far.
+            errors=$(awk '/ERROR SUMMARY: [0-9]+ error/ { for (i = 1; i < NF; ++i)
+                         if ($i == "SUMMARY:") { n += $(i + 1); seen = 1 } }
+                         END { if (seen) print n }' "$log")
+            state=finished
+            if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+                state="TIMED OUT at $bound s"
+                reported=$(grep -cE '^========= +(Error|Invalid|Barrier|Race|Program hit|Uninitialized)' "$log")
+                errors="${errors:-0} in finished processes, $reported reported so far"
+            fi
+            line="$tool: $state, exit $rc, $seconds s, errors ${errors:-unknown}"
+            echo "$line" | tee -a "$summary"
+            grep -E '^\[  (PASSED|FAILED|SKIPPED) +\]' "$log" | head -n 5
+            grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 2
             [ "$rc" -eq 0 ] || status=1
         done
     fi

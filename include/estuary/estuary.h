@@ -740,12 +740,16 @@ typedef struct estuary_record_info {
     const char* encoder;   /* the encoder that ran; owned by the viewer, valid until it goes */
 } estuary_record_info;
 
-/* Between frames. Refuses a second recording, a bad path, fps or quality, naming the value. */
+/* Between frames. Refuses a second recording, a bad path, fps or quality, naming the value. The path
+ * gets the checks of the other outputs: a symbolic link (dangling or not) is followed and its target
+ * is the file replaced; a folder, FIFO, device or write-protected file is refused. */
 ESTUARY_API estuary_status estuary_record_start(estuary_viewer* viewer,
                                                 const estuary_record_desc* desc);
 /* Waits for the frames in flight, encodes them, finishes and renames the file; `info` may be
- * NULL. ESTUARY_ERROR_INVALID_ARGUMENT when nothing records; an encoding or writing failure
- * reports it here, leaving no file at the path. */
+ * NULL. Between frames: called inside one it fails and the recording goes on. ESTUARY_ERROR_
+ * INVALID_ARGUMENT when nothing records; an encoding or writing failure (a full disk; a file-size
+ * limit, where SIGXFSZ is ignored) ends the recording when it happens and is reported here
+ * (ESTUARY_ERROR_RUNTIME), the path keeping the file it had before and no "<path>.part" left. */
 ESTUARY_API estuary_status estuary_record_stop(estuary_viewer* viewer, estuary_record_info* info);
 
 /* ---- frames -------------------------------------------------------------------------------------
@@ -883,7 +887,7 @@ ESTUARY_API estuary_status estuary_finish(estuary_viewer* viewer);
 
 /* Writes the picture of the last frame ended (with the window's UI) as a PNG, atomically: a
  * temporary file beside `path`, then a rename; an existing file is replaced only by a complete
- * one. Waits for that frame. */
+ * one. Waits for that frame. A folder as `path` is ESTUARY_ERROR_INVALID_ARGUMENT. */
 ESTUARY_API estuary_status estuary_screenshot(estuary_viewer* viewer, const char* path);
 /* The same picture as RGBA8 rows, top row first, into `pixels` (width * height * 4 bytes of
  * estuary_viewer_info). */

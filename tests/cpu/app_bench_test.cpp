@@ -40,8 +40,12 @@ TEST(AppBench, EveryModeRunsOnCpuAndTheReportHoldsEveryField) {
 }
 
 // --fps-cap paces the frames: 40 measured frames at 80 fps take at least 39/80 s (a lower bound:
-// a slow machine cannot break it, pacing that does nothing does), the report names the cap and
-// the table the cadence. The headless run is paced too.
+// a slow or loaded machine cannot break it, pacing that does nothing does), the report names the
+// cap and the table the cadence. The mean rate is held under 1.5x the cap, not 1.05x: its frame
+// times are the GPU's intervals, and on a loaded machine one late frame followed by a prompt one
+// shortens the measured span by the delay (a 25 ms hiccup alone is 5% here), while an unpaced run
+// of this size goes at well over 10x the cap. How even the pacing is, is the benchmark's to
+// measure. The headless run is paced too, timed by this test's own clock (a lower bound again).
 TEST(AppBench, AnFpsCapSpacesTheFramesAndTheReportSaysSo) {
     const auto dir = test::scratchDir("app-bench-cap");
     const auto json = dir / "report.json";
@@ -55,7 +59,7 @@ TEST(AppBench, AnFpsCapSpacesTheFramesAndTheReportSaysSo) {
     const std::string check = test::python() +
                               " -c \"import json,sys; r=json.load(open(sys.argv[1])); "
                               "m=r['modes'][0]; print(r['configuration']['fps_cap'], "
-                              "m['wall_seconds'] >= 39/80, m['fps_mean'] <= 80*1.05)\" '" +
+                              "m['wall_seconds'] >= 39/80, m['fps_mean'] <= 80*1.5)\" '" +
                               json.string() + "'";
     std::string printed;
     if (FILE* pipe = popen(check.c_str(), "r")) {

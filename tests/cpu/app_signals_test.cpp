@@ -52,6 +52,10 @@ void PrintTo(const Stop& stop, std::ostream* out) {
     *out << stop.name;
 }
 
+// A stop comes within a second on an idle machine; the bound leaves room for a loaded one (CI runs
+// builds beside the tests), while a run that ignored the signal would go on for hours.
+constexpr double kStopBoundS = 20.0;
+
 class AppSignals : public ::testing::TestWithParam<Stop> {};
 
 TEST_P(AppSignals, HeadlessStopsWritesTheLastFrameAndExitsWith128PlusTheSignal) {
@@ -71,7 +75,7 @@ TEST_P(AppSignals, HeadlessStopsWritesTheLastFrameAndExitsWith128PlusTheSignal) 
     ASSERT_TRUE(r.signalled) << r.out << r.err;
     EXPECT_FALSE(r.timedOut);
     EXPECT_EQ(r.exitCode, stop.exitCode) << r.out << r.err;
-    EXPECT_LT(r.secondsAfterSignal, 3.0);
+    EXPECT_LT(r.secondsAfterSignal, kStopBoundS);
     EXPECT_NE(r.out.find(std::string("stopped by ") + stop.name), std::string::npos) << r.out;
     const test::Rgba8Image image = test::loadPng(shot);
     EXPECT_EQ(image.width, 40);
@@ -96,7 +100,7 @@ TEST_P(AppSignals, BenchStopsWritesAnInterruptedReportAndCsvAndExitsWith128PlusT
     ASSERT_TRUE(r.signalled) << r.out << r.err;
     EXPECT_FALSE(r.timedOut);
     EXPECT_EQ(r.exitCode, stop.exitCode) << r.out << r.err;
-    EXPECT_LT(r.secondsAfterSignal, 3.0);
+    EXPECT_LT(r.secondsAfterSignal, kStopBoundS);
 
     EXPECT_EQ(jsonQuery(json, "r['interrupted']"), "True");
     EXPECT_EQ(jsonQuery(json, "r['configuration']['frames']"), "1000000");
@@ -135,7 +139,7 @@ TEST_P(AppSignals, TheSameSignalTwiceBackToBackStillStopsAndWritesEverything) {
             control);
         ASSERT_TRUE(r.signalled) << r.out << r.err;
         EXPECT_EQ(r.exitCode, stop.exitCode) << r.out << r.err;
-        EXPECT_LT(r.secondsAfterSignal, 3.0);
+        EXPECT_LT(r.secondsAfterSignal, kStopBoundS);
         EXPECT_EQ(jsonQuery(json, "r['interrupted']"), "True") << r.out << r.err;
         EXPECT_TRUE(fs::exists(csv));
     }
@@ -159,7 +163,7 @@ TEST_P(AppSignals, ASignalAtStartupStopsTheRunAndItsOutputsAreStillWritten) {
                              control);
     ASSERT_TRUE(r.signalled);
     EXPECT_EQ(r.exitCode, stop.exitCode) << r.out << r.err;
-    EXPECT_LT(r.secondsAfterSignal, 5.0);
+    EXPECT_LT(r.secondsAfterSignal, kStopBoundS);
     EXPECT_EQ(jsonQuery(json, "r['interrupted']"), "True") << r.out << r.err;
     EXPECT_TRUE(fs::exists(csv)) << r.out << r.err;
 }
@@ -176,7 +180,9 @@ TEST(AppSignalsHard, ASecondCtrlCAfterTheGracePeriodEndsAStuckRunAtOnceSayingSo)
     control.env = {{"ESTUARY_FAULT", "vulkan-stall@3"}, {"ESTUARY_WAIT_TIMEOUT_S", "30"}};
     control.signal = SIGINT;
     control.signalWhen = "on backend cpu";
-    control.signalDelay = std::chrono::milliseconds(1000); // the stall has begun
+    // The stall has begun: frame 3 comes milliseconds after the device opens, and 3 s leave room
+    // for a loaded machine (a first Ctrl-C before it would stop the run normally).
+    control.signalDelay = std::chrono::milliseconds(3000);
     control.signalCopies = 2;
     control.signalGap = std::chrono::milliseconds(1500);
     control.timeout = std::chrono::seconds(60);
@@ -187,7 +193,7 @@ TEST(AppSignalsHard, ASecondCtrlCAfterTheGracePeriodEndsAStuckRunAtOnceSayingSo)
     ASSERT_TRUE(r.signalled) << r.out << r.err;
     EXPECT_EQ(r.exitCode, 130) << r.out << r.err;
     EXPECT_GT(r.secondsAfterSignal, 1.4);
-    EXPECT_LT(r.secondsAfterSignal, 5.0) << "the second Ctrl-C did not end the stuck run";
+    EXPECT_LT(r.secondsAfterSignal, 10.0) << "the second Ctrl-C did not end the stuck run";
     EXPECT_NE(r.err.find("a second Ctrl-C: ending now"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir / "shot.png"));
 }
@@ -207,7 +213,7 @@ TEST(AppSignalsWindow, TheWindowClosesCleanlyOnSigtermAndWritesItsScreenshot) {
                                         control);
     ASSERT_TRUE(r.signalled) << r.out << r.err;
     EXPECT_EQ(r.exitCode, 143) << r.out << r.err;
-    EXPECT_LT(r.secondsAfterSignal, 5.0);
+    EXPECT_LT(r.secondsAfterSignal, kStopBoundS);
     EXPECT_NE(r.out.find("reported 0 message"), std::string::npos) << r.out;
     const test::Rgba8Image image = test::loadPng(shot);
     EXPECT_EQ(image.width, 160);

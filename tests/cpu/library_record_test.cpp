@@ -1,16 +1,21 @@
 // Recording (estuary_record_start / estuary_record_stop) headless on lavapipe under validation:
 // the file is decoded back (through the video module's own decoder) and each frame compared with
 // the picture read back after that frame; odd sizes, the temporary name, a viewer destroyed while
-// recording, and the errors bad requests get.
+// recording, and the errors bad requests get; a stop inside a frame changes nothing, a full disk
+// keeps the previous file, and paths a rename must not replace are refused (links followed).
 #include "library_support.h"
 #include "video/video_module.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -220,6 +225,86 @@ TEST_F(RecordTest, BadRequestsAreRefusedNamingTheValue) {
     check(estuary_record_stop(viewer->get(), nullptr));
     EXPECT_EQ(decode(folder / "clip.mp4").frames.size(), 2u);
     EXPECT_FALSE(std::filesystem::exists(folder / "other.mp4"));
+}
+
+std::string readText(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+TEST_F(RecordTest, AStopInsideAFrameFailsAndTheRecordingGoesOn) {
+    openField(32, 32);
+    const std::filesystem::path path = folder / "clip.mp4";
+    estuary_record_desc desc{.path = path.c_str()};
+    desc.encoder = "libx264";
+    check(estuary_record_start(viewer->get(), &desc));
+    drawFrames(2);
+    {
+        const Frame frame = viewer->beginFrame();
+        frame.hostLevel<float>(*image)[0] = 0.5f;
+        EXPECT_REFUSED(check(estuary_record_stop(viewer->get(), nullptr)),
+                       ESTUARY_ERROR_INVALID_ARGUMENT, "between frames", "goes on");
+        frame.end();
+    }
+    drawFrames(2, 3);
+    estuary_record_info info{};
+    check(estuary_record_stop(viewer->get(), &info)); // the recording was still there
+    EXPECT_EQ(info.frames, 5u);
+    EXPECT_EQ(decode(path).frames.size(), 5u);
+}
+
+TEST_F(RecordTest, AFullDiskEndsTheRecordingKeepingThePreviousFileAndNoPart) {
+    openField(64, 48);
+    const std::filesystem::path path = folder / "clip.mp4";
+    std::ofstream(path) << "previous";
+    const test::ScopedEnv fault(
+        test::ScopedEnv::Settings{{"ESTUARY_FAULT_WRITE", std::string("clip.mp4:2000")}});
+    estuary_record_desc desc{.path = path.c_str()};
+    desc.encoder = "libx264";
+    check(estuary_record_start(viewer->get(), &desc));
+    drawFrames(30);
+    EXPECT_REFUSED(check(estuary_record_stop(viewer->get(), nullptr)), ESTUARY_ERROR_RUNTIME,
+                   "clip.mp4", static_cast<const char*>(std::strerror(ENOSPC)), "left as it was");
+    EXPECT_EQ(readText(path), "previous");
+    EXPECT_FALSE(std::filesystem::exists(path.string() + ".part"));
+    EXPECT_REFUSED(check(estuary_record_stop(viewer->get(), nullptr)),
+                   ESTUARY_ERROR_INVALID_ARGUMENT, "nothing is being recorded");
+}
+
+TEST_F(RecordTest, PathsARenameMustNotReplaceAreRefusedAndLinksAreFollowed) {
+    openField(32, 32);
+    const auto start = [&](const std::filesystem::path& path) {
+        estuary_record_desc d{.path = path.c_str(), .encoder = "libx264"};
+        check(estuary_record_start(viewer->get(), &d));
+    };
+    ASSERT_EQ(mkfifo((folder / "fifo.mp4").c_str(), 0600), 0);
+    EXPECT_REFUSED(start(folder / "fifo.mp4"), ESTUARY_ERROR_INVALID_ARGUMENT, "fifo.mp4", "FIFO");
+    std::ofstream(folder / "protected.mp4") << "keep";
+    std::filesystem::permissions(folder / "protected.mp4", std::filesystem::perms::owner_read);
+    EXPECT_REFUSED(start(folder / "protected.mp4"), ESTUARY_ERROR_INVALID_ARGUMENT,
+                   "write-protected");
+    EXPECT_EQ(readText(folder / "protected.mp4"), "keep");
+    std::filesystem::create_directory(folder / "folder.mp4");
+    EXPECT_REFUSED(start(folder / "folder.mp4"), ESTUARY_ERROR_INVALID_ARGUMENT, "folder");
+    // A dangling link: its target is written, the link stays.
+    std::filesystem::create_directory(folder / "real");
+    std::filesystem::create_symlink(folder / "real" / "clip.mp4", folder / "link.mp4");
+    start(folder / "link.mp4");
+    drawFrames(3);
+    check(estuary_record_stop(viewer->get(), nullptr));
+    EXPECT_TRUE(std::filesystem::is_symlink(folder / "link.mp4"));
+    EXPECT_EQ(decode(folder / "real" / "clip.mp4").frames.size(), 3u);
+    EXPECT_FALSE(std::filesystem::exists(folder / "real" / "clip.mp4.part"));
+}
+
+// The app's --screenshot of a folder is a usage error (exit 2); the library's is the same kind.
+TEST_F(RecordTest, AScreenshotOfAFolderIsAnInvalidArgument) {
+    openField(32, 32);
+    drawFrames(1);
+    EXPECT_REFUSED(check(estuary_screenshot(viewer->get(), folder.c_str())),
+                   ESTUARY_ERROR_INVALID_ARGUMENT, "folder");
 }
 
 } // namespace

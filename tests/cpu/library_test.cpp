@@ -454,7 +454,9 @@ TEST_F(LibraryTest, ScreenshotIsAWholePngOrAnErrorNamingThePath) {
     EXPECT_EQ(png.height, 30);
     EXPECT_EQ(png.pixels, pixels());
     const std::string dirText = dir.string();
-    EXPECT_REFUSED(v.screenshot(dirText), ESTUARY_ERROR_RUNTIME, dirText.c_str());
+    // A folder is a wrong argument, as the app's --screenshot of a folder is exit 2 (usage).
+    EXPECT_REFUSED(v.screenshot(dirText), ESTUARY_ERROR_INVALID_ARGUMENT, dirText.c_str(),
+                   "folder");
     EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1) << "nothing else";
     std::vector<uint8_t> small(10);
     EXPECT_EQ(estuary_read_pixels(v.get(), small.data(), small.size()),

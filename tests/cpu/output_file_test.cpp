@@ -1,7 +1,8 @@
 // The atomic writer of output files (output_file.h), in-process: a failed write — an injected full
-// disk, a producer that throws — keeps the previous file and leaves no temporary behind; links are
-// followed, never replaced; writeNewFile never replaces; FIFOs and devices are written directly and
-// a FIFO nobody reads fails at once; sameTarget sees through spellings and links.
+// disk, a producer that throws, a file-size limit — keeps the previous file and leaves no temporary
+// behind; links, dangling ones included, are followed, never replaced; writeNewFile never replaces;
+// FIFOs and devices are written directly and a FIFO nobody reads fails at once; sameTarget sees
+// through spellings and links.
 #include "errors.h"
 #include "output_file.h"
 #include "test_support.h"
@@ -17,7 +18,10 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <csignal>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -267,6 +271,80 @@ TEST(OutputFile, SameTargetSeesThroughSpellingsAndLinks) {
     EXPECT_TRUE(fresh.sameTarget(OutputFile::open(dir / "sub" / ".." / "new.csv")));
     EXPECT_TRUE(OutputFile::open("-").sameTarget(OutputFile::open("/dev/stdout")));
     EXPECT_TRUE(OutputFile::open("-").isStandardOutput());
+}
+
+// The one rule for links: followed to their target whether it exists or not; the link stays.
+TEST(OutputFile, ADanglingLinkIsFollowedToItsTargetAndKept) {
+    const auto dir = test::scratchDir("output-dangling");
+    fs::create_symlink("real/report.json", dir / "link.json"); // relative; real/ does not exist
+    writeFileAtomically(dir / "link.json", "new");
+    EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
+    EXPECT_EQ(readFile(dir / "real" / "report.json"), "new");
+    EXPECT_EQ(listFolder(dir / "real"), std::vector<std::string>{"report.json"});
+}
+
+TEST(OutputFile, AliasesThroughDanglingLinksAreTheSameTarget) {
+    const auto dir = test::scratchDir("output-dangling-same");
+    fs::create_symlink("same.out", dir / "lnk.out");
+    fs::create_symlink(dir / "lnk.out", dir / "chain.out"); // a link to the link
+    const OutputFile same = OutputFile::open(dir / "same.out");
+    EXPECT_TRUE(same.sameTarget(OutputFile::open(dir / "lnk.out")));
+    EXPECT_TRUE(same.sameTarget(OutputFile::open(dir / "chain.out")));
+    EXPECT_TRUE(same.sameTarget(OutputFile::openRenamed(dir / "lnk.out")));
+    EXPECT_FALSE(same.sameTarget(OutputFile::open(dir / "other.out")));
+}
+
+TEST(OutputFile, ALoopOfLinksIsAnErrorNamingThePath) {
+    const auto dir = test::scratchDir("output-loop");
+    fs::create_symlink("b.out", dir / "a.out");
+    fs::create_symlink("a.out", dir / "b.out");
+    const std::string error = errorOf([&] { writeFileAtomically(dir / "a.out", "x"); });
+    EXPECT_NE(error.find((dir / "a.out").string()), std::string::npos) << error;
+    EXPECT_NE(error.find(std::strerror(ELOOP)), std::string::npos) << error;
+}
+
+TEST(OutputFile, RenameTargetsRefuseWhatARenameCannotReplace) {
+    const auto dir = test::scratchDir("output-rename-target");
+    ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0600), 0);
+    EXPECT_NE(errorOf([&] { checkRenameTarget(dir / "fifo"); }).find("FIFO"), std::string::npos);
+    EXPECT_NE(errorOf([&] { checkRenameTarget("/dev/null"); }).find("character device"),
+              std::string::npos);
+    EXPECT_NE(errorOf([&] { checkRenameTarget("-"); }).find("descriptor 1"), std::string::npos);
+    EXPECT_NE(errorOf([&] { checkRenameTarget(dir); }).find("folder"), std::string::npos);
+    EXPECT_NE(errorOf([&] { checkRenameTarget(dir / "no" / "clip.mp4"); }).find("does not exist"),
+              std::string::npos);
+    fs::create_symlink("deep/clip.mp4", dir / "link.mp4");
+    fs::create_directory(dir / "deep");
+    EXPECT_EQ(checkRenameTarget(dir / "link.mp4"), dir / "deep" / "clip.mp4");
+    EXPECT_EQ(listFolder(dir / "deep"), std::vector<std::string>{}) << "the probe was left";
+}
+
+// A file-size limit (ulimit -f) with SIGXFSZ ignored, as estuary ignores it: a real EFBIG in a
+// child process, the message naming the file, the previous file kept, no temporary left.
+TEST(OutputFile, AFileSizeLimitIsAWriteErrorNamingTheFile) {
+    const auto dir = test::scratchDir("output-fsize");
+    writeFileAtomically(dir / "big.csv", "old");
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        const rlimit limit{1024, 1024};
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(10);
+        try {
+            writeFileAtomically(dir / "big.csv", std::string(4096, 'x'));
+        } catch (const Error& e) {
+            const std::string what = e.what();
+            const bool named = what.find((dir / "big.csv").string()) != std::string::npos;
+            _exit(named && what.find(std::strerror(EFBIG)) != std::string::npos ? 0 : 11);
+        }
+        _exit(12); // written past the limit
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "10: no limit, 11: wrong message, 12: no error";
+    EXPECT_EQ(readFile(dir / "big.csv"), "old");
+    EXPECT_EQ(listFolder(dir), std::vector<std::string>{"big.csv"});
 }
 
 } // namespace

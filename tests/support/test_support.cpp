@@ -230,6 +230,10 @@ ControlledRun runEstuaryControlled(const std::vector<std::string>& args,
     if (pid == 0) {
         dup2(outPipe[1], STDOUT_FILENO);
         dup2(errPipe[1], STDERR_FILENO);
+        if (control.fileSizeLimit >= 0) {
+            const rlimit limit{rlim_t(control.fileSizeLimit), rlim_t(control.fileSizeLimit)};
+            if (setrlimit(RLIMIT_FSIZE, &limit) != 0) _exit(126);
+        }
         execve(argv[0], argv.data(), envp.data());
         _exit(127);
     }
@@ -293,6 +297,12 @@ ControlledRun runEstuaryControlled(const std::vector<std::string>& args,
 bool underSanitizer() {
     const char* flag = std::getenv("ESTUARY_SANITIZER");
     return flag && std::string(flag) == "1";
+}
+
+int sanitizerStepDivisor() {
+    const char* text = std::getenv("ESTUARY_SANITIZER_STEP_DIVISOR");
+    const int divisor = text ? std::atoi(text) : 0;
+    return divisor >= 1 ? divisor : 10;
 }
 
 std::string python() {

@@ -21,9 +21,15 @@ namespace estuary::test {
 // instrumented kernels are 10-100x slower, so the longest step counts are cut, keeping every
 // kernel and every code path but not the length of the runs.
 bool underSanitizer();
-// `normal` steps, or a tenth of them (at least 1) under the sanitizer.
+// Under the sanitizer, how many times fewer steps the long runs take: 10, or
+// $ESTUARY_SANITIZER_STEP_DIVISOR (run-gpu-suite.sh gives racecheck and synccheck 100: a hazard
+// shows in a kernel's first launches).
+int sanitizerStepDivisor();
+// `normal` steps, or that divided by sanitizerStepDivisor() (at least 1) under the sanitizer.
 inline int sanitizerSteps(int normal) {
-    return underSanitizer() ? (normal + 9) / 10 : normal;
+    if (!underSanitizer()) return normal;
+    const int divisor = sanitizerStepDivisor();
+    return (normal + divisor - 1) / divisor;
 }
 
 // The folder holding the running test binary; shaders/ and assets/ sit beside it, as does estuary.
@@ -112,6 +118,7 @@ struct RunControl {
     int signalCopies = 1;                       // how many times the signal is sent
     std::chrono::milliseconds signalGap{0};     // between the copies (0: back to back)
     std::chrono::milliseconds timeout{120'000}; // then SIGKILL
+    long fileSizeLimit = -1; // bytes, RLIMIT_FSIZE of the child (ulimit -f); -1: inherited
 };
 struct ControlledRun {
     int exitCode = -1;              // 128 + N when ended by signal N

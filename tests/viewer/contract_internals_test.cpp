@@ -3,7 +3,8 @@
 // one list of inputs driving the frame's hand-over from CUDA (drawSet) for every view kind.
 #include "device_scope.h"
 #include "handles.h"
-#include "viewer.h"
+#include "add_views.h"
+#include "view_type.h"
 
 #include <gtest/gtest.h>
 
@@ -240,7 +241,8 @@ class ViewInputs : public ::testing::Test {
 };
 
 TEST_F(ViewInputs, EveryKindHandsEachOfItsAllocationsToTheFrame) {
-    for (const char* kind : lib::kViewKinds) {
+    for (const lib::ViewType* type : lib::viewTypes()) {
+        const char* kind = type->name;
         SCOPED_TRACE(kind);
         auto [view, given] = make(kind);
         ASSERT_NE(view, nullptr) << "view kind '" << kind

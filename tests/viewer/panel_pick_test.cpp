@@ -1,7 +1,8 @@
 // The View panel's readout of the buffer views under the cursor, in a window on Xvfb: the marker
 // the cursor is over is picked each frame (the panel shows what the last pick found), the other
 // view nothing; a hidden view is not picked; none when the cursor leaves. Validation on.
-#include "viewer.h"
+#include "add_views.h"
+#include "view_type.h"
 
 #include <gtest/gtest.h>
 

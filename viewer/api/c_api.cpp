@@ -29,34 +29,6 @@ void clearLastError() {
 
 namespace {
 
-// The view descriptions' handles, resolved to this viewer's objects (NULL stays NULL: the view
-// says which it requires).
-template <class T> T* member(const estuary_viewer& v, T* handle, const char* name) {
-    return handle ? &resolveOf(v, handle, name) : nullptr;
-}
-
-// The channels' buffers (estuary_attribute), resolved as the desc's own.
-void resolveAttributes(const estuary_viewer& v,
-                       estuary_attribute (&attributes)[ESTUARY_CHANNEL_COUNT]) {
-    for (uint32_t c = 0; c < ESTUARY_CHANNEL_COUNT; ++c) {
-        const std::string name = "desc.attributes[" + std::to_string(c) + "].buffer";
-        attributes[c].buffer = member(v, attributes[c].buffer, name.c_str());
-    }
-}
-
-template <class Desc, class Add>
-estuary_status addView(const char* call, estuary_viewer* viewer, const Desc* desc, const char* type,
-                       estuary_view** view, Add&& add) {
-    return guard(call, [&] {
-        estuary_viewer& v = resolve(viewer, "viewer");
-        const CudaDeviceScope device(&v);
-        Desc d = readStruct(desc, "desc", type);
-        estuary_view* made = add(v, d);
-        estuary_view* handle = publish(made);
-        if (view) *view = handle;
-    });
-}
-
 // An image, buffer or view of the viewer destroyed and its handle retired; NULL: nothing. A
 // refused destroy (a view still draws the image) throws before anything changed, the handle kept.
 template <class T>
@@ -253,77 +225,6 @@ estuary_status estuary_get_buffer_info(estuary_buffer* buffer, estuary_buffer_in
         out.writer = b.writer;
         writeStruct(info, out);
     });
-}
-
-estuary_status estuary_add_field_view(estuary_viewer* viewer, const estuary_field_view_desc* desc,
-                                      estuary_view** view) {
-    return addView("estuary_add_field_view", viewer, desc, "estuary_field_view_desc", view,
-                   [](estuary_viewer& v, estuary_field_view_desc& d) {
-                       d.image = member(v, d.image, "desc.image");
-                       return addFieldView(v, d);
-                   });
-}
-
-estuary_status estuary_add_volume_view(estuary_viewer* viewer, const estuary_volume_view_desc* desc,
-                                       estuary_view** view) {
-    return addView("estuary_add_volume_view", viewer, desc, "estuary_volume_view_desc", view,
-                   [](estuary_viewer& v, estuary_volume_view_desc& d) {
-                       d.image = member(v, d.image, "desc.image");
-                       return addVolumeView(v, d);
-                   });
-}
-
-estuary_status estuary_add_points_view(estuary_viewer* viewer, const estuary_points_view_desc* desc,
-                                       estuary_view** view) {
-    return addView("estuary_add_points_view", viewer, desc, "estuary_points_view_desc", view,
-                   [](estuary_viewer& v, estuary_points_view_desc& d) {
-                       d.buffer = member(v, d.buffer, "desc.buffer");
-                       resolveAttributes(v, d.attributes);
-                       return addPointsView(v, d);
-                   });
-}
-
-estuary_status estuary_add_markers_view(estuary_viewer* viewer,
-                                        const estuary_markers_view_desc* desc,
-                                        estuary_view** view) {
-    return addView("estuary_add_markers_view", viewer, desc, "estuary_markers_view_desc", view,
-                   [](estuary_viewer& v, estuary_markers_view_desc& d) {
-                       d.buffer = member(v, d.buffer, "desc.buffer");
-                       resolveAttributes(v, d.attributes);
-                       return addMarkersView(v, d);
-                   });
-}
-
-estuary_status estuary_add_lines_view(estuary_viewer* viewer, const estuary_lines_view_desc* desc,
-                                      estuary_view** view) {
-    return addView("estuary_add_lines_view", viewer, desc, "estuary_lines_view_desc", view,
-                   [](estuary_viewer& v, estuary_lines_view_desc& d) {
-                       d.vertices = member(v, d.vertices, "desc.vertices");
-                       d.indices = member(v, d.indices, "desc.indices");
-                       resolveAttributes(v, d.attributes);
-                       return addLinesView(v, d);
-                   });
-}
-
-estuary_status estuary_add_mesh_view(estuary_viewer* viewer, const estuary_mesh_view_desc* desc,
-                                     estuary_view** view) {
-    return addView("estuary_add_mesh_view", viewer, desc, "estuary_mesh_view_desc", view,
-                   [](estuary_viewer& v, estuary_mesh_view_desc& d) {
-                       d.vertices = member(v, d.vertices, "desc.vertices");
-                       d.indices = member(v, d.indices, "desc.indices");
-                       d.normals = member(v, d.normals, "desc.normals");
-                       resolveAttributes(v, d.attributes);
-                       return addMeshView(v, d);
-                   });
-}
-
-estuary_status estuary_add_glyph_view(estuary_viewer* viewer, const estuary_glyph_view_desc* desc,
-                                      estuary_view** view) {
-    return addView("estuary_add_glyph_view", viewer, desc, "estuary_glyph_view_desc", view,
-                   [](estuary_viewer& v, estuary_glyph_view_desc& d) {
-                       d.image = member(v, d.image, "desc.image");
-                       return addGlyphView(v, d);
-                   });
 }
 
 estuary_status estuary_destroy_view(estuary_viewer* viewer, estuary_view* view) {

@@ -180,4 +180,33 @@ inline void retire(uint64_t& handle) {
 estuary_frame& beginPublishedFrame(estuary_viewer& v, const estuary_frame_desc* desc);
 void endPublishedFrame(estuary_frame& frame);
 
+// ---- the views' entry points (views/<kind>/<kind>_api.cpp) ----
+// The view descriptions' handles, resolved to this viewer's objects (NULL stays NULL: the view
+// says which it requires).
+template <class T> T* member(const estuary_viewer& v, T* handle, const char* name) {
+    return handle ? &resolveOf(v, handle, name) : nullptr;
+}
+
+// The channels' buffers (estuary_attribute), resolved as the desc's own.
+inline void resolveAttributes(const estuary_viewer& v,
+                              estuary_attribute (&attributes)[ESTUARY_CHANNEL_COUNT]) {
+    for (uint32_t c = 0; c < ESTUARY_CHANNEL_COUNT; ++c) {
+        const std::string name = "desc.attributes[" + std::to_string(c) + "].buffer";
+        attributes[c].buffer = member(v, attributes[c].buffer, name.c_str());
+    }
+}
+
+template <class Desc, class Add>
+estuary_status addViewCall(const char* call, estuary_viewer* viewer, const Desc* desc,
+                           const char* type, estuary_view** view, Add&& add) {
+    return guard(call, [&] {
+        estuary_viewer& v = resolve(viewer, "viewer");
+        const CudaDeviceScope device(&v);
+        Desc d = readStruct(desc, "desc", type);
+        estuary_view* made = add(v, d);
+        estuary_view* handle = publish(made);
+        if (view) *view = handle;
+    });
+}
+
 } // namespace estuary::lib::capi

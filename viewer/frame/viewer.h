@@ -108,8 +108,6 @@ struct estuary_buffer {
     ~estuary_buffer();
 };
 
-enum class ViewKind { Field, Volume, Points };
-
 // What a view reads, by role. A view's only hold on images and buffers: the frame's acquire from
 // CUDA and release (drawSet), the count of views drawing an allocation (which refuses its
 // destruction) and the renderers' bindings all go through this one list, so no view can draw an
@@ -123,48 +121,38 @@ struct ViewInput {
     estuary_image* image = nullptr;
     estuary_buffer* buffer = nullptr;
 };
+class ViewType; // views/view_type.h: what a kind of view is and does
+// What a kind of view keeps of each view of it (its renderer, its own settings): defined by the
+// kind, in its folder.
+struct ViewState {
+    virtual ~ViewState() = default;
+};
 } // namespace estuary::lib
 
+// A view: what every kind has (its inputs, the parameters the user changes between frames, where
+// buffer views place their elements), its kind and the kind's own state.
 struct estuary_view {
     estuary_viewer* viewer = nullptr;
     uint64_t handle = 0;
-    ViewKind kind = ViewKind::Field;
+    const estuary::lib::ViewType* type = nullptr;
     std::string label;
     uint32_t flags = 0;
     std::vector<estuary::lib::ViewInput> inputs;
     estuary_view_params params{};
-    estuary_field_shading shading = ESTUARY_FIELD_SCALAR;
-    std::string shader;
-    estuary_points_layout layout = ESTUARY_POINTS_XY_VELOCITY; // XYZ_SCALAR: 3D (markers too)
+    // Buffer views: under the orbit camera (else 2D), the box or rectangle they place their
+    // elements in, and the most elements params.point_count may ask for.
+    bool threeD = false;
     std::array<float, 6> bounds{};
     uint32_t maxPoints = 0;
-    // Markers are points views of 32-byte elements drawn as shapes (estuary_add_markers_view).
-    bool markers = false;
-    estuary_marker_shape markerShape = ESTUARY_MARKER_SHAPE_DISC;
-    float lineWidth = 1.5f;
-    // Lines are points views of 16-byte vertices drawn as segments (estuary_add_lines_view); the
-    // width is params.point_size.
-    bool lines = false;
-    estuary_line_topology topology = ESTUARY_LINES_SEGMENTS;
-    // Glyphs are markers sampled from `image` (estuary_add_glyph_view), one every glyphSpacing
-    // cells; the size is params.point_size.
-    bool glyphs = false;
-    uint32_t glyphSpacing = 8;
-    // Meshes are points views of 16-byte vertices drawn as triangles (estuary_add_mesh_view), with
-    // indexBuffer and normalBuffer where given.
-    bool mesh = false;
-    estuary_mesh_shading meshShading = ESTUARY_MESH_SMOOTH;
-    float wireWidth = 1.0f;
-    std::array<float, 4> wireColor{0.0f, 0.0f, 0.0f, 1.0f};
-    estuary::Renderer renderer;         // fields and volumes (Vulkan)
-    estuary::PointsRenderer points;     // points (Vulkan)
-    estuary::MeshRenderer meshRenderer; // meshes (Vulkan)
-    uint32_t glIndex = UINT32_MAX;      // the OpenGL consumer's renderer of this view
+    std::unique_ptr<estuary::lib::ViewState> state;
+    uint32_t glIndex = UINT32_MAX; // the OpenGL consumer's renderer of this view
     // The inputs by role (null where the view has none; `use` with null adds nothing).
     void use(estuary::lib::InputRole role, estuary_image* image);
     void use(estuary::lib::InputRole role, estuary_buffer* buffer);
     estuary_image* image() const;
     estuary_buffer* buffer(estuary::lib::InputRole role = estuary::lib::InputRole::Elements) const;
+    // The kind's state, as the kind that made it knows it.
+    template <class State> State& as() const { return static_cast<State&>(*state); }
     ~estuary_view();
 };
 
@@ -443,27 +431,17 @@ VkDeviceSize levelBytes(const estuary_image& image, uint32_t level);
 // The texel (x, y) of level 0 of a host-written image's staging memory for `entry`.
 const void* hostTexel(const estuary_image& image, uint32_t entry, uint32_t x, uint32_t y);
 
-// ---- views.cpp ----
-estuary_view* addFieldView(estuary_viewer& v, const estuary_field_view_desc& desc);
-estuary_view* addVolumeView(estuary_viewer& v, const estuary_volume_view_desc& desc);
-estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& desc);
-estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc& desc);
-estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& desc);
-estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& desc);
-estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc); // mesh_view.cpp
+// ---- views/ (views.cpp and a folder per kind, listed in views/registry.cpp) ----
 void destroyView(estuary_viewer& v, estuary_view* view);
-// What the view draws, for messages and the panels: "field", "volume", "points", "markers",
-// "lines", "glyph" or "mesh".
+// What the view draws, for messages and the panels: its kind's name ("field", "markers", ...).
 const char* viewKind(const estuary_view& view);
-// Every kind viewKind names: tests walk it, so a new kind cannot go untested.
-inline constexpr const char* kViewKinds[] = {"field", "volume", "points", "markers",
-                                             "lines", "glyph",  "mesh"};
 void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& params);
 // The field or volume drawn (the last visible one), or null.
 const estuary_view* backgroundView(const estuary_viewer& v);
 // Its extent in cells as the 2D camera maps it (a slice's for slices); {0, 0} without one.
 VkExtent2D backgroundExtent(const estuary_viewer& v);
 bool backgroundIs3d(const estuary_viewer& v);
+bool backgroundIsVolume(const estuary_viewer& v);
 // The renderer's ViewParams of `view` under the viewer's camera.
 ViewParams viewParams(const estuary_viewer& v, const estuary_view& view);
 // Records the views into `target` (COLOR_ATTACHMENT_OPTIMAL before and after).

@@ -11,6 +11,7 @@
 //   passed; host-written images: GL signals that it has drawn them) → a fence per host-ring
 //   entry, which the frames-in-flight wait polls.
 #include "viewer.h"
+#include "field/field_view.h"
 #include "cuda_side.h"
 #include "gl_context.h"
 #include "gl_field.h"
@@ -362,8 +363,9 @@ void glForgetImage(estuary_viewer& v, estuary_image& image) {
 
 void glAddView(estuary_viewer& v, estuary_view& view) {
     GlFieldDesc desc;
-    desc.shading = FieldShading(view.shading);
-    desc.fragmentShader = view.shader.empty() ? "field.frag" : view.shader;
+    const auto& state = view.as<ImageViewState>();
+    desc.shading = FieldShading(state.shading);
+    desc.fragmentShader = state.shader.empty() ? "field.frag" : state.shader;
     desc.dataDir = v.dataDir;
     // GL compiles GLSL sources (estuary's in shaders/glsl); a shader given only as the SPIR-V
     // Vulkan loads has none.

@@ -85,6 +85,12 @@ std::vector<uint8_t> readPixels(estuary_viewer& v, VkExtent2D& extent) {
 }
 
 void writeScreenshot(estuary_viewer& v, const std::filesystem::path& path) {
+    // A folder is a wrong argument, not a failed write: ESTUARY_ERROR_INVALID_ARGUMENT, as the
+    // estuary program's --screenshot of a folder is a usage error (exit 2). Checked before the
+    // wait, which a bad path need not cost.
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw usageError("path " + path.string() + " is a folder: give the PNG's file name");
     VkExtent2D extent{};
     const std::vector<uint8_t> pixels = readPixels(v, extent);
     writeFileAtomically(path, encodePng(extent.width, extent.height, pixels.data()));

@@ -1,6 +1,7 @@
 // Recording the picture to a video file (recorder.h has the design).
 #include "recorder.h"
 #include "errors.h"
+#include "output_file.h"
 #include "video/video_module.h"
 #include "viewer.h"
 
@@ -79,8 +80,13 @@ void encodeLoop(Recorder& r) {
         if (failed) continue; // drop: the file is lost anyway
         char error[512] = {};
         const int code = r.api->write(r.video, picture.data(), error, sizeof(error));
+        if (code != 0) {
+            // The file is lost: its temporary goes now (a full disk gets its space back), and the
+            // target keeps its previous file. stopRecording reports the error.
+            r.api->abandon(std::exchange(r.video, nullptr));
+        }
         std::lock_guard lock(r.mutex);
-        if (code != 0 && r.failure.empty()) r.failure = error;
+        if (code != 0 && r.failure.empty()) r.failure = error[0] ? error : "the encoder failed";
         if (code == 0) ++r.framesWritten;
     }
 }
@@ -110,26 +116,39 @@ std::vector<uint8_t> takePicture(const Recorder& r, const Recorder::Staged& stag
     return rgba;
 }
 
-void checkDesc(const estuary_record_desc& d) {
+// Checks the request; returns the file the recording replaces when it stops (links followed, the
+// rule of estuary's other outputs, output_file.h).
+std::filesystem::path checkDesc(const estuary_record_desc& d) {
     if (!d.path || !*d.path) throw usageError("path is empty");
     const std::filesystem::path path(d.path);
     const std::string extension = path.extension().string();
     if (extension != ".mp4" && extension != ".mkv")
         throw usageError("path " + path.string() + " must end in .mp4 or .mkv (got '" + extension +
                          "')");
-    const std::filesystem::path folder =
-        path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
-    std::error_code ec;
-    if (!std::filesystem::is_directory(folder, ec))
-        throw usageError("folder " + folder.string() + " of " + path.string() + " does not exist");
-    if (access(folder.c_str(), W_OK) != 0)
-        throw usageError("folder " + folder.string() + " is not writable");
-    if (std::filesystem::is_directory(path, ec))
-        throw usageError("" + path.string() + " is a folder");
     if (d.fps > 240) throw usageError("fps " + std::to_string(d.fps) + " is not in 1..240 (0: 60)");
     if (d.quality > 51)
         throw usageError("quality " + std::to_string(d.quality) +
                          " is not in 1..51 (lower is better; 0: 23)");
+    try {
+        return checkRenameTarget(path);
+    } catch (const Error& e) {
+        throw usageError(e.what());
+    }
+}
+
+// The worker's failure, said once from the frame loop's thread (the log and the window's notice are
+// not the worker's to touch); the run goes on, and estuary_record_stop returns the error.
+void reportFailureOnce(estuary_viewer& v, Recorder& r) {
+    std::string failure;
+    {
+        std::lock_guard lock(r.mutex);
+        if (r.failure.empty() || r.failureReported) return;
+        r.failureReported = true;
+        failure = r.failure;
+    }
+    const std::string message = "recording " + r.path + " failed, and stopped: " + failure;
+    logMessage(v, ESTUARY_LOG_ERROR, message);
+    showNotice(v, message, true);
 }
 
 } // namespace
@@ -149,7 +168,7 @@ Recorder::~Recorder() {
 
 void startRecording(estuary_viewer& v, const estuary_record_desc& desc) {
     if (v.recorder) throw usageError("already recording " + v.recorder->path);
-    checkDesc(desc);
+    const std::filesystem::path target = checkDesc(desc);
     if (v.gl) throw unsupported("the OpenGL consumer's pictures are not recorded");
     if (!pictureReadable(v))
         throw unsupported("this window's surface cannot be read back "
@@ -162,9 +181,11 @@ void startRecording(estuary_viewer& v, const estuary_record_desc& desc) {
     r->bgra =
         pictureFormat(v) == VK_FORMAT_B8G8R8A8_UNORM || pictureFormat(v) == VK_FORMAT_B8G8R8A8_SRGB;
     r->path = desc.path;
-    const std::string temp = r->path + ".part";
+    // Beside the file replaced, so that the rename stays in its folder (a link's target's).
+    const std::string finalPath = target.string();
+    const std::string temp = finalPath + ".part";
     EstuaryVideoOptions options{};
-    options.path = r->path.c_str();
+    options.path = finalPath.c_str();
     options.tempPath = temp.c_str();
     options.width = r->width;
     options.height = r->height;
@@ -174,7 +195,14 @@ void startRecording(estuary_viewer& v, const estuary_record_desc& desc) {
     char error[512] = {};
     const char* encoder = nullptr;
     r->video = r->api->open(&options, &encoder, error, sizeof(error));
-    if (!r->video) throw unsupported(std::string("") + error);
+    if (!r->video) {
+        // The file failing (a full disk at its header) is a runtime error; an encoder or
+        // container this FFmpeg lacks is the environment's (video_module.h words them apart).
+        const std::string text = error;
+        if (text.rfind("writing ", 0) == 0 || text.rfind("cannot write ", 0) == 0)
+            throw runtimeError(text);
+        throw unsupported(text);
+    }
     r->encoder = encoder ? encoder : "";
     r->entries.resize(v.hostRing);
     Recorder* raw = r.get();
@@ -213,6 +241,7 @@ void recordPictureCopy(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, u
 void collectRecordedPicture(estuary_viewer& v, uint64_t frame) {
     Recorder* r = v.recorder.get();
     if (!r) return;
+    reportFailureOnce(v, *r);
     Recorder::Staged& staged = r->entries[frame % r->entries.size()];
     if (staged.frame != frame) return; // drawn before the recording, or nothing drawn
     staged.frame = UINT64_MAX;
@@ -232,12 +261,13 @@ void collectRecordedPicture(estuary_viewer& v, uint64_t frame) {
 
 void stopRecording(estuary_viewer& v, estuary_record_info* info) {
     if (!v.recorder) throw usageError("nothing is being recorded");
-    std::exception_ptr waitFailed;
-    try {
-        finish(v); // every frame drawn and collected (finish completes them in order)
-    } catch (...) {
-        waitFailed = std::current_exception();
-    }
+    if (v.frame.active)
+        throw usageError("between frames only (frame " + std::to_string(v.frame.index) +
+                         " has begun): the recording goes on");
+    // Every frame drawn and collected (finish completes them in order). A failure here leaves the
+    // recording as it was, as estuary.h promises of a failed call; the viewer's destruction
+    // abandons it if it cannot be finished later.
+    finish(v);
     std::unique_ptr<Recorder> r = std::move(v.recorder);
     ++v.drawVersion;
     {
@@ -246,9 +276,6 @@ void stopRecording(estuary_viewer& v, estuary_record_info* info) {
     }
     r->changed.notify_all();
     r->worker.join();
-    if (waitFailed)
-        std::rethrow_exception(waitFailed); // ~Recorder deletes the partial file;
-                                            // the buffers may be in use: left
     for (Recorder::Staged& staged : r->entries)
         destroyBuffer(v.device, staged.buffer);
     if (info) {
@@ -259,12 +286,14 @@ void stopRecording(estuary_viewer& v, estuary_record_info* info) {
         v.lastEncoder = r->encoder;
         info->encoder = v.lastEncoder.c_str();
     }
-    if (!r->failure.empty()) // ~Recorder deletes the partial file
-        throw runtimeError("recording " + r->path + " failed: " + r->failure);
+    if (!r->failure.empty()) // its temporary file is gone: the worker abandoned it
+        throw runtimeError("recording " + r->path + " failed: " + r->failure +
+                           "; the file at that path was left as it was");
     char error[512] = {};
     void* video = std::exchange(r->video, nullptr); // finish frees it, whatever it returns
     if (r->api->finish(video, error, sizeof(error)) != 0)
-        throw runtimeError("" + std::string(error));
+        throw runtimeError("recording " + r->path + " failed: " + std::string(error) +
+                           "; the file at that path was left as it was");
     logMessage(v, ESTUARY_LOG_INFO,
                "recorded " + std::to_string(r->framesWritten) + " frames to " + r->path);
 }

@@ -3,7 +3,11 @@
 // known drawn (the host waits for the entry anyway before reusing it), the pixels are queued for a
 // worker thread that encodes them through libestuary_video.so (video/video_module.h), loaded on
 // the first recording. The loop does not wait for the encoder unless its queue is full. The file is
-// written beside its name and renamed when the recording stops.
+// written beside its name ("<path>.part"; beside a symbolic link's target, which is the file
+// replaced) and renamed when the recording stops. The path gets the checks of estuary's other
+// outputs (output_file.h: no folder, FIFO, device or write-protected file). The first write error
+// (a full disk, a file-size limit) ends the recording: its temporary file is deleted at once, the
+// target keeps its previous file, the loop logs it once and estuary_record_stop returns it.
 #pragma once
 
 #include "estuary/estuary.h"
@@ -41,6 +45,7 @@ struct Recorder {
     std::deque<std::vector<uint8_t>> queue;
     bool closing = false;
     std::string failure; // the first encoding error; later pictures are dropped
+    bool failureReported = false;
     std::thread worker;
     // Counts, for estuary_record_info.
     uint64_t framesQueued = 0, framesWritten = 0;

@@ -44,7 +44,7 @@ Vec2 pixelOf(const estuary_viewer& v, float x, float y) {
 
 estuary_view* volumeBackground(estuary_viewer& v) {
     const estuary_view* bg = backgroundView(v);
-    return bg && bg->kind == ViewKind::Volume ? const_cast<estuary_view*>(bg) : nullptr;
+    return backgroundIsVolume(v) ? const_cast<estuary_view*>(bg) : nullptr;
 }
 
 void hotkey(estuary_viewer& v, int key) {
@@ -247,7 +247,7 @@ void updateProbe(estuary_viewer& v) {
     const bool over = in.over_field && !in.ui_wants_mouse;
     const int x = int(std::floor(in.field_x + 0.5f)), y = int(std::floor(in.field_y + 0.5f));
     if (!over || x != p.probeX || y != p.probeY) p.probeValid = false;
-    p.probeActive = over && backgroundView(v) && backgroundView(v)->kind == ViewKind::Field;
+    p.probeActive = over && backgroundView(v) && !backgroundIsVolume(v);
     p.probeX = x;
     p.probeY = y;
     // The buffer views' elements under the cursor anywhere in the picture; each view's last pick

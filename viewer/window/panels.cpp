@@ -3,7 +3,7 @@
 // and in a window the View panel (the views and their parameters, the camera, the value under the
 // cursor), the Performance panel (host, CUDA, draw and wait times over the last frames) and the
 // notice line. The user's own panels come after these (estuary_set_ui_callback).
-#include "viewer.h"
+#include "view_type.h"
 #include "colormap.h"
 
 #include <imgui.h>
@@ -99,25 +99,18 @@ void drawColorbar(const estuary_viewer& v, const estuary_view& view, int slot) {
 // One buffer view's element under the cursor: which, its value (RGBA views: the colour) and
 // where.
 void showPick(const estuary_view& view, const estuary_pick& pick) {
-    char text[192];
-    const char* kind = viewKind(view);
-    int n = 0;
-    if (view.lines || view.mesh)
-        n = std::snprintf(text, sizeof(text), "%s '%s' %s %u, vertex %u", kind, view.label.c_str(),
-                          view.lines ? "segment" : "triangle", pick.element, pick.vertex);
+    std::string text = std::string(viewKind(view)) + " '" + view.label + "' " +
+                       view.type->describePick(view, pick);
+    char tail[128];
+    if (view.type->pickIsColour(view))
+        std::snprintf(tail, sizeof(tail), "  colour #%08x", std::bit_cast<uint32_t>(pick.value));
     else
-        n = std::snprintf(text, sizeof(text), "%s '%s' #%u", kind, view.label.c_str(),
-                          pick.element);
-    const bool rgba = (view.flags & ESTUARY_MARKERS_RGBA) != 0 && !view.glyphs;
-    if (n > 0 && size_t(n) < sizeof(text))
-        n += rgba ? std::snprintf(text + n, sizeof(text) - size_t(n), "  colour #%08x",
-                                  std::bit_cast<uint32_t>(pick.value))
-                  : std::snprintf(text + n, sizeof(text) - size_t(n), "  = %.4g",
-                                  double(pick.value));
-    if (n > 0 && size_t(n) < sizeof(text))
-        std::snprintf(text + n, sizeof(text) - size_t(n), "  at (%.4g, %.4g, %.4g)",
-                      double(pick.position[0]), double(pick.position[1]), double(pick.position[2]));
-    ImGui::TextUnformatted(text);
+        std::snprintf(tail, sizeof(tail), "  = %.4g", double(pick.value));
+    text += tail;
+    std::snprintf(tail, sizeof(tail), "  at (%.4g, %.4g, %.4g)", double(pick.position[0]),
+                  double(pick.position[1]), double(pick.position[2]));
+    text += tail;
+    ImGui::TextUnformatted(text.c_str());
 }
 
 void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
@@ -135,40 +128,14 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
         bool visible = p.visible;
         if (ImGui::Checkbox((view->label + " (" + viewKind(*view) + ")").c_str(), &visible))
             p.visible = visible;
-        if (visible && view->shading != ESTUARY_FIELD_RGB) {
+        if (visible && view->type->colormapped(*view)) {
             int colormap = int(p.colormap);
             if (ImGui::Combo("colormap", &colormap, "viridis\0magma\0"))
                 p.colormap = estuary_colormap(colormap);
             ImGui::DragFloatRange2("values", &p.value_min, &p.value_max, 0.005f);
             if (p.value_max <= p.value_min) p.value_max = p.value_min + 1e-6f;
         }
-        if (visible && view->kind != ViewKind::Points)
-            ImGui::SliderFloat("mip bias", &p.mip_bias, -2.0f, 8.0f, "%.1f");
-        if (visible && view->kind == ViewKind::Volume) {
-            int style = int(p.style);
-            if (ImGui::Combo("style", &style, "march\0slice\0"))
-                p.style = estuary_volume_style(style);
-            ImGui::SliderFloat("opacity", &p.opacity, 0.0f, 50.0f, "%.3f per voxel",
-                               ImGuiSliderFlags_Logarithmic);
-            int axis = int(p.slice_axis);
-            if (ImGui::Combo("slice axis (X/Y/Z)", &axis, "x\0y\0z\0"))
-                p.slice_axis = uint32_t(axis);
-            ImGui::SliderFloat("slice (PgUp/PgDn)", &p.slice_position, 0.0f, 1.0f, "%.3f");
-        }
-        if (visible && view->mesh) {
-            ImGui::TextDisabled("%u of %u triangles", p.point_count / 3, view->maxPoints / 3);
-        } else if (visible && view->kind == ViewKind::Points) {
-            // What point_size is for each: a point's side, a marker's or glyph's size, a width.
-            const char* size = view->lines                     ? "width"
-                               : view->markers || view->glyphs ? "size"
-                                                               : "point size";
-            ImGui::SliderFloat(size, &p.point_size, 1.0f, view->glyphs ? 64.0f : 16.0f, "%.1f px");
-            if (!view->glyphs)
-                ImGui::TextDisabled("%u of %u %s", p.point_count, view->maxPoints,
-                                    view->lines     ? "vertices"
-                                    : view->markers ? "markers"
-                                                    : "points");
-        }
+        if (visible) view->type->panel(*view, p);
         if (std::memcmp(&p, &view->params, sizeof(p)) != 0) {
             try {
                 setViewParams(v, *view, p);
@@ -183,8 +150,7 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
     const Camera before = c;
     ImGui::SliderFloat("zoom", &c.zoom, 0.1f, 64.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
     if (backgroundIs3d(v) || std::any_of(v.views.begin(), v.views.end(), [](const auto& view) {
-            return view->params.visible && view->layout == ESTUARY_POINTS_XYZ_SCALAR &&
-                   view->kind == ViewKind::Points;
+            return view->params.visible && !view->type->background() && view->threeD;
         })) {
         constexpr float kDegrees = 57.29578f;
         float yaw = c.yaw * kDegrees, pitch = c.pitch * kDegrees;
@@ -367,8 +333,7 @@ float halfToFloat(uint16_t h) {
 } // namespace
 
 bool wantsColorbar(const estuary_view& view) {
-    if (view.kind == ViewKind::Points) return view.flags & ESTUARY_POINTS_COLORBAR;
-    return !(view.flags & ESTUARY_VIEW_NO_COLORBAR) && view.shading != ESTUARY_FIELD_RGB;
+    return view.type->wantsColorbar(view);
 }
 
 std::vector<float> probeValues(const estuary_image& image, const uint8_t* texel) {
@@ -415,7 +380,7 @@ void drawPanels(estuary_viewer& v) {
         if (const estuary_view* bg = backgroundView(v); bg && wantsColorbar(*bg))
             bars.push_back(bg);
         for (const auto& view : v.views)
-            if (view->kind == ViewKind::Points && view->params.visible && wantsColorbar(*view))
+            if (!view->type->background() && view->params.visible && wantsColorbar(*view))
                 bars.push_back(view.get());
     }
     if (panels) {

@@ -6,7 +6,15 @@
 // (an H100 has none: its open fails and the next is tried), then the software ones Debian's FFmpeg
 // builds with. Pictures are converted to YUV 4:2:0, which needs even sides: an odd picture is
 // padded by repeating its last column or row. MP4 files are written fragmented (a fragment a
-// second), so whatever was written before a crash still plays.
+// second), and every packet's bytes are handed to the kernel as it is muxed, so whatever was
+// written before a crash (even SIGKILL) still plays up to its last fragment.
+//
+// The file goes through this module's own AVIOContext over a descriptor it opened, so that every
+// write's error is seen (FFmpeg's buffered writes keep theirs in AVIOContext::error, which the
+// muxing calls do not always return), the file is fsynced before the rename, and tests can fail
+// the Nth byte: with ESTUARY_FAULT_WRITE=NAME[:BYTES] (as for estuary's other outputs,
+// renderer/files/output_file.h), writing the recording named NAME fails with ENOSPC after BYTES
+// bytes. A failed write leaves the target untouched: the caller abandons the temporary file.
 #include "video_module.h"
 
 extern "C" {
@@ -17,13 +25,22 @@ extern "C" {
 #include <libswscale/swscale.h>
 }
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <memory>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -54,9 +71,11 @@ struct Video {
     SwsContext* scale = nullptr;
     AVFrame* frame = nullptr;
     AVPacket* packet = nullptr;
-    std::vector<uint8_t> padded; // the picture at the coded size
-    int64_t next = 0;            // the next frame's presentation time, in frames
-    bool headerWritten = false;
+    std::vector<uint8_t> padded;  // the picture at the coded size
+    int64_t next = 0;             // the next frame's presentation time, in frames
+    int fd = -1;                  // tempPath, written through format->pb
+    std::optional<size_t> budget; // bytes left before an injected ENOSPC
+    int writeErrno = 0;           // the first write's failure
 
     ~Video() {
         av_packet_free(&packet);
@@ -64,11 +83,87 @@ struct Video {
         sws_freeContext(scale);
         avcodec_free_context(&codec);
         if (format) {
-            if (format->pb) avio_closep(&format->pb);
+            freeIo(format->pb);
             avformat_free_context(format);
         }
+        if (fd >= 0) ::close(fd);
+    }
+
+    static void freeIo(AVIOContext*& pb) {
+        if (!pb) return;
+        av_freep(&pb->buffer);
+        avio_context_free(&pb);
     }
 };
+
+// Bytes a write to `target` may make before failing with ENOSPC (ESTUARY_FAULT_WRITE).
+std::optional<size_t> injectedFaultAfter(const std::string& target) {
+    const char* spec = std::getenv("ESTUARY_FAULT_WRITE");
+    if (!spec || !*spec) return std::nullopt;
+    const std::string_view text(spec);
+    const size_t colon = text.find(':');
+    if (text.substr(0, colon) != std::filesystem::path(target).filename().string())
+        return std::nullopt;
+    size_t bytes = 0;
+    if (colon != std::string_view::npos)
+        std::from_chars(text.data() + colon + 1, text.data() + text.size(), bytes);
+    return bytes;
+}
+
+// AVIOContext's write: everything or an error (EFBIG under a file-size limit, with SIGXFSZ
+// ignored; ENOSPC on a full disk), resuming after signals and short writes.
+#if LIBAVFORMAT_VERSION_MAJOR >= 61
+int writeBytes(void* opaque, const uint8_t* bytes, int size) {
+#else
+int writeBytes(void* opaque, uint8_t* bytes, int size) {
+#endif
+    Video& v = *static_cast<Video*>(opaque);
+    if (v.writeErrno) return AVERROR(v.writeErrno);
+    int done = 0;
+    while (done < size) {
+        size_t chunk = size_t(size - done);
+        if (v.budget) {
+            if (*v.budget == 0) {
+                v.writeErrno = ENOSPC;
+                return AVERROR(ENOSPC);
+            }
+            chunk = std::min(chunk, *v.budget);
+        }
+        const ssize_t n = ::write(v.fd, bytes + done, chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            v.writeErrno = errno;
+            return AVERROR(errno);
+        }
+        done += int(n);
+        if (v.budget) *v.budget -= size_t(n);
+    }
+    return size;
+}
+
+int64_t seekBytes(void* opaque, int64_t offset, int whence) {
+    Video& v = *static_cast<Video*>(opaque);
+    if (whence == AVSEEK_SIZE) {
+        struct stat st {};
+        return ::fstat(v.fd, &st) == 0 ? int64_t(st.st_size) : AVERROR(errno);
+    }
+    const off_t at = ::lseek(v.fd, off_t(offset), whence & ~AVSEEK_FORCE);
+    return at < 0 ? AVERROR(errno) : int64_t(at);
+}
+
+// The first failure of the file's writes so far, after handing buffered bytes to the kernel;
+// 0 when none. Muxing calls return only some of AVIO's errors: the context keeps the rest.
+int flushedError(Video& v) {
+    if (!v.format || !v.format->pb) return 0;
+    avio_flush(v.format->pb);
+    if (v.writeErrno) return AVERROR(v.writeErrno);
+    return v.format->pb->error < 0 ? v.format->pb->error : 0;
+}
+
+std::string writeFailure(const Video& v, int code) {
+    return "writing " + v.path + " (through " + v.tempPath +
+           "): " + (v.writeErrno ? std::string(std::strerror(v.writeErrno)) : avError(code));
+}
 
 // Sends `input` (null: flush) and writes every packet the encoder has ready.
 int drain(Video& v, const AVFrame* input, char* error, size_t errorSize) {
@@ -81,8 +176,11 @@ int drain(Video& v, const AVFrame* input, char* error, size_t errorSize) {
         av_packet_rescale_ts(v.packet, v.codec->time_base, v.stream->time_base);
         v.packet->stream_index = v.stream->index;
         code = av_interleaved_write_frame(v.format, v.packet);
+        // Each packet's bytes reach the kernel now, so a crash loses at most the fragment being
+        // built; a full disk or a size limit is seen at this packet, not at the end.
+        if (code >= 0) code = flushedError(v);
         if (code < 0) {
-            fail(error, errorSize, "writing " + v.tempPath + ": " + avError(code));
+            fail(error, errorSize, writeFailure(v, code));
             return code;
         }
     }
@@ -164,23 +262,39 @@ void* videoOpen(const EstuaryVideoOptions* o, const char** encoderName, char* er
     v->stream = avformat_new_stream(v->format, nullptr);
     avcodec_parameters_from_context(v->stream->codecpar, v->codec);
     v->stream->time_base = v->codec->time_base;
-    code = avio_open(&v->format->pb, o->tempPath, AVIO_FLAG_WRITE);
-    if (code < 0) {
-        fail(error, errorSize, std::string("cannot write ") + o->tempPath + ": " + avError(code));
+    v->fd = ::open(o->tempPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (v->fd < 0) {
+        fail(error, errorSize,
+             std::string("cannot write ") + o->tempPath + ": " + std::strerror(errno));
         return nullptr;
     }
+    v->budget = injectedFaultAfter(v->path);
+    constexpr int kIoBuffer = 64 * 1024;
+    auto* buffer = static_cast<unsigned char*>(av_malloc(kIoBuffer));
+    v->format->pb =
+        buffer ? avio_alloc_context(buffer, kIoBuffer, 1, v.get(), nullptr, writeBytes, seekBytes)
+               : nullptr;
+    if (!v->format->pb) {
+        av_free(buffer);
+        fail(error, errorSize, "out of memory setting up the file's output");
+        v.reset();
+        ::unlink(o->tempPath);
+        return nullptr;
+    }
+    v->format->flags |= AVFMT_FLAG_CUSTOM_IO;
     AVDictionary* options = nullptr;
     if (std::strcmp(v->format->oformat->name, "mp4") == 0)
         av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0);
     code = avformat_write_header(v->format, &options);
     av_dict_free(&options);
+    if (code >= 0) code = flushedError(*v);
     if (code < 0) {
-        fail(error, errorSize, "writing " + std::string(o->tempPath) + ": " + avError(code));
+        fail(error, errorSize, writeFailure(*v, code));
+        v.reset();
         std::error_code ignored;
         std::filesystem::remove(o->tempPath, ignored);
         return nullptr;
     }
-    v->headerWritten = true;
     v->scale =
         sws_getContext(v->codedWidth, v->codedHeight, AV_PIX_FMT_RGBA, v->codedWidth,
                        v->codedHeight, AV_PIX_FMT_YUV420P, SWS_POINT, nullptr, nullptr, nullptr);
@@ -191,6 +305,9 @@ void* videoOpen(const EstuaryVideoOptions* o, const char** encoderName, char* er
     v->packet = av_packet_alloc();
     if (!v->scale || av_frame_get_buffer(v->frame, 0) < 0 || !v->packet) {
         fail(error, errorSize, "out of memory setting up the conversion");
+        v.reset();
+        std::error_code ignored;
+        std::filesystem::remove(o->tempPath, ignored);
         return nullptr;
     }
     v->padded.resize(size_t(v->codedWidth) * size_t(v->codedHeight) * 4 + kSlack);
@@ -221,18 +338,40 @@ int videoWrite(void* handle, const uint8_t* rgba, char* error, size_t errorSize)
     return drain(v, v.frame, error, errorSize);
 }
 
+// Deletes the temporary file; the target is untouched.
+void removeTemp(std::unique_ptr<Video>& v) {
+    const std::string temp = v->tempPath;
+    v.reset();
+    ::unlink(temp.c_str());
+}
+
 int videoFinish(void* handle, char* error, size_t errorSize) {
     std::unique_ptr<Video> v(static_cast<Video*>(handle));
     int code = drain(*v, nullptr, error, errorSize);
     if (code >= 0) code = av_write_trailer(v->format);
-    if (code < 0 && error && !*error) fail(error, errorSize, "finishing: " + avError(code));
-    if (v->format->pb) avio_closep(&v->format->pb);
-    if (code < 0) return code;
+    if (code >= 0) code = flushedError(*v);
+    if (code < 0) {
+        if (error && !*error) fail(error, errorSize, writeFailure(*v, code));
+        removeTemp(v);
+        return code;
+    }
+    // On disk before it replaces the target, as estuary's other outputs are.
+    const int fd = std::exchange(v->fd, -1);
+    const int syncError = ::fsync(fd) != 0 && errno != EINVAL ? errno : 0;
+    const int closeError = ::close(fd) != 0 && errno != EINTR ? errno : 0;
+    if (syncError || closeError) {
+        fail(error, errorSize,
+             "writing " + v->path + " (through " + v->tempPath +
+                 "): " + std::strerror(syncError ? syncError : closeError));
+        removeTemp(v);
+        return -1;
+    }
     std::error_code renamed;
     std::filesystem::rename(v->tempPath, v->path, renamed);
     if (renamed) {
         fail(error, errorSize,
              "cannot rename " + v->tempPath + " to " + v->path + ": " + renamed.message());
+        removeTemp(v);
         return -1;
     }
     return 0;
@@ -240,9 +379,7 @@ int videoFinish(void* handle, char* error, size_t errorSize) {
 
 void videoAbandon(void* handle) {
     std::unique_ptr<Video> v(static_cast<Video*>(handle));
-    if (v->format && v->format->pb) avio_closep(&v->format->pb);
-    std::error_code ignored;
-    std::filesystem::remove(v->tempPath, ignored);
+    removeTemp(v);
 }
 
 long videoDecode(const char* path, EstuaryVideoFrameFn onFrame, void* user, char* error,

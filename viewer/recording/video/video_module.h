@@ -4,6 +4,9 @@
 // refused, naming the library that did not load). The module writes a file frame by frame: RGBA8
 // pictures in, H.264 or HEVC out; and decodes one back (tests compare the frames). Every call is
 // from one thread at a time per handle; errors come back as text in `error` (size `errorSize`).
+// Every write of the file is checked, buffered ones included: a failure is returned by the call
+// that met it (open, write or finish), and finish renames only a file whose every byte reached the
+// disk (fsync); after a failure the caller abandons the handle, which deletes tempPath.
 #pragma once
 
 #include <cstddef>
@@ -26,7 +29,9 @@ typedef void (*EstuaryVideoFrameFn)(void* user, const uint8_t* rgba, uint32_t wi
 
 struct EstuaryVideoApi {
     uint32_t version; // kEstuaryVideoApiVersion
-    // Null on failure. encoderName: what opened (valid until close).
+    // Null on failure. encoderName: what opened (valid until close). An error of the file itself
+    // (it cannot be created, or its header's write failed) starts with "cannot write " or
+    // "writing "; anything else is the encoder's or the container's.
     void* (*open)(const EstuaryVideoOptions* options, const char** encoderName, char* error,
                   size_t errorSize);
     int (*write)(void* video, const uint8_t* rgba, char* error, size_t errorSize); // 0: ok

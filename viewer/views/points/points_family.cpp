@@ -1,0 +1,123 @@
+// The points renderer's views (points_family.h): their renderer, draw, resize, pick and panel.
+#include "points_family.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace estuary::lib {
+namespace {
+
+// Where the points splat may resolve in place: the offscreen picture, made with storage use.
+VkImageView storageTarget(const estuary_viewer& v) {
+    return v.headless && v.offscreen.storage ? v.offscreen.image.view : VK_NULL_HANDLE;
+}
+
+} // namespace
+
+void placeInCells(PointsDraw& draw, VkExtent2D cells) {
+    draw.domain = cells;
+    draw.uvScale = {1.0f / float(cells.width), 1.0f / float(cells.height)};
+    draw.uvOffset = {0.5f / float(cells.width), 0.5f / float(cells.height)};
+}
+
+void PointsFamilyType::makeRenderer(estuary_viewer& v, estuary_view& view, PointsDesc desc) const {
+    auto& state = view.as<PointsState>();
+    desc.targetFormat = v.targetFormat;
+    desc.dataDir = v.dataDir;
+    desc.slotCount = v.hostRing;
+    desc.threeD = view.threeD;
+    desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE;
+    if (desc.markerCapacity == 0) desc.markerCapacity = view.maxPoints;
+    if (!desc.glyphs) desc.attributes = state.channels;
+    state.renderer = createPointsRenderer(v.device, v.pool, desc);
+    if (desc.splat)
+        setPointsExtent(v.device, state.renderer, {v.width, v.height}, storageTarget(v));
+    if (desc.glyphs) {
+        const estuary_image& image = *view.image();
+        for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
+            const GpuImage& copy = vulkanImage(image, copyOf(image, entry));
+            setGlyphImage(v.device, state.renderer, entry, copy.view,
+                          {copy.extent.width, copy.extent.height, copy.shape.depth});
+        }
+        return;
+    }
+    if (const estuary_buffer* buffer = view.buffer())
+        for (uint32_t entry = 0; entry < v.hostRing; ++entry)
+            setPointsBuffer(v.device, state.renderer, entry,
+                            vulkanBuffer(*buffer, copyOf(*buffer, entry)), buffer->size);
+    bindChannels(v, view, state.renderer.channels,
+                 [&](uint32_t entry, uint32_t channel, VkBuffer buffer, VkDeviceSize bytes) {
+                     if (channel == ESTUARY_CH_INDEX)
+                         setLinesIndices(v.device, state.renderer, entry, buffer, bytes);
+                     else
+                         setAttributeBuffer(v.device, state.renderer, entry, channel, buffer,
+                                            bytes);
+                 });
+}
+
+void PointsFamilyType::release(estuary_viewer& v, estuary_view& view) const {
+    destroyPointsRenderer(v.device, view.as<PointsState>().renderer);
+}
+
+PointsDraw PointsFamilyType::draw(const estuary_viewer& v, const estuary_view& view) const {
+    PointsDraw draw;
+    draw.count = view.params.point_count;
+    draw.size = view.params.point_size;
+    draw.intensity = view.params.point_intensity;
+    draw.colormap = uint32_t(view.params.colormap);
+    draw.valueMin = view.params.value_min;
+    draw.valueMax = view.params.value_max;
+    draw.view = viewParams(v, view);
+    const auto& b = view.bounds;
+    if (view.threeD) {
+        if (std::any_of(b.begin(), b.end(), [](float x) { return x != 0.0f; })) draw.box = b;
+        return draw;
+    }
+    const VkExtent2D field = backgroundExtent(v);
+    if (field.width > 0 && !backgroundIs3d(v)) { // cells of the field below: cell i at i
+        placeInCells(draw, field);
+        return draw;
+    }
+    // `bounds` (x0, y0, x1, y1) fill the letterbox; none: the unit square.
+    const float x0 = b[0], y0 = b[1];
+    const float x1 = b[2] > b[0] ? b[2] : b[0] + 1.0f, y1 = b[3] > b[1] ? b[3] : b[1] + 1.0f;
+    // The letterbox keeps the domain's aspect: its size in "cells" is scaled to a whole number.
+    const float aspect = (x1 - x0) / (y1 - y0);
+    draw.domain = aspect >= 1.0f ? VkExtent2D{uint32_t(std::lround(1024.0f * aspect)), 1024}
+                                 : VkExtent2D{1024, uint32_t(std::lround(1024.0f / aspect))};
+    draw.uvScale = {1.0f / (x1 - x0), 1.0f / (y1 - y0)};
+    draw.uvOffset = {-x0 / (x1 - x0), -y0 / (y1 - y0)};
+    return draw;
+}
+
+void PointsFamilyType::record(const estuary_viewer& v, const estuary_view& view,
+                              VkCommandBuffer cmd, uint32_t entry, const DrawTarget& target) const {
+    recordPoints(view.as<PointsState>().renderer, cmd, entry, target.view, target.extent,
+                 draw(v, view), target.image);
+}
+
+void PointsFamilyType::resize(estuary_viewer& v, estuary_view& view, VkExtent2D extent) const {
+    PointsRenderer& renderer = view.as<PointsState>().renderer;
+    if (renderer.splatPipeline) setPointsExtent(v.device, renderer, extent, storageTarget(v));
+}
+
+void PointsFamilyType::preparePick(estuary_viewer& v, estuary_view& view) const {
+    preparePointsPick(v.device, view.as<PointsState>().renderer);
+}
+
+void PointsFamilyType::recordPick(const estuary_viewer& v, const estuary_view& view,
+                                  VkCommandBuffer cmd, uint32_t entry, VkExtent2D extent,
+                                  const PickQuery& query, VkBuffer destination,
+                                  VkDeviceSize offset) const {
+    recordPointsPick(view.as<PointsState>().renderer, cmd, entry, extent, draw(v, view), query,
+                     destination, offset);
+}
+
+void PointsFamilyType::panel(const estuary_view& view, estuary_view_params& p) const {
+    ImGui::SliderFloat(sizeName(), &p.point_size, 1.0f, maxSize(), "%.1f px");
+    if (countName()) ImGui::TextDisabled("%u of %u %s", p.point_count, view.maxPoints, countName());
+}
+
+} // namespace estuary::lib
