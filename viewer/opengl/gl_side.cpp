@@ -365,6 +365,7 @@ void glAddView(estuary_viewer& v, estuary_view& view) {
     desc.shading = FieldShading(view.shading);
     desc.fragmentShader = view.shader.empty() ? "field.frag" : view.shader;
     desc.dataDir = v.dataDir;
+    desc.kit = &v.kit;
     // GL compiles GLSL sources (estuary's in shaders/glsl); a shader given only as the SPIR-V
     // Vulkan loads has none.
     const std::filesystem::path source = v.dataDir / "shaders" / "glsl" / desc.fragmentShader;

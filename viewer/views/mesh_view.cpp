@@ -27,7 +27,8 @@ void makeMesh(estuary_viewer& v, estuary_view& view) {
     desc.wireframe = (view.flags & ESTUARY_MESH_WIREFRAME) != 0;
     if (const estuary_buffer* indices = view.buffer(InputRole::Indices))
         desc.indexCapacity = uint32_t(std::min<uint64_t>(indices->size / 4, UINT32_MAX));
-    view.meshRenderer = createMeshRenderer(v.device, v.pool, desc);
+    desc.kit = &v.kit;
+    view.meshRenderer = createMeshRenderer(v.device, desc);
     setMeshExtent(v.device, view.meshRenderer, pictureExtent(v)); // a window's may differ
     for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
         const estuary_buffer* indices = view.buffer(InputRole::Indices);

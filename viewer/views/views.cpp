@@ -15,11 +15,13 @@
 
 namespace estuary::lib {
 
-void checkColormap(estuary_colormap colormap, const std::string& what) {
-    if (uint32_t(colormap) >= kColormapCount)
+void checkColormap(const estuary_viewer& v, estuary_colormap colormap, const std::string& what) {
+    const size_t made = v.kit.colormaps.size();
+    if (uint32_t(colormap) >= made)
         throw usageError(what + ": colormap " + std::to_string(int(colormap)) +
-                         " is not an estuary_colormap (0.." + std::to_string(kColormapCount - 1) +
-                         ": viridis, magma)");
+                         " is not an estuary_colormap of this viewer (0.." +
+                         std::to_string(made - 1) + ": the " + std::to_string(kColormapCount) +
+                         " built in, then those estuary_create_colormap made)");
 }
 
 void checkRange(float& lo, float& hi, const std::string& what) {
@@ -93,7 +95,8 @@ void makeRenderer(estuary_viewer& v, estuary_view& view) {
                           : view.params.style == ESTUARY_VOLUME_SLICE ? "volume_slice.frag"
                                                                       : "volume.frag";
     desc.compute = v.drawPath == ESTUARY_DRAW_COMPUTE;
-    view.renderer = createRenderer(v.device, v.pool, desc);
+    desc.kit = &v.kit;
+    view.renderer = createRenderer(v.device, desc);
     if (desc.compute) setComputeExtent(v.device, view.renderer, {v.width, v.height});
     for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
         const GpuImage& copy = vulkanImage(image, copyOf(image, entry));
@@ -122,7 +125,8 @@ void makePoints(estuary_viewer& v, estuary_view& view) {
         desc.markerCapacity = glyphCount(
             {image.extent.width, image.extent.height, image.shape.depth}, view.glyphSpacing);
     }
-    view.points = createPointsRenderer(v.device, v.pool, desc);
+    desc.kit = &v.kit;
+    view.points = createPointsRenderer(v.device, desc);
     if (desc.splat) setPointsExtent(v.device, view.points, {v.width, v.height}, storageTarget(v));
     if (view.glyphs) {
         const estuary_image& image = *view.image();
@@ -179,7 +183,7 @@ estuary_view* addFieldView(estuary_viewer& v, const estuary_field_view_desc& des
     if (desc.flags & ~(ESTUARY_VIEW_HIDDEN | ESTUARY_VIEW_NO_COLORBAR))
         throw usageError("estuary_add_field_view: unknown flags (allowed: ESTUARY_VIEW_HIDDEN, "
                          "ESTUARY_VIEW_NO_COLORBAR)");
-    checkColormap(desc.colormap, "estuary_add_field_view");
+    checkColormap(v, desc.colormap, "estuary_add_field_view");
     float lo = desc.value_min, hi = desc.value_max;
     checkRange(lo, hi, "estuary_add_field_view");
     auto view = std::make_unique<estuary_view>();
@@ -215,7 +219,7 @@ estuary_view* addVolumeView(estuary_viewer& v, const estuary_volume_view_desc& d
                          " must be a finite number >= 0");
     if (desc.flags & ~(ESTUARY_VIEW_HIDDEN | ESTUARY_VIEW_NO_COLORBAR))
         throw usageError("estuary_add_volume_view: unknown flags");
-    checkColormap(desc.colormap, "estuary_add_volume_view");
+    checkColormap(v, desc.colormap, "estuary_add_volume_view");
     float lo = desc.value_min, hi = desc.value_max;
     checkRange(lo, hi, "estuary_add_volume_view");
     auto view = std::make_unique<estuary_view>();
@@ -253,7 +257,7 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
         throw usageError("estuary_add_points_view: size must be a finite number >= 0");
     for (float b : desc.bounds)
         if (!std::isfinite(b)) throw usageError("estuary_add_points_view: bounds must be finite");
-    checkColormap(desc.colormap, "estuary_add_points_view");
+    checkColormap(v, desc.colormap, "estuary_add_points_view");
     float lo = desc.value_min, hi = desc.value_max;
     checkRange(lo, hi, "estuary_add_points_view");
     auto view = std::make_unique<estuary_view>();
@@ -284,7 +288,7 @@ std::unique_ptr<estuary_view> bufferView(estuary_viewer& v, const std::string& w
                                          const BufferViewDesc& d) {
     for (int i = 0; i < 6; ++i)
         if (!std::isfinite(d.bounds[i])) throw usageError(what + ": bounds must be finite");
-    checkColormap(d.colormap, what);
+    checkColormap(v, d.colormap, what);
     float lo = d.valueMin, hi = d.valueMax;
     checkRange(lo, hi, what);
     auto view = std::make_unique<estuary_view>();
@@ -446,7 +450,7 @@ void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_par
     const std::string what =
         std::string("estuary_set_view_params (") + viewKind(view) + " view " + view.label + ")";
     estuary_view_params p = in;
-    checkColormap(p.colormap, what);
+    checkColormap(v, p.colormap, what);
     checkRange(p.value_min, p.value_max, what);
     if (!std::isfinite(p.mip_bias)) throw usageError(what + ": mip_bias must be finite");
     if (!std::isfinite(p.opacity) || p.opacity < 0.0f)

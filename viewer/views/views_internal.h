@@ -11,7 +11,7 @@
 namespace estuary::lib {
 
 // Each throws a usage error starting with `what`.
-void checkColormap(estuary_colormap colormap, const std::string& what);
+void checkColormap(const estuary_viewer& v, estuary_colormap colormap, const std::string& what);
 void checkRange(float& lo, float& hi, const std::string& what); // both 0: 0..1
 void checkOwned(const estuary_viewer& v, const void* owner, const std::string& what);
 void checkBuffer(const estuary_viewer& v, const estuary_buffer* buffer, // NULL passes
