@@ -24,6 +24,7 @@
 namespace estuary {
 
 struct MeshDesc {
+    Kit* kit = nullptr; // required: the viewer's drawing kit (kit.h), outliving the renderer
     VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
     std::filesystem::path dataDir; // holds shaders/ and assets/
     uint32_t slotCount = 1;
@@ -39,13 +40,10 @@ struct MeshRenderer : MoveOnly {
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
     VkPipeline preparePipeline = VK_NULL_HANDLE; // mesh_prepare.comp: sums, draw indices
-    VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
-    std::vector<VkDescriptorSet> slotSets;
+    Kit* kit = nullptr;
+    std::vector<VkDescriptorSet> slotSets; // from the kit's pools
     // Per slot, 0 until setMeshBuffers: the vertices', indices' (0: none) and normals' bytes.
     std::vector<VkDeviceSize> vertexBytes, indexBytes, normalBytes;
-    GpuImage colormaps;
-    VkSampler colormapSampler = VK_NULL_HANDLE;
-    uint32_t colormapCount = 0;
     GpuBuffer normalSums; // ivec4 per vertex, shared by the slots
     uint32_t summedNormals = 0;
     bool wireframe = false;
@@ -56,9 +54,9 @@ struct MeshRenderer : MoveOnly {
     PickPasses pick; // prepareMeshPick makes its pipeline
 };
 
-// Uploads the colormaps with a blocking submission on `pool` (start-up only). Throws a runtime
-// error naming a missing or malformed shader or colormap file, or a device without a depth format.
-MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const MeshDesc& desc);
+// Throws a runtime error naming a missing or malformed shader file, or a device without a depth
+// format.
+MeshRenderer createMeshRenderer(const Device& device, const MeshDesc& desc);
 void destroyMeshRenderer(const Device& device, MeshRenderer& renderer);
 
 // Points the slot at its buffers: `vertices` (16 bytes a vertex), `indices` (4 bytes each;

@@ -24,8 +24,8 @@ void createPickState(const Device& device, PickPasses& pick,
 
 void preparePick(const Device& device, PickPasses& pick, VkPipelineLayout layout) {
     if (pick.pipeline) return;
-    pick.pipeline =
-        createComputePipeline(device, layout, pick.shader, nullptr, pick.shader.stem().string());
+    pick.pipeline = createComputePipeline(device, pick.cache, layout, pick.shader, nullptr,
+                                          pick.shader.stem().string());
 }
 
 void destroyPick(const Device& device, PickPasses& pick) {

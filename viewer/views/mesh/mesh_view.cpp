@@ -54,7 +54,8 @@ void makeMesh(estuary_viewer& v, estuary_view& view) {
     desc.wireframe = (view.flags & ESTUARY_MESH_WIREFRAME) != 0;
     if (const estuary_buffer* indices = view.buffer(InputRole::Indices))
         desc.indexCapacity = uint32_t(std::min<uint64_t>(indices->size / 4, UINT32_MAX));
-    state.renderer = createMeshRenderer(v.device, v.pool, desc);
+    desc.kit = &v.kit;
+    state.renderer = createMeshRenderer(v.device, desc);
     setMeshExtent(v.device, state.renderer, pictureExtent(v)); // a window's may differ
     for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
         const estuary_buffer* indices = view.buffer(InputRole::Indices);
@@ -69,7 +70,7 @@ void makeMesh(estuary_viewer& v, estuary_view& view) {
 }
 
 class MeshType final : public ViewType {
-public:
+  public:
     MeshType() : ViewType("mesh") {}
     void make(estuary_viewer& v, estuary_view& view) const override { makeMesh(v, view); }
     void release(estuary_viewer& v, estuary_view& view) const override {
@@ -87,8 +88,8 @@ public:
         prepareMeshPick(v.device, view.as<MeshState>().renderer);
     }
     void recordPick(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
-                    uint32_t entry, VkExtent2D extent, const PickQuery& query,
-                    VkBuffer destination, VkDeviceSize offset) const override {
+                    uint32_t entry, VkExtent2D extent, const PickQuery& query, VkBuffer destination,
+                    VkDeviceSize offset) const override {
         recordMeshPick(view.as<MeshState>().renderer, cmd, entry, extent, meshDraw(v, view), query,
                        destination, offset);
     }
@@ -143,7 +144,7 @@ estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc)
         if (!(c >= 0.0f && c <= 1.0f))
             throw usageError(what + ": wire_color " + std::to_string(c) + " is not in 0..1 (RGBA)");
     auto view = newView<MeshState>(v, kMesh);
-    fillBufferView(*view, what,
+    fillBufferView(v, *view, what,
                    {&vertices, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
                     desc.label, desc.flags, true, capacity, desc.count});
     auto& state = view->as<MeshState>();
