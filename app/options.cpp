@@ -157,8 +157,12 @@ constexpr uint32_t kMaxVolumeSide = 2048;
 constexpr uint32_t kMaxResolutionSide = 8192;
 
 // The colormaps of estuary.h (estuary_colormap), by name.
-constexpr const char* kColormapNames[] = {"viridis", "magma"};
-static_assert(ESTUARY_COLORMAP_VIRIDIS == 0 && ESTUARY_COLORMAP_MAGMA == 1);
+constexpr const char* kColormapNames[] = {"viridis", "magma",    "cividis",  "inferno",
+                                          "plasma",  "turbo",    "twilight", "coolwarm",
+                                          "tab10",   "okabe_ito"};
+static_assert(ESTUARY_COLORMAP_VIRIDIS == 0 && ESTUARY_COLORMAP_MAGMA == 1 &&
+              ESTUARY_COLORMAP_TURBO == 5 && ESTUARY_COLORMAP_OKABE_ITO == 9 &&
+              std::size(kColormapNames) == ESTUARY_COLORMAP_USER_FIRST);
 
 std::string colormapList() {
     std::string s;

@@ -87,27 +87,23 @@ uint32_t linkProgram(uint32_t vertex, uint32_t fragment, const std::string& name
     throw runtimeError("OpenGL could not link " + name + ":\n" + log);
 }
 
-// The colormaps as the Vulkan renderer uploads them: RGBA8, round(c * 255), one row per map.
-uint32_t createColormapTexture(const std::filesystem::path& dataDir) {
-    std::vector<uint8_t> texels;
-    texels.reserve(size_t(kColormapSize) * kColormapCount * 4);
-    for (const char* name : kColormapNames) {
-        const auto table =
-            loadColormapFile(dataDir / "assets" / "colormaps" / (std::string(name) + ".txt"));
-        for (const auto& rgb : table) {
-            for (float c : rgb)
-                texels.push_back(static_cast<uint8_t>(std::lround(c * 255.0f)));
-            texels.push_back(255);
-        }
-    }
+// The kit's atlas as the Vulkan renderers sample it: the same texels, rows and size.
+uint32_t createColormapTexture() {
     GLuint texture = 0;
     glCreateTextures(GL_TEXTURE_2D, 1, &texture);
-    glTextureStorage2D(texture, 1, GL_RGBA8, GLsizei(kColormapSize), GLsizei(kColormapCount));
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTextureSubImage2D(texture, 0, 0, 0, GLsizei(kColormapSize), GLsizei(kColormapCount), GL_RGBA,
-                        GL_UNSIGNED_BYTE, texels.data());
-    glObjectLabel(GL_TEXTURE, texture, -1, "colormaps");
+    glTextureStorage2D(texture, 1, GL_RGBA8, GLsizei(kColormapSize), GLsizei(kColormapAtlasRows));
+    glObjectLabel(GL_TEXTURE, texture, -1, "colormap atlas");
     return texture;
+}
+
+// The kit's rows from `first` on, into the texture (GL orders it before later draws).
+void uploadColormapRows(const Kit& kit, uint32_t texture, uint32_t first) {
+    const uint32_t rows = uint32_t(kit.colormaps.size());
+    if (first >= rows) return;
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTextureSubImage2D(texture, 0, 0, GLint(first), GLsizei(kColormapSize), GLsizei(rows - first),
+                        GL_RGBA, GL_UNSIGNED_BYTE,
+                        kit.texels.data() + size_t(first) * kColormapSize * 4);
 }
 
 uint32_t createSampler(bool mipmapped) {
@@ -132,6 +128,7 @@ std::string expandGlslSource(const std::filesystem::path& file,
 }
 
 GlFieldRenderer createGlFieldRenderer(const GlFieldDesc& desc) {
+    if (!desc.kit) throw runtimeError("createGlFieldRenderer: the desc names no kit (kit.h)");
     const std::filesystem::path dir = desc.dataDir / "shaders" / "glsl";
     const std::vector<std::string> defines = {"ESTUARY_GL_SHADING " +
                                               std::to_string(uint32_t(desc.shading))};
@@ -154,8 +151,10 @@ GlFieldRenderer createGlFieldRenderer(const GlFieldDesc& desc) {
         glCreateBuffers(1, &r.uniforms);
         glNamedBufferStorage(r.uniforms, sizeof(FieldPushConstants), nullptr,
                              GL_DYNAMIC_STORAGE_BIT);
-        r.colormaps = createColormapTexture(desc.dataDir);
-        r.colormapCount = kColormapCount;
+        r.kit = desc.kit;
+        r.colormaps = createColormapTexture();
+        uploadColormapRows(*r.kit, r.colormaps, 0);
+        r.colormapRows = uint32_t(r.kit->colormaps.size());
         r.fieldSampler = createSampler(true);
         r.colormapSampler = createSampler(false);
         throwIfGlError("creating the OpenGL field renderer");
@@ -176,11 +175,13 @@ void destroyGlFieldRenderer(GlFieldRenderer& r) {
     r = GlFieldRenderer{};
 }
 
-void drawGlField(const GlFieldRenderer& r, uint32_t fieldTexture, VkExtent2D field,
-                 VkExtent2D target, const ViewParams& view) {
-    if (view.colormap >= r.colormapCount)
-        throw runtimeError("drawGlField: colormap " + std::to_string(view.colormap) + " out of " +
-                           std::to_string(r.colormapCount));
+void drawGlField(GlFieldRenderer& r, uint32_t fieldTexture, VkExtent2D field, VkExtent2D target,
+                 const ViewParams& view) {
+    const float colormapCode = colormapCodeOf(*r.kit, view.colormap, "drawGlField");
+    if (r.colormapRows < r.kit->colormaps.size()) { // made since the last draw
+        uploadColormapRows(*r.kit, r.colormaps, r.colormapRows);
+        r.colormapRows = uint32_t(r.kit->colormaps.size());
+    }
     FieldPushConstants pc{};
     pc.targetWidth = float(target.width);
     pc.targetHeight = float(target.height);
@@ -195,8 +196,8 @@ void drawGlField(const GlFieldRenderer& r, uint32_t fieldTexture, VkExtent2D fie
     pc.mipBias = view.mipBias;
     pc.valueMin = view.valueMin;
     pc.valueMax = view.valueMax;
-    pc.colormapIndex = float(view.colormap);
-    pc.colormapCount = float(r.colormapCount);
+    pc.colormapIndex = colormapCode;
+    pc.colormapCount = float(kColormapAtlasRows);
     glNamedBufferSubData(r.uniforms, 0, sizeof(pc), &pc);
 
     glViewport(0, 0, GLsizei(target.width), GLsizei(target.height));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "context.h"  // MoveOnly, VkExtent2D
+#include "kit.h"      // the colormaps
 #include "renderer.h" // ViewParams, FieldShading
 
 #include <filesystem>
@@ -25,27 +26,29 @@ std::string expandGlslSource(const std::filesystem::path& file,
 struct GlFieldDesc {
     FieldShading shading = FieldShading::Colormap;
     std::string fragmentShader = "field.frag"; // as RendererDesc::fragmentShader
-    std::filesystem::path dataDir;             // holds shaders/glsl and assets
+    std::filesystem::path dataDir;             // holds shaders/glsl
+    const Kit* kit = nullptr; // required: its colormaps (texels), outliving the renderer
 };
 
 struct GlFieldRenderer : MoveOnly {
     uint32_t program = 0;
     uint32_t vertexArray = 0;  // empty: the triangle comes from gl_VertexID
     uint32_t uniforms = 0;     // FieldPushConstants as a std140 uniform buffer
-    uint32_t colormaps = 0;    // kColormapSize x kColormapCount RGBA8, one map per row
+    uint32_t colormaps = 0;    // the kit's atlas, kColormapSize x kColormapAtlasRows RGBA8
     uint32_t fieldSampler = 0; // trilinear, clamp to edge, as the Vulkan renderer's
     uint32_t colormapSampler = 0;
-    uint32_t colormapCount = 0;
+    const Kit* kit = nullptr;
+    uint32_t colormapRows = 0; // the kit's rows uploaded so far (later ones: at the next draw)
 };
 
-// Compiles the program on the current context and uploads the colormaps. Throws runtimeError with
-// the compiler's log, or naming a missing file.
+// Compiles the program on the current context and uploads the kit's colormaps. Throws runtimeError
+// with the compiler's log, or naming a missing file.
 GlFieldRenderer createGlFieldRenderer(const GlFieldDesc& desc);
 void destroyGlFieldRenderer(GlFieldRenderer& renderer);
 
 // Clears the bound draw framebuffer (of `target` pixels) to the background colour and draws
 // `fieldTexture` (`field` texels) letterboxed into it, as recordDraw does.
-void drawGlField(const GlFieldRenderer& renderer, uint32_t fieldTexture, VkExtent2D field,
+void drawGlField(GlFieldRenderer& renderer, uint32_t fieldTexture, VkExtent2D field,
                  VkExtent2D target, const ViewParams& view);
 
 // A headless colour target: an RGBA8 texture behind a framebuffer object.

@@ -43,16 +43,8 @@ void createSets(const Device& device, MeshRenderer& r, uint32_t slotCount) {
     layoutInfo.pBindings = bindings;
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "mesh set layout");
-    const VkDescriptorPoolSize sizes[2] = {
-        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, slotCount},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, (3 + kAttributeChannels) * slotCount}};
-    VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    poolInfo.maxSets = slotCount;
-    poolInfo.poolSizeCount = 2;
-    poolInfo.pPoolSizes = sizes;
-    VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &r.descriptorPool));
-    r.slotSets = allocateSets(device, r.descriptorPool, r.setLayout, slotCount);
-    const VkDescriptorImageInfo colormap{r.colormapSampler, r.colormaps.view,
+    r.slotSets = allocateKitSets(device, *r.kit, r.setLayout, bindings, slotCount);
+    const VkDescriptorImageInfo colormap{r.kit->colormapSampler, r.kit->atlas.view,
                                          VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     for (VkDescriptorSet set : r.slotSets)
         writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
@@ -100,9 +92,10 @@ uint32_t vertexCapacity(const MeshRenderer& r, uint32_t slot) {
 
 } // namespace
 
-MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const MeshDesc& desc) {
+MeshRenderer createMeshRenderer(const Device& device, const MeshDesc& desc) {
     if (desc.slotCount == 0) throw runtimeError("createMeshRenderer: slotCount must be >= 1");
     MeshRenderer r;
+    r.kit = &requireKit(desc.kit, "createMeshRenderer");
     r.channels = meshChannels(desc);
     fillAttributeSpecialization(r.specialization, r.channels,
                                 device.properties.limits.minStorageBufferOffsetAlignment);
@@ -110,17 +103,15 @@ MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const 
     r.ownBuffers.assign(desc.slotCount, {});
     r.indexBytes.assign(desc.slotCount, 0);
     r.normalBytes.assign(desc.slotCount, 0);
-    r.colormapCount = kColormapCount;
     r.summedNormals = desc.summedNormals;
     r.wireframe = desc.wireframe;
     r.indexCapacity = desc.wireframe ? 0 : desc.indexCapacity;
     try {
         r.depthFormat = chooseDepthFormat(device);
-        r.colormapSampler = createLinearSampler(device, 0.0f, "mesh colormap");
-        r.colormaps = createColormapImage(device, pool, desc.dataDir);
         createSets(device, r, desc.slotCount);
         createPickState(device, r.pick, r.slotSets, shaderPath(desc.dataDir, "mesh_pick.comp"),
                         "mesh");
+        r.pick.cache = &r.kit->pipelineCache;
         r.pipelineLayout = createPushLayout(device, r.setLayout, kDrawPushStages, "mesh layout");
         PipelineShape shape;
         shape.vertexShader = desc.wireframe ? "mesh.vert" : "mesh_indexed.vert";
@@ -129,12 +120,12 @@ MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const 
         shape.name = "mesh pipeline";
         const VkSpecializationInfo channels = r.specialization.info();
         shape.vertexSpecialization = &channels;
-        r.pipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
-                                            desc.dataDir, shape);
+        r.pipeline = createGraphicsPipeline(device, &r.kit->pipelineCache, desc.targetFormat,
+                                            r.pipelineLayout, desc.dataDir, shape);
         if (desc.summedNormals > 0 || r.indexCapacity > 0)
-            r.preparePipeline = createComputePipeline(device, r.pipelineLayout,
-                                                      shaderPath(desc.dataDir, "mesh_prepare.comp"),
-                                                      &channels, "mesh prepare");
+            r.preparePipeline = createComputePipeline(
+                device, &r.kit->pipelineCache, r.pipelineLayout,
+                shaderPath(desc.dataDir, "mesh_prepare.comp"), &channels, "mesh prepare");
         if (r.indexCapacity > 0)
             r.drawIndices =
                 createBuffer(device, VkDeviceSize(r.indexCapacity) * sizeof(uint32_t),
@@ -162,10 +153,8 @@ void destroyMeshRenderer(const Device& device, MeshRenderer& r) {
     vkDestroyPipeline(device.handle, r.preparePipeline, nullptr);
     vkDestroyPipeline(device.handle, r.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, r.pipelineLayout, nullptr);
-    vkDestroyDescriptorPool(device.handle, r.descriptorPool, nullptr); // frees the sets
+    if (r.kit) freeKitSets(device, *r.kit, r.slotSets);
     vkDestroyDescriptorSetLayout(device.handle, r.setLayout, nullptr);
-    destroyImage(device, r.colormaps);
-    vkDestroySampler(device.handle, r.colormapSampler, nullptr);
     r = MeshRenderer{};
 }
 
@@ -214,8 +203,8 @@ MeshPushConstants meshPush(const MeshRenderer& r, VkExtent2D extent, const MeshD
     setOrbitPush(pc, extent, draw.view, draw.box);
     pc.valueMin = draw.valueMin;
     pc.valueMax = draw.valueMax;
-    pc.colormapIndex = float(draw.colormap);
-    pc.colormapCount = float(r.colormapCount);
+    pc.colormapIndex = colormapCodeOf(*r.kit, draw.colormap, "recordMesh");
+    pc.colormapCount = float(kColormapAtlasRows);
     pc.meshFlagBits = std::bit_cast<float>(flags);
     pc.vertexCountBits = std::bit_cast<float>(vertices);
     pc.triangleCountBits = std::bit_cast<float>(draw.count / 3);
@@ -283,9 +272,7 @@ struct Triangles {
 Triangles trianglesOf(const MeshRenderer& r, uint32_t slot, const MeshDraw& draw) {
     if (slot >= r.slotSets.size() || vertexCapacity(r, slot) == 0)
         throw runtimeError("recordMesh: slot " + std::to_string(slot) + " has no vertex buffer");
-    if (draw.colormap >= r.colormapCount)
-        throw runtimeError("recordMesh: colormap " + std::to_string(draw.colormap) + " out of " +
-                           std::to_string(r.colormapCount));
+    (void)colormapCodeOf(*r.kit, draw.colormap, "recordMesh"); // before recording
     const bool indexed = r.indexBytes[slot] > 0;
     const uint32_t vertices = vertexCapacity(r, slot);
     const VkDeviceSize available =

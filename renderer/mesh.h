@@ -26,6 +26,7 @@
 namespace estuary {
 
 struct MeshDesc {
+    Kit* kit = nullptr; // required: the viewer's drawing kit (kit.h), outliving the renderer
     VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
     std::filesystem::path dataDir; // holds shaders/ and assets/
     uint32_t slotCount = 1;
@@ -44,17 +45,14 @@ struct MeshRenderer : MoveOnly {
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
     VkPipeline preparePipeline = VK_NULL_HANDLE; // mesh_prepare.comp: sums, draw indices
-    VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
-    std::vector<VkDescriptorSet> slotSets;
+    Kit* kit = nullptr;
+    std::vector<VkDescriptorSet> slotSets; // from the kit's pools
     AttributeChannels channels{};             // what the shaders read (specialized into them)
     AttributeSpecialization specialization;   // the pipelines' constants of `channels`
     std::vector<AttributeBuffer> mainBuffers; // per slot
     std::vector<std::array<AttributeBuffer, kAttributeChannels>> ownBuffers; // per slot
     // Per slot: the indices' and normals' bytes (0: none).
     std::vector<VkDeviceSize> indexBytes, normalBytes;
-    GpuImage colormaps;
-    VkSampler colormapSampler = VK_NULL_HANDLE;
-    uint32_t colormapCount = 0;
     GpuBuffer normalSums; // ivec4 per vertex, shared by the slots
     uint32_t summedNormals = 0;
     bool wireframe = false;
@@ -65,9 +63,9 @@ struct MeshRenderer : MoveOnly {
     PickPasses pick; // prepareMeshPick makes its pipeline
 };
 
-// Uploads the colormaps with a blocking submission on `pool` (start-up only). Throws a runtime
-// error naming a missing or malformed shader or colormap file, or a device without a depth format.
-MeshRenderer createMeshRenderer(const Device& device, VkCommandPool pool, const MeshDesc& desc);
+// Throws a runtime error naming a missing or malformed shader file, or a device without a depth
+// format.
+MeshRenderer createMeshRenderer(const Device& device, const MeshDesc& desc);
 void destroyMeshRenderer(const Device& device, MeshRenderer& renderer);
 
 // Points the slot at its buffers: `vertices` (the main buffer: the channels not in their own;

@@ -25,7 +25,7 @@ void createPickState(const Device& device, PickPasses& pick,
 void preparePick(const Device& device, PickPasses& pick, VkPipelineLayout layout,
                  const VkSpecializationInfo* specialization) {
     if (pick.pipeline) return;
-    pick.pipeline = createComputePipeline(device, layout, pick.shader, specialization,
+    pick.pipeline = createComputePipeline(device, pick.cache, layout, pick.shader, specialization,
                                           pick.shader.stem().string());
 }
 

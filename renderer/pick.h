@@ -37,6 +37,7 @@ struct PickPasses {
     GpuBuffer state;
     std::filesystem::path shader; // the passes' SPIR-V
     VkPipeline pipeline = VK_NULL_HANDLE;
+    PipelineCache* cache = nullptr; // the kit's, which preparePick creates the pipeline with
 };
 
 // The state buffer, bound at ESTUARY_BINDING_PICK in every set of `sets` (whose layout has the

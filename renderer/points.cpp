@@ -45,23 +45,8 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
     layoutInfo.pBindings = bindings.data();
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &r.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, r.setLayout, "points set layout");
-    std::vector<VkDescriptorPoolSize> sizes;
-    for (const VkDescriptorSetLayoutBinding& b : bindings) {
-        const auto same = std::find_if(sizes.begin(), sizes.end(), [&](const auto& size) {
-            return size.type == b.descriptorType;
-        });
-        if (same != sizes.end())
-            same->descriptorCount += b.descriptorCount * slotCount;
-        else
-            sizes.push_back({b.descriptorType, b.descriptorCount * slotCount});
-    }
-    VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    poolInfo.maxSets = slotCount;
-    poolInfo.poolSizeCount = uint32_t(sizes.size());
-    poolInfo.pPoolSizes = sizes.data();
-    VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &r.descriptorPool));
-    r.slotSets = allocateSets(device, r.descriptorPool, r.setLayout, slotCount);
-    const VkDescriptorImageInfo colormap{r.colormapSampler, r.colormaps.view,
+    r.slotSets = allocateKitSets(device, *r.kit, r.setLayout, bindings, slotCount);
+    const VkDescriptorImageInfo colormap{r.kit->colormapSampler, r.kit->atlas.view,
                                          VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     for (VkDescriptorSet set : r.slotSets)
         writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
@@ -76,18 +61,20 @@ void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsD
         const std::string kind = desc.lines ? "lines" : desc.glyphs ? "glyphs" : "markers";
         const std::string splat = kind + (desc.threeD ? "3d" : "") + "_splat.comp";
         const std::string resolve = desc.lines ? "lines_resolve" : "markers_resolve";
-        r.splatPipeline = createComputePipeline(
-            device, r.pipelineLayout, shaderPath(desc.dataDir, splat), &channels, "markers splat");
-        r.resolveComputePipeline = createComputePipeline(
-            device, r.pipelineLayout, shaderPath(desc.dataDir, resolve + ".comp"), nullptr,
-            kind + " splat resolve (compute)");
+        r.splatPipeline =
+            createComputePipeline(device, &r.kit->pipelineCache, r.pipelineLayout,
+                                  shaderPath(desc.dataDir, splat), &channels, "markers splat");
+        r.resolveComputePipeline =
+            createComputePipeline(device, &r.kit->pipelineCache, r.pipelineLayout,
+                                  shaderPath(desc.dataDir, resolve + ".comp"), nullptr,
+                                  kind + " splat resolve (compute)");
         PipelineShape shape;
         shape.vertexShader = "fullscreen.vert";
         shape.fragmentShader = resolve + ".frag";
         shape.alphaBlend = true;
         shape.name = "markers splat resolve";
-        r.resolvePipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
-                                                   desc.dataDir, shape);
+        r.resolvePipeline = createGraphicsPipeline(device, &r.kit->pipelineCache, desc.targetFormat,
+                                                   r.pipelineLayout, desc.dataDir, shape);
         // What the resolve reads of each: a marker's colour, a segment's ends and colours.
         const VkDeviceSize bytes =
             std::max<VkDeviceSize>(desc.markerCapacity, 1) * (desc.lines ? 32 : 4);
@@ -102,23 +89,24 @@ void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsD
     r.packedSplat = desc.packedSplat && device.int64Atomics;
     const std::string name = std::string(desc.threeD ? "points3d_splat" : "points_splat") +
                              (r.packedSplat ? "_packed.comp" : ".comp");
-    r.splatPipeline =
-        createComputePipeline(device, r.pipelineLayout, shaderPath(desc.dataDir, name), &channels,
-                              desc.threeD ? "3D points splat" : "points splat");
+    r.splatPipeline = createComputePipeline(device, &r.kit->pipelineCache, r.pipelineLayout,
+                                            shaderPath(desc.dataDir, name), &channels,
+                                            desc.threeD ? "3D points splat" : "points splat");
     const VkBool32 packed = r.packedSplat ? VK_TRUE : VK_FALSE;
     const VkSpecializationMapEntry packedEntry{0, 0, sizeof(packed)};
     const VkSpecializationInfo specialization{1, &packedEntry, sizeof(packed), &packed};
-    r.resolveComputePipeline = createComputePipeline(
-        device, r.pipelineLayout, shaderPath(desc.dataDir, "points_resolve.comp"), &specialization,
-        "points splat resolve (compute)");
+    r.resolveComputePipeline =
+        createComputePipeline(device, &r.kit->pipelineCache, r.pipelineLayout,
+                              shaderPath(desc.dataDir, "points_resolve.comp"), &specialization,
+                              "points splat resolve (compute)");
     PipelineShape shape;
     shape.vertexShader = "fullscreen.vert";
     shape.fragmentShader = "points_resolve.frag";
     shape.additive = true;
     shape.name = "points splat resolve";
     shape.fragmentSpecialization = &specialization;
-    r.resolvePipeline =
-        createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout, desc.dataDir, shape);
+    r.resolvePipeline = createGraphicsPipeline(device, &r.kit->pipelineCache, desc.targetFormat,
+                                               r.pipelineLayout, desc.dataDir, shape);
 }
 
 // The channels the renderer reads: the desc's, or its kind's preset (lines: indices through the
@@ -136,12 +124,12 @@ AttributeChannels presetOf(const PointsDesc& desc) {
 
 } // namespace
 
-PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
-                                    const PointsDesc& desc) {
+PointsRenderer createPointsRenderer(const Device& device, const PointsDesc& desc) {
     if (desc.slotCount == 0) throw runtimeError("createPointsRenderer: slotCount must be >= 1");
     if (int(desc.markers) + int(desc.lines) + int(desc.glyphs) > 1)
         throw runtimeError("createPointsRenderer: markers, lines or glyphs, one of them");
     PointsRenderer r;
+    r.kit = &requireKit(desc.kit, "createPointsRenderer");
     r.threeD = desc.threeD;
     r.markers = desc.markers;
     r.lines = desc.lines;
@@ -153,12 +141,9 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
     r.mainBuffers.assign(desc.slotCount, AttributeBuffer{});
     r.ownBuffers.assign(desc.slotCount, {});
     r.glyphExtents.assign(desc.slotCount, VkExtent3D{0, 0, 0});
-    r.colormapCount = kColormapCount;
     r.bytes.assign(desc.slotCount, 0);
     r.maxPointSize = device.largePoints ? device.properties.limits.pointSizeRange[1] : 1.0f;
     try {
-        r.colormapSampler = createLinearSampler(device, 0.0f, "points colormap");
-        r.colormaps = createColormapImage(device, pool, desc.dataDir);
         createSets(device, r, desc.slotCount, desc.splat);
         const std::string kind = desc.lines     ? "lines"
                                  : desc.glyphs  ? "glyphs"
@@ -167,6 +152,7 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
         createPickState(device, r.pick, r.slotSets,
                         shaderPath(desc.dataDir, kind + (desc.threeD ? "3d" : "") + "_pick.comp"),
                         kind);
+        r.pick.cache = &r.kit->pipelineCache;
         r.pipelineLayout = createPushLayout(device, r.setLayout, kDrawPushStages, "points layout");
         PipelineShape shape;
         if (desc.lines) {
@@ -191,8 +177,8 @@ PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
         }
         const VkSpecializationInfo channels = r.specialization.info();
         shape.vertexSpecialization = &channels;
-        r.pipeline = createGraphicsPipeline(device, desc.targetFormat, r.pipelineLayout,
-                                            desc.dataDir, shape);
+        r.pipeline = createGraphicsPipeline(device, &r.kit->pipelineCache, desc.targetFormat,
+                                            r.pipelineLayout, desc.dataDir, shape);
         if (desc.splat) createSplatPipelines(device, r, desc);
     } catch (...) {
         destroyPointsRenderer(device, r);
@@ -210,10 +196,8 @@ void destroyPointsRenderer(const Device& device, PointsRenderer& r) {
     vkDestroyPipeline(device.handle, r.splatPipeline, nullptr);
     vkDestroyPipeline(device.handle, r.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, r.pipelineLayout, nullptr);
-    vkDestroyDescriptorPool(device.handle, r.descriptorPool, nullptr); // frees the sets
+    if (r.kit) freeKitSets(device, *r.kit, r.slotSets);
     vkDestroyDescriptorSetLayout(device.handle, r.setLayout, nullptr);
-    destroyImage(device, r.colormaps);
-    vkDestroySampler(device.handle, r.colormapSampler, nullptr);
     r = PointsRenderer{};
 }
 
@@ -250,7 +234,7 @@ void setGlyphImage(const Device& device, PointsRenderer& r, uint32_t slot, VkIma
                            std::to_string(r.slotSets.size()));
     writeImageDescriptor(device, r.slotSets[slot], ESTUARY_BINDING_FIELD,
                          VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                         {r.colormapSampler, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
+                         {r.kit->colormapSampler, view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
     r.glyphExtents[slot] = extent;
 }
 
@@ -312,8 +296,8 @@ Point3dPushConstants push3d(const PointsRenderer& r, VkExtent2D extent, const Po
     pc.pointSize = size;
     pc.valueMin = draw.valueMin;
     pc.valueMax = draw.valueMax;
-    pc.colormapIndex = float(draw.colormap);
-    pc.colormapCount = float(r.colormapCount);
+    pc.colormapIndex = colormapCodeOf(*r.kit, draw.colormap, "recordPoints");
+    pc.colormapCount = float(kColormapAtlasRows);
     pc.intensity = draw.intensity > 0.0f ? std::min(draw.intensity, 1.0f)
                                          : pointIntensity(extent, draw.count, size);
     pc.pointCountBits = std::bit_cast<float>(draw.count);
@@ -337,8 +321,8 @@ PointPushConstants push2d(const PointsRenderer& r, VkExtent2D extent, const Poin
     pc.pointSize = size;
     pc.valueMin = draw.valueMin;
     pc.valueMax = draw.valueMax;
-    pc.colormapIndex = float(draw.colormap);
-    pc.colormapCount = float(r.colormapCount);
+    pc.colormapIndex = colormapCodeOf(*r.kit, draw.colormap, "recordPoints");
+    pc.colormapCount = float(kColormapAtlasRows);
     pc.intensity = draw.intensity > 0.0f ? std::min(draw.intensity, 1.0f)
                                          : pointIntensity(extent, draw.count, size);
     pc.pointCountBits = std::bit_cast<float>(draw.count);
@@ -451,9 +435,7 @@ Elements elementsOf(const PointsRenderer& r, uint32_t slot, const PointsDraw& dr
     if (slot >= r.slotSets.size())
         throw runtimeError("recordPoints: slot " + std::to_string(slot) + " out of " +
                            std::to_string(r.slotSets.size()));
-    if (draw.colormap >= r.colormapCount)
-        throw runtimeError("recordPoints: colormap " + std::to_string(draw.colormap) + " out of " +
-                           std::to_string(r.colormapCount));
+    (void)colormapCodeOf(*r.kit, draw.colormap, "recordPoints"); // before recording
     e.draw.size = std::max(draw.size, 0.0f);
     if (r.glyphs) {
         e.count = e.countBits = glyphCount(r.glyphExtents[slot], draw.glyphSpacing);

@@ -27,6 +27,7 @@
 namespace estuary {
 
 struct PointsDesc {
+    Kit* kit = nullptr; // required: the viewer's drawing kit (kit.h), outliving the renderer
     VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
     std::filesystem::path dataDir; // holds shaders/ and assets/
     uint32_t slotCount = 1;
@@ -66,13 +67,10 @@ struct PointsRenderer : MoveOnly {
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
-    VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
-    std::vector<VkDescriptorSet> slotSets;
-    std::vector<VkDeviceSize> bytes; // per slot; 0 until setPointsBuffer
-    GpuImage colormaps;
-    VkSampler colormapSampler = VK_NULL_HANDLE;
-    uint32_t colormapCount = 0;
-    float maxPointSize = 1.0f; // the device's largest point (largePoints)
+    Kit* kit = nullptr;
+    std::vector<VkDescriptorSet> slotSets; // from the kit's pools
+    std::vector<VkDeviceSize> bytes;       // per slot; 0 until setPointsBuffer
+    float maxPointSize = 1.0f;             // the device's largest point (largePoints)
     // PointsDesc::splat: the splat's compute pipeline, the resolve's graphics pipeline and the
     // buffer both use (per pixel of splatExtent one packed uint64 where the device has 64-bit
     // atomics, else three uints), shared by the slots.
@@ -88,10 +86,8 @@ struct PointsRenderer : MoveOnly {
     PickPasses pick; // preparePointsPick makes its pipeline
 };
 
-// Uploads the colormaps with a blocking submission on `pool` (start-up only). Throws a runtime
-// error naming a missing or malformed shader or colormap file.
-PointsRenderer createPointsRenderer(const Device& device, VkCommandPool pool,
-                                    const PointsDesc& desc);
+// Throws a runtime error naming a missing or malformed shader file.
+PointsRenderer createPointsRenderer(const Device& device, const PointsDesc& desc);
 void destroyPointsRenderer(const Device& device, PointsRenderer& renderer);
 
 // Points the slot's main buffer (the channels not in their own) at `buffer`, `bytes` long. Only

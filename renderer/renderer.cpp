@@ -46,33 +46,9 @@ VkSampler createLinearSampler(const Device& device, float maxLod, const char* na
     return sampler;
 }
 
-GpuImage createColormapImage(const Device& device, VkCommandPool pool,
-                             const std::filesystem::path& dataDir) {
-    std::vector<uint8_t> texels;
-    texels.reserve(size_t(kColormapSize) * kColormapCount * 4);
-    for (const char* name : kColormapNames) {
-        const auto table =
-            loadColormapFile(dataDir / "assets" / "colormaps" / (std::string(name) + ".txt"));
-        for (const auto& rgb : table) {
-            for (float c : rgb)
-                texels.push_back(static_cast<uint8_t>(std::lround(c * 255.0f)));
-            texels.push_back(255);
-        }
-    }
-    const VkExtent2D extent{kColormapSize, kColormapCount};
-    GpuImage image =
-        createImage2D(device, extent, VK_FORMAT_R8G8B8A8_UNORM, 1,
-                      VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, "colormaps");
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {extent.width, extent.height, 1};
-    try {
-        uploadForSampling(device, pool, image.handle, texels, {&region, 1});
-    } catch (...) {
-        destroyImage(device, image);
-        throw;
-    }
-    return image;
+Kit& requireKit(Kit* kit, const char* what) {
+    if (!kit) throw runtimeError(std::string(what) + ": the desc names no kit (kit.h)");
+    return *kit;
 }
 
 namespace {
@@ -91,23 +67,11 @@ void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCo
     VK_CHECK(vkCreateDescriptorSetLayout(device.handle, &layoutInfo, nullptr, &renderer.setLayout));
     nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET_LAYOUT, renderer.setLayout,
                "field set layout");
-
-    // Room for the compute draw's sets too (renderers made with compute).
-    const VkDescriptorPoolSize poolSizes[2] = {
-        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 4 * slotCount},
-        {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, slotCount}};
-    VkDescriptorPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    poolInfo.maxSets = 2 * slotCount;
-    poolInfo.poolSizeCount = 2;
-    poolInfo.pPoolSizes = poolSizes;
-    VK_CHECK(vkCreateDescriptorPool(device.handle, &poolInfo, nullptr, &renderer.descriptorPool));
-    nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_POOL, renderer.descriptorPool, "field sets");
-
     renderer.slotSets =
-        allocateSets(device, renderer.descriptorPool, renderer.setLayout, slotCount);
+        allocateKitSets(device, *renderer.kit, renderer.setLayout, bindings, slotCount);
 
     // The colormap binding is the same in every slot; the field binding waits for setFieldImage.
-    const VkDescriptorImageInfo colormap{renderer.colormapSampler, renderer.colormaps.view,
+    const VkDescriptorImageInfo colormap{renderer.kit->colormapSampler, renderer.kit->atlas.view,
                                          VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     for (uint32_t slot = 0; slot < slotCount; ++slot) {
         nameObject(device, VK_OBJECT_TYPE_DESCRIPTOR_SET, renderer.slotSets[slot],
@@ -119,20 +83,17 @@ void createDescriptors(const Device& device, Renderer& renderer, uint32_t slotCo
 
 } // namespace
 
-Renderer createRenderer(const Device& device, VkCommandPool pool, const RendererDesc& desc) {
+Renderer createRenderer(const Device& device, const RendererDesc& desc) {
     if (desc.slotCount == 0) throw runtimeError("createRenderer: slotCount must be at least 1");
     requireFormatSupport(device, desc.fieldFormat, desc.targetFormat);
     Renderer renderer;
+    renderer.kit = &requireKit(desc.kit, "createRenderer");
     renderer.targetFormat = desc.targetFormat;
     renderer.fieldFormat = desc.fieldFormat;
-    renderer.colormapCount = kColormapCount;
     renderer.fieldExtents.assign(desc.slotCount, VkExtent2D{0, 0});
     renderer.fieldDepths.assign(desc.slotCount, 1);
     renderer.volume = desc.volume;
     try {
-        renderer.fieldSampler = createLinearSampler(device, VK_LOD_CLAMP_NONE, "field trilinear");
-        renderer.colormapSampler = createLinearSampler(device, 0.0f, "colormap linear");
-        renderer.colormaps = createColormapImage(device, pool, desc.dataDir);
         createDescriptors(device, renderer, desc.slotCount);
         createPipelines(device, renderer, desc);
         if (desc.compute) createComputeDraw(device, renderer, desc);
@@ -150,11 +111,11 @@ void destroyRenderer(const Device& device, Renderer& renderer) {
     destroyImage(device, renderer.computeTarget);
     vkDestroyPipeline(device.handle, renderer.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, renderer.pipelineLayout, nullptr);
-    vkDestroyDescriptorPool(device.handle, renderer.descriptorPool, nullptr); // frees the sets
+    if (renderer.kit) {
+        freeKitSets(device, *renderer.kit, renderer.computeSets);
+        freeKitSets(device, *renderer.kit, renderer.slotSets);
+    }
     vkDestroyDescriptorSetLayout(device.handle, renderer.setLayout, nullptr);
-    destroyImage(device, renderer.colormaps);
-    vkDestroySampler(device.handle, renderer.colormapSampler, nullptr);
-    vkDestroySampler(device.handle, renderer.fieldSampler, nullptr);
     renderer = Renderer{};
 }
 
@@ -167,7 +128,7 @@ void setFieldImage(const Device& device, Renderer& renderer, uint32_t slot, VkIm
         throw runtimeError("setFieldImage: empty field extent");
     if (!renderer.volume && fieldDepth != 1)
         throw runtimeError("setFieldImage: a 3D field needs a renderer made with volume");
-    const VkDescriptorImageInfo field{renderer.fieldSampler, view,
+    const VkDescriptorImageInfo field{renderer.kit->fieldSampler, view,
                                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     writeImageDescriptor(device, renderer.slotSets[slot], ESTUARY_BINDING_FIELD,
                          VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, field);
@@ -212,7 +173,7 @@ void setViewMapping(Push& pc, VkExtent2D target, VkExtent2D field, const ViewPar
 }
 
 VolumePushConstants volumePushConstants(VkExtent2D target, VkExtent2D field, uint32_t depth,
-                                        const ViewParams& view, uint32_t colormapCount) {
+                                        const ViewParams& view, const Kit& kit) {
     VolumePushConstants pc{};
     setViewMapping(pc, target, field, view);
     pc.fieldDepth = float(depth);
@@ -226,8 +187,8 @@ VolumePushConstants volumePushConstants(VkExtent2D target, VkExtent2D field, uin
     std::tie(pc.upX, pc.upY, pc.upZ) = std::tuple(camera.up[0], camera.up[1], camera.up[2]);
     pc.valueMin = view.valueMin;
     pc.valueMax = view.valueMax;
-    pc.colormapIndex = float(view.colormap);
-    pc.colormapCount = float(colormapCount);
+    pc.colormapIndex = colormapCodeOf(kit, view.colormap, "recordDraw");
+    pc.colormapCount = float(kColormapAtlasRows);
     pc.opacity = std::max(view.opacity, 0.0f);
     pc.sliceAxis = float(std::min(view.sliceAxis, 2u));
     pc.slicePosition = std::clamp(view.slicePosition, 0.0f, 1.0f);
@@ -243,8 +204,8 @@ FieldPushConstants fieldPushConstants(const Renderer& renderer, uint32_t slot, V
     pc.mipBias = view.mipBias;
     pc.valueMin = view.valueMin;
     pc.valueMax = view.valueMax;
-    pc.colormapIndex = float(view.colormap);
-    pc.colormapCount = float(renderer.colormapCount);
+    pc.colormapIndex = colormapCodeOf(*renderer.kit, view.colormap, "recordDraw");
+    pc.colormapCount = float(kColormapAtlasRows);
     return pc;
 }
 
@@ -268,9 +229,8 @@ void recordComputeDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t s
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, renderer.computeLayout, 0, 1,
                             &renderer.computeSets[slot], 0, nullptr);
     if (renderer.volume) {
-        const VolumePushConstants pc =
-            volumePushConstants(extent, renderer.fieldExtents[slot], renderer.fieldDepths[slot],
-                                view, renderer.colormapCount);
+        const VolumePushConstants pc = volumePushConstants(
+            extent, renderer.fieldExtents[slot], renderer.fieldDepths[slot], view, *renderer.kit);
         vkCmdPushConstants(cmd, renderer.computeLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(pc),
                            &pc);
     } else {
@@ -359,9 +319,7 @@ void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, Vk
                 VkExtent2D targetExtent, const ViewParams& view, VkImage targetImage) {
     if (slot >= renderer.slotSets.size() || renderer.fieldExtents[slot].width == 0)
         throw runtimeError("recordDraw: slot " + std::to_string(slot) + " has no field image");
-    if (view.colormap >= renderer.colormapCount)
-        throw runtimeError("recordDraw: colormap " + std::to_string(view.colormap) + " out of " +
-                           std::to_string(renderer.colormapCount));
+    (void)colormapCodeOf(*renderer.kit, view.colormap, "recordDraw"); // before recording
     if (renderer.computePipeline) {
         recordComputeDraw(renderer, cmd, slot, targetImage, targetExtent, view);
         return;
@@ -374,7 +332,7 @@ void recordDraw(const Renderer& renderer, VkCommandBuffer cmd, uint32_t slot, Vk
     if (renderer.volume) {
         const VolumePushConstants pc =
             volumePushConstants(targetExtent, renderer.fieldExtents[slot],
-                                renderer.fieldDepths[slot], view, renderer.colormapCount);
+                                renderer.fieldDepths[slot], view, *renderer.kit);
         vkCmdPushConstants(cmd, renderer.pipelineLayout,
                            VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
                            &pc);

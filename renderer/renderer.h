@@ -3,10 +3,12 @@
 // channels 0-1 through a colormap, or channels 0-2 as colour; or a 3D field ray-marched through a
 // transfer function or cut by a slice (RendererDesc::volume). Points over it are points.h's. The
 // caller owns the field images (one per slot, i.e. per frame in flight) and the targets; the
-// renderer owns its pipelines, descriptors, samplers and the colormap image. Knows nothing of CUDA
-// or of simulations. Per-frame calls allocate nothing and never wait.
+// renderer owns its pipelines and set layouts, and takes the colormap atlas, samplers, descriptor
+// sets and pipeline cache from the kit (kit.h) its desc names. Knows nothing of CUDA or of
+// simulations. Per-frame calls allocate nothing and never wait.
 #pragma once
 
+#include "kit.h"
 #include "resources.h"
 #include "shared_layout.h"
 
@@ -21,7 +23,7 @@ struct ViewParams {
     float zoom = 1.0f;              // 1 = the whole field fits the target
     float panX = 0.0f, panY = 0.0f; // field-normalised: the point (0.5+panX, 0.5+panY) is centred
     float mipBias = 0.0f;           // added to the level the hardware picks
-    uint32_t colormap = 0;          // index into kColormapNames
+    uint32_t colormap = 0;          // the kit's colormap row (kColormapNames, then the user's)
     float valueMin = 0.0f, valueMax = 1.0f; // mapped to the colormap's first and last entries
     std::array<float, 3> background{ESTUARY_BACKGROUND_COLOR}; // outside the field
     // Volumes (renderers made with volume): the orbit camera (volume_camera.h; radians, zoom
@@ -43,6 +45,7 @@ enum class FieldShading : uint32_t {
 };
 
 struct RendererDesc {
+    Kit* kit = nullptr; // required: the viewer's drawing kit, outliving the renderer
     VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
     VkFormat fieldFormat = VK_FORMAT_R32_SFLOAT;
     FieldShading shading = FieldShading::Colormap;
@@ -69,8 +72,8 @@ struct Renderer : MoveOnly {
     VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
-    VkDescriptorPool descriptorPool = VK_NULL_HANDLE;
-    std::vector<VkDescriptorSet> slotSets; // one per slot
+    Kit* kit = nullptr;
+    std::vector<VkDescriptorSet> slotSets; // one per slot, from the kit's pools
     std::vector<VkExtent2D> fieldExtents;  // per slot; {0,0} until setFieldImage
     std::vector<uint32_t> fieldDepths;     // per slot; 1 for 2D fields
     bool volume = false;
@@ -81,17 +84,12 @@ struct Renderer : MoveOnly {
     VkPipeline computePipeline = VK_NULL_HANDLE;
     std::vector<VkDescriptorSet> computeSets;
     GpuImage computeTarget;
-    VkSampler fieldSampler = VK_NULL_HANDLE; // trilinear, clamp to edge, all levels
-    GpuImage colormaps;                      // kColormapSize x colormapCount RGBA8, one map per row
-    VkSampler colormapSampler = VK_NULL_HANDLE;
-    uint32_t colormapCount = 0;
 };
 
-// Uploads the colormaps with submitAndWait on `pool` (start-up only). Throws unsupported() when
+// Throws unsupported() when
 // fieldFormat cannot be sampled with linear filtering or targetFormat cannot be a colour
-// attachment, and a runtime error naming the file when a shader or colormap is missing or
-// malformed.
-Renderer createRenderer(const Device& device, VkCommandPool pool, const RendererDesc& desc);
+// attachment, and a runtime error naming the file when a shader is missing or malformed.
+Renderer createRenderer(const Device& device, const RendererDesc& desc);
 void destroyRenderer(const Device& device, Renderer& renderer);
 
 // Points the slot's descriptor at a field view (a 3D view of `fieldDepth` for volume renderers).

@@ -4,6 +4,7 @@
 // points, and the compute draw's pipeline, set layout and sets.
 #pragma once
 
+#include "kit.h"
 #include "renderer.h"
 #include "volume_camera.h"
 
@@ -70,15 +71,16 @@ struct PipelineShape {
     VkFormat depthFormat = VK_FORMAT_UNDEFINED;
     const char* name = "";
 };
-VkPipeline createGraphicsPipeline(const Device& device, VkFormat targetFormat,
+// Both pipeline makers create with `cache` (null: none) and count the creation in it.
+VkPipeline createGraphicsPipeline(const Device& device, PipelineCache* cache, VkFormat targetFormat,
                                   VkPipelineLayout layout, const std::filesystem::path& dataDir,
                                   const PipelineShape& shape);
 // `name` under <dataDir>/shaders with ".spv" appended (or `name` + ".spv" itself when absolute).
 std::filesystem::path shaderPath(const std::filesystem::path& dataDir, const std::string& name);
 
 // A compute pipeline of the SPIR-V at `path` (a runtime error naming it when it fails).
-VkPipeline createComputePipeline(const Device& device, VkPipelineLayout layout,
-                                 const std::filesystem::path& path,
+VkPipeline createComputePipeline(const Device& device, PipelineCache* cache,
+                                 VkPipelineLayout layout, const std::filesystem::path& path,
                                  const VkSpecializationInfo* specialization,
                                  const std::string& name);
 
@@ -87,10 +89,8 @@ void createPipelines(const Device& device, Renderer& renderer, const RendererDes
 
 // Trilinear, clamp to edge, levels up to maxLod.
 VkSampler createLinearSampler(const Device& device, float maxLod, const char* name);
-// All colormaps in one RGBA8 image, one row each, so switching maps is a push constant. Uploaded
-// with a blocking submission on `pool` (start-up only).
-GpuImage createColormapImage(const Device& device, VkCommandPool pool,
-                             const std::filesystem::path& dataDir);
+// The kit a renderer's desc names; a runtime error naming `what` without one.
+Kit& requireKit(Kit* kit, const char* what);
 
 // Dynamic rendering into `target` with viewport and scissor set: cleared to `background`, or
 // kept (what an earlier pass drew); with `depth` (DEPTH_ATTACHMENT_OPTIMAL), that image cleared to

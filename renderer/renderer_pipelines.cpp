@@ -3,6 +3,7 @@
 #include "vk_check.h"
 #include "shared_layout.h"
 
+#include <chrono>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -76,7 +77,7 @@ VkPipelineLayout createPushLayout(const Device& device, VkDescriptorSetLayout se
     return layout;
 }
 
-VkPipeline createGraphicsPipeline(const Device& device, VkFormat targetFormat,
+VkPipeline createGraphicsPipeline(const Device& device, PipelineCache* cache, VkFormat targetFormat,
                                   VkPipelineLayout layout, const std::filesystem::path& dataDir,
                                   const PipelineShape& shape) {
     const VkShaderModule vert = loadShaderModule(device, shaderPath(dataDir, shape.vertexShader));
@@ -167,9 +168,16 @@ VkPipeline createGraphicsPipeline(const Device& device, VkFormat targetFormat,
     info.pColorBlendState = &blend;
     info.pDynamicState = &dynamic;
     info.layout = layout;
+    VkPipelineCreationFeedback feedback{};
+    VkPipelineCreationFeedbackCreateInfo feedbackInfo{
+        VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO};
+    feedbackInfo.pPipelineCreationFeedback = &feedback;
+    rendering.pNext = &feedbackInfo;
     VkPipeline pipeline = VK_NULL_HANDLE;
-    const VkResult result =
-        vkCreateGraphicsPipelines(device.handle, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
+    const auto start = std::chrono::steady_clock::now();
+    const VkResult result = vkCreateGraphicsPipelines(
+        device.handle, cache ? cache->handle : VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
+    if (result == VK_SUCCESS) notePipelineCreated(cache, start, feedback);
     vkDestroyShaderModule(device.handle, frag, nullptr);
     vkDestroyShaderModule(device.handle, vert, nullptr);
     if (result != VK_SUCCESS)
@@ -196,8 +204,9 @@ void createPipelines(const Device& device, Renderer& renderer, const RendererDes
     field.name = "field pipeline";
     // The compute draw replaces the field's pipeline.
     if (!desc.compute)
-        renderer.pipeline = createGraphicsPipeline(device, renderer.targetFormat,
-                                                   renderer.pipelineLayout, desc.dataDir, field);
+        renderer.pipeline =
+            createGraphicsPipeline(device, &renderer.kit->pipelineCache, renderer.targetFormat,
+                                   renderer.pipelineLayout, desc.dataDir, field);
 }
 
 void createComputeDraw(const Device& device, Renderer& renderer, const RendererDesc& desc) {
@@ -219,8 +228,8 @@ void createComputeDraw(const Device& device, Renderer& renderer, const RendererD
                                               VK_SHADER_STAGE_COMPUTE_BIT, "compute draw layout");
 
     renderer.computeSets =
-        allocateSets(device, renderer.descriptorPool, renderer.computeSetLayout, desc.slotCount);
-    const VkDescriptorImageInfo colormap{renderer.colormapSampler, renderer.colormaps.view,
+        allocateKitSets(device, *renderer.kit, renderer.computeSetLayout, bindings, desc.slotCount);
+    const VkDescriptorImageInfo colormap{renderer.kit->colormapSampler, renderer.kit->atlas.view,
                                          VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
     for (VkDescriptorSet set : renderer.computeSets)
         writeImageDescriptor(device, set, ESTUARY_BINDING_COLORMAP,
@@ -229,9 +238,10 @@ void createComputeDraw(const Device& device, Renderer& renderer, const RendererD
     const uint32_t shading = uint32_t(desc.shading);
     const VkSpecializationMapEntry shadingEntry{ESTUARY_SPEC_SHADING, 0, sizeof(shading)};
     const VkSpecializationInfo specialization{1, &shadingEntry, sizeof(shading), &shading};
-    renderer.computePipeline = createComputePipeline(
-        device, renderer.computeLayout, shaderPath(desc.dataDir, desc.fragmentShader + ".compute"),
-        &specialization, "compute draw (" + desc.fragmentShader + ")");
+    renderer.computePipeline =
+        createComputePipeline(device, &renderer.kit->pipelineCache, renderer.computeLayout,
+                              shaderPath(desc.dataDir, desc.fragmentShader + ".compute"),
+                              &specialization, "compute draw (" + desc.fragmentShader + ")");
 }
 
 std::vector<VkDescriptorSet> allocateSets(const Device& device, VkDescriptorPool pool,
@@ -246,8 +256,8 @@ std::vector<VkDescriptorSet> allocateSets(const Device& device, VkDescriptorPool
     return sets;
 }
 
-VkPipeline createComputePipeline(const Device& device, VkPipelineLayout layout,
-                                 const std::filesystem::path& path,
+VkPipeline createComputePipeline(const Device& device, PipelineCache* cache,
+                                 VkPipelineLayout layout, const std::filesystem::path& path,
                                  const VkSpecializationInfo* specialization,
                                  const std::string& name) {
     const VkShaderModule module = loadShaderModule(device, path);
@@ -258,9 +268,16 @@ VkPipeline createComputePipeline(const Device& device, VkPipelineLayout layout,
     info.stage.pName = "main";
     info.stage.pSpecializationInfo = specialization;
     info.layout = layout;
+    VkPipelineCreationFeedback feedback{};
+    VkPipelineCreationFeedbackCreateInfo feedbackInfo{
+        VK_STRUCTURE_TYPE_PIPELINE_CREATION_FEEDBACK_CREATE_INFO};
+    feedbackInfo.pPipelineCreationFeedback = &feedback;
+    info.pNext = &feedbackInfo;
     VkPipeline pipeline = VK_NULL_HANDLE;
-    const VkResult result =
-        vkCreateComputePipelines(device.handle, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
+    const auto start = std::chrono::steady_clock::now();
+    const VkResult result = vkCreateComputePipelines(
+        device.handle, cache ? cache->handle : VK_NULL_HANDLE, 1, &info, nullptr, &pipeline);
+    if (result == VK_SUCCESS) notePipelineCreated(cache, start, feedback);
     vkDestroyShaderModule(device.handle, module, nullptr);
     if (result != VK_SUCCESS)
         throwVkFailure(result, ("vkCreateComputePipelines (" + path.string() + ")").c_str(),

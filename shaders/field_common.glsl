@@ -8,6 +8,7 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "shared_layout.h"
+#include "colormap.glsl"
 
 layout(binding = ESTUARY_BINDING_FIELD) uniform sampler2D field;
 layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
@@ -59,11 +60,8 @@ float fieldValue(vec4 texel) {
 // `value` through the colormap over [valueMin, valueMax]. Texel centres of the first and last
 // entries map to the ends of the range, so the ends are exact.
 vec3 colormapColor(float value) {
-    float range = pc.valueMax - pc.valueMin;
-    float t = clamp(range != 0.0 ? (value - pc.valueMin) / range : 0.0, 0.0, 1.0);
-    const float n = float(ESTUARY_COLORMAP_SIZE);
-    vec2 colormapUv = vec2((t * (n - 1.0) + 0.5) / n, (pc.colormapIndex + 0.5) / pc.colormapCount);
-    return textureLod(colormaps, colormapUv, 0.0).rgb;
+    return colormapLookup(colormaps, value, pc.valueMin, pc.valueMax, pc.colormapIndex,
+                          pc.colormapCount);
 }
 
 vec4 background() {

@@ -4,6 +4,8 @@
 // ESTUARY_POINTS_3D defined; or ESTUARY_MESH_PUSH_CONSTANTS with both ESTUARY_POINTS_3D and
 // ESTUARY_MESH) and `colormaps`.
 
+#include "colormap.glsl"
+
 // Where `position` lands in window coordinates (pixels, y down, the viewport covering the target;
 // 2D reads x and y); false when it is not drawn (3D: at or behind the eye).
 bool placePosition(vec3 position, out vec2 pixel) {
@@ -77,11 +79,8 @@ float viewDistance(vec3 position) {
 
 // `value` through the colormap over [valueMin, valueMax] (clamped).
 vec3 colormapColour(float value) {
-    float range = pc.valueMax - pc.valueMin;
-    float s = clamp(range != 0.0 ? (value - pc.valueMin) / range : 0.0, 0.0, 1.0);
-    const float n = float(ESTUARY_COLORMAP_SIZE);
-    vec2 colormapUv = vec2((s * (n - 1.0) + 0.5) / n, (pc.colormapIndex + 0.5) / pc.colormapCount);
-    return textureLod(colormaps, colormapUv, 0.0).rgb;
+    return colormapLookup(colormaps, value, pc.valueMin, pc.valueMax, pc.colormapIndex,
+                          pc.colormapCount);
 }
 
 #ifndef ESTUARY_MESH // meshes (mesh.vert) add no intensity

@@ -59,8 +59,13 @@
 #define ESTUARY_SHADING_COLORMAP_MAGNITUDE 1
 #define ESTUARY_SHADING_RGB 2
 
-// Entries per colormap: one row of the colormap image each.
+// Entries per colormap: one row of the colormap atlas each; the atlas's rows (the built-in maps,
+// then the user's). A push block's colormapIndex is the row plus, for a categorical palette of n
+// entries, n * ESTUARY_COLORMAP_CATEGORY_STRIDE (shaders/colormap.glsl decodes it); colormapCount
+// is the atlas's rows.
 #define ESTUARY_COLORMAP_SIZE 256
+#define ESTUARY_COLORMAP_ATLAS_ROWS 64
+#define ESTUARY_COLORMAP_CATEGORY_STRIDE 1024
 
 // The picture's default background (estuary_set_background changes it per viewer).
 #define ESTUARY_BACKGROUND_COLOR 0.08f, 0.08f, 0.10f
@@ -80,8 +85,8 @@
     float backgroundG;                                                                             \
     float backgroundB;
 
-// colormapIndex is the row of the colormap image, passed as a float because it only feeds a
-// texture coordinate.
+// colormapIndex is the row of the colormap atlas (with a categorical palette's size, see
+// ESTUARY_COLORMAP_CATEGORY_STRIDE), passed as a float because it only feeds a texture coordinate.
 #define ESTUARY_FIELD_PUSH_CONSTANTS                                                               \
     ESTUARY_VIEW_PUSH_CONSTANTS                                                                    \
     float mipBias;                                                                                 \

@@ -5,6 +5,7 @@
 #extension GL_GOOGLE_include_directive : require
 
 #include "shared_layout.h"
+#include "colormap.glsl"
 
 layout(binding = ESTUARY_BINDING_FIELD) uniform sampler3D field;
 layout(binding = ESTUARY_BINDING_COLORMAP) uniform sampler2D colormaps;
@@ -20,11 +21,10 @@ float normalizedValue(float value) {
     return clamp(range != 0.0 ? (value - pc.valueMin) / range : 0.0, 0.0, 1.0);
 }
 
-// The colormap at t in [0, 1]; texel centres of the first and last entries map to the ends.
+// The colormap at t in [0, 1] (a categorical palette: at the value t stands for).
 vec3 colormapAt(float t) {
-    const float n = float(ESTUARY_COLORMAP_SIZE);
-    vec2 uv = vec2((t * (n - 1.0) + 0.5) / n, (pc.colormapIndex + 0.5) / pc.colormapCount);
-    return textureLod(colormaps, uv, 0.0).rgb;
+    return colormapLookup(colormaps, pc.valueMin + t * (pc.valueMax - pc.valueMin), pc.valueMin,
+                          pc.valueMax, pc.colormapIndex, pc.colormapCount);
 }
 
 vec3 background() {

@@ -225,6 +225,9 @@ typedef void (*estuary_log_fn)(void* user, estuary_log_level level, const char* 
 #define ESTUARY_VIEWER_NO_PANELS 0x4u
 /* the window leaves every key to you (Esc included) */
 #define ESTUARY_VIEWER_NO_HOTKEYS 0x8u
+/* pipelines are not kept between runs (else in $ESTUARY_CACHE_DIR, $XDG_CACHE_HOME/estuary or
+ * ~/.cache/estuary; ESTUARY_PIPELINE_CACHE=0 in the environment turns it off too) */
+#define ESTUARY_VIEWER_NO_PIPELINE_CACHE 0x10u
 
 typedef struct estuary_viewer_desc {
     ESTUARY_STRUCT_SIZE(estuary_viewer_desc);
@@ -383,9 +386,22 @@ ESTUARY_API estuary_status estuary_get_buffer_info(estuary_buffer* buffer,
 /* ---- views
  * --------------------------------------------------------------------------------------- */
 
+/* The built-in colormaps (matplotlib's perceptual maps, Google's turbo, a cyclic and a diverging
+ * map) and categorical palettes for integer data: a palette of n entries draws integer value v
+ * (rounded) as entry v mod n, exactly, whatever the view's value range. Values from
+ * ESTUARY_COLORMAP_USER_FIRST on are the viewer's own (estuary_create_colormap). */
 typedef enum estuary_colormap {
     ESTUARY_COLORMAP_VIRIDIS = 0,
     ESTUARY_COLORMAP_MAGMA = 1,
+    ESTUARY_COLORMAP_CIVIDIS = 2,
+    ESTUARY_COLORMAP_INFERNO = 3,
+    ESTUARY_COLORMAP_PLASMA = 4,
+    ESTUARY_COLORMAP_TURBO = 5,
+    ESTUARY_COLORMAP_TWILIGHT = 6,  /* cyclic: both ends the same colour (phases, angles) */
+    ESTUARY_COLORMAP_COOLWARM = 7,  /* diverging: blue, grey-white at the middle, red */
+    ESTUARY_COLORMAP_TAB10 = 8,     /* categorical, 10 entries (Tableau 10) */
+    ESTUARY_COLORMAP_OKABE_ITO = 9, /* categorical, 8 colour-blind-safe entries */
+    ESTUARY_COLORMAP_USER_FIRST = 10,
     ESTUARY_COLORMAP_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
 } estuary_colormap;
 
@@ -697,6 +713,47 @@ typedef struct estuary_view_params {
 ESTUARY_API estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* params);
 ESTUARY_API estuary_status estuary_set_view_params(estuary_view* view,
                                                    const estuary_view_params* params);
+
+/* ---- colormaps
+ * ----------------------------------------------------------------------------------- A colormap of
+ * the caller's, usable wherever an estuary_colormap is (view descs, estuary_set_view_params) from
+ * the next frame on. Made from RGBA stops (positions 0..1, strictly increasing; interpolated to 256
+ * entries, clamped before the first and after the last) or from `sample_count` RGBA samples (8-bit
+ * or float, resampled linearly to 256 entries). Colours are sRGB-encoded values 0..1 (as CSS and
+ * matplotlib write them); they are interpolated in those values, or in linear light with
+ * ESTUARY_COLORMAP_LINEAR_BLEND. A categorical one is a palette: its stops' colours (in order) or
+ * its samples, at most 256, drawn by integer value v as entry v mod n, never blended. A viewer
+ * holds 64 colormaps: the 10 built in and 54 of yours. Between frames; the next frame's draw
+ * uploads it (no wait for the frames in flight, which keep their colours). */
+typedef struct estuary_colormap_stop {
+    float position; /* 0..1 */
+    float rgba[4];  /* sRGB-encoded, 0..1 (alpha is kept; the views draw the colour opaque) */
+} estuary_colormap_stop;
+
+typedef enum estuary_colormap_samples {
+    ESTUARY_COLORMAP_SAMPLES_RGBA8 = 0,   /* 4 bytes a sample, 0..255 */
+    ESTUARY_COLORMAP_SAMPLES_RGBA32F = 1, /* 4 floats a sample, 0..1 */
+    ESTUARY_COLORMAP_SAMPLES_MAX_ENUM = 0x7FFFFFFF
+} estuary_colormap_samples;
+
+/* colormap flags */
+#define ESTUARY_COLORMAP_CATEGORICAL 0x1u  /* a palette for integer values */
+#define ESTUARY_COLORMAP_LINEAR_BLEND 0x2u /* interpolate in linear light, not sRGB values */
+
+typedef struct estuary_colormap_desc {
+    ESTUARY_STRUCT_SIZE(estuary_colormap_desc);
+    const char* name; /* shown in colorbars and panels; NULL or "": "user <value>" */
+    uint32_t flags;   /* ESTUARY_COLORMAP_* */
+    /* Exactly one of: */
+    const estuary_colormap_stop* stops;
+    uint32_t stop_count;
+    const void* samples; /* sample_count samples of sample_format */
+    uint32_t sample_count;
+    estuary_colormap_samples sample_format;
+} estuary_colormap_desc;
+ESTUARY_API estuary_status estuary_create_colormap(estuary_viewer* viewer,
+                                                   const estuary_colormap_desc* desc,
+                                                   estuary_colormap* colormap);
 
 /* The camera every view shares: 2D zoom (1: the field fits) and pan (field-normalised: the point
  * (0.5 + pan_x, 0.5 + pan_y) is at the centre); 3D orbit yaw and pitch in degrees, with zoom
@@ -1050,6 +1107,11 @@ typedef struct estuary_metrics {
      * timelines (CUDA's `written`, Vulkan's `released`); how many readings, and how many were
      * lower than the one before (0 unless the frame order broke). */
     uint64_t handoff_checks, handoff_regressions;
+    /* Pipelines the viewer created so far, how many the driver found in the pipeline cache, and
+     * the host time creating them; the driver data the cache started with (0: a cold start). */
+    uint32_t pipelines_created, pipeline_cache_hits;
+    double pipeline_create_ms;
+    uint64_t pipeline_cache_loaded_bytes;
 } estuary_metrics;
 ESTUARY_API estuary_status estuary_get_metrics(estuary_viewer* viewer, estuary_metrics* metrics);
 

@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -420,6 +421,23 @@ class Viewer {
         estuary_camera c{};
         check(estuary_get_camera(viewer_, &c));
         return c;
+    }
+    // A colormap of yours (estuary_create_colormap), usable in view descs and params from the
+    // next frame on: from stops, e.g. colormap({{0, {0, 0, 1, 1}}, {1, {1, 1, 0, 1}}},
+    // "blue-yellow"), or from samples (the desc).
+    estuary_colormap createColormap(const estuary_colormap_desc& desc) const {
+        estuary_colormap made = ESTUARY_COLORMAP_VIRIDIS;
+        check(estuary_create_colormap(viewer_, &desc, &made));
+        return made;
+    }
+    estuary_colormap colormap(std::initializer_list<estuary_colormap_stop> stops,
+                              const char* name = nullptr, uint32_t flags = 0) const {
+        estuary_colormap_desc desc{};
+        desc.name = name;
+        desc.flags = flags;
+        desc.stops = stops.begin();
+        desc.stop_count = uint32_t(stops.size());
+        return createColormap(desc);
     }
     void setCamera(const estuary_camera& c) const { check(estuary_set_camera(viewer_, &c)); }
     void setBackground(float r, float g, float b) const {

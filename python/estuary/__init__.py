@@ -29,6 +29,7 @@ from ._errors import (DeviceLostError, EstuaryError, GpuTimeoutError, InvalidArg
 from ._errors import BY_STATUS as _ERRORS
 from ._frame import DeviceArray, Frame, Interrupts as _Interrupts, Pick
 from ._library import as_dict as _as_dict, check as _check, choice as _choice, lib as _lib, \
+    colormap as _colormap, \
     sizes as _sizes, text as _text
 from ._resources import Buffer, Image, View
 
@@ -483,6 +484,47 @@ class Viewer:
             setattr(c, name, value)
         _check(_lib.estuary_set_camera(self._use(), ctypes.byref(c)))
 
+    def create_colormap(self, stops=None, samples=None, name=None, categorical=False,
+                        linear=False):
+        """A colormap of yours, usable wherever a colormap is taken (its int value). From stops,
+        [(position 0..1, (r, g, b, a)), ...] with increasing positions, or from samples, an
+        (n, 4) array of uint8 (0..255) or float (0..1) RGBA; colours are sRGB-encoded values,
+        interpolated in those values (linear=True: in linear light). categorical=True: a palette
+        that draws integer value v as entry v mod n. Used from the next frame on."""
+        d = _capi.ColormapDesc()
+        d.name = _text(name)
+        d.flags = (_capi.COLORMAP_CATEGORICAL if categorical else 0) | \
+            (_capi.COLORMAP_LINEAR_BLEND if linear else 0)
+        keep = None
+        if stops is not None:
+            stops = list(stops)
+            keep = (_capi.ColormapStop * max(len(stops), 1))()
+            for i, (position, rgba) in enumerate(stops):
+                rgba = tuple(rgba)
+                if len(rgba) not in (3, 4):
+                    raise InvalidArgument(f"stop {i}: a colour is (r, g, b) or (r, g, b, a), "
+                                          f"got {rgba!r}", _capi.ERROR_INVALID_ARGUMENT)
+                keep[i].position = position
+                keep[i].rgba[:] = [float(c) for c in rgba] + ([1.0] if len(rgba) == 3 else [])
+            d.stops = keep if stops else None
+            d.stop_count = len(stops)
+        if samples is not None:
+            array = np.asarray(samples)
+            if array.ndim != 2 or array.shape[1] != 4:
+                raise InvalidArgument(f"samples must be an (n, 4) RGBA array, got shape "
+                                      f"{array.shape}", _capi.ERROR_INVALID_ARGUMENT)
+            if array.dtype == np.uint8:
+                keep = np.ascontiguousarray(array)
+                d.sample_format = _capi.COLORMAP_SAMPLES["rgba8"]
+            else:
+                keep = np.ascontiguousarray(array, dtype=np.float32)
+                d.sample_format = _capi.COLORMAP_SAMPLES["rgba32f"]
+            d.samples = keep.ctypes.data_as(ctypes.c_void_p) if len(keep) else None
+            d.sample_count = len(keep)
+        made = ctypes.c_int(0)
+        _check(_lib.estuary_create_colormap(self._use(), ctypes.byref(d), ctypes.byref(made)))
+        return made.value
+
     def set_background(self, red, green, blue):
         _check(_lib.estuary_set_background(self._use(), red, green, blue))
 
@@ -549,7 +591,7 @@ def _set_attributes(desc, **channels):
 
 
 def _set_colour(desc, colormap, value_range):
-    desc.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
+    desc.colormap = _colormap(colormap)
     if value_range is not None:
         desc.value_min, desc.value_max = value_range
 

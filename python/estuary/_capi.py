@@ -30,7 +30,11 @@ PRESENT = {"fifo": 0, "mailbox": 1, "immediate": 2}
 FORMAT = {"r32f": 0, "rg32f": 1, "rgba32f": 2, "rgba16f": 3, "rgba8": 4}
 IMAGE_KIND = {"2d": 0, "3d": 1, "2d_array": 2, "cube": 3, "1d": 4}
 WRITER = {"auto": 0, "cuda": 1, "host": 2}
-COLORMAP = {"viridis": 0, "magma": 1}
+COLORMAP = {"viridis": 0, "magma": 1, "cividis": 2, "inferno": 3, "plasma": 4, "turbo": 5,
+            "twilight": 6, "coolwarm": 7, "tab10": 8, "okabe_ito": 9}
+COLORMAP_USER_FIRST = 10
+COLORMAP_CATEGORICAL, COLORMAP_LINEAR_BLEND = 0x1, 0x2
+COLORMAP_SAMPLES = {"rgba8": 0, "rgba32f": 1}
 SHADING = {"scalar": 0, "magnitude": 1, "rgb": 2}
 VOLUME_STYLE = {"march": 0, "slice": 1}
 POINTS_LAYOUT = {"xy_velocity": 0, "xyz_scalar": 1}
@@ -40,6 +44,7 @@ LINE_TOPOLOGY = {"segments": 0, "strip": 1}
 MESH_SHADING = {"smooth": 0, "flat": 1}
 
 VIEWER_VALIDATION, VIEWER_NO_UI, VIEWER_NO_PANELS, VIEWER_NO_HOTKEYS = 0x1, 0x2, 0x4, 0x8
+VIEWER_NO_PIPELINE_CACHE = 0x10
 ALLOC_SINGLE, IMAGE_GENERATE_MIPS = 0x1, 0x2
 VIEW_HIDDEN, VIEW_NO_COLORBAR, POINTS_COLORBAR = 0x1, 0x2, 0x4
 MARKERS_3D, MARKERS_OUTLINE, MARKERS_WORLD_SIZE = 0x10, 0x20, 0x40
@@ -323,7 +328,21 @@ class Metrics(Sized):
                       ("cuda_free", c_uint64), ("cuda_total", c_uint64),
                       ("allocated_device_bytes", c_uint64), ("allocated_host_bytes", c_uint64),
                       ("host_available", c_uint64), ("handoff_checks", c_uint64),
-                      ("handoff_regressions", c_uint64))
+                      ("handoff_regressions", c_uint64), ("pipelines_created", c_uint32),
+                      ("pipeline_cache_hits", c_uint32), ("pipeline_create_ms", c_double),
+                      ("pipeline_cache_loaded_bytes", c_uint64))
+
+
+class ColormapStop(Struct):
+    _c_name = "estuary_colormap_stop"
+    _fields_ = [("position", c_float), ("rgba", c_float * 4)]
+
+
+class ColormapDesc(Sized):
+    _c_name = "estuary_colormap_desc"
+    _fields_ = _sized(("name", c_char_p), ("flags", c_uint32), ("stops", POINTER(ColormapStop)),
+                      ("stop_count", c_uint32), ("samples", c_void_p), ("sample_count", c_uint32),
+                      ("sample_format", c_int))
 
 
 # Every struct of estuary.h, by its C name (test_abi.py compiles the header against them).
@@ -361,6 +380,7 @@ _PROTOTYPES = {
     "estuary_get_camera": (c_int, [_P, POINTER(Camera)]),
     "estuary_set_camera": (c_int, [_P, POINTER(Camera)]),
     "estuary_set_background": (c_int, [_P, c_float, c_float, c_float]),
+    "estuary_create_colormap": (c_int, [_P, POINTER(ColormapDesc), POINTER(c_int)]),
     "estuary_begin_frame": (c_int, [_P, POINTER(FrameDesc), POINTER(_P)]),
     "estuary_frame_wait": (c_int, [_P]),
     "estuary_end_frame": (c_int, [_P]),

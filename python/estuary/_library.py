@@ -22,6 +22,17 @@ def choice(table, value, what):
     return table[value]
 
 
+def colormap(value):
+    """A colormap as estuary.h numbers it: a built-in one's name, or the int a viewer's
+    create_colormap returned."""
+    if isinstance(value, str):
+        return choice(_capi.COLORMAP, value, "colormap")
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**31:
+        return value
+    raise InvalidArgument(f"colormap {value!r} is neither a name ({', '.join(map(repr, _capi.COLORMAP))}) "
+                          "nor a value create_colormap returned", _capi.ERROR_INVALID_ARGUMENT)
+
+
 def text(value):
     return value.encode() if isinstance(value, str) else value
 

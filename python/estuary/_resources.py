@@ -9,6 +9,7 @@ import numpy as np
 from . import _capi
 from ._errors import InvalidArgument
 from ._library import as_dict as _as_dict, check as _check, choice as _choice, \
+    colormap as _colormap, \
     in_use as _in_use, lib as _lib
 
 
@@ -127,7 +128,7 @@ class View:
         if visible is not None:
             p.visible = int(bool(visible))
         if colormap is not None:
-            p.colormap = _choice(_capi.COLORMAP, colormap, "colormap")
+            p.colormap = _colormap(colormap)
         if value_range is not None:
             p.value_min, p.value_max = value_range
         if style is not None:

@@ -46,6 +46,31 @@ def test_value_range_and_colormap_change_between_frames(open_viewer):
     assert not near(viewer.pixels()[32, 32], VIRIDIS_LAST)
 
 
+def test_a_colormap_of_stops_samples_or_a_name_draws_its_colours(open_viewer):
+    viewer = open_viewer(width=64, height=64)
+    field = viewer.image((8, 8))
+    view = viewer.field_view(field, colorbar=False, colormap="turbo")
+
+    def centre(value):
+        with viewer.frame() as frame:
+            frame.show(field, np.full((8, 8), value, np.float32))
+        return viewer.pixels()[32, 32]
+
+    assert near(centre(0.0), (48, 18, 59))  # turbo's first entry, by name
+    red_blue = viewer.create_colormap(stops=[(0.0, (1, 0, 0, 1)), (1.0, (0, 0, 1))],
+                                      name="red-blue")
+    view.update(colormap=red_blue)
+    assert near(centre(0.0), (255, 0, 0)) and near(centre(1.0), (0, 0, 255))
+    palette = viewer.create_colormap(samples=np.array([[0, 0, 0, 255], [10, 200, 30, 255]],
+                                                      np.uint8), categorical=True)
+    view.update(colormap=palette)
+    assert near(centre(3.0), (10, 200, 30), 0)  # 3 mod 2 = 1, exactly
+    with pytest.raises(estuary.InvalidArgument, match="must increase"):
+        viewer.create_colormap(stops=[(0.5, (0, 0, 0)), (0.2, (1, 1, 1))])
+    with pytest.raises(estuary.InvalidArgument, match="not one of"):
+        view.update(colormap="jet")
+
+
 def test_rgba8_images_are_shown_as_colour(open_viewer):
     viewer = open_viewer(width=64, height=64)
     picture = viewer.image((8, 8), format="rgba8")

@@ -596,8 +596,8 @@ TEST_F(LibraryTest, ViewParamsAndTheCameraAreCheckedAndKept) {
     view.setParams(p);
     EXPECT_EQ(view.params().colormap, ESTUARY_COLORMAP_MAGMA);
     EXPECT_EQ(view.params().value_max, 4.0f);
-    p.colormap = outOfRange<estuary_colormap>(5);
-    EXPECT_REFUSED(view.setParams(p), ESTUARY_ERROR_INVALID_ARGUMENT, "colormap 5");
+    p.colormap = outOfRange<estuary_colormap>(40); // past the built-in ones, none made
+    EXPECT_REFUSED(view.setParams(p), ESTUARY_ERROR_INVALID_ARGUMENT, "colormap 40");
     v.setCamera({.zoom = 2.0f,
                  .pan_x = 0.1f,
                  .pan_y = -0.2f,

@@ -8,6 +8,7 @@
 #include "offscreen.h"
 #include "png.h"
 #include "renderer.h"
+#include "kit_test.h"
 #include "test_support.h"
 
 #include <cmath>
@@ -72,10 +73,10 @@ float checkerField(uint32_t x, uint32_t y) {
 }
 
 // The parameter: draw with the compute twin (true) or rasterize (false).
-class RendererDraw : public test::VulkanTest, public ::testing::WithParamInterface<bool> {
+class RendererDraw : public test::KitTest, public ::testing::WithParamInterface<bool> {
   protected:
     void SetUp() override {
-        VulkanTest::SetUp();
+        KitTest::SetUp();
         if (!device.handle) return;
         renderer = makeRenderer("field.frag", VK_FORMAT_R8G8B8A8_UNORM);
         target = createOffscreenTarget(device, kTargetExtent);
@@ -87,7 +88,7 @@ class RendererDraw : public test::VulkanTest, public ::testing::WithParamInterfa
         desc.fragmentShader = shader;
         desc.targetFormat = targetFormat;
         desc.compute = GetParam();
-        Renderer r = createRenderer(device, pool, desc);
+        Renderer r = createRenderer(device, kitted(desc));
         if (desc.compute) setComputeExtent(device, r, kTargetExtent);
         return r;
     }
@@ -99,7 +100,7 @@ class RendererDraw : public test::VulkanTest, public ::testing::WithParamInterfa
                 destroyImage(device, field);
             destroyRenderer(device, renderer);
         }
-        VulkanTest::TearDown();
+        KitTest::TearDown();
     }
 
     void setField(uint32_t slot, VkExtent2D extent,
@@ -157,7 +158,8 @@ TEST_P(RendererDraw, LetterboxBarsAreBackgroundAndFieldFillsTheMiddle) {
     // 200x120 into 256x192: scale 1.28, so the field spans rows ~19..172 and every column.
     setField(0, {200, 120}, [](uint32_t, uint32_t) { return 0.0f; });
     const std::vector<uint8_t> pixels = render(ViewParams{});
-    const auto viridis0 = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt")[0];
+    const auto viridis0 =
+        loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt").entries[0];
     const float background[3] = {ESTUARY_BACKGROUND_COLOR};
     for (uint32_t x : {0u, 128u, 255u}) {
         for (uint32_t y : {0u, 17u, 174u, 191u})
@@ -220,7 +222,7 @@ TEST_P(RendererDraw, MipBiasSmoothsHighFrequencyField) {
 
 TEST_P(RendererDraw, ValueRangeMapsToColormapEnds) {
     setField(0, {200, 120}, [](uint32_t, uint32_t) { return 0.25f; });
-    const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
+    const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt").entries;
     ViewParams low;
     low.valueMin = 0.25f;
     low.valueMax = 0.75f;
@@ -238,7 +240,7 @@ TEST_P(RendererDraw, ValueRangeMapsToColormapEnds) {
 TEST_P(RendererDraw, EachSlotDrawsItsOwnField) {
     setField(0, {200, 120}, [](uint32_t, uint32_t) { return 0.0f; });
     setField(1, {64, 64}, [](uint32_t, uint32_t) { return 1.0f; });
-    const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
+    const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt").entries;
     const std::vector<uint8_t> slot0 = render(ViewParams{}, 0);
     const std::vector<uint8_t> slot1 = render(ViewParams{}, 1);
     for (int c = 0; c < 3; ++c) {
@@ -252,7 +254,7 @@ TEST_P(RendererDraw, EachSlotDrawsItsOwnField) {
 
 // Fields of two and four channels, each texel (and so each mip level) the same constant, drawn
 // with the other shading modes: the colour at the centre follows from the texel by hand.
-class RendererShading : public test::VulkanTest, public ::testing::WithParamInterface<bool> {
+class RendererShading : public test::KitTest, public ::testing::WithParamInterface<bool> {
   protected:
     std::vector<uint8_t> drawConstant(VkFormat format, FieldShading shading,
                                       const std::vector<float>& texel, const ViewParams& view) {
@@ -275,7 +277,7 @@ class RendererShading : public test::VulkanTest, public ::testing::WithParamInte
         desc.fieldFormat = format;
         desc.shading = shading;
         desc.compute = GetParam();
-        Renderer renderer = createRenderer(device, pool, desc);
+        Renderer renderer = createRenderer(device, kitted(desc));
         if (desc.compute) setComputeExtent(device, renderer, {16, 16});
         setFieldImage(device, renderer, 0, field.view, extent);
         OffscreenTarget target = createOffscreenTarget(device, {16, 16});
@@ -294,7 +296,7 @@ class RendererShading : public test::VulkanTest, public ::testing::WithParamInte
 
 TEST_P(RendererShading, MagnitudeOfTwoChannelsGoesThroughTheColormapChannelZeroAlone) {
     // (3, 4): |v| = 5, channel 0 alone = 3. Over [0, 10] they are t = 0.5 and t = 0.3.
-    const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
+    const auto viridis = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt").entries;
     const auto expected = [&](float t) {
         const float at = t * 255.0f; // between entries: the sampler interpolates linearly
         const size_t i = size_t(at);
@@ -393,7 +395,7 @@ std::string pathName(const ::testing::TestParamInfo<bool>& info) {
 INSTANTIATE_TEST_SUITE_P(DrawPaths, RendererDraw, ::testing::Bool(), pathName);
 INSTANTIATE_TEST_SUITE_P(DrawPaths, RendererShading, ::testing::Bool(), pathName);
 
-using RendererCreate = test::VulkanTest;
+using RendererCreate = test::KitTest;
 
 // Also proves a failed createRenderer releases what it made: a leak fails the fixture's validation.
 TEST_F(RendererCreate, MissingShaderIsNamedInTheError) {
@@ -403,7 +405,7 @@ TEST_F(RendererCreate, MissingShaderIsNamedInTheError) {
     RendererDesc desc;
     desc.dataDir = dataDir;
     try {
-        Renderer renderer = createRenderer(device, pool, desc);
+        Renderer renderer = createRenderer(device, kitted(desc));
         destroyRenderer(device, renderer);
         FAIL() << "createRenderer succeeded without shaders";
     } catch (const Error& e) {

@@ -8,6 +8,7 @@
 #include "offscreen.h"
 #include "png.h"
 #include "renderer.h"
+#include "kit_test.h"
 #include "test_support.h"
 
 #include <algorithm>
@@ -127,10 +128,10 @@ Chord chordThroughBall(const Ray& ray, V3 centre, double radius) {
     return {2.0 * std::sqrt(radius * radius - closest * closest), closest};
 }
 
-class RendererVolume : public test::VulkanTest {
+class RendererVolume : public test::KitTest {
   protected:
     void SetUp() override {
-        VulkanTest::SetUp();
+        KitTest::SetUp();
         target = createOffscreenTarget(device, kTarget);
     }
     void TearDown() override {
@@ -140,7 +141,7 @@ class RendererVolume : public test::VulkanTest {
             destroyImage(device, volume);
             destroyRenderer(device, renderer);
         }
-        VulkanTest::TearDown();
+        KitTest::TearDown();
     }
 
     void open(const char* shader, Volume size,
@@ -151,7 +152,7 @@ class RendererVolume : public test::VulkanTest {
         desc.fragmentShader = shader;
         desc.volume = true;
         desc.compute = compute;
-        renderer = createRenderer(device, pool, desc);
+        renderer = createRenderer(device, kitted(desc));
         if (compute) setComputeExtent(device, renderer, kTarget);
         volume = createVolumeImage(device, pool, size, value);
         setFieldImage(device, renderer, 0, volume.view, {size.width, size.height}, size.depth);
@@ -202,7 +203,7 @@ struct Ball {
 // dense medium), 2/255 on average; rays missing the ball by 1.5 voxels are the background exactly.
 void expectBallPicture(const std::vector<uint8_t>& pixels, const ViewParams& view, uint32_t side,
                        const Ball& ball) {
-    const auto table = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
+    const auto table = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt").entries;
     const auto colormap = [&](double t, int c) {
         const double x = t * (kColormapSize - 1);
         const size_t i = std::min(size_t(x), size_t(kColormapSize - 2));
@@ -337,7 +338,7 @@ TEST_F(RendererVolume, SlicesShowTheRightAxesAndPosition) {
     constexpr Volume kSize{40, 24, 16};
     open("volume_slice.frag", kSize,
          [&](uint32_t x, uint32_t, uint32_t) { return (float(x) + 0.5f) / float(kSize.width); });
-    const auto table = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
+    const auto table = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt").entries;
     const auto colormap = [&](float t) {
         return table[size_t(std::lround(t * float(kColormapSize - 1)))];
     };
@@ -390,7 +391,7 @@ TEST_F(RendererVolume, SlicesShowTheRightAxesAndPosition) {
 TEST_F(RendererVolume, A2dRendererRefusesA3dField) {
     RendererDesc desc;
     desc.dataDir = test::binDir();
-    renderer = createRenderer(device, pool, desc);
+    renderer = createRenderer(device, kitted(desc));
     volume = createVolumeImage(device, pool, {8, 8, 8},
                                [](uint32_t, uint32_t, uint32_t) { return 0.0f; });
     EXPECT_THROW(setFieldImage(device, renderer, 0, volume.view, {8, 8}, 8), Error);

@@ -12,6 +12,7 @@
 #include "renderer.h"
 #include "renderer_internal.h"
 #include "resources.h"
+#include "kit_test.h"
 #include "test_support.h"
 #include "view_mapping.h"
 
@@ -33,18 +34,18 @@ struct Particle {
     float x, y, vx, vy;
 };
 
-class RendererPoints : public test::VulkanTest, public ::testing::WithParamInterface<bool> {
+class RendererPoints : public test::KitTest, public ::testing::WithParamInterface<bool> {
   protected:
     void SetUp() override {
-        VulkanTest::SetUp();
+        KitTest::SetUp();
         RendererDesc desc;
         desc.dataDir = test::binDir();
-        renderer = createRenderer(device, pool, desc);
+        renderer = createRenderer(device, kitted(desc));
         target = createOffscreenTarget(device, kTarget);
         PointsDesc pointsDesc;
         pointsDesc.dataDir = test::binDir();
         pointsDesc.splat = GetParam();
-        points = createPointsRenderer(device, pool, pointsDesc);
+        points = createPointsRenderer(device, kitted(pointsDesc));
         if (pointsDesc.splat) {
             ASSERT_TRUE(target.storage) << "RGBA8 offers storage use on every device";
             setPointsExtent(device, points, kTarget, target.image.view);
@@ -65,7 +66,7 @@ class RendererPoints : public test::VulkanTest, public ::testing::WithParamInter
             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
             "test particles");
         setPointsBuffer(device, points, 0, particles.handle, particles.size);
-        viridis = loadColormapFile(test::binDir() / "assets" / "colormaps" / "viridis.txt");
+        viridis = loadColormapFile(test::binDir() / "assets" / "colormaps" / "viridis.txt").entries;
     }
     void TearDown() override {
         if (device.handle) {
@@ -76,7 +77,7 @@ class RendererPoints : public test::VulkanTest, public ::testing::WithParamInter
             destroyPointsRenderer(device, points);
             destroyRenderer(device, renderer);
         }
-        VulkanTest::TearDown();
+        KitTest::TearDown();
     }
 
     // The draw of `count` particles in cell coordinates over the field, as the viewer makes it.
@@ -213,14 +214,14 @@ std::string pathName(const ::testing::TestParamInfo<bool>& info) {
 INSTANTIATE_TEST_SUITE_P(DrawPaths, RendererPoints, ::testing::Bool(), pathName);
 
 // The raster and the splat of one cloud, 2D or 3D, over a cleared target.
-class PointsSplatVsRaster : public test::VulkanTest,
+class PointsSplatVsRaster : public test::KitTest,
                             public ::testing::WithParamInterface<bool /* threeD */> {
   protected:
     static constexpr VkExtent2D kExtent{320, 240};
     static constexpr uint32_t kCount = 20000;
 
     void SetUp() override {
-        VulkanTest::SetUp();
+        KitTest::SetUp();
         target = createOffscreenTarget(device, kExtent);
         // Raster; splat resolved in place by compute; splat with 32-bit atomics resolved by a
         // raster pass.
@@ -230,7 +231,7 @@ class PointsSplatVsRaster : public test::VulkanTest,
             desc.threeD = GetParam();
             desc.splat = path > 0;
             desc.packedSplat = path == 1;
-            paths[path] = createPointsRenderer(device, pool, desc);
+            paths[path] = createPointsRenderer(device, kitted(desc));
             if (desc.splat)
                 setPointsExtent(device, paths[path], kExtent,
                                 path == 1 ? target.image.view : VK_NULL_HANDLE);
@@ -265,7 +266,7 @@ class PointsSplatVsRaster : public test::VulkanTest,
             for (PointsRenderer& r : paths)
                 destroyPointsRenderer(device, r);
         }
-        VulkanTest::TearDown();
+        KitTest::TearDown();
     }
 
     std::vector<uint8_t> draw(int path, const PointsDraw& points) {

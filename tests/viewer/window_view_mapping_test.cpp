@@ -1,9 +1,10 @@
-// The host view mapping (viewer/views/view_mapping.h) that painting and the cursor probe rely on: pure
-// properties, and agreement with shaders/field.frag by rendering a field with one hot cell at an
-// odd zoom and pan and predicting every pixel from the host mapping. No window needed.
+// The host view mapping (viewer/views/view_mapping.h) that painting and the cursor probe rely on:
+// pure properties, and agreement with shaders/field.frag by rendering a field with one hot cell at
+// an odd zoom and pan and predicting every pixel from the host mapping. No window needed.
 #include "colormap.h"
 #include "offscreen.h"
 #include "renderer.h"
+#include "kit_test.h"
 #include "test_support.h"
 #include "view_mapping.h"
 
@@ -85,7 +86,7 @@ TEST(WindowViewMapping, PanByMovesTheFieldWithTheDrag) {
 // Renders a field that is 0 except one cell, and predicts each pixel on the host: host mapping →
 // bilinear sample (as the sampler does at magnification) → colormap. A flip, an off-by-half-texel
 // or a wrong aspect in either the shader or view_mapping.h makes most pixels near the cell wrong.
-class WindowViewMappingRender : public test::VulkanTest {};
+class WindowViewMappingRender : public test::KitTest {};
 
 TEST_F(WindowViewMappingRender, ShaderAndHostMappingAgreeOnEveryPixel) {
     const VkExtent2D field{64, 48};
@@ -107,7 +108,7 @@ TEST_F(WindowViewMappingRender, ShaderAndHostMappingAgreeOnEveryPixel) {
 
     RendererDesc desc;
     desc.dataDir = test::binDir();
-    Renderer renderer = createRenderer(device, pool, desc);
+    Renderer renderer = createRenderer(device, kitted(desc));
     setFieldImage(device, renderer, 0, image.view, field);
     OffscreenTarget target = createOffscreenTarget(device, kTarget);
     ViewParams view;
@@ -121,7 +122,7 @@ TEST_F(WindowViewMappingRender, ShaderAndHostMappingAgreeOnEveryPixel) {
     });
     const std::vector<uint8_t> pixels = readbackPixels(target);
 
-    const auto lut = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt");
+    const auto lut = loadColormapFile(test::binDir() / "assets/colormaps/viridis.txt").entries;
     const float background[3] = {ESTUARY_BACKGROUND_COLOR};
     auto at = [&](int x, int y) {
         x = std::clamp(x, 0, int(field.width) - 1);

@@ -291,6 +291,16 @@ estuary_status estuary_set_background(estuary_viewer* viewer, float red, float g
     });
 }
 
+estuary_status estuary_create_colormap(estuary_viewer* viewer, const estuary_colormap_desc* desc,
+                                       estuary_colormap* colormap) {
+    return guard("estuary_create_colormap", [&] {
+        estuary_viewer& v = resolve(viewer, "viewer");
+        require(colormap, "colormap");
+        const estuary_colormap_desc d = readStruct(desc, "desc", "estuary_colormap_desc");
+        *colormap = createColormap(v, d);
+    });
+}
+
 estuary_status estuary_record_start(estuary_viewer* viewer, const estuary_record_desc* desc) {
     return guard("estuary_record_start", [&] {
         estuary_viewer& v = resolve(viewer, "viewer");

@@ -160,6 +160,7 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
     }
     beginLabel(v.device, cmd, "acquire");
     recordBeforeDraw(v, cmd, frame.index, set, waitStage);
+    recordColormapUploads(v.kit, cmd); // colormaps made since the last frame
     endLabel(v.device, cmd);
     if (v.timestamps && cudaWait)
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, v.timestamps,

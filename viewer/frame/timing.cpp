@@ -419,6 +419,11 @@ estuary_metrics metrics(estuary_viewer& v) {
     m.stats_dropped = t.dropped;
     m.handoff_checks = t.handoffChecks;
     m.handoff_regressions = t.handoffRegressions;
+    const PipelineCache& cache = v.kit.pipelineCache;
+    m.pipelines_created = cache.pipelinesCreated;
+    m.pipeline_cache_hits = cache.cacheHits;
+    m.pipeline_create_ms = cache.createMs;
+    m.pipeline_cache_loaded_bytes = cache.loadedBytes;
     std::vector<double> values;
     const auto over = [&](auto field, double p) {
         values.clear();

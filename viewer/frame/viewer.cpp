@@ -107,7 +107,8 @@ void resolveDesc(estuary_viewer& v, const estuary_viewer_desc& d) {
     checkEnum(d.gl_handoff, ESTUARY_GL_HANDOFF_HOST, "gl_handoff",
               "ESTUARY_GL_HANDOFF_AUTO, _TIMELINE, _BINARY, _HOST");
     constexpr uint32_t kFlags = ESTUARY_VIEWER_VALIDATION | ESTUARY_VIEWER_NO_UI |
-                                ESTUARY_VIEWER_NO_PANELS | ESTUARY_VIEWER_NO_HOTKEYS;
+                                ESTUARY_VIEWER_NO_PANELS | ESTUARY_VIEWER_NO_HOTKEYS |
+                                ESTUARY_VIEWER_NO_PIPELINE_CACHE;
     if (d.flags & ~kFlags) throw usageError("estuary_viewer_desc.flags has unknown bits");
     if (d.frames_in_flight > kMaxFramesInFlight)
         throw usageError("frames_in_flight " + std::to_string(d.frames_in_flight) +
@@ -385,6 +386,7 @@ void openViewer(estuary_viewer* v, const estuary_viewer_desc& desc) {
                           ? ESTUARY_DRAW_COMPUTE
                           : ESTUARY_DRAW_RASTER;
     createCommandRing(*v);
+    openKit(*v, !(desc.flags & ESTUARY_VIEWER_NO_PIPELINE_CACHE));
     if (v->consumer == ESTUARY_CONSUMER_OPENGL) {
         // OpenGL draws: the GL side was opened with the device
     } else if (v->headless) {
@@ -426,7 +428,8 @@ uint32_t destroyViewer(estuary_viewer* v) {
         (void)vkDeviceWaitIdle(v->device.handle); // settled: returns at once (or device lost)
         v->views.clear();
         closeOverlay(*v);
-        closeGl(*v); // its imports before the Vulkan objects they import
+        closeGl(*v);  // its imports before the Vulkan objects they import
+        closeKit(*v); // after everything drawn with it
         v->images.clear();
         v->buffers.clear();
         closeWindow(*v);

@@ -19,6 +19,7 @@
 
 #include "clock_sync.h"
 #include "context.h"
+#include "kit.h"
 #include "offscreen.h"
 #include "points.h"
 #include "mesh.h"
@@ -326,6 +327,9 @@ struct estuary_viewer {
     estuary::Device device;
     estuary::interop::Context interop;
     VkCommandPool pool = VK_NULL_HANDLE;
+    // What every view's renderer shares: colormap atlas, samplers, descriptor pools, pipeline
+    // cache (renderer/kit.h). Made with the device, destroyed after everything drawn with it.
+    estuary::Kit kit;
     VkSemaphore frameTimeline = VK_NULL_HANDLE; // signalled f + 1 by frame f's submission
     bool semaphoreFd =
         false; // the device exports semaphores as fds (CUDA's and OpenGL's hand-offs)
@@ -430,6 +434,15 @@ void recordAfterDraw(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, con
 VkDeviceSize levelBytes(const estuary_image& image, uint32_t level);
 // The texel (x, y) of level 0 of a host-written image's staging memory for `entry`.
 const void* hostTexel(const estuary_image& image, uint32_t entry, uint32_t x, uint32_t y);
+
+// ---- colormaps.cpp ----
+// The kit for the device (after the command ring), and its end (after every view).
+void openKit(estuary_viewer& v, bool keepPipelineCache);
+void closeKit(estuary_viewer& v);
+// estuary_create_colormap: a new row of the atlas, uploaded by the next frame's draw.
+estuary_colormap createColormap(estuary_viewer& v, const estuary_colormap_desc& desc);
+// The colormap's name (built-in or the user's); "" where `colormap` names none.
+std::string colormapName(const estuary_viewer& v, uint32_t colormap);
 
 // ---- views/ (views.cpp and a folder per kind, listed in views/registry.cpp) ----
 void destroyView(estuary_viewer& v, estuary_view* view);

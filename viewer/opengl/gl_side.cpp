@@ -367,6 +367,7 @@ void glAddView(estuary_viewer& v, estuary_view& view) {
     desc.shading = FieldShading(state.shading);
     desc.fragmentShader = state.shader.empty() ? "field.frag" : state.shader;
     desc.dataDir = v.dataDir;
+    desc.kit = &v.kit;
     // GL compiles GLSL sources (estuary's in shaders/glsl); a shader given only as the SPIR-V
     // Vulkan loads has none.
     const std::filesystem::path source = v.dataDir / "shaders" / "glsl" / desc.fragmentShader;

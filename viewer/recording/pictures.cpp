@@ -44,6 +44,7 @@ void redrawLastFrame(estuary_viewer& v, VkCommandBuffer cmd, const OffscreenTarg
     std::erase_if(set.buffers,
                   [](const estuary_buffer* b) { return b->writer != ESTUARY_WRITER_CUDA; });
     recordBeforeDraw(v, cmd, last.index, set, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+    recordColormapUploads(v.kit, cmd);
     recordBeginTarget(cmd, target);
     const VkExtent2D extent = target.image.extent;
     recordViews(v, cmd, last.index, target.image.handle, target.image.view, extent);

@@ -67,7 +67,7 @@ std::span<const ViewType* const> viewTypes();
 
 // ---- what the kinds share (views.cpp) ----
 // Each throws a usage error starting with `what`.
-void checkColormap(estuary_colormap colormap, const std::string& what);
+void checkColormap(const estuary_viewer& v, estuary_colormap colormap, const std::string& what);
 void checkRange(float& lo, float& hi, const std::string& what); // both 0: 0..1
 void checkOwned(const estuary_viewer& v, const void* owner, const std::string& what);
 void checkBuffer(const estuary_viewer& v, const estuary_buffer* buffer, // NULL passes
@@ -101,7 +101,8 @@ struct BufferViewDesc {
     uint32_t capacity, count;
     const ResolvedChannels* channels = nullptr; // their own buffers become the view's inputs
 };
-void fillBufferView(estuary_view& view, const std::string& what, const BufferViewDesc& d);
+void fillBufferView(estuary_viewer& v, estuary_view& view, const std::string& what,
+                    const BufferViewDesc& d);
 // Makes the view's renderers (after the GPU went idle), counts its users of its images and buffers
 // and adds it to the viewer's views.
 estuary_view* addView(estuary_viewer& v, std::unique_ptr<estuary_view> view);

@@ -15,11 +15,13 @@
 
 namespace estuary::lib {
 
-void checkColormap(estuary_colormap colormap, const std::string& what) {
-    if (uint32_t(colormap) >= kColormapCount)
+void checkColormap(const estuary_viewer& v, estuary_colormap colormap, const std::string& what) {
+    const size_t made = v.kit.colormaps.size();
+    if (uint32_t(colormap) >= made)
         throw usageError(what + ": colormap " + std::to_string(int(colormap)) +
-                         " is not an estuary_colormap (0.." + std::to_string(kColormapCount - 1) +
-                         ": viridis, magma)");
+                         " is not an estuary_colormap of this viewer (0.." +
+                         std::to_string(made - 1) + ": the " + std::to_string(kColormapCount) +
+                         " built in, then those estuary_create_colormap made)");
 }
 
 void checkRange(float& lo, float& hi, const std::string& what) {
@@ -78,10 +80,11 @@ estuary_view* addView(estuary_viewer& v, std::unique_ptr<estuary_view> view) {
     return v.views.back().get();
 }
 
-void fillBufferView(estuary_view& view, const std::string& what, const BufferViewDesc& d) {
+void fillBufferView(estuary_viewer& v, estuary_view& view, const std::string& what,
+                    const BufferViewDesc& d) {
     for (int i = 0; i < 6; ++i)
         if (!std::isfinite(d.bounds[i])) throw usageError(what + ": bounds must be finite");
-    checkColormap(d.colormap, what);
+    checkColormap(v, d.colormap, what);
     float lo = d.valueMin, hi = d.valueMax;
     checkRange(lo, hi, what);
     view.use(InputRole::Elements, d.buffer);
@@ -127,7 +130,7 @@ void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_par
     const std::string what =
         std::string("estuary_set_view_params (") + viewKind(view) + " view " + view.label + ")";
     estuary_view_params p = in;
-    checkColormap(p.colormap, what);
+    checkColormap(v, p.colormap, what);
     checkRange(p.value_min, p.value_max, what);
     if (!std::isfinite(p.mip_bias)) throw usageError(what + ": mip_bias must be finite");
     if (!std::isfinite(p.opacity) || p.opacity < 0.0f)

@@ -153,6 +153,7 @@ void openOverlay(estuary_viewer& v, VkFormat format) {
     info.QueueFamily = v.device.queueFamily;
     info.Queue = v.device.queue;
     info.DescriptorPool = o.descriptorPool;
+    info.PipelineCache = v.kit.pipelineCache.handle;
     // ImGui rotates its vertex/index buffers over ImageCount frames and rewrites the oldest; with
     // the host ring's length the oldest is always past the frames-in-flight wait.
     info.MinImageCount = 2;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <span>
 
 namespace estuary::lib {
 namespace {
@@ -34,14 +35,10 @@ double seriesValue(const FrameRecord& r, size_t series) {
     }
 }
 
-// The colormap's colours, read once from the data folder.
-const std::vector<std::array<float, 3>>& colormapTable(const estuary_viewer& v, uint32_t index) {
-    static std::vector<std::vector<std::array<float, 3>>> tables;
-    if (tables.empty())
-        for (const char* name : kColormapNames)
-            tables.push_back(loadColormapFile(v.dataDir / "assets" / "colormaps" /
-                                              (std::string(name) + ".txt")));
-    return tables.at(index);
+// The colormap's colours as the atlas holds them (RGBA8), one row of the kit's.
+std::span<const uint8_t> colormapTable(const estuary_viewer& v, uint32_t index) {
+    return std::span<const uint8_t>(v.kit.texels)
+        .subspan(size_t(index) * kColormapSize * 4, kColormapSize * 4);
 }
 
 // A vertical bar at the right edge (the `slot`-th from it), labelled with the view's name, its
@@ -59,18 +56,18 @@ void drawColorbar(const estuary_viewer& v, const estuary_view& view, int slot) {
     const float x0 = x1 - width;
     const float y1 = display.y - 40.0f, y0 = y1 - height;
     ImDrawList* draw = ImGui::GetForegroundDrawList();
-    const auto& table = colormapTable(v, uint32_t(view.params.colormap));
+    const std::span<const uint8_t> texels = colormapTable(v, uint32_t(view.params.colormap));
+    const size_t entries = kColormapSize;
     const auto colour = [&](size_t i) {
-        const auto& c = table[std::min(i, table.size() - 1)];
-        return IM_COL32(int(c[0] * 255.0f + 0.5f), int(c[1] * 255.0f + 0.5f),
-                        int(c[2] * 255.0f + 0.5f), 255);
+        const uint8_t* c = &texels[std::min(i, entries - 1) * 4];
+        return IM_COL32(c[0], c[1], c[2], 255);
     };
     constexpr int kSegments = 64;
     for (int s = 0; s < kSegments; ++s) { // top: the range's end
         const float ya = y1 - height * float(s + 1) / kSegments,
                     yb = y1 - height * float(s) / kSegments;
-        const ImU32 lo = colour(size_t(s) * (table.size() - 1) / kSegments);
-        const ImU32 hi = colour(size_t(s + 1) * (table.size() - 1) / kSegments);
+        const ImU32 lo = colour(size_t(s) * (entries - 1) / kSegments);
+        const ImU32 hi = colour(size_t(s + 1) * (entries - 1) / kSegments);
         draw->AddRectFilledMultiColor(ImVec2(x0, ya), ImVec2(x1, yb), hi, hi, lo, lo);
     }
     draw->AddRect(ImVec2(x0 - 1, y0 - 1), ImVec2(x1 + 1, y1 + 1), IM_COL32(220, 220, 220, 200));
@@ -130,7 +127,12 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
             p.visible = visible;
         if (visible && view->type->colormapped(*view)) {
             int colormap = int(p.colormap);
-            if (ImGui::Combo("colormap", &colormap, "viridis\0magma\0"))
+            const auto name = [](void* data, int i, const char** text) {
+                *text =
+                    static_cast<const estuary_viewer*>(data)->kit.colormaps[size_t(i)].name.c_str();
+                return true;
+            };
+            if (ImGui::Combo("colormap", &colormap, name, &v, int(v.kit.colormaps.size())))
                 p.colormap = estuary_colormap(colormap);
             ImGui::DragFloatRange2("values", &p.value_min, &p.value_max, 0.005f);
             if (p.value_max <= p.value_min) p.value_max = p.value_min + 1e-6f;

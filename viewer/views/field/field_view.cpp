@@ -24,7 +24,8 @@ void ImageViewType::makeRenderer(estuary_viewer& v, estuary_view& view,
     desc.volume = volume;
     desc.fragmentShader = fragmentShader;
     desc.compute = v.drawPath == ESTUARY_DRAW_COMPUTE;
-    state.renderer = createRenderer(v.device, v.pool, desc);
+    desc.kit = &v.kit;
+    state.renderer = createRenderer(v.device, desc);
     if (desc.compute) setComputeExtent(v.device, state.renderer, {v.width, v.height});
     for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
         const GpuImage& copy = vulkanImage(image, copyOf(image, entry));
@@ -88,7 +89,7 @@ estuary_view* addFieldView(estuary_viewer& v, const estuary_field_view_desc& des
     if (desc.flags & ~(ESTUARY_VIEW_HIDDEN | ESTUARY_VIEW_NO_COLORBAR))
         throw usageError("estuary_add_field_view: unknown flags (allowed: ESTUARY_VIEW_HIDDEN, "
                          "ESTUARY_VIEW_NO_COLORBAR)");
-    checkColormap(desc.colormap, "estuary_add_field_view");
+    checkColormap(v, desc.colormap, "estuary_add_field_view");
     float lo = desc.value_min, hi = desc.value_max;
     checkRange(lo, hi, "estuary_add_field_view");
     auto view = newView<ImageViewState>(v, kField);

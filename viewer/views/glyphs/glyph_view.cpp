@@ -82,7 +82,7 @@ estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& des
                          " must be a finite number >= 0 (0: 16 pixels)");
     const float zero[6] = {};
     auto view = newView<PointsState>(v, kGlyph);
-    fillBufferView(*view, what,
+    fillBufferView(v, *view, what,
                    {nullptr, zero, desc.colormap, desc.value_min, desc.value_max,
                     desc.label && *desc.label ? desc.label : image.name.c_str(), desc.flags, threeD,
                     1, 1});

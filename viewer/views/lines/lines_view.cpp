@@ -73,7 +73,7 @@ estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& des
         throw usageError(what + ": width " + std::to_string(desc.width) +
                          " must be a finite number >= 0 (0: 1.5 pixels)");
     auto view = newView<PointsState>(v, kLines);
-    fillBufferView(*view, what,
+    fillBufferView(v, *view, what,
                    {desc.vertices, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
                     desc.label, desc.flags, (desc.flags & ESTUARY_LINES_3D) != 0, capacity,
                     desc.count, &channels});

@@ -87,7 +87,7 @@ estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc&
         throw usageError(what + ": line_width " + std::to_string(desc.line_width) +
                          " must be a finite number >= 0 (0: 1.5 pixels)");
     auto view = newView<PointsState>(v, kMarkers);
-    fillBufferView(*view, what,
+    fillBufferView(v, *view, what,
                    {desc.buffer, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
                     desc.label, desc.flags, (desc.flags & ESTUARY_MARKERS_3D) != 0, capacity,
                     desc.count, &channels});

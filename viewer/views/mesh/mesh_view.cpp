@@ -55,7 +55,8 @@ void makeMesh(estuary_viewer& v, estuary_view& view) {
         desc.summedNormals = state.channels.capacity;
     desc.wireframe = (view.flags & ESTUARY_MESH_WIREFRAME) != 0;
     desc.indexCapacity = state.channels.indexCapacity;
-    state.renderer = createMeshRenderer(v.device, v.pool, desc);
+    desc.kit = &v.kit;
+    state.renderer = createMeshRenderer(v.device, desc);
     setMeshExtent(v.device, state.renderer, pictureExtent(v)); // a window's may differ
     for (uint32_t entry = 0; entry < v.hostRing; ++entry)
         setMeshBuffers(v.device, state.renderer, entry,
@@ -147,7 +148,7 @@ estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc)
         if (!(c >= 0.0f && c <= 1.0f))
             throw usageError(what + ": wire_color " + std::to_string(c) + " is not in 0..1 (RGBA)");
     auto view = newView<MeshState>(v, kMesh);
-    fillBufferView(*view, what,
+    fillBufferView(v, *view, what,
                    {desc.vertices, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
                     desc.label, desc.flags, true, capacity, desc.count, &channels});
     if (channels.valueIsColour) view->flags |= ESTUARY_MESH_RGBA;

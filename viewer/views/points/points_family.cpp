@@ -31,7 +31,8 @@ void PointsFamilyType::makeRenderer(estuary_viewer& v, estuary_view& view, Point
     desc.splat = v.drawPath == ESTUARY_DRAW_COMPUTE;
     if (desc.markerCapacity == 0) desc.markerCapacity = view.maxPoints;
     if (!desc.glyphs) desc.attributes = state.channels;
-    state.renderer = createPointsRenderer(v.device, v.pool, desc);
+    desc.kit = &v.kit;
+    state.renderer = createPointsRenderer(v.device, desc);
     if (desc.splat)
         setPointsExtent(v.device, state.renderer, {v.width, v.height}, storageTarget(v));
     if (desc.glyphs) {

@@ -53,7 +53,7 @@ estuary_view* addPointsView(estuary_viewer& v, const estuary_points_view_desc& d
         throw usageError(what + ": intensity " + std::to_string(desc.intensity) +
                          " is not in 0..1 (0: automatic)");
     auto view = newView<PointsState>(v, kPoints);
-    fillBufferView(*view, what,
+    fillBufferView(v, *view, what,
                    {desc.buffer, desc.bounds, desc.colormap, desc.value_min, desc.value_max,
                     desc.label, desc.flags, desc.layout == ESTUARY_POINTS_XYZ_SCALAR, capacity,
                     desc.count, &channels});

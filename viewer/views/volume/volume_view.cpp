@@ -61,7 +61,7 @@ estuary_view* addVolumeView(estuary_viewer& v, const estuary_volume_view_desc& d
                          " must be a finite number >= 0");
     if (desc.flags & ~(ESTUARY_VIEW_HIDDEN | ESTUARY_VIEW_NO_COLORBAR))
         throw usageError("estuary_add_volume_view: unknown flags");
-    checkColormap(desc.colormap, "estuary_add_volume_view");
+    checkColormap(v, desc.colormap, "estuary_add_volume_view");
     float lo = desc.value_min, hi = desc.value_max;
     checkRange(lo, hi, "estuary_add_volume_view");
     auto view = newView<ImageViewState>(v, kVolume);
