@@ -3,7 +3,7 @@
 // 3D points (volume_camera.h) in a box, coloured by value through the colormap (or by its bits as
 // RGBA8), lit by one light (shared_layout.h) with flat (per triangle) or smooth (per vertex)
 // normals, depth-tested against each other, optionally with a wireframe over the faces
-// (shaders/mesh.vert, mesh.frag). Smooth normals are the caller's (vec4 per vertex) or summed each
+// (viewer/views/mesh/mesh.vert, mesh.frag). Smooth normals are the caller's (vec4 per vertex) or summed each
 // frame by mesh_prepare.comp from the triangles. Without a wireframe the triangles are drawn
 // through an index buffer of the renderer's own, which mesh_prepare.comp fills from the caller's
 // indices each frame (dropping triangles with an index past the vertices), so that the GPU shades

@@ -1,5 +1,5 @@
 // The host view mapping (viewer/views/view_mapping.h) that painting and the cursor probe rely on:
-// pure properties, and agreement with shaders/field.frag by rendering a field with one hot cell at
+// pure properties, and agreement with viewer/views/field/field.frag by rendering a field with one hot cell at
 // an odd zoom and pan and predicting every pixel from the host mapping. No window needed.
 #include "colormap.h"
 #include "offscreen.h"

@@ -1,4 +1,4 @@
-// The renderer's view mapping (shaders/field.frag) on the host, both ways: target pixels ↔ field
+// The renderer's view mapping (viewer/views/field/field.frag) on the host, both ways: target pixels ↔ field
 // cells, for painting, the probe under the cursor and zooming about the cursor. Pure functions; the
 // window tests check them against the shader by rendering.
 //
