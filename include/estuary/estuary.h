@@ -44,8 +44,9 @@
  *   viewer invalidates everything made from it. A frame handle is valid from its
  *   estuary_begin_frame to its estuary_end_frame.
  * - Versions: ESTUARY_API_VERSION is the version of this header; estuary_create_viewer refuses a
- *   header whose major version (or, below 1.0, minor version) differs from the library's, and the
- *   soname carries the same pair (libestuary.so.0.3). Within one soname structs only grow at
+ *   header whose major version (or, below 1.0, minor version) differs from the library's, or that
+ *   is newer than the library (ESTUARY_ERROR_UNSUPPORTED), and the soname carries the same pair
+ *   (libestuary.so.0.3). Within one soname structs only grow at
  *   their end (struct_size tells the library which fields a caller has), enums are 32 bits, and
  *   entry points are only added; CI's ABI check (abidiff against docs/abi/) enforces it.
  *
@@ -83,7 +84,7 @@ extern "C" {
 #define ESTUARY_VERSION_MAJOR(version) ((uint32_t)(version) >> 22)
 #define ESTUARY_VERSION_MINOR(version) (((uint32_t)(version) >> 12) & 0x3FFu)
 #define ESTUARY_VERSION_PATCH(version) ((uint32_t)(version)&0xFFFu)
-#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 3, 0)
+#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 3, 1)
 
 /* Every description and info struct starts with `struct_size`, the sizeof the caller's header
  * gave it, so later versions append fields and the library reads (and writes) only the bytes the

@@ -14,7 +14,7 @@ from ctypes import (POINTER, c_char_p, c_double, c_float, c_int, c_int32, c_uint
 from . import _errors
 from ._errors import InvalidArgument
 
-API_VERSION = (0 << 22) | (3 << 12) | 0  # ESTUARY_MAKE_VERSION(0, 3, 0)
+API_VERSION = (0 << 22) | (3 << 12) | 1  # ESTUARY_MAKE_VERSION(0, 3, 1)
 
 # estuary_status: the errors' numbers live beside their exceptions (_errors.py).
 OK, NOT_READY = 0, _errors.NOT_READY
@@ -431,8 +431,9 @@ def _candidates():
 
 def pairs(library_version, binding_version):
     """Whether a library of `library_version` serves a binding of `binding_version`: the same
-    major version and, below 1.0, the same minor version (estuary_create_viewer's own rule)."""
-    if library_version >> 22 != binding_version >> 22:
+    major version and, below 1.0, the same minor version (estuary_create_viewer's own rule), and
+    not older than the binding, which may call functions and fill fields an older library lacks."""
+    if library_version >> 22 != binding_version >> 22 or library_version < binding_version:
         return False
     return binding_version >> 22 >= 1 or (
         (library_version >> 12) & 0x3FF == (binding_version >> 12) & 0x3FF)

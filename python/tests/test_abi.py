@@ -90,7 +90,8 @@ def version(major, minor, patch=0):
 
 @pytest.mark.parametrize("library, binding, pairs", [
     (version(0, 3, 0), version(0, 3, 0), True),
-    (version(0, 3, 7), version(0, 3, 0), True),    # patches only fix
+    (version(0, 3, 7), version(0, 3, 0), True),    # a later patch serves an older binding
+    (version(0, 3, 0), version(0, 3, 1), False),   # but not a newer one: functions it lacks
     (version(0, 2, 0), version(0, 3, 0), False),   # below 1.0 a minor version breaks
     (version(0, 4, 0), version(0, 3, 0), False),
     (version(1, 0, 0), version(0, 3, 0), False),

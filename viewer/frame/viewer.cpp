@@ -82,6 +82,12 @@ template <class Enum> void checkEnum(Enum value, Enum last, const char* what, co
                          allowed);
 }
 
+std::string versionText(uint32_t version) {
+    return std::to_string(ESTUARY_VERSION_MAJOR(version)) + "." +
+           std::to_string(ESTUARY_VERSION_MINOR(version)) + "." +
+           std::to_string(ESTUARY_VERSION_PATCH(version));
+}
+
 void resolveDesc(estuary_viewer& v, const estuary_viewer_desc& d) {
     const uint32_t mine = ESTUARY_API_VERSION;
     if (d.api_version == 0)
@@ -95,6 +101,12 @@ void resolveDesc(estuary_viewer& v, const estuary_viewer_desc& d) {
                          std::to_string(ESTUARY_VERSION_MINOR(d.api_version)) +
                          ", but the library is " + std::to_string(ESTUARY_VERSION_MAJOR(mine)) +
                          "." + std::to_string(ESTUARY_VERSION_MINOR(mine)) + ": rebuild it");
+    // A newer header's structs may carry fields (read by struct_size) that this library would
+    // silently ignore, and its program may call functions this library lacks.
+    if (d.api_version > mine)
+        throw unsupported("this program was built against estuary.h " + versionText(d.api_version) +
+                          ", newer than the library (" + versionText(mine) +
+                          "): install libestuary " + versionText(d.api_version) + " or later");
     v.apiVersion = d.api_version;
     checkEnum(d.display, ESTUARY_DISPLAY_HEADLESS, "display",
               "ESTUARY_DISPLAY_AUTO, _WINDOW, _HEADLESS");
