@@ -92,15 +92,14 @@ if [ "$mode" = sanitize ] || [ "$mode" = all ]; then
         echo "compute-sanitizer not found: sanitizer runs NOT done"
         status=1
     else
-        # The three tools run at once, each in its own process (the GPU time-slices their
-        # contexts; the tools' host-side work, the Vulkan driver and the validation layer use
-        # separate cores), each bounded so that the whole mode reports inside one 10-minute
-        # device call: SANITIZER_BOUND_S (default 480 s) per tool, then its partial counts.
-        # Instrumented kernels run 10-100x slower: the tests cut their longest step counts
-        # (ESTUARY_SANITIZER=1: a tenth; ESTUARY_SANITIZER_STEP_DIVISOR raises the cut), and every
-        # host wait for the GPU (the app's watchdog included) gets 10 minutes instead of 20 s.
+        # The tools run one after another, each bounded so that the whole mode reports inside
+        # one 10-minute device call (run at once they starve each other: on an H100 memcheck
+        # alone took 190 s, beside racecheck it did not finish in 470). Instrumented kernels run
+        # 10-100x slower: the tests cut their longest step counts (ESTUARY_SANITIZER=1: a tenth;
+        # ESTUARY_SANITIZER_STEP_DIVISOR raises the cut), and every host wait for the GPU (the
+        # app's watchdog included) gets 10 minutes instead of 20 s.
         export ESTUARY_SANITIZER=1 ESTUARY_WAIT_TIMEOUT_S=600
-        bound=${SANITIZER_BOUND_S:-480}
+        bound=${SANITIZER_BOUND_S:-300}
         # memcheck: every kernel of estuary: the simulations and their mip chains (SimCudaTest),
         # interop's rings and imports, the library's CUDA paths (copies, graphs, generated mips),
         # the app's CUDA backend in one process (AppGpu), and it follows the app's own processes
@@ -117,43 +116,62 @@ if [ "$mode" = sanitize ] || [ "$mode" = all ]; then
         # Jacobi blocks, the tiled mip chains), and SimCudaTest runs every one of them against
         # the CPU. The tests that launch nothing (tiling choosers, refusals) are left out, and
         # the step counts are cut to a hundredth: a hazard shows in the first launch of a
-        # kernel's shape, not in the thousandth.
+        # kernel's shape, not in the thousandth. Under racecheck four tests take minutes each
+        # (3D volumes, the fluid with its particles, the split run): they run last, one
+        # process each, each bounded by RACECHECK_SLOW_BOUND_S (default 70 s) and reported on
+        # its own line, so the rest is counted whatever they do.
         shared_filter='SimCudaTest.*-*Rejects*:*OutOfDeviceMemory*:SimCudaTest.SplitRunsRefuse*'
-        tools=${SANITIZER_TOOLS:-memcheck racecheck synccheck}
-        pids=()
+        slow='SimCudaTest.GrayScott3dMatchesCpuBitForBitInEveryMipLevelOfAnOddVolume'
+        slow="$slow SimCudaTest.GrayScott3dEveryTilingMatchesCpuBitForBitAfter1To8StepsOnOddVolumes"
+        slow="$slow SimCudaTest.FluidParticlesWrittenInPlaceIntoARingMatchTheCpuEveryFrame"
+        slow="$slow SimCudaTest.ASplitRunOnOneGpuEqualsTheUnsplitReferenceBitForBit"
+        racecheck_filter="$shared_filter:${slow// /:}"
+        tools=${SANITIZER_TOOLS:-memcheck synccheck racecheck}
+        # One bounded, self-timed tool run: writes sanitize-<name>.log and .time.
+        sanitize() { # name tool filter divisor bound
+            local start rc
+            echo "== compute-sanitizer --tool $2 (bounded to $5 s): $3"
+            start=$(date +%s)
+            ESTUARY_SANITIZER_STEP_DIVISOR=$4 timeout -k 20 "$5" "$sanitizer" \
+                --tool "$2" --error-exitcode 99 --target-processes all \
+                ./estuary_gpu_tests --gtest_filter="$3" \
+                --gtest_output="json:$out/sanitize-$1.json" >"$out/sanitize-$1.log" 2>&1
+            rc=$?
+            echo "$rc $(($(date +%s) - start))" >"$out/sanitize-$1.time"
+        }
+        runs=()
         for tool in $tools; do
             case $tool in
-                memcheck) filter=$memcheck_filter divisor=10 ;;
-                *) filter=$shared_filter divisor=100 ;;
+                memcheck) sanitize memcheck memcheck "$memcheck_filter" 10 "$bound"
+                          runs+=(memcheck) ;;
+                synccheck) sanitize synccheck synccheck "$shared_filter" 100 "$bound"
+                           runs+=(synccheck) ;;
+                racecheck)
+                    sanitize racecheck racecheck "$racecheck_filter" 100 "$bound"
+                    runs+=(racecheck)
+                    for test in $slow; do
+                        sanitize "racecheck-${test#SimCudaTest.}" racecheck "$test" 100 \
+                            "${RACECHECK_SLOW_BOUND_S:-70}"
+                        runs+=("racecheck-${test#SimCudaTest.}")
+                    done ;;
             esac
-            echo "== compute-sanitizer --tool $tool (bounded to $bound s): $filter"
-            # Each job times itself: the tools end in any order.
-            (
-                start=$(date +%s)
-                ESTUARY_SANITIZER_STEP_DIVISOR=$divisor timeout -k 20 "$bound" "$sanitizer" \
-                    --tool "$tool" --error-exitcode 99 --target-processes all \
-                    ./estuary_gpu_tests --gtest_filter="$filter" \
-                    --gtest_output="json:$out/sanitize-$tool.json" >"$out/sanitize-$tool.log" 2>&1
-                rc=$?
-                echo "$rc $(($(date +%s) - start))" >"$out/sanitize-$tool.time"
-                exit "$rc"
-            ) &
-            pids+=($!)
         done
-        wait "${pids[@]}"
         summary="$out/sanitize-summary.txt"
         : >"$summary"
-        for tool in $tools; do
+        for tool in "${runs[@]}"; do
             log="$out/sanitize-$tool.log"
             read -r rc seconds <"$out/sanitize-$tool.time" || { rc=1 seconds=unknown; }
             # Every process the tool followed prints its own ERROR SUMMARY: their sum. Where the
             # bound ended the tool before its summaries, the reports it printed so far.
+            # racecheck's processes end in a RACECHECK SUMMARY "(N errors, M warnings)" instead.
             errors=$(awk '/ERROR SUMMARY: [0-9]+ error/ { for (i = 1; i < NF; ++i)
                          if ($i == "SUMMARY:") { n += $(i + 1); seen = 1 } }
+                         /RACECHECK SUMMARY: / { for (i = 1; i < NF; ++i)
+                         if ($(i + 1) ~ /^errors/) { sub(/^\(/, "", $i); n += $i; seen = 1 } }
                          END { if (seen) print n }' "$log")
             state=finished
             if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-                state="TIMED OUT at $bound s"
+                state="TIMED OUT after $seconds s"
                 reported=$(grep -cE '^========= +(Error|Invalid|Barrier|Race|Program hit|Uninitialized)' "$log")
                 errors="${errors:-0} in finished processes, $reported reported so far"
             fi

@@ -42,9 +42,12 @@ def main():
         env = dict(os.environ, ESTUARY_CACHE_DIR=cache, ESTUARY_PIPELINE_CACHE="1")
         results = []
         for run in range(runs):
-            out = subprocess.run([sys.executable, "-c", CHILD], env=env, check=True,
-                                 capture_output=True, text=True).stdout
-            result = json.loads(out.strip().splitlines()[-1])
+            child = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
+                                   text=True)
+            if child.returncode != 0:
+                sys.exit(f"pipeline_cache.py: run {run} failed ({child.returncode}):\n"
+                         f"{child.stderr}")
+            result = json.loads(child.stdout.strip().splitlines()[-1])
             results.append(result)
             print(("cold" if run == 0 else "warm"), json.dumps(result), flush=True)
         warm = sorted(r["pipeline_create_ms"] for r in results[1:])

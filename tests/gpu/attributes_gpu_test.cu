@@ -75,6 +75,9 @@ TEST_P(AttributesGpu, SoaFloat2AndHalfWrittenByCudaDrawAsTheHostWrittenPreset) {
     Viewer& v = open();
     const auto run = [&](bool soa) {
         Drawn out;
+        // Each pick is delivered into its own slot once its frame is drawn: the slots must not
+        // move while frames are in flight.
+        out.picks.resize(kFrames);
         estuary_markers_view_desc d{.shape = ESTUARY_MARKER_SHAPE_ARROW, .size = 9.0f};
         std::optional<Buffer> packed, position, value, direction;
         if (soa) {
@@ -112,9 +115,8 @@ TEST_P(AttributesGpu, SoaFloat2AndHalfWrittenByCudaDrawAsTheHostWrittenPreset) {
             // Marker 17's centre this frame: the unit square fills the letterbox's height.
             float x, y, value_, dx, dy;
             marker(17, f, x, y, value_, dx, dy);
-            out.picks.push_back(estuary_pick{});
             const float side = float(kHeight), left = 0.5f * float(kWidth - kHeight);
-            frame.pick(view, left + x * side, y * side, 0.0f, &out.picks.back());
+            frame.pick(view, left + x * side, y * side, 0.0f, &out.picks[f]);
             frame.end();
             std::vector<uint8_t> rgba(size_t(kWidth) * kHeight * 4);
             check(estuary_read_pixels(v.get(), rgba.data(), rgba.size()));
