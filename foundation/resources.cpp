@@ -324,14 +324,14 @@ void submitAndWait(const Device& device, VkCommandPool pool,
 }
 
 void recordUploadForSampling(VkCommandBuffer cmd, VkBuffer source, VkImage image,
-                             std::span<const VkBufferImageCopy> regions) {
+                             std::span<const VkBufferImageCopy> regions, VkImageLayout oldLayout) {
     // Sampled by fragment shaders, by the compute draw (their compute twins) or by vertex shaders
     // (glyphs): the copy waits for the previous reads in all, and all wait for the copy.
     constexpr VkPipelineStageFlags2 kSamplingStages = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
                                                       VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
                                                       VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
     ImageTransition toCopy;
-    toCopy.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+    toCopy.oldLayout = oldLayout;
     toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
     toCopy.srcStage = kSamplingStages;
     toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;

@@ -102,12 +102,14 @@ uint64_t timelineValue(const Device& device, VkSemaphore semaphore);
 VkCommandPool createCommandPool(const Device& device, VkCommandPoolCreateFlags flags,
                                 const char* name);
 
-// Records an upload that overwrites `image` (old contents discarded) from `source` with `regions`,
-// then makes it SHADER_READ_ONLY for fragment and compute shaders. The first barrier also orders
-// the copy after earlier fragment- and compute-shader reads of the image, so a ring slot can be
-// refilled each frame.
+// Records an upload into `image` from `source` with `regions`, then makes it SHADER_READ_ONLY for
+// vertex, fragment and compute shaders. The first barrier also orders the copy after earlier
+// shader reads of the image, so a ring slot can be refilled each frame. From `oldLayout`
+// UNDEFINED the old contents are discarded; from SHADER_READ_ONLY_OPTIMAL the texels outside
+// `regions` are kept (rows added to an atlas).
 void recordUploadForSampling(VkCommandBuffer cmd, VkBuffer source, VkImage image,
-                             std::span<const VkBufferImageCopy> regions);
+                             std::span<const VkBufferImageCopy> regions,
+                             VkImageLayout oldLayout = VK_IMAGE_LAYOUT_UNDEFINED);
 // Start-up and tests: stages `bytes` in a temporary buffer, uploads, waits.
 void uploadForSampling(const Device& device, VkCommandPool pool, VkImage image,
                        std::span<const uint8_t> bytes, std::span<const VkBufferImageCopy> regions);

@@ -114,18 +114,6 @@ uint32_t addColormap(Kit& kit, const std::string& name, const ColormapRow& row,
 
 void recordColormapUploads(Kit& kit, VkCommandBuffer cmd) {
     if (kit.pendingRows.empty()) return;
-    // Earlier frames may still sample other rows: the copy waits for their reads (the layout of
-    // the whole image changes), and everything after it waits for the copy.
-    constexpr VkPipelineStageFlags2 kSamplingStages = VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT |
-                                                      VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
-                                                      VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
-    ImageTransition toCopy;
-    toCopy.oldLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    toCopy.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    toCopy.srcStage = kSamplingStages;
-    toCopy.dstStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-    toCopy.dstAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    recordImageBarrier(cmd, kit.atlas.handle, toCopy);
     std::vector<VkBufferImageCopy> regions;
     for (uint32_t row : kit.pendingRows) {
         VkBufferImageCopy region{};
@@ -135,17 +123,10 @@ void recordColormapUploads(Kit& kit, VkCommandBuffer cmd) {
         region.imageExtent = {kColormapSize, 1, 1};
         regions.push_back(region);
     }
-    vkCmdCopyBufferToImage(cmd, kit.staging.handle, kit.atlas.handle,
-                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, uint32_t(regions.size()),
-                           regions.data());
-    ImageTransition toSample;
-    toSample.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    toSample.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    toSample.srcStage = VK_PIPELINE_STAGE_2_COPY_BIT;
-    toSample.srcAccess = VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    toSample.dstStage = kSamplingStages;
-    toSample.dstAccess = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
-    recordImageBarrier(cmd, kit.atlas.handle, toSample);
+    // Earlier frames may still sample other rows: the copy waits for their reads (the layout of
+    // the whole image changes, its other rows kept), and everything after it waits for the copy.
+    recordUploadForSampling(cmd, kit.staging.handle, kit.atlas.handle, regions,
+                            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     kit.pendingRows.clear();
     ++kit.uploadsRecorded;
 }

@@ -3,12 +3,12 @@
 // 3D points (volume_camera.h) in a box, coloured by value through the colormap (or by its bits as
 // RGBA8), lit by one light (shared_layout.h) with flat (per triangle) or smooth (per vertex)
 // normals, depth-tested against each other, optionally with a wireframe over the faces
-// (viewer/views/mesh/mesh.vert, mesh.frag). Smooth normals are the caller's (vec4 per vertex) or summed each
-// frame by mesh_prepare.comp from the triangles. Without a wireframe the triangles are drawn
-// through an index buffer of the renderer's own, which mesh_prepare.comp fills from the caller's
-// indices each frame (dropping triangles with an index past the vertices), so that the GPU shades
-// a shared vertex about once (mesh_indexed.vert); with one, each triangle's corners pull all three
-// of its vertices (mesh.vert), which the wireframe's edge distances need. The caller owns the
+// (viewer/views/mesh/mesh.vert, mesh.frag). Smooth normals are the caller's (vec4 per vertex) or
+// summed each frame by mesh_prepare.comp from the triangles. Without a wireframe the triangles are
+// drawn through an index buffer of the renderer's own, which mesh_prepare.comp fills from the
+// caller's indices each frame (dropping triangles with an index past the vertices), so that the GPU
+// shades a shared vertex about once (mesh_indexed.vert); with one, each triangle's corners pull all
+// three of its vertices (mesh.vert), which the wireframe's edge distances need. The caller owns the
 // buffers (one set per slot) and the target; the renderer owns its pipelines, descriptors, colormap
 // image, depth image and normal sums. Per-frame calls allocate nothing and never wait.
 #pragma once
@@ -46,7 +46,7 @@ struct MeshRenderer : MoveOnly {
     VkPipeline pipeline = VK_NULL_HANDLE;
     VkPipeline preparePipeline = VK_NULL_HANDLE; // mesh_prepare.comp: sums, draw indices
     Kit* kit = nullptr;
-    std::vector<VkDescriptorSet> slotSets; // from the kit's pools
+    std::vector<VkDescriptorSet> slotSets;    // from the kit's pools
     AttributeChannels channels{};             // what the shaders read (specialized into them)
     AttributeSpecialization specialization;   // the pipelines' constants of `channels`
     std::vector<AttributeBuffer> mainBuffers; // per slot

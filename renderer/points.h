@@ -6,12 +6,12 @@
 // colormap image. Per-frame calls allocate nothing and never wait.
 // Two ways to draw the same picture: rasterized point primitives, or (PointsDesc::splat) a compute
 // splat, each point's colour added with atomics into a buffer of the target's size, then one
-// full-screen pass adding that buffer onto the target (viewer/views/points/points_splat.glsl). The splat does
-// not go through the few blending units a datacenter GPU has; both round each point's colour to the
-// 8-bit step additive blending rounds it to, so on an 8-bit target they differ only where the two
-// disagree on a pixel centre lying exactly on a point's edge.
-// PointsDesc::markers makes the same renderer draw markers: shapes sized, coloured and turned per
-// element (viewer/views/markers/markers_vertex.glsl, markers.frag), placed as points are.
+// full-screen pass adding that buffer onto the target (viewer/views/points/points_splat.glsl). The
+// splat does not go through the few blending units a datacenter GPU has; both round each point's
+// colour to the 8-bit step additive blending rounds it to, so on an 8-bit target they differ only
+// where the two disagree on a pixel centre lying exactly on a point's edge. PointsDesc::markers
+// makes the same renderer draw markers: shapes sized, coloured and turned per element
+// (viewer/views/markers/markers_vertex.glsl, markers.frag), placed as points are.
 #pragma once
 
 #include "attributes.h"
@@ -42,8 +42,8 @@ struct PointsDesc {
     // under the orbit camera; setGlyphImage), one every PointsDraw::glyphSpacing cells.
     bool glyphs = false;
     // Draw by compute splat (then setPointsExtent before recording): points, and markers, glyphs or
-    // segments (each pixel's topmost, viewer/views/markers/markers_splat.glsl, lines/lines_splat.glsl) up to
-    // markerCapacity of them.
+    // segments (each pixel's topmost, viewer/views/markers/markers_splat.glsl,
+    // lines/lines_splat.glsl) up to markerCapacity of them.
     bool splat = false;
     uint32_t markerCapacity = 0;
     bool packedSplat = true; // one 64-bit atomic a pixel where the device has them (tests: false)

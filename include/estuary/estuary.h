@@ -798,9 +798,9 @@ typedef struct estuary_record_info {
     const char* encoder;   /* the encoder that ran; owned by the viewer, valid until it goes */
 } estuary_record_info;
 
-/* Between frames. Refuses a second recording, a bad path, fps or quality, naming the value. The path
- * gets the checks of the other outputs: a symbolic link (dangling or not) is followed and its target
- * is the file replaced; a folder, FIFO, device or write-protected file is refused. */
+/* Between frames. Refuses a second recording, a bad path, fps or quality, naming the value. The
+ * path gets the checks of the other outputs: a symbolic link (dangling or not) is followed and its
+ * target is the file replaced; a folder, FIFO, device or write-protected file is refused. */
 ESTUARY_API estuary_status estuary_record_start(estuary_viewer* viewer,
                                                 const estuary_record_desc* desc);
 /* Waits for the frames in flight, encodes them, finishes and renames the file; `info` may be
