@@ -19,6 +19,8 @@ namespace estuary {
 namespace {
 
 namespace fs = std::filesystem;
+using test::listFolder;
+using test::readFile;
 using test::runEstuaryControlled;
 
 const std::vector<std::string> kSmallHeadless = {"--headless", "--backend",    "cpu",  "--size",
@@ -37,23 +39,8 @@ std::vector<std::string> with(std::vector<std::string> base, std::vector<std::st
     return base;
 }
 
-std::string readFile(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 size_t lineCount(const std::string& text) {
     return size_t(std::count(text.begin(), text.end(), '\n'));
-}
-
-std::vector<std::string> listFolder(const fs::path& dir) {
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(dir))
-        names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
 }
 
 // "ok" when `text` is one JSON document (Python's json module) with "schema_version" 3.

@@ -25,6 +25,8 @@ namespace estuary {
 namespace {
 
 namespace fs = std::filesystem;
+using test::listFolder;
+using test::readFile;
 using test::runEstuaryControlled;
 
 constexpr const char* kPrevious = "the previous file";
@@ -37,21 +39,6 @@ const std::vector<std::string> kRecordRun = {
 std::vector<std::string> with(std::vector<std::string> base, std::vector<std::string> more) {
     base.insert(base.end(), more.begin(), more.end());
     return base;
-}
-
-std::string readFile(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::vector<std::string> listFolder(const fs::path& dir) {
-    std::vector<std::string> names;
-    for (const auto& entry : fs::directory_iterator(dir))
-        names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
 }
 
 // The video module beside the binaries, for its decoder; null where estuary has no FFmpeg.

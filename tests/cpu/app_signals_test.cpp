@@ -17,14 +17,8 @@ namespace estuary {
 namespace {
 
 namespace fs = std::filesystem;
+using test::readFile;
 using test::runEstuaryControlled;
-
-std::string readFile(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // Runs a Python expression over the JSON report `r`, printing its value.
 std::string jsonQuery(const fs::path& report, const std::string& expression) {

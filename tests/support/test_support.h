@@ -17,6 +17,11 @@
 
 namespace estuary::test {
 
+// The whole file as bytes ("" where it cannot be read).
+std::string readFile(const std::filesystem::path& path);
+// The names in `dir`, sorted.
+std::vector<std::string> listFolder(const std::filesystem::path& dir);
+
 // Whether the suite runs under compute-sanitizer (run-gpu-suite.sh sets ESTUARY_SANITIZER=1):
 // instrumented kernels are 10-100x slower, so the longest step counts are cut, keeping every
 // kernel and every code path but not the length of the runs.
