@@ -710,6 +710,7 @@ typedef struct estuary_view_params {
     uint32_t point_count;       /* points, markers; lines, meshes: vertices (or indices) */
     float point_size;           /* points, pixels; markers, as their desc's size; lines' width */
     float point_intensity;      /* points: 0..1, 0: automatic */
+    uint32_t panel;             /* the panel it draws in (estuary_set_layout); 0 by default */
 } estuary_view_params;
 ESTUARY_API estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* params);
 ESTUARY_API estuary_status estuary_set_view_params(estuary_view* view,
@@ -767,6 +768,47 @@ typedef struct estuary_camera {
 } estuary_camera;
 ESTUARY_API estuary_status estuary_get_camera(estuary_viewer* viewer, estuary_camera* camera);
 ESTUARY_API estuary_status estuary_set_camera(estuary_viewer* viewer, const estuary_camera* camera);
+
+/* ---- panels -------------------------------------------------------------------------------------
+ * The picture as a grid of rows by columns of panels, numbered row by row (panel = row * columns +
+ * column; row 0 at the top), `gap_pixels` apart, sized by relative heights and widths. Each panel
+ * draws the views whose estuary_view_params.panel names it, under its own camera, as if it were
+ * the whole picture (letterboxing, the 2D placement over its own field, the orbit camera); the
+ * gaps show the background. The default is one panel, the whole picture. A layout leaving out a
+ * panel some view draws in is refused (move the view first); panels kept keep their cameras and
+ * settings, new ones start with the default camera. With several panels a window needs a
+ * swapchain that can be copied into (offered by every desktop driver), and the OpenGL consumer
+ * draws one panel only. Between frames. */
+#define ESTUARY_LAYOUT_MAX 16 /* rows and columns, each */
+#define ESTUARY_PANEL_NONE 0xFFFFFFFFu
+typedef struct estuary_layout_desc {
+    ESTUARY_STRUCT_SIZE(estuary_layout_desc);
+    uint32_t rows, columns;     /* 0: 1; at most ESTUARY_LAYOUT_MAX */
+    const float* row_heights;   /* `rows` relative sizes, finite and > 0; NULL: equal */
+    const float* column_widths; /* `columns` relative sizes; NULL: equal */
+    float gap_pixels;           /* between panels, 0..256 (shrunk where the picture is too small) */
+} estuary_layout_desc;
+ESTUARY_API estuary_status estuary_set_layout(estuary_viewer* viewer,
+                                              const estuary_layout_desc* desc);
+/* A panel's settings. Panels with the same non-zero camera_link share one camera: a panel joining
+ * a link takes the camera of the link's others, and moving one (the mouse, set_panel_camera)
+ * moves all. */
+typedef struct estuary_panel_desc {
+    ESTUARY_STRUCT_SIZE(estuary_panel_desc);
+    const char* title;    /* drawn above the panel; NULL: none (copied) */
+    uint32_t camera_link; /* 0: its own camera */
+    uint32_t flags;       /* ESTUARY_PANEL_* (none yet: 0) */
+} estuary_panel_desc;
+ESTUARY_API estuary_status estuary_set_panel(estuary_viewer* viewer, uint32_t panel,
+                                             const estuary_panel_desc* desc);
+/* A panel's camera (estuary_get_camera and estuary_set_camera: panel 0's). */
+ESTUARY_API estuary_status estuary_get_panel_camera(estuary_viewer* viewer, uint32_t panel,
+                                                    estuary_camera* camera);
+ESTUARY_API estuary_status estuary_set_panel_camera(estuary_viewer* viewer, uint32_t panel,
+                                                    const estuary_camera* camera);
+/* The panel at framebuffer pixel (x, y) of the picture: ESTUARY_PANEL_NONE in a gap or outside. */
+ESTUARY_API estuary_status estuary_panel_at(estuary_viewer* viewer, float x, float y,
+                                            uint32_t* panel);
 /* The picture's background, linear RGB in [0, 1]. */
 ESTUARY_API estuary_status estuary_set_background(estuary_viewer* viewer, float red, float green,
                                                   float blue);
@@ -920,6 +962,8 @@ typedef struct estuary_pick {
                          the speed; 2D points: |(vx, vy)|; RGBA views: the colour's bits) */
     float position[3]; /* where, in the view's positions (lines, meshes: the point of the element
                           nearest the point; glyphs: the cell; 2D: z = 0) */
+    uint32_t panel;    /* the panel under the point (ESTUARY_PANEL_NONE: a gap); a view is found
+                          only in its own panel */
 } estuary_pick;
 #define ESTUARY_PICK_RADIUS_MAX 64.0f
 ESTUARY_API estuary_status estuary_frame_pick(estuary_frame* frame, estuary_view* view, float x,

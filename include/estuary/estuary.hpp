@@ -209,6 +209,10 @@ class View : public Owner<estuary_view, estuary_destroy_view> {
     void setVisible(bool visible) const {
         update([&](estuary_view_params& p) { p.visible = visible ? 1 : 0; });
     }
+    // Draws it in `panel` of the viewer's layout (Viewer::setLayout).
+    void setPanel(uint32_t panel) const {
+        update([&](estuary_view_params& p) { p.panel = panel; });
+    }
 };
 
 // One frame. From Viewer::beginFrame it is the frame's guard: end() ends it (and throws what
@@ -440,6 +444,46 @@ class Viewer {
         return createColormap(desc);
     }
     void setCamera(const estuary_camera& c) const { check(estuary_set_camera(viewer_, &c)); }
+
+    // Panels: rows by columns (relative sizes: empty for equal ones), `gap` pixels apart.
+    void setLayout(uint32_t rows, uint32_t columns, std::initializer_list<float> rowHeights = {},
+                   std::initializer_list<float> columnWidths = {}, float gap = 0.0f) const {
+        estuary_layout_desc d{};
+        d.struct_size = sizeof(d);
+        d.rows = rows;
+        d.columns = columns;
+        d.row_heights = rowHeights.size() ? rowHeights.begin() : nullptr;
+        d.column_widths = columnWidths.size() ? columnWidths.begin() : nullptr;
+        d.gap_pixels = gap;
+        check(estuary_set_layout(viewer_, &d));
+    }
+    void setPanel(uint32_t panel, const estuary_panel_desc& desc) const {
+        estuary_panel_desc d = desc;
+        if (!d.struct_size) d.struct_size = sizeof(d);
+        check(estuary_set_panel(viewer_, panel, &d));
+    }
+    // Panels with the same non-zero link share one camera.
+    void linkCamera(uint32_t panel, uint32_t link) const {
+        estuary_panel_desc d{};
+        d.struct_size = sizeof(d);
+        d.camera_link = link;
+        check(estuary_set_panel(viewer_, panel, &d));
+    }
+    estuary_camera panelCamera(uint32_t panel) const {
+        estuary_camera c{};
+        c.struct_size = sizeof(c);
+        check(estuary_get_panel_camera(viewer_, panel, &c));
+        return c;
+    }
+    void setPanelCamera(uint32_t panel, const estuary_camera& c) const {
+        check(estuary_set_panel_camera(viewer_, panel, &c));
+    }
+    // The panel at framebuffer pixel (x, y); ESTUARY_PANEL_NONE in a gap.
+    uint32_t panelAt(float x, float y) const {
+        uint32_t panel = ESTUARY_PANEL_NONE;
+        check(estuary_panel_at(viewer_, x, y, &panel));
+        return panel;
+    }
     void setBackground(float r, float g, float b) const {
         check(estuary_set_background(viewer_, r, g, b));
     }

@@ -242,41 +242,72 @@ estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* 
 estuary_status estuary_set_view_params(estuary_view* view, const estuary_view_params* params) {
     return guard("estuary_set_view_params", [&] {
         estuary_view& w = resolve(view, "view");
-        const estuary_view_params p = readStruct(params, "params", "estuary_view_params");
+        estuary_view_params p = readStruct(params, "params", "estuary_view_params");
+        // A caller built before panels keeps the view in its panel.
+        if (params->struct_size < offsetof(estuary_view_params, panel) + sizeof(p.panel))
+            p.panel = w.params.panel;
         const CudaDeviceScope device(w.viewer);
         setViewParams(*w.viewer, w, p);
     });
 }
 
 estuary_status estuary_get_camera(estuary_viewer* viewer, estuary_camera* camera) {
-    return guard("estuary_get_camera", [&] {
-        const estuary_viewer& v = resolve(viewer, "viewer");
-        checkOutput(camera, "camera", "estuary_camera");
-        constexpr float kDegrees = 57.29578f;
-        const Camera& c = v.camera;
-        estuary_camera out{};
-        out.zoom = c.zoom;
-        out.pan_x = c.panX;
-        out.pan_y = c.panY;
-        out.yaw_degrees = c.yaw * kDegrees;
-        out.pitch_degrees = c.pitch * kDegrees;
-        writeStruct(camera, out);
-    });
+    return estuary_get_panel_camera(viewer, 0, camera);
 }
 
 estuary_status estuary_set_camera(estuary_viewer* viewer, const estuary_camera* camera) {
-    return guard("estuary_set_camera", [&] {
+    return estuary_set_panel_camera(viewer, 0, camera);
+}
+
+estuary_status estuary_get_panel_camera(estuary_viewer* viewer, uint32_t panel,
+                                        estuary_camera* camera) {
+    return guard("estuary_get_panel_camera", [&] {
+        const estuary_viewer& v = resolve(viewer, "viewer");
+        checkOutput(camera, "camera", "estuary_camera");
+        checkPanel(v, panel, "estuary_get_panel_camera");
+        writeStruct(camera, cameraOut(panelCamera(v, panel)));
+    });
+}
+
+estuary_status estuary_set_panel_camera(estuary_viewer* viewer, uint32_t panel,
+                                        const estuary_camera* camera) {
+    return guard("estuary_set_panel_camera", [&] {
         estuary_viewer& v = resolve(viewer, "viewer");
         const estuary_camera c = readStruct(camera, "camera", "estuary_camera");
-        for (float x : {c.zoom, c.pan_x, c.pan_y, c.yaw_degrees, c.pitch_degrees})
-            if (!std::isfinite(x)) throw usageError("every camera value must be a finite number");
-        if (!(c.zoom > 0.0f)) throw usageError("zoom " + std::to_string(c.zoom) + " must be > 0");
-        if (std::fabs(c.pitch_degrees) > 85.0f)
-            throw usageError("pitch_degrees " + std::to_string(c.pitch_degrees) +
-                             " is outside -85..85");
-        constexpr float kRadians = 0.017453292f;
-        v.camera = {c.zoom, c.pan_x, c.pan_y, c.yaw_degrees * kRadians, c.pitch_degrees * kRadians};
-        ++v.drawVersion;
+        checkPanel(v, panel, "estuary_set_panel_camera");
+        setPanelCamera(v, panel, cameraFrom(c, "estuary_set_panel_camera"));
+    });
+}
+
+estuary_status estuary_set_layout(estuary_viewer* viewer, const estuary_layout_desc* desc) {
+    return guard("estuary_set_layout", [&] {
+        estuary_viewer& v = resolve(viewer, "viewer");
+        const estuary_layout_desc d = readStruct(desc, "desc", "estuary_layout_desc");
+        if (v.frame.active)
+            throw usageError("estuary_set_layout: between frames only (frame " +
+                             std::to_string(v.frame.index) + " has begun)");
+        const CudaDeviceScope device(&v);
+        setLayout(v, d);
+    });
+}
+
+estuary_status estuary_set_panel(estuary_viewer* viewer, uint32_t panel,
+                                 const estuary_panel_desc* desc) {
+    return guard("estuary_set_panel", [&] {
+        estuary_viewer& v = resolve(viewer, "viewer");
+        const estuary_panel_desc d = readStruct(desc, "desc", "estuary_panel_desc");
+        setPanel(v, panel, d);
+    });
+}
+
+estuary_status estuary_panel_at(estuary_viewer* viewer, float x, float y, uint32_t* panel) {
+    return guard("estuary_panel_at", [&] {
+        const estuary_viewer& v = resolve(viewer, "viewer");
+        require(panel, "panel");
+        if (!std::isfinite(x) || !std::isfinite(y))
+            throw usageError("estuary_panel_at: the point (" + std::to_string(x) + ", " +
+                             std::to_string(y) + ") must be finite (framebuffer pixels)");
+        *panel = panelAt(v, x, y);
     });
 }
 

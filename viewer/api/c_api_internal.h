@@ -121,6 +121,9 @@ ESTUARY_SINCE_0_3(estuary_frame_stats, raw_draw_ticks);
 ESTUARY_SINCE_0_3(estuary_clock_info, summary);
 ESTUARY_SINCE_0_3(estuary_metrics, handoff_regressions);
 ESTUARY_SINCE_0_3(estuary_colormap_desc, sample_format); // new in 0.3.x: its whole struct
+// New in 0.4: their whole structs as first released (the axes helper appends to the panel's).
+ESTUARY_SINCE_0_3(estuary_layout_desc, gap_pixels);
+ESTUARY_SINCE_0_3(estuary_panel_desc, flags);
 #undef ESTUARY_SINCE_0_3
 
 template <class T> void checkSize(uint32_t size, const char* name, const char* type) {

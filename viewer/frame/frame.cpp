@@ -105,6 +105,9 @@ void addPick(estuary_frame& frame, estuary_view& view, const PickQuery& query,
     read.pick = true;
     read.pickView = &view;
     read.pickQuery = query;
+    // One panel holds every point, as before panels (elements within the radius of a point just
+    // outside the picture are found).
+    read.pickPanel = severalPanels(*frame.viewer) ? panelAt(*frame.viewer, query.x, query.y) : 0;
     read.bytes = sizeof(PickState);
     read.afterDraw = true;
     read.destination = result;
@@ -322,9 +325,11 @@ void endFrame(estuary_frame& frame) {
         return;
     }
     // The probe under the cursor: one texel of the picture's field, read in this frame's draw.
-    if (v.panels.probeActive && backgroundView(v) && !backgroundIs3d(v)) {
+    const uint32_t probed = v.panels.probePanel;
+    if (v.panels.probeActive && probed < v.layout.panels.size() && backgroundView(v, probed) &&
+        !backgroundIs3d(v, probed)) {
         ReadRequest probe;
-        probe.image = backgroundView(v)->image();
+        probe.image = backgroundView(v, probed)->image();
         probe.offset = {v.panels.probeX, v.panels.probeY, 0};
         probe.extent = {1, 1, 1};
         probe.bytes = probe.image->texelBytes;
@@ -510,11 +515,18 @@ void recordReads(estuary_viewer& v, VkCommandBuffer cmd, EntryState& entry, uint
     for (const ReadRequest& read : entry.reads) {
         if (read.afterDraw != afterDraw) continue;
         if (read.pick) { // the view as this frame draws it, if it does
+            // A view is found only in its panel, in the panel's pixels, as it was drawn there.
             const estuary_view* view = read.pickView;
             if (!view || !view->params.visible || extent.width == 0) continue;
+            if (read.pickPanel != view->params.panel) continue;
+            const VkRect2D panel = panelRect(v, read.pickPanel);
+            PickQuery query = read.pickQuery;
+            query.x -= float(panel.offset.x);
+            query.y -= float(panel.offset.y);
             any = true;
-            recordPick(v, *view, cmd, uint32_t(frame % v.hostRing), extent, read.pickQuery,
-                       entry.readback.handle, read.stagingOffset);
+            recordPick(v, *view, cmd, uint32_t(frame % v.hostRing),
+                       severalPanels(v) ? panel.extent : extent, query, entry.readback.handle,
+                       read.stagingOffset);
             continue;
         }
         any = true;

@@ -216,6 +216,7 @@ void deliverReads(estuary_viewer& v, uint64_t frame) {
             const VkDeviceSize bytes = read.bytes;
             if (read.pick) {
                 estuary_pick pick = pickResult(base + read.stagingOffset);
+                pick.panel = read.pickPanel;
                 if (read.destination) { // the caller's struct_size, checked when asked, is kept
                     auto* out = static_cast<estuary_pick*>(read.destination);
                     pick.struct_size = out->struct_size;

@@ -444,6 +444,7 @@ uint32_t destroyViewer(estuary_viewer* v) {
         closeKit(*v); // after everything drawn with it
         v->images.clear();
         v->buffers.clear();
+        destroyLayout(*v);
         closeWindow(*v);
         destroyOffscreenTarget(v->device, v->offscreen);
         for (EntryState& e : v->entries)

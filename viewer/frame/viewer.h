@@ -20,6 +20,7 @@
 #include "clock_sync.h"
 #include "context.h"
 #include "kit.h"
+#include "layout.h"
 #include "offscreen.h"
 #include "points.h"
 #include "mesh.h"
@@ -174,7 +175,8 @@ struct ReadRequest {
     // found). The view's destruction leaves nullptr.
     bool pick = false;
     const estuary_view* pickView = nullptr;
-    estuary::PickQuery pickQuery;
+    estuary::PickQuery pickQuery;            // in the picture's pixels
+    uint32_t pickPanel = ESTUARY_PANEL_NONE; // the panel under the point
 };
 
 struct estuary_frame {
@@ -191,12 +193,6 @@ struct estuary_frame {
 };
 
 namespace estuary::lib {
-
-// The camera all views share and what each view adds: composed into the renderer's ViewParams.
-struct Camera {
-    float zoom = 1.0f, panX = 0.0f, panY = 0.0f;
-    float yaw = ViewParams::kDefaultYaw, pitch = ViewParams::kDefaultPitch;
-};
 
 // What one entry of the host ring holds between its frames.
 struct EntryState {
@@ -268,6 +264,7 @@ struct PanelState {
     float layoutFor[2] = {0, 0};
     // The probe: the texel under the cursor, read by the frame that asked.
     bool probeActive = false;
+    uint32_t probePanel = 0; // the panel under the cursor, whose field is probed
     int probeX = 0, probeY = 0;
     std::array<float, 4> probeValue{};
     uint32_t probeChannels = 0;
@@ -296,6 +293,7 @@ struct InputState {
     float scroll = 0;
     std::vector<int32_t> keys;
     enum class Drag { None, Pan, Orbit, User } drag = Drag::None;
+    uint32_t dragPanel = 0; // the panel whose camera the drag moves
     float lastPixelX = 0, lastPixelY = 0;
 };
 
@@ -350,7 +348,7 @@ struct estuary_viewer {
     std::vector<std::unique_ptr<estuary_view>> views;
     uint64_t drawVersion = 1; // bumped by every change a recorded command buffer depends on
 
-    estuary::lib::Camera camera;
+    estuary::lib::Layout layout; // the panels and their cameras (layout.h)
     std::array<float, 3> background{ESTUARY_BACKGROUND_COLOR};
 
     // Frames.
@@ -449,17 +447,25 @@ void destroyView(estuary_viewer& v, estuary_view* view);
 // What the view draws, for messages and the panels: its kind's name ("field", "markers", ...).
 const char* viewKind(const estuary_view& view);
 void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_params& params);
-// The field or volume drawn (the last visible one), or null.
-const estuary_view* backgroundView(const estuary_viewer& v);
+// The field or volume a panel draws (its last visible one), or null.
+const estuary_view* backgroundView(const estuary_viewer& v, uint32_t panel);
 // Its extent in cells as the 2D camera maps it (a slice's for slices); {0, 0} without one.
-VkExtent2D backgroundExtent(const estuary_viewer& v);
-bool backgroundIs3d(const estuary_viewer& v);
-bool backgroundIsVolume(const estuary_viewer& v);
-// The renderer's ViewParams of `view` under the viewer's camera.
+VkExtent2D backgroundExtent(const estuary_viewer& v, uint32_t panel);
+bool backgroundIs3d(const estuary_viewer& v, uint32_t panel);
+bool backgroundIsVolume(const estuary_viewer& v, uint32_t panel);
+// The renderer's ViewParams of `view` under its panel's camera.
 ViewParams viewParams(const estuary_viewer& v, const estuary_view& view);
-// Records the views into `target` (COLOR_ATTACHMENT_OPTIMAL before and after).
+// Records the views into `target` (COLOR_ATTACHMENT_OPTIMAL before and after): with one panel
+// straight into it, with several through the panels' images (layout.h).
 void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage targetImage,
                  VkImageView targetView, VkExtent2D extent);
+// One panel's views into `target` (of the panel's size): its background view, or a clear to the
+// background colour, then its other visible views in the order they were added.
+struct DrawTarget;
+void recordPanelViews(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, uint32_t panel,
+                      const DrawTarget& target);
+// A dynamic-rendering pass clearing `view` to the background colour.
+void recordClear(const estuary_viewer& v, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent);
 // What the views keep of the picture's size (the compute draw's, a mesh's depth image) follows
 // it; only while no frame is in flight.
 void resizeViews(estuary_viewer& v, VkExtent2D extent);
@@ -528,6 +534,8 @@ GLFWwindow* glfwWindowOf(const estuary_viewer& v);
 void createSwapchainFor(estuary_viewer& v);
 std::array<float, 2> windowToPixels(const estuary_viewer& v, float x, float y);
 bool windowClosed(const estuary_viewer& v);
+// The swapchain's images can be copied into (several panels need it); true headless.
+bool windowTakesCopies(const estuary_viewer& v);
 void setWindowSize(estuary_viewer& v, uint32_t width, uint32_t height);
 // An iconify event from estuary_inject_event, as GLFW's callback reports one.
 void setIconified(estuary_viewer& v, bool iconified);

@@ -405,7 +405,7 @@ void readTexels(estuary_viewer& v, const estuary_frame& frame, bool afterDraw) {
 void glEndFrame(estuary_viewer& v, estuary_frame& frame) {
     GlSide& gl = *v.gl;
     const uint32_t slot = frame.slot, entry = frame.entry;
-    const estuary_view* bg = backgroundView(v);
+    const estuary_view* bg = backgroundView(v, 0); // one panel only (setLayout)
     const estuary_image* image = bg ? bg->image() : nullptr;
     const bool protocol = v.cuda && v.protocolStart && frame.index >= *v.protocolStart;
     // The frame's CUDA-written images GL sees (drawn, read, their mips built): the hand-offs name

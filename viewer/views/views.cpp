@@ -148,7 +148,14 @@ void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_par
         throw usageError(what + ": point_size must be a finite number > 0");
     if (!std::isfinite(p.point_intensity) || p.point_intensity < 0.0f || p.point_intensity > 1.0f)
         throw usageError(what + ": point_intensity must be in 0..1 (0: automatic)");
+    checkPanel(v, p.panel, what);
     p.visible = p.visible ? 1 : 0;
+    if (p.panel != view.params.panel && severalPanels(v)) { // sized for its new panel
+        waitIdle(v, "moving a view to another panel");
+        view.params.panel = p.panel;
+        resizeViewToPanel(v, view);
+        ++v.drawVersion;
+    }
     if (view.type->remakes(view, p)) {
         waitIdle(v, "changing a view's style");
         view.type->release(v, view);
@@ -159,25 +166,26 @@ void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_par
     view.params = p;
 }
 
-const estuary_view* backgroundView(const estuary_viewer& v) {
+const estuary_view* backgroundView(const estuary_viewer& v, uint32_t panel) {
     const estuary_view* found = nullptr;
     for (const auto& view : v.views)
-        if (view->params.visible && view->type->background()) found = view.get();
+        if (view->params.visible && view->params.panel == panel && view->type->background())
+            found = view.get();
     return found;
 }
 
-bool backgroundIs3d(const estuary_viewer& v) {
-    const estuary_view* bg = backgroundView(v);
+bool backgroundIs3d(const estuary_viewer& v, uint32_t panel) {
+    const estuary_view* bg = backgroundView(v, panel);
     return bg && bg->type->threeD(*bg);
 }
 
-bool backgroundIsVolume(const estuary_viewer& v) {
-    const estuary_view* bg = backgroundView(v);
+bool backgroundIsVolume(const estuary_viewer& v, uint32_t panel) {
+    const estuary_view* bg = backgroundView(v, panel);
     return bg && bg->image()->kind == ESTUARY_IMAGE_3D;
 }
 
-VkExtent2D backgroundExtent(const estuary_viewer& v) {
-    const estuary_view* bg = backgroundView(v);
+VkExtent2D backgroundExtent(const estuary_viewer& v, uint32_t panel) {
+    const estuary_view* bg = backgroundView(v, panel);
     if (!bg) return {0, 0};
     const estuary_image& image = *bg->image();
     if (image.kind == ESTUARY_IMAGE_3D) {
@@ -190,12 +198,13 @@ VkExtent2D backgroundExtent(const estuary_viewer& v) {
 }
 
 ViewParams viewParams(const estuary_viewer& v, const estuary_view& view) {
+    const Camera& camera = panelCamera(v, view.params.panel);
     ViewParams p;
-    p.zoom = v.camera.zoom;
-    p.panX = v.camera.panX;
-    p.panY = v.camera.panY;
-    p.yaw = v.camera.yaw;
-    p.pitch = v.camera.pitch;
+    p.zoom = camera.zoom;
+    p.panX = camera.panX;
+    p.panY = camera.panY;
+    p.yaw = camera.yaw;
+    p.pitch = camera.pitch;
     p.mipBias = view.params.mip_bias;
     p.colormap = uint32_t(view.params.colormap);
     p.valueMin = view.params.value_min;
@@ -207,30 +216,41 @@ ViewParams viewParams(const estuary_viewer& v, const estuary_view& view) {
     return p;
 }
 
+void recordClear(const estuary_viewer& v, VkCommandBuffer cmd, VkImageView view,
+                 VkExtent2D extent) {
+    VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
+    color.imageView = view;
+    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    color.clearValue.color = {{v.background[0], v.background[1], v.background[2], 1.0f}};
+    VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
+    rendering.renderArea = {{0, 0}, extent};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachments = &color;
+    vkCmdBeginRendering(cmd, &rendering);
+    vkCmdEndRendering(cmd);
+}
+
+void recordPanelViews(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, uint32_t panel,
+                      const DrawTarget& target) {
+    if (const estuary_view* bg = backgroundView(v, panel))
+        bg->type->record(v, *bg, cmd, entry, target);
+    else // nothing covers the panel: its background
+        recordClear(v, cmd, target.view, target.extent);
+    for (const auto& view : v.views)
+        if (view->params.visible && view->params.panel == panel && !view->type->background())
+            view->type->record(v, *view, cmd, entry, target);
+}
+
 void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage targetImage,
                  VkImageView targetView, VkExtent2D extent) {
     const uint32_t entry = uint32_t(frame % v.hostRing);
-    const DrawTarget target{targetImage, targetView, extent};
-    if (const estuary_view* bg = backgroundView(v)) {
-        bg->type->record(v, *bg, cmd, entry, target);
-    } else { // nothing covers the picture: its background
-        VkRenderingAttachmentInfo color{VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO};
-        color.imageView = targetView;
-        color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-        color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-        color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-        color.clearValue.color = {{v.background[0], v.background[1], v.background[2], 1.0f}};
-        VkRenderingInfo rendering{VK_STRUCTURE_TYPE_RENDERING_INFO};
-        rendering.renderArea = {{0, 0}, extent};
-        rendering.layerCount = 1;
-        rendering.colorAttachmentCount = 1;
-        rendering.pColorAttachments = &color;
-        vkCmdBeginRendering(cmd, &rendering);
-        vkCmdEndRendering(cmd);
-    }
-    for (const auto& view : v.views)
-        if (view->params.visible && !view->type->background())
-            view->type->record(v, *view, cmd, entry, target);
+    if (severalPanels(v))
+        recordPanels(v, cmd, entry, targetImage, targetView, extent);
+    else
+        recordPanelViews(v, cmd, entry, 0, {targetImage, targetView, extent});
 }
 
 bool isBufferView(const estuary_view& view) {
@@ -247,10 +267,8 @@ void recordPick(const estuary_viewer& v, const estuary_view& view, VkCommandBuff
     view.type->recordPick(v, view, cmd, entry, extent, query, destination, offset);
 }
 
-void resizeViews(estuary_viewer& v, VkExtent2D extent) {
-    if (v.gl) return;
-    for (const auto& view : v.views)
-        view->type->resize(v, *view, extent);
+void resizeViews(estuary_viewer& v, VkExtent2D) {
+    relayout(v); // the panels' rectangles and images, then each view to its panel's size
 }
 
 } // namespace estuary::lib

@@ -18,23 +18,20 @@
 namespace estuary::lib {
 namespace {
 
-ViewParams cameraParams(const estuary_viewer& v) {
+ViewParams cameraParams(const estuary_viewer& v, uint32_t panel) {
+    const Camera& c = panelCamera(v, panel);
     ViewParams p;
-    p.zoom = v.camera.zoom;
-    p.panX = v.camera.panX;
-    p.panY = v.camera.panY;
-    p.yaw = v.camera.yaw;
-    p.pitch = v.camera.pitch;
+    p.zoom = c.zoom;
+    p.panX = c.panX;
+    p.panY = c.panY;
+    p.yaw = c.yaw;
+    p.pitch = c.pitch;
     return p;
 }
 
-void setCamera(estuary_viewer& v, const ViewParams& p) {
-    v.camera.zoom = p.zoom;
-    v.camera.panX = p.panX;
-    v.camera.panY = p.panY;
-    v.camera.yaw = p.yaw;
-    v.camera.pitch = p.pitch;
-    ++v.drawVersion;
+// The panel's camera, and with it those of the panels linked to it.
+void setCamera(estuary_viewer& v, uint32_t panel, const ViewParams& p) {
+    setPanelCamera(v, panel, {p.zoom, p.panX, p.panY, p.yaw, p.pitch});
 }
 
 Vec2 pixelOf(const estuary_viewer& v, float x, float y) {
@@ -42,13 +39,36 @@ Vec2 pixelOf(const estuary_viewer& v, float x, float y) {
     return {p[0], p[1]};
 }
 
-estuary_view* volumeBackground(estuary_viewer& v) {
-    const estuary_view* bg = backgroundView(v);
-    return backgroundIsVolume(v) ? const_cast<estuary_view*>(bg) : nullptr;
+// The panel under a pixel, and the pixel in it: the mouse moves that panel's camera, over its
+// field. One panel is the whole picture (and holds points outside it, as before panels).
+struct PanelPoint {
+    uint32_t panel = ESTUARY_PANEL_NONE;
+    Vec2 pixel{};
+    VkExtent2D extent{};
+};
+PanelPoint panelPoint(const estuary_viewer& v, uint32_t panel, Vec2 pixel) {
+    if (!severalPanels(v)) return {0, pixel, windowExtent(v)};
+    if (panel == ESTUARY_PANEL_NONE) return {};
+    const VkRect2D r = panelRect(v, panel);
+    return {panel, {pixel.x - float(r.offset.x), pixel.y - float(r.offset.y)}, r.extent};
+}
+PanelPoint panelUnder(const estuary_viewer& v, Vec2 pixel) {
+    return panelPoint(v, severalPanels(v) ? panelAt(v, pixel.x, pixel.y) : 0, pixel);
+}
+uint32_t panelUnderCursor(const estuary_viewer& v) {
+    if (v.input.cursorX < 0) return 0;
+    const uint32_t panel = panelUnder(v, pixelOf(v, v.input.cursorX, v.input.cursorY)).panel;
+    return panel == ESTUARY_PANEL_NONE ? 0 : panel;
+}
+
+estuary_view* volumeBackground(estuary_viewer& v, uint32_t panel) {
+    const estuary_view* bg = backgroundView(v, panel);
+    return backgroundIsVolume(v, panel) ? const_cast<estuary_view*>(bg) : nullptr;
 }
 
 void hotkey(estuary_viewer& v, int key) {
-    estuary_view* volume = volumeBackground(v);
+    const uint32_t panel = panelUnderCursor(v); // the keys act on the panel under the cursor
+    estuary_view* volume = volumeBackground(v, panel);
     switch (key) {
     case GLFW_KEY_ESCAPE:
         v.closeRequested = true;
@@ -60,10 +80,10 @@ void hotkey(estuary_viewer& v, int key) {
         v.panels.visible = !v.panels.visible;
         break;
     case GLFW_KEY_HOME:
-        setCamera(v, resetCamera(cameraParams(v)));
+        setCamera(v, panel, resetCamera(cameraParams(v, panel)));
         break;
     case GLFW_KEY_C: // volumes: the camera back where it started
-        if (volume) setCamera(v, resetCamera(cameraParams(v)));
+        if (volume) setCamera(v, panel, resetCamera(cameraParams(v, panel)));
         break;
     case GLFW_KEY_X:
     case GLFW_KEY_Y:
@@ -113,7 +133,11 @@ void onButton(estuary_viewer& v, const estuary_event& e) {
     const Vec2 pixel = pixelOf(v, in.cursorX, in.cursorY);
     in.lastPixelX = pixel.x;
     in.lastPixelY = pixel.y;
-    if (backgroundIs3d(v) && (bit == ESTUARY_MOUSE_LEFT || bit == ESTUARY_MOUSE_MIDDLE))
+    in.dragPanel = panelUnder(v, pixel).panel;
+    if (in.dragPanel == ESTUARY_PANEL_NONE) // a gap between panels: no camera to move
+        in.drag = InputState::Drag::User;
+    else if (backgroundIs3d(v, in.dragPanel) &&
+             (bit == ESTUARY_MOUSE_LEFT || bit == ESTUARY_MOUSE_MIDDLE))
         in.drag = InputState::Drag::Orbit;
     else if (bit == ESTUARY_MOUSE_MIDDLE ||
              (bit == ESTUARY_MOUSE_LEFT && (e.mods & ESTUARY_MOD_CONTROL)))
@@ -129,11 +153,12 @@ void onCursor(estuary_viewer& v, const estuary_event& e) {
     if (in.drag != InputState::Drag::Pan && in.drag != InputState::Drag::Orbit) return;
     const Vec2 pixel = pixelOf(v, in.cursorX, in.cursorY);
     const Vec2 delta{pixel.x - in.lastPixelX, pixel.y - in.lastPixelY};
-    const VkExtent2D target = windowExtent(v);
+    const uint32_t panel = in.dragPanel; // the panel the drag began in, wherever it goes
+    const VkExtent2D target = panelPoint(v, panel, pixel).extent;
     if (in.drag == InputState::Drag::Orbit) {
-        setCamera(v, orbitBy(cameraParams(v), delta, target));
-    } else if (const VkExtent2D field = backgroundExtent(v); field.width > 0) {
-        setCamera(v, panBy(cameraParams(v), delta, target, field));
+        setCamera(v, panel, orbitBy(cameraParams(v, panel), delta, target));
+    } else if (const VkExtent2D field = backgroundExtent(v, panel); field.width > 0) {
+        setCamera(v, panel, panBy(cameraParams(v, panel), delta, target, field));
     }
     in.lastPixelX = pixel.x;
     in.lastPixelY = pixel.y;
@@ -145,17 +170,18 @@ void onScroll(estuary_viewer& v, const estuary_event& e) {
         return;
     }
     v.input.scroll += float(e.y);
-    const ViewParams now = cameraParams(v);
+    const PanelPoint at = panelUnder(v, pixelOf(v, v.input.cursorX, v.input.cursorY));
+    if (at.panel == ESTUARY_PANEL_NONE) return; // a gap between panels
+    const ViewParams now = cameraParams(v, at.panel);
     const float zoom = std::clamp(now.zoom * std::pow(1.15f, float(e.y)), 0.1f, 64.0f);
-    const VkExtent2D field = backgroundExtent(v);
-    if (backgroundIs3d(v) || field.width == 0) { // the camera moves towards the centre
+    const VkExtent2D field = backgroundExtent(v, at.panel);
+    if (backgroundIs3d(v, at.panel) || field.width == 0) { // the camera moves towards the centre
         ViewParams p = now;
         p.zoom = zoom;
-        setCamera(v, p);
+        setCamera(v, at.panel, p);
         return;
     }
-    setCamera(v, zoomAbout(now, zoom, pixelOf(v, v.input.cursorX, v.input.cursorY), windowExtent(v),
-                           field));
+    setCamera(v, at.panel, zoomAbout(now, zoom, at.pixel, at.extent, field));
 }
 
 void onKey(estuary_viewer& v, const estuary_event& e) {
@@ -209,13 +235,17 @@ estuary_input currentInput(estuary_viewer& v) {
         const Vec2 pixel = pixelOf(v, in.cursorX, in.cursorY);
         out.cursor_x = pixel.x;
         out.cursor_y = pixel.y;
-        const VkExtent2D field = backgroundExtent(v);
-        if (field.width > 0 && !backgroundIs3d(v)) {
-            const Vec2 cell = targetToCell(pixel, target, field, cameraParams(v));
+        // The field of the panel under the cursor, in that panel's pixels.
+        const PanelPoint at = panelUnder(v, pixel);
+        const VkExtent2D field =
+            at.panel == ESTUARY_PANEL_NONE ? VkExtent2D{} : backgroundExtent(v, at.panel);
+        if (field.width > 0 && !backgroundIs3d(v, at.panel)) {
+            const ViewParams camera = cameraParams(v, at.panel);
+            const Vec2 cell = targetToCell(at.pixel, at.extent, field, camera);
             out.field_x = cell.x;
             out.field_y = cell.y;
             int cx = 0, cy = 0;
-            out.over_field = cellUnder(pixel, target, field, cameraParams(v), cx, cy) ? 1 : 0;
+            out.over_field = cellUnder(at.pixel, at.extent, field, camera, cx, cy) ? 1 : 0;
         }
     }
     out.buttons = in.buttons;
@@ -247,7 +277,8 @@ void updateProbe(estuary_viewer& v) {
     const bool over = in.over_field && !in.ui_wants_mouse;
     const int x = int(std::floor(in.field_x + 0.5f)), y = int(std::floor(in.field_y + 0.5f));
     if (!over || x != p.probeX || y != p.probeY) p.probeValid = false;
-    p.probeActive = over && backgroundView(v) && !backgroundIsVolume(v);
+    if (!in.ui_wants_mouse) p.probePanel = panelUnderCursor(v); // kept while over the UI
+    p.probeActive = over && backgroundView(v, p.probePanel) && !backgroundIsVolume(v, p.probePanel);
     p.probeX = x;
     p.probeY = y;
     // The buffer views' elements under the cursor anywhere in the picture; each view's last pick

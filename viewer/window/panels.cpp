@@ -123,7 +123,9 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
         ImGui::PushID(id++);
         estuary_view_params p = view->params;
         bool visible = p.visible;
-        if (ImGui::Checkbox((view->label + " (" + viewKind(*view) + ")").c_str(), &visible))
+        const std::string where =
+            severalPanels(v) ? ", panel " + std::to_string(p.panel) : std::string();
+        if (ImGui::Checkbox((view->label + " (" + viewKind(*view) + where + ")").c_str(), &visible))
             p.visible = visible;
         if (visible && view->type->colormapped(*view)) {
             int colormap = int(p.colormap);
@@ -148,11 +150,17 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
         ImGui::Separator();
         ImGui::PopID();
     }
-    Camera& c = v.camera;
+    // The camera of the panel under the cursor (one panel: the picture's).
+    const uint32_t panel =
+        std::min<uint32_t>(v.panels.probePanel, uint32_t(v.layout.panels.size() - 1));
+    if (severalPanels(v)) ImGui::Text("camera of panel %u", panel);
+    Camera c = panelCamera(v, panel);
     const Camera before = c;
     ImGui::SliderFloat("zoom", &c.zoom, 0.1f, 64.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
-    if (backgroundIs3d(v) || std::any_of(v.views.begin(), v.views.end(), [](const auto& view) {
-            return view->params.visible && !view->type->background() && view->threeD;
+    if (backgroundIs3d(v, panel) ||
+        std::any_of(v.views.begin(), v.views.end(), [&](const auto& view) {
+            return view->params.visible && view->params.panel == panel &&
+                   !view->type->background() && view->threeD;
         })) {
         constexpr float kDegrees = 57.29578f;
         float yaw = c.yaw * kDegrees, pitch = c.pitch * kDegrees;
@@ -164,10 +172,10 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
         ImGui::Text("pan %.3f, %.3f", double(c.panX), double(c.panY));
         ImGui::TextDisabled("wheel: zoom; middle/ctrl+drag: pan; Home: reset");
     }
-    if (std::memcmp(&before, &c, sizeof(c)) != 0) ++v.drawVersion;
+    if (std::memcmp(&before, &c, sizeof(c)) != 0) setPanelCamera(v, panel, c);
     const PanelState& p = v.panels;
     if (p.probeActive) {
-        const estuary_view* bg = backgroundView(v);
+        const estuary_view* bg = backgroundView(v, p.probePanel);
         char text[128];
         int n = std::snprintf(text, sizeof(text), "cell %d, %d  %s =", p.probeX, p.probeY,
                               bg->label.c_str());
@@ -179,7 +187,7 @@ void drawViewPanel(estuary_viewer& v, ImGuiCond place) {
                 n += std::snprintf(text + n, sizeof(text) - size_t(n), " %.4f", double(values[i]));
         }
         ImGui::TextUnformatted(text);
-    } else if (backgroundView(v) && !backgroundIs3d(v)) {
+    } else if (backgroundView(v, panel) && !backgroundIs3d(v, panel)) {
         ImGui::TextDisabled("cursor outside the field");
     }
     ImGui::End();
@@ -379,7 +387,7 @@ void drawPanels(estuary_viewer& v) {
     // for one.
     std::vector<const estuary_view*> bars;
     if (p.visible || v.headless) {
-        if (const estuary_view* bg = backgroundView(v); bg && wantsColorbar(*bg))
+        if (const estuary_view* bg = backgroundView(v, 0); bg && wantsColorbar(*bg))
             bars.push_back(bg);
         for (const auto& view : v.views)
             if (!view->type->background() && view->params.visible && wantsColorbar(*view))

@@ -197,6 +197,7 @@ Swapchain createSwapchain(const Device& device, const SwapchainDesc& desc, std::
     swapchain.presentMode = mode.mode;
     swapchain.extent = chooseSwapchainExtent(caps, desc.framebuffer);
     swapchain.canReadBack = (caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT) != 0;
+    swapchain.canCopyInto = (caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT) != 0;
 
     VkSwapchainCreateInfoKHR info{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR};
     info.surface = desc.surface;
@@ -207,7 +208,8 @@ Swapchain createSwapchain(const Device& device, const SwapchainDesc& desc, std::
     info.imageArrayLayers = 1;
     info.imageUsage =
         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT |
-        (swapchain.canReadBack ? VkImageUsageFlags(VK_IMAGE_USAGE_TRANSFER_SRC_BIT) : 0u);
+        (swapchain.canReadBack ? VkImageUsageFlags(VK_IMAGE_USAGE_TRANSFER_SRC_BIT) : 0u) |
+        (swapchain.canCopyInto ? VkImageUsageFlags(VK_IMAGE_USAGE_TRANSFER_DST_BIT) : 0u);
     info.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
     info.preTransform = caps.currentTransform;
     info.compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;

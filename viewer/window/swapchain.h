@@ -61,6 +61,7 @@ struct Swapchain {
     VkPresentModeKHR presentMode = VK_PRESENT_MODE_FIFO_KHR;
     VkExtent2D extent{};
     bool canReadBack = false; // images have TRANSFER_SRC usage (screenshots)
+    bool canCopyInto = false; // images have TRANSFER_DST usage (several panels copy in)
     std::vector<VkImage> images;
     std::vector<VkImageView> views;
     // Per image, not per frame slot: a semaphore waited on by a present may only be signalled

@@ -153,6 +153,10 @@ VkFormat pictureFormat(const estuary_viewer& v) {
     return v.window ? v.window->swapchain.format.format : v.targetFormat;
 }
 
+bool windowTakesCopies(const estuary_viewer& v) {
+    return !v.window || v.window->swapchain.canCopyInto;
+}
+
 bool pictureReadable(const estuary_viewer& v) {
     if (!v.window) return true;
     const Swapchain& s = v.window->swapchain;

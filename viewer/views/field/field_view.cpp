@@ -26,7 +26,8 @@ void ImageViewType::makeRenderer(estuary_viewer& v, estuary_view& view,
     desc.compute = v.drawPath == ESTUARY_DRAW_COMPUTE;
     desc.kit = &v.kit;
     state.renderer = createRenderer(v.device, desc);
-    if (desc.compute) setComputeExtent(v.device, state.renderer, {v.width, v.height});
+    if (desc.compute)
+        setComputeExtent(v.device, state.renderer, viewExtent(v, view, {v.width, v.height}));
     for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
         const GpuImage& copy = vulkanImage(image, copyOf(image, entry));
         setFieldImage(v.device, state.renderer, entry, copy.view, copy.extent, copy.shape.depth);

@@ -57,7 +57,8 @@ void makeMesh(estuary_viewer& v, estuary_view& view) {
     desc.indexCapacity = state.channels.indexCapacity;
     desc.kit = &v.kit;
     state.renderer = createMeshRenderer(v.device, desc);
-    setMeshExtent(v.device, state.renderer, pictureExtent(v)); // a window's may differ
+    setMeshExtent(v.device, state.renderer,
+                  viewExtent(v, view, pictureExtent(v))); // a window's may differ
     for (uint32_t entry = 0; entry < v.hostRing; ++entry)
         setMeshBuffers(v.device, state.renderer, entry,
                        vertices ? vulkanBuffer(*vertices, copyOf(*vertices, entry))

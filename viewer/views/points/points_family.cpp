@@ -7,15 +7,6 @@
 #include <cmath>
 
 namespace estuary::lib {
-namespace {
-
-// Where the points splat may resolve in place: the offscreen picture, made with storage use.
-VkImageView storageTarget(const estuary_viewer& v) {
-    return v.headless && v.offscreen.storage ? v.offscreen.image.view : VK_NULL_HANDLE;
-}
-
-} // namespace
-
 void placeInCells(PointsDraw& draw, VkExtent2D cells) {
     draw.domain = cells;
     draw.uvScale = {1.0f / float(cells.width), 1.0f / float(cells.height)};
@@ -34,7 +25,8 @@ void PointsFamilyType::makeRenderer(estuary_viewer& v, estuary_view& view, Point
     desc.kit = &v.kit;
     state.renderer = createPointsRenderer(v.device, desc);
     if (desc.splat)
-        setPointsExtent(v.device, state.renderer, {v.width, v.height}, storageTarget(v));
+        setPointsExtent(v.device, state.renderer, viewExtent(v, view, {v.width, v.height}),
+                        viewStorageTarget(v, view));
     if (desc.glyphs) {
         const estuary_image& image = *view.image();
         for (uint32_t entry = 0; entry < v.hostRing; ++entry) {
@@ -76,8 +68,9 @@ PointsDraw PointsFamilyType::draw(const estuary_viewer& v, const estuary_view& v
         if (std::any_of(b.begin(), b.end(), [](float x) { return x != 0.0f; })) draw.box = b;
         return draw;
     }
-    const VkExtent2D field = backgroundExtent(v);
-    if (field.width > 0 && !backgroundIs3d(v)) { // cells of the field below: cell i at i
+    const VkExtent2D field = backgroundExtent(v, view.params.panel);
+    if (field.width > 0 &&
+        !backgroundIs3d(v, view.params.panel)) { // cells of the field below: cell i at i
         placeInCells(draw, field);
         return draw;
     }
@@ -101,7 +94,8 @@ void PointsFamilyType::record(const estuary_viewer& v, const estuary_view& view,
 
 void PointsFamilyType::resize(estuary_viewer& v, estuary_view& view, VkExtent2D extent) const {
     PointsRenderer& renderer = view.as<PointsState>().renderer;
-    if (renderer.splatPipeline) setPointsExtent(v.device, renderer, extent, storageTarget(v));
+    if (renderer.splatPipeline)
+        setPointsExtent(v.device, renderer, extent, viewStorageTarget(v, view));
 }
 
 void PointsFamilyType::preparePick(estuary_viewer& v, estuary_view& view) const {
