@@ -206,28 +206,28 @@ class Viewer:
     # -- views
 
     def field_view(self, image, shading="scalar", colormap="viridis", value_range=None,
-                   label=None, colorbar=True, hidden=False, shader=None):
+                   label=None, colorbar=True, hidden=False, shader=None, panel=0):
         d = _capi.FieldViewDesc()
         d.image = image._use()
         d.shading = _choice(_capi.SHADING, shading, "shading")
         _set_colour(d, colormap, value_range)
         d.label, d.shader = _text(label), _text(shader)
         d.flags = _view_flags(colorbar, hidden)
-        return self._add(_lib.estuary_add_field_view, d)
+        return self._add(_lib.estuary_add_field_view, d, panel)
 
     def volume_view(self, image, style="march", colormap="viridis", value_range=None, opacity=0.0,
-                    label=None, colorbar=True, hidden=False):
+                    label=None, colorbar=True, hidden=False, panel=0):
         d = _capi.VolumeViewDesc()
         d.image = image._use()
         d.style = _choice(_capi.VOLUME_STYLE, style, "style")
         _set_colour(d, colormap, value_range)
         d.opacity, d.label = opacity, _text(label)
         d.flags = _view_flags(colorbar, hidden)
-        return self._add(_lib.estuary_add_volume_view, d)
+        return self._add(_lib.estuary_add_volume_view, d, panel)
 
     def points_view(self, buffer=None, layout="xy_velocity", count=0, size=0.0, intensity=0.0,
                     colormap="viridis", value_range=None, bounds=None, label=None, colorbar=False,
-                    hidden=False, position=None, value=None, direction=None):
+                    hidden=False, position=None, value=None, direction=None, panel=0):
         """Points from a buffer of float32 (x, y, vx, vy) (layout "xy_velocity") or (x, y, z, s)
         ("xyz_scalar") per point, or from arrays of their own (`position`, `value`, `direction`:
         see `_set_attributes`), read where they lie with no copy."""
@@ -240,13 +240,13 @@ class Viewer:
         _set_bounds(d, bounds)
         d.label = _text(label)
         d.flags = _overlay_flags(colorbar, hidden)
-        return self._add(_lib.estuary_add_points_view, d)
+        return self._add(_lib.estuary_add_points_view, d, panel)
 
     def markers_view(self, buffer=None, shape="arrow", count=0, size=0.0, line_width=0.0,
                      colormap="viridis", value_range=None, bounds=None, label=None,
                      three_d=False, outline=False, world_size=False, scale_by_length=False,
                      rgba=False, colorbar=False, hidden=False, position=None, value=None,
-                     direction=None, marker_size=None):
+                     direction=None, marker_size=None, panel=0):
         """Markers from a buffer of float32 (x, y, z, value, dx, dy, dz, size) per marker: a shape
         turned along (dx, dy, dz), sized by `size` times the marker's own where it gives one. Or
         from arrays of their own, read where they lie: `position`, `value`, `direction` and
@@ -266,12 +266,12 @@ class Viewer:
                    (_capi.MARKERS_WORLD_SIZE if world_size else 0) |
                    (_capi.MARKERS_SCALE_BY_LENGTH if scale_by_length else 0) |
                    (_capi.MARKERS_RGBA if rgba else 0))
-        return self._add(_lib.estuary_add_markers_view, d)
+        return self._add(_lib.estuary_add_markers_view, d, panel)
 
     def lines_view(self, vertices=None, indices=None, topology="segments", count=0, width=0.0,
                    colormap="viridis", value_range=None, bounds=None, label=None, three_d=False,
                    rgba=False, colorbar=False, hidden=False, position=None, value=None,
-                   index=None):
+                   index=None, panel=0):
         """Lines between float32 (x, y, z, value) vertices: "segments" (pairs) or a "strip",
         directly or through a buffer of uint32 indices (0xFFFFFFFF restarts a strip). Or from
         arrays of their own (`position`, `value`, `index`: see `_set_attributes`)."""
@@ -286,10 +286,11 @@ class Viewer:
         d.label = _text(label)
         d.flags = (_overlay_flags(colorbar, hidden) | (_capi.LINES_3D if three_d else 0) |
                    (_capi.LINES_RGBA if rgba else 0))
-        return self._add(_lib.estuary_add_lines_view, d)
+        return self._add(_lib.estuary_add_lines_view, d, panel)
 
     def glyph_view(self, image, shape="arrow", spacing=0, size=0.0, colormap="viridis",
-                   value_range=None, label=None, outline=False, colorbar=False, hidden=False):
+                   value_range=None, label=None, outline=False, colorbar=False, hidden=False,
+                   panel=0):
         """Vector glyphs of a 2D velocity image (channels 0 and 1), or of a 3D one (channels 0, 1
         and 2) under the orbit camera: one every `spacing` cells."""
         d = _capi.GlyphViewDesc()
@@ -299,12 +300,12 @@ class Viewer:
         _set_colour(d, colormap, value_range)
         d.label = _text(label)
         d.flags = _overlay_flags(colorbar, hidden) | (_capi.MARKERS_OUTLINE if outline else 0)
-        return self._add(_lib.estuary_add_glyph_view, d)
+        return self._add(_lib.estuary_add_glyph_view, d, panel)
 
     def mesh_view(self, vertices=None, indices=None, normals=None, shading="smooth", count=0,
                   wireframe=False, wire_width=0.0, wire_color=None, colormap="viridis",
                   value_range=None, bounds=None, label=None, rgba=False, colorbar=False,
-                  hidden=False, position=None, value=None, normal=None, index=None):
+                  hidden=False, position=None, value=None, normal=None, index=None, panel=0):
         """Lit triangles of float32 (x, y, z, value) vertices under the orbit camera: three
         consecutive vertices or three uint32 indices each; "smooth" shading reads `normals`
         (float32 (nx, ny, nz, unused) per vertex) or sums them from the triangles each frame."""
@@ -322,7 +323,7 @@ class Viewer:
         d.label = _text(label)
         d.flags = (_overlay_flags(colorbar, hidden) |
                    (_capi.MESH_WIREFRAME if wireframe else 0) | (_capi.MESH_RGBA if rgba else 0))
-        return self._add(_lib.estuary_add_mesh_view, d)
+        return self._add(_lib.estuary_add_mesh_view, d, panel)
 
     def record_start(self, path, fps=0, quality=0, encoder=None):
         """Records every picture drawn from now on into `path` (.mp4 or .mkv) until record_stop."""
@@ -340,10 +341,17 @@ class Viewer:
                 "stall_ms_total": info.stall_ms_total,
                 "encoder": (info.encoder or b"").decode("utf-8", "replace")}
 
-    def _add(self, function, desc):
+    def _add(self, function, desc, panel=0):
         handle = ctypes.c_void_p()
         _check(function(self._use(), ctypes.byref(desc), ctypes.byref(handle)))
-        return View(self, handle.value, function.__name__[len("estuary_add_"):-len("_view")])
+        view = View(self, handle.value, function.__name__[len("estuary_add_"):-len("_view")])
+        if panel:  # drawn in that panel of the layout (set_layout)
+            try:
+                view.update(panel=panel)
+            except Exception:
+                view.destroy()
+                raise
+        return view
 
     # -- frames
 
@@ -483,6 +491,60 @@ class Viewer:
                                       _capi.ERROR_INVALID_ARGUMENT)
             setattr(c, name, value)
         _check(_lib.estuary_set_camera(self._use(), ctypes.byref(c)))
+
+    # -- panels
+
+    def set_layout(self, rows=1, columns=1, row_heights=None, column_widths=None, gap=0.0):
+        """The picture as rows by columns of panels (numbered row by row: row * columns +
+        column), `gap` pixels apart, sized by relative `row_heights` and `column_widths` (None:
+        equal). Views go in a panel with `panel=` (or view.update(panel=...)); each panel has its
+        own camera (panel_camera) unless linked (set_panel)."""
+        heights = None if row_heights is None else (ctypes.c_float * len(row_heights))(*row_heights)
+        widths = None if column_widths is None else \
+            (ctypes.c_float * len(column_widths))(*column_widths)
+        for name, sizes, count in (("row_heights", heights, rows),
+                                   ("column_widths", widths, columns)):
+            if sizes is not None and len(sizes) != max(count, 1):
+                raise InvalidArgument(f"{name} has {len(sizes)} sizes for {max(count, 1)} "
+                                      f"{'rows' if name == 'row_heights' else 'columns'}",
+                                      _capi.ERROR_INVALID_ARGUMENT)
+        d = _capi.LayoutDesc(rows=rows, columns=columns, gap_pixels=float(gap))
+        if heights is not None:
+            d.row_heights = ctypes.cast(heights, ctypes.POINTER(ctypes.c_float))
+        if widths is not None:
+            d.column_widths = ctypes.cast(widths, ctypes.POINTER(ctypes.c_float))
+        _check(_lib.estuary_set_layout(self._use(), ctypes.byref(d)))
+
+    def set_panel(self, panel, title=None, camera_link=0, flags=0):
+        """A panel's title and camera link: panels with the same non-zero link share a camera."""
+        d = _capi.PanelDesc(camera_link=camera_link, flags=flags)
+        d.title = _text(title)
+        _check(_lib.estuary_set_panel(self._use(), int(panel), ctypes.byref(d)))
+
+    def panel_camera(self, panel):
+        """The camera of `panel` as a dict (viewer.camera is panel 0's)."""
+        c = _capi.Camera()
+        _check(_lib.estuary_get_panel_camera(self._use(), int(panel), ctypes.byref(c)))
+        return _as_dict(c)
+
+    def set_panel_camera(self, panel, **values):
+        """Changes some of a panel's camera values (zoom, pan_x, pan_y, yaw_degrees,
+        pitch_degrees); panels linked to it follow."""
+        c = _capi.Camera()
+        _check(_lib.estuary_get_panel_camera(self._use(), int(panel), ctypes.byref(c)))
+        names = _as_dict(c)
+        for name, value in values.items():
+            if name not in names:
+                raise InvalidArgument(f"camera has no {name!r}: {', '.join(names)}",
+                                      _capi.ERROR_INVALID_ARGUMENT)
+            setattr(c, name, value)
+        _check(_lib.estuary_set_panel_camera(self._use(), int(panel), ctypes.byref(c)))
+
+    def panel_at(self, x, y):
+        """The panel at framebuffer pixel (x, y), or None in a gap or outside the picture."""
+        panel = ctypes.c_uint32()
+        _check(_lib.estuary_panel_at(self._use(), float(x), float(y), ctypes.byref(panel)))
+        return None if panel.value == _capi.PANEL_NONE else panel.value
 
     def create_colormap(self, stops=None, samples=None, name=None, categorical=False,
                         linear=False):

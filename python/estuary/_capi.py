@@ -53,6 +53,7 @@ LINES_3D, LINES_RGBA = 0x10, 0x100
 MESH_WIREFRAME, MESH_RGBA = 0x20, 0x100
 FRAME_DEFER_WAIT = 0x1
 READ_AFTER_DRAW = 0x1
+PANEL_NONE = 0xFFFFFFFF  # estuary_panel_at, estuary_pick.panel: a gap between panels
 FAULT = {"device_lost": 0, "vulkan_stall": 1, "alloc_fail": 2, "cuda_stall": 3}
 
 LOG_FN = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_char_p)
@@ -235,13 +236,25 @@ class ViewParams(Sized):
                       ("value_max", c_float), ("mip_bias", c_float), ("opacity", c_float),
                       ("style", c_int), ("slice_axis", c_uint32), ("slice_position", c_float),
                       ("point_count", c_uint32), ("point_size", c_float),
-                      ("point_intensity", c_float))
+                      ("point_intensity", c_float), ("panel", c_uint32))
 
 
 class Camera(Sized):
     _c_name = "estuary_camera"
     _fields_ = _sized(("zoom", c_float), ("pan_x", c_float), ("pan_y", c_float),
                       ("yaw_degrees", c_float), ("pitch_degrees", c_float))
+
+
+class LayoutDesc(Sized):
+    _c_name = "estuary_layout_desc"
+    _fields_ = _sized(("rows", c_uint32), ("columns", c_uint32),
+                      ("row_heights", POINTER(c_float)), ("column_widths", POINTER(c_float)),
+                      ("gap_pixels", c_float))
+
+
+class PanelDesc(Sized):
+    _c_name = "estuary_panel_desc"
+    _fields_ = _sized(("title", c_char_p), ("camera_link", c_uint32), ("flags", c_uint32))
 
 
 class RecordDesc(Sized):
@@ -266,7 +279,8 @@ class FrameDesc(Sized):
 class Pick(Sized):
     _c_name = "estuary_pick"
     _fields_ = _sized(("hit", c_int32), ("element", c_uint32), ("vertex", c_uint32),
-                      ("distance", c_float), ("value", c_float), ("position", c_float * 3))
+                      ("distance", c_float), ("value", c_float), ("position", c_float * 3),
+                      ("panel", c_uint32))
     __setattr__ = ctypes.Structure.__setattr__  # written by estuary, not by Python
 
 
@@ -379,6 +393,11 @@ _PROTOTYPES = {
     "estuary_set_view_params": (c_int, [_P, POINTER(ViewParams)]),
     "estuary_get_camera": (c_int, [_P, POINTER(Camera)]),
     "estuary_set_camera": (c_int, [_P, POINTER(Camera)]),
+    "estuary_set_layout": (c_int, [_P, POINTER(LayoutDesc)]),
+    "estuary_set_panel": (c_int, [_P, c_uint32, POINTER(PanelDesc)]),
+    "estuary_get_panel_camera": (c_int, [_P, c_uint32, POINTER(Camera)]),
+    "estuary_set_panel_camera": (c_int, [_P, c_uint32, POINTER(Camera)]),
+    "estuary_panel_at": (c_int, [_P, c_float, c_float, POINTER(c_uint32)]),
     "estuary_set_background": (c_int, [_P, c_float, c_float, c_float]),
     "estuary_create_colormap": (c_int, [_P, POINTER(ColormapDesc), POINTER(c_int)]),
     "estuary_begin_frame": (c_int, [_P, POINTER(FrameDesc), POINTER(_P)]),

@@ -325,7 +325,7 @@ class Pick:
     whether it is known yet. Then `hit` (True: an element within the radius, False: none), the
     `element` (point, marker, glyph, segment or triangle), the `vertex` nearest the point (lines,
     meshes), the `distance` in pixels (0: it covers the point), the `value` there and the
-    `position` (x, y, z). Before the frame is drawn every one of them raises estuary.NotReady:
+    `position` (x, y, z) and the `panel` under the point. Before the frame is drawn every one of them raises estuary.NotReady:
     a pick not known yet is never read as a miss."""
 
     def __init__(self, frame):
@@ -350,6 +350,9 @@ class Pick:
     distance = property(lambda self: self._known().distance)
     value = property(lambda self: self._known().value)
     position = property(lambda self: tuple(self._known().position))
+    # The panel under the point (None: a gap between panels); a view is found only in its own.
+    panel = property(lambda self: None if self._known().panel == _capi.PANEL_NONE
+                     else self._known().panel)
 
     def __repr__(self):
         if not self.ready:

@@ -122,7 +122,7 @@ class View:
 
     def update(self, visible=None, colormap=None, value_range=None, mip_bias=None, opacity=None,
                style=None, slice_axis=None, slice_position=None, point_count=None,
-               point_size=None, point_intensity=None):
+               point_size=None, point_intensity=None, panel=None):
         p = _capi.ViewParams()
         _check(_lib.estuary_get_view_params(self._use(), ctypes.byref(p)))
         if visible is not None:
@@ -136,7 +136,7 @@ class View:
         for name, value in (("mip_bias", mip_bias), ("opacity", opacity),
                             ("slice_axis", slice_axis), ("slice_position", slice_position),
                             ("point_count", point_count), ("point_size", point_size),
-                            ("point_intensity", point_intensity)):
+                            ("point_intensity", point_intensity), ("panel", panel)):
             if value is not None:
                 setattr(p, name, value)
         _check(_lib.estuary_set_view_params(self._handle, ctypes.byref(p)))
