@@ -757,9 +757,10 @@ ESTUARY_API estuary_status estuary_create_colormap(estuary_viewer* viewer,
                                                    const estuary_colormap_desc* desc,
                                                    estuary_colormap* colormap);
 
-/* The camera every view shares: 2D zoom (1: the field fits) and pan (field-normalised: the point
- * (0.5 + pan_x, 0.5 + pan_y) is at the centre); 3D orbit yaw and pitch in degrees, with zoom
- * bringing it closer. The window moves it with the mouse. */
+/* The camera of panel 0 (every view's with the default layout; estuary_get_panel_camera and
+ * estuary_set_panel_camera: any panel's): 2D zoom (1: the field fits) and pan (field-normalised:
+ * the point (0.5 + pan_x, 0.5 + pan_y) is at the centre); 3D orbit yaw and pitch in degrees, with
+ * zoom bringing it closer. The window moves it with the mouse. */
 typedef struct estuary_camera {
     ESTUARY_STRUCT_SIZE(estuary_camera);
     float zoom;

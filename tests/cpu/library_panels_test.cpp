@@ -8,6 +8,7 @@
 #include "library_support.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -333,6 +334,52 @@ TEST_F(LibraryTest, AScreenshotShowsTheLayout) {
     EXPECT_TRUE(near(at(23, 32), {253, 231, 37}));
     EXPECT_TRUE(near(at(47, 32), {0, 0, 255}, 1));
     EXPECT_TRUE(near(at(70, 32), {0, 0, 255}, 1));
+}
+
+TEST_F(LibraryTest, TheOpenGlConsumerRefusesMoreThanOnePanel) {
+    ViewerDesc d = headless(2, 64, 64);
+    d.consumer = ESTUARY_CONSUMER_OPENGL;
+    Viewer& v = open(d);
+    EXPECT_REFUSED(v.setLayout(1, 2), ESTUARY_ERROR_UNSUPPORTED, "OpenGL", "one panel");
+    v.setLayout(1, 1);
+    v.setPanelCamera(0, {.zoom = 2.0f});
+    EXPECT_EQ(v.camera().zoom, 2.0f);
+}
+
+// A window draws the layout, its screenshot (drawn again off screen) shows it, and a resize lays
+// the panels out again.
+TEST_F(LibraryTest, AWindowDrawsTheLayoutThroughAResize) {
+    const char* display = std::getenv("DISPLAY");
+    if (!display || !*display) GTEST_SKIP() << "no display: run under xvfb-run -a";
+    ViewerDesc d = headless(2, 96, 64);
+    d.display = ESTUARY_DISPLAY_WINDOW;
+    d.flags |= ESTUARY_VIEWER_NO_UI;
+    Viewer& v = open(d);
+    v.setBackground(0.0f, 0.0f, 1.0f);
+    v.setLayout(1, 2, {}, {}, 4.0f);
+    Image field = v.image(hostImage(16, 16));
+    const View shown = v.fieldView({.image = field.get(), .flags = ESTUARY_VIEW_NO_COLORBAR});
+    const auto frame = [&] {
+        const Frame f = v.beginFrame();
+        std::fill_n(f.hostLevel<float>(field), 256, 1.0f);
+        f.end();
+    };
+    const auto expectLayout = [&](uint32_t width) {
+        const std::vector<uint8_t> rgba = pixels();
+        const uint32_t half = (width - 4) / 2;
+        EXPECT_TRUE(near(pixelAt(rgba, half / 2, 32), {253, 231, 37})) << width;
+        EXPECT_TRUE(near(pixelAt(rgba, half + 2, 32), {0, 0, 255}, 1)) << width << ": the gap";
+        EXPECT_TRUE(near(pixelAt(rgba, half + 4 + half / 2, 32), {0, 0, 255}, 1)) << width;
+    };
+    frame();
+    v.finish();
+    expectLayout(v.info().width);
+    check(estuary_set_window_size(v.get(), 128, 64));
+    for (int f = 0; f < 3; ++f) // the window system takes a frame or two to resize
+        frame();
+    v.finish();
+    ASSERT_EQ(v.info().width, 128u);
+    expectLayout(128);
 }
 
 TEST_F(LibraryTest, BadLayoutsPanelsAndMovesAreRefusedNamingTheValue) {
