@@ -35,6 +35,7 @@ constexpr uint32_t kSide = 128; // the 2 x 2 picture; each panel is 64 x 64
 struct Scene {
     Image a, b;
     Buffer markers, inCells; // in their unit square; in A's cells (16 times further)
+    Buffer tetrahedron;      // 4 triangles of (x, y, z, value) vertices
     std::vector<View> views;
 };
 
@@ -49,15 +50,18 @@ const std::vector<Marker> kMarkers = {{0.25f, 0.25f, 0, 0.1f, 0, 0, 0, 0},
                                       {0.4f, 0.8f, 0, 0.9f, 0, 0, 0, 0}};
 
 Scene makeScene(Viewer& v) {
-    Scene s{v.image(hostImage(16, 16, "A")),
-            v.image(hostImage(16, 8, "B")),
-            v.buffer({.size = kMarkers.size() * sizeof(Marker),
-                      .writer = ESTUARY_WRITER_HOST,
-                      .name = "markers"}),
-            v.buffer({.size = kMarkers.size() * sizeof(Marker),
-                      .writer = ESTUARY_WRITER_HOST,
-                      .name = "markers in cells"}),
-            {}};
+    Scene s{
+        v.image(hostImage(16, 16, "A")),
+        v.image(hostImage(16, 8, "B")),
+        v.buffer({.size = kMarkers.size() * sizeof(Marker),
+                  .writer = ESTUARY_WRITER_HOST,
+                  .name = "markers"}),
+        v.buffer({.size = kMarkers.size() * sizeof(Marker),
+                  .writer = ESTUARY_WRITER_HOST,
+                  .name = "markers in cells"}),
+        v.buffer(
+            {.size = 12 * 4 * sizeof(float), .writer = ESTUARY_WRITER_HOST, .name = "tetrahedron"}),
+        {}};
     return s;
 }
 
@@ -77,6 +81,16 @@ void writeScene(const Frame& frame, const Scene& s) {
         cells[i].x *= 16.0f;
         cells[i].y *= 16.0f;
     }
+    const float corners[4][3] = {
+        {0.4f, 0.4f, 0.4f}, {-0.4f, -0.4f, 0.4f}, {-0.4f, 0.4f, -0.4f}, {0.4f, -0.4f, -0.4f}};
+    const int faces[4][3] = {{0, 1, 2}, {0, 3, 1}, {0, 2, 3}, {1, 3, 2}};
+    auto* vertex = frame.hostPointer<float>(s.tetrahedron);
+    for (int f = 0; f < 4; ++f)
+        for (int c : faces[f]) {
+            std::copy(corners[c], corners[c] + 3, vertex);
+            vertex[3] = 0.25f * float(f) + 0.1f;
+            vertex += 4;
+        }
 }
 
 estuary_markers_view_desc markersDesc(const Buffer& buffer, float size) {
@@ -107,17 +121,25 @@ void addPanel(Viewer& v, Scene& s, uint32_t p, uint32_t panel) {
                         .flags = ESTUARY_VIEW_NO_COLORBAR}));
         in(v.markersView(markersDesc(s.inCells, 12.0f)));
         break;
-    default: // markers in their own unit square, over the background
+    case 3: // markers in their own unit square, over the background
         in(v.markersView(markersDesc(s.markers, 20.0f)));
         break;
+    default: { // a mesh under the orbit camera (its depth image the panel's size)
+        estuary_mesh_view_desc d{.vertices = s.tetrahedron.get()};
+        d.shading = ESTUARY_MESH_FLAT;
+        in(v.meshView(d));
+        break;
+    }
     }
 }
 
 estuary_camera cameraOf(uint32_t p) {
-    const estuary_camera cameras[4] = {{.zoom = 1.5f, .pan_x = 0.1f, .pan_y = -0.05f},
-                                       {.zoom = 1.0f},
-                                       {.zoom = 2.0f, .pan_x = -0.2f},
-                                       {.zoom = 0.8f, .pan_y = 0.1f}};
+    const estuary_camera cameras[5] = {
+        {.zoom = 1.5f, .pan_x = 0.1f, .pan_y = -0.05f},
+        {.zoom = 1.0f},
+        {.zoom = 2.0f, .pan_x = -0.2f},
+        {.zoom = 0.8f, .pan_y = 0.1f},
+        {.zoom = 1.2f, .yaw_degrees = 35.0f, .pitch_degrees = 25.0f}};
     return cameras[p];
 }
 
@@ -214,6 +236,21 @@ TEST_P(PanelsTest, RelativeSizesAndGapsPlaceThePanelsAndTheGapShowsTheBackground
         for (uint32_t y : {0u, 31u, 63u})
             EXPECT_TRUE(near(pixelAt(rgba, x, y), {255, 0, 0}, 1))
                 << "gap pixel " << x << ", " << y;
+}
+
+TEST_P(PanelsTest, AMeshDrawsInItsPanelUnderThePanelsOrbitCamera) {
+    Viewer& v = open(desc(64, 96));
+    v.setLayout(2, 1, {2.0f, 1.0f}); // 64 and 32 rows
+    Scene s = makeScene(v);
+    addPanel(v, s, 4, 0);
+    addPanel(v, s, 0, 1);
+    v.setPanelCamera(0, cameraOf(4));
+    v.setPanelCamera(1, cameraOf(0));
+    const std::vector<uint8_t> rgba = drawFrames(v, s);
+    const std::vector<uint8_t> mesh = reference(4, 64, 64);
+    EXPECT_EQ(compareRgba8(block(rgba, 64, 0, 0, 64, 64), mesh, 0).maxAbsDiff, 0);
+    EXPECT_EQ(compareRgba8(block(rgba, 64, 0, 64, 64, 32), reference(0, 64, 32), 0).maxAbsDiff, 0);
+    EXPECT_NE(mesh[(32 * 64 + 32) * 4], mesh[0]) << "the tetrahedron covers the panel's middle";
 }
 
 TEST_P(PanelsTest, PicksFindAViewOnlyInItsPanelAndNameThePanel) {

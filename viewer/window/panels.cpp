@@ -95,8 +95,9 @@ void drawColorbar(const estuary_viewer& v, const estuary_view& view, int slot) {
 
 // One buffer view's element under the cursor: which, its value (RGBA views: the colour) and
 // where.
-void showPick(const estuary_view& view, const estuary_pick& pick) {
+void showPick(const estuary_viewer& v, const estuary_view& view, const estuary_pick& pick) {
     std::string text = std::string(viewKind(view)) + " '" + view.label + "' " +
+                       (severalPanels(v) ? "(panel " + std::to_string(pick.panel) + ") " : "") +
                        view.type->describePick(view, pick);
     char tail[128];
     if (view.type->pickIsColour(view))
@@ -214,7 +215,7 @@ void drawPickReadout(const estuary_viewer& v) {
         ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
     if (ImGui::Begin("##picked", nullptr, kFlags))
         for (const PanelState::ViewPick& shown : p.picks)
-            if (found(shown)) showPick(*shown.view, shown.pick);
+            if (found(shown)) showPick(v, *shown.view, shown.pick);
     ImGui::End();
 }
 
