@@ -519,13 +519,13 @@ void recordReads(estuary_viewer& v, VkCommandBuffer cmd, EntryState& entry, uint
             const estuary_view* view = read.pickView;
             if (!view || !view->params.visible || extent.width == 0) continue;
             if (read.pickPanel != view->params.panel) continue;
-            const VkRect2D panel = panelRect(v, read.pickPanel);
+            const VkRect2D panel = plotRect(v, read.pickPanel);
             PickQuery query = read.pickQuery;
             query.x -= float(panel.offset.x);
             query.y -= float(panel.offset.y);
             any = true;
             recordPick(v, *view, cmd, uint32_t(frame % v.hostRing),
-                       severalPanels(v) ? panel.extent : extent, query, entry.readback.handle,
+                       panelImages(v) ? panel.extent : extent, query, entry.readback.handle,
                        read.stagingOffset);
             continue;
         }

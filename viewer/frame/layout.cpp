@@ -67,9 +67,11 @@ void makePanelImages(estuary_viewer& v) {
     const std::vector<VkRect2D> rects =
         layoutRects(picture, layout.rowHeights, layout.columnWidths, layout.gap);
     layout.laidOutFor = picture;
-    for (size_t i = 0; i < layout.panels.size(); ++i)
+    for (size_t i = 0; i < layout.panels.size(); ++i) {
         layout.panels[i].rect = rects[i];
-    if (layout.panels.size() == 1 || picture.width == 0 || picture.height == 0 || v.gl) return;
+        layout.panels[i].plot = insetRect(rects[i], layout.panels[i].margins);
+    }
+    if (!panelImages(v) || picture.width == 0 || picture.height == 0 || v.gl) return;
     VkFormatProperties properties{};
     vkGetPhysicalDeviceFormatProperties(v.device.physical, v.targetFormat, &properties);
     const bool storage =
@@ -77,7 +79,7 @@ void makePanelImages(estuary_viewer& v) {
     for (Panel& panel : layout.panels) {
         panel.storage = storage;
         panel.image =
-            createImage2D(v.device, panel.rect.extent, v.targetFormat, 1,
+            createImage2D(v.device, panel.plot.extent, v.targetFormat, 1,
                           VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                               VK_IMAGE_USAGE_TRANSFER_DST_BIT |
                               (storage ? VkImageUsageFlags(VK_IMAGE_USAGE_STORAGE_BIT) : 0u),
@@ -107,6 +109,16 @@ std::vector<VkRect2D> layoutRects(VkExtent2D picture, const std::vector<float>& 
         for (const auto& [x, width] : columns)
             rects.push_back({{x, y}, {width, height}});
     return rects;
+}
+
+VkRect2D insetRect(VkRect2D r, const std::array<uint32_t, 4>& m) {
+    const auto cut = [](uint32_t side, uint32_t before, uint32_t after) {
+        const uint32_t kept = side > before + after ? side - before - after : 1;
+        return std::pair{std::min(before, side - kept), kept};
+    };
+    const auto [dx, width] = cut(r.extent.width, m[0], m[2]);
+    const auto [dy, height] = cut(r.extent.height, m[1], m[3]);
+    return {{r.offset.x + int32_t(dx), r.offset.y + int32_t(dy)}, {width, height}};
 }
 
 uint32_t panelAt(const std::vector<VkRect2D>& rects, float x, float y) {
@@ -187,6 +199,21 @@ bool severalPanels(const estuary_viewer& v) {
     return v.layout.panels.size() > 1;
 }
 
+bool panelImages(const estuary_viewer& v) {
+    return severalPanels(v) || v.layout.panels[0].margins != std::array<uint32_t, 4>{};
+}
+
+void setPanelMargins(estuary_viewer& v, uint32_t panel, const std::array<uint32_t, 4>& margins) {
+    checkPanel(v, panel, "panel margins");
+    if (v.layout.panels[panel].margins == margins) return;
+    if (v.gl) throw unsupported("panel margins: the OpenGL consumer draws the whole picture");
+    if (!v.headless && !windowTakesCopies(v))
+        throw unsupported("panel margins: this window's swapchain cannot be copied into");
+    waitIdle(v, "changing a panel's margins");
+    v.layout.panels[panel].margins = margins;
+    relayout(v);
+}
+
 const Camera& panelCamera(const estuary_viewer& v, uint32_t panel) {
     return v.layout.panels.at(panel).camera;
 }
@@ -226,6 +253,11 @@ VkRect2D panelRect(const estuary_viewer& v, uint32_t panel) {
     return v.layout.panels.at(panel).rect;
 }
 
+VkRect2D plotRect(const estuary_viewer& v, uint32_t panel) {
+    if (!panelImages(v)) return {{0, 0}, pictureExtent(v)};
+    return insetRect(panelRect(v, panel), v.layout.panels.at(panel).margins);
+}
+
 uint32_t panelAt(const estuary_viewer& v, float x, float y) {
     const VkExtent2D picture = pictureExtent(v);
     return panelAt(layoutRects(picture, v.layout.rowHeights, v.layout.columnWidths, v.layout.gap),
@@ -233,12 +265,12 @@ uint32_t panelAt(const estuary_viewer& v, float x, float y) {
 }
 
 VkExtent2D viewExtent(const estuary_viewer& v, const estuary_view& view, VkExtent2D whole) {
-    if (!severalPanels(v)) return whole;
-    return v.layout.panels.at(view.params.panel).rect.extent;
+    if (!panelImages(v)) return whole;
+    return v.layout.panels.at(view.params.panel).plot.extent;
 }
 
 VkImageView viewStorageTarget(const estuary_viewer& v, const estuary_view& view) {
-    if (!severalPanels(v))
+    if (!panelImages(v))
         return v.headless && v.offscreen.storage ? v.offscreen.image.view : VK_NULL_HANDLE;
     const Panel& panel = v.layout.panels.at(view.params.panel);
     return panel.storage ? panel.image.view : VK_NULL_HANDLE;
@@ -260,7 +292,7 @@ void resizeViewToPanel(estuary_viewer& v, estuary_view& view) {
 
 void recordPanels(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, VkImage targetImage,
                   VkImageView targetView, VkExtent2D extent) {
-    recordClear(v, cmd, targetView, extent); // the gaps
+    recordClear(v, cmd, targetView, extent); // the gaps and margins
     std::vector<VkImageCopy> copies;
     for (uint32_t i = 0; i < v.layout.panels.size(); ++i) {
         const Panel& panel = v.layout.panels[i];
@@ -282,7 +314,7 @@ void recordPanels(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, VkImag
         end.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
         recordImageBarrier(cmd, panel.image.handle, end);
         // A panel laid out for a larger picture (a resize not yet followed) is cut at its edges.
-        const VkRect2D& r = panel.rect;
+        const VkRect2D& r = panel.plot;
         if (uint32_t(r.offset.x) >= extent.width || uint32_t(r.offset.y) >= extent.height) continue;
         VkImageCopy region{};
         region.srcSubresource = region.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
@@ -301,7 +333,7 @@ void recordPanels(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, VkImag
     recordImageBarrier(cmd, targetImage, toCopy);
     size_t next = 0;
     for (const Panel& panel : v.layout.panels) {
-        const VkRect2D& r = panel.rect;
+        const VkRect2D& r = panel.plot;
         if (!panel.image.handle || uint32_t(r.offset.x) >= extent.width ||
             uint32_t(r.offset.y) >= extent.height)
             continue;

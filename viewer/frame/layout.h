@@ -11,6 +11,7 @@
 #include "renderer.h"
 #include "resources.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,9 +31,12 @@ struct Panel {
     std::string title;
     uint32_t cameraLink = 0, flags = 0;
     Camera camera;
-    VkRect2D rect{}; // in the picture's pixels, for the picture's extent when last laid out
-    // Several panels only: what its views draw into (COLOR_ATTACHMENT, TRANSFER_SRC and _DST,
-    // STORAGE where the format offers it: the compute draw and the points' in-place resolve).
+    // Pixels kept free around its views (left, top, right, bottom) for what annotations draw
+    // there (axes, tick labels, titles): the views draw in `plot`, the panel's `rect` less these.
+    std::array<uint32_t, 4> margins{};
+    VkRect2D rect{}, plot{}; // in the picture's pixels, for its extent when last laid out
+    // Several panels or margins only: what its views draw into (COLOR_ATTACHMENT, TRANSFER_SRC and
+    // _DST, STORAGE where the format offers it: the compute draw and the points' in-place resolve).
     GpuImage image;
     bool storage = false;
 };
@@ -50,6 +54,8 @@ struct Layout {
 // picture cannot hold it, and every panel is at least 1 x 1 pixel, inside the picture.
 std::vector<VkRect2D> layoutRects(VkExtent2D picture, const std::vector<float>& rowHeights,
                                   const std::vector<float>& columnWidths, float gap);
+// `rect` less `margins` (left, top, right, bottom), at least 1 x 1 pixel.
+VkRect2D insetRect(VkRect2D rect, const std::array<uint32_t, 4>& margins);
 // The panel whose rectangle holds the pixel (x, y); ESTUARY_PANEL_NONE where none does.
 uint32_t panelAt(const std::vector<VkRect2D>& rects, float x, float y);
 
@@ -61,17 +67,24 @@ void setPanel(estuary_viewer& v, uint32_t panel, const estuary_panel_desc& desc)
 // Throws a usage error starting with `what` where `panel` is not one of the layout's.
 void checkPanel(const estuary_viewer& v, uint32_t panel, const std::string& what);
 bool severalPanels(const estuary_viewer& v);
+// Views draw through the panels' images (several panels, or margins), else into the picture.
+bool panelImages(const estuary_viewer& v);
+// Margins kept free around a panel's views (the annotations' room), with nothing in flight;
+// all 0 (the default) lets one panel draw straight into the picture.
+void setPanelMargins(estuary_viewer& v, uint32_t panel, const std::array<uint32_t, 4>& margins);
 // A panel's camera, and its change: every panel of its camera_link moves with it.
 const Camera& panelCamera(const estuary_viewer& v, uint32_t panel);
 void setPanelCamera(estuary_viewer& v, uint32_t panel, const Camera& camera);
 // estuary_camera (degrees) to and from the Camera (radians), checked (errors start with `what`).
 Camera cameraFrom(const estuary_camera& camera, const std::string& what);
 estuary_camera cameraOut(const Camera& camera);
-// The panel's rectangle in the picture (one panel: the whole picture).
+// The panel's rectangle in the picture (one panel: the whole picture), and where its views draw
+// (the rectangle less its margins).
 VkRect2D panelRect(const estuary_viewer& v, uint32_t panel);
+VkRect2D plotRect(const estuary_viewer& v, uint32_t panel);
 uint32_t panelAt(const estuary_viewer& v, float x, float y);
-// What a view's renderers are sized for: `whole` (the picture) with one panel, else its panel's
-// extent; and where the points may resolve in place (null: they may not).
+// What a view's renderers are sized for: `whole` (the picture) without panel images, else its
+// panel's plot extent; and where the points may resolve in place (null: they may not).
 VkExtent2D viewExtent(const estuary_viewer& v, const estuary_view& view, VkExtent2D whole);
 VkImageView viewStorageTarget(const estuary_viewer& v, const estuary_view& view);
 // The rectangles and panel images made again for the picture's current extent, and every view's

@@ -150,7 +150,7 @@ void setViewParams(estuary_viewer& v, estuary_view& view, const estuary_view_par
         throw usageError(what + ": point_intensity must be in 0..1 (0: automatic)");
     checkPanel(v, p.panel, what);
     p.visible = p.visible ? 1 : 0;
-    if (p.panel != view.params.panel && severalPanels(v)) { // sized for its new panel
+    if (p.panel != view.params.panel && panelImages(v)) { // sized for its new panel
         waitIdle(v, "moving a view to another panel");
         view.params.panel = p.panel;
         resizeViewToPanel(v, view);
@@ -247,7 +247,7 @@ void recordPanelViews(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, ui
 void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage targetImage,
                  VkImageView targetView, VkExtent2D extent) {
     const uint32_t entry = uint32_t(frame % v.hostRing);
-    if (severalPanels(v))
+    if (panelImages(v))
         recordPanels(v, cmd, entry, targetImage, targetView, extent);
     else
         recordPanelViews(v, cmd, entry, 0, {targetImage, targetView, extent});

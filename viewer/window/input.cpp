@@ -47,9 +47,9 @@ struct PanelPoint {
     VkExtent2D extent{};
 };
 PanelPoint panelPoint(const estuary_viewer& v, uint32_t panel, Vec2 pixel) {
-    if (!severalPanels(v)) return {0, pixel, windowExtent(v)};
+    if (!panelImages(v)) return {0, pixel, windowExtent(v)};
     if (panel == ESTUARY_PANEL_NONE) return {};
-    const VkRect2D r = panelRect(v, panel);
+    const VkRect2D r = plotRect(v, panel);
     return {panel, {pixel.x - float(r.offset.x), pixel.y - float(r.offset.y)}, r.extent};
 }
 PanelPoint panelUnder(const estuary_viewer& v, Vec2 pixel) {
