@@ -97,5 +97,12 @@ void resizeViewToPanel(estuary_viewer& v, estuary_view& view);
 void recordPanels(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, VkImage targetImage,
                   VkImageView targetView, VkExtent2D extent);
 void destroyLayout(estuary_viewer& v);
+// (views.cpp) One panel's views into `target` (of the panel's plot size): its background view,
+// or a clear to the background colour, then its other visible views in the order they were added.
+struct DrawTarget;
+void recordPanelViews(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, uint32_t panel,
+                      const DrawTarget& target);
+// A dynamic-rendering pass clearing `view` to the background colour.
+void recordClear(const estuary_viewer& v, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent);
 
 } // namespace estuary::lib

@@ -459,13 +459,6 @@ ViewParams viewParams(const estuary_viewer& v, const estuary_view& view);
 // straight into it, with several through the panels' images (layout.h).
 void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage targetImage,
                  VkImageView targetView, VkExtent2D extent);
-// One panel's views into `target` (of the panel's size): its background view, or a clear to the
-// background colour, then its other visible views in the order they were added.
-struct DrawTarget;
-void recordPanelViews(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, uint32_t panel,
-                      const DrawTarget& target);
-// A dynamic-rendering pass clearing `view` to the background colour.
-void recordClear(const estuary_viewer& v, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent);
 // What the views keep of the picture's size (the compute draw's, a mesh's depth image) follows
 // it; only while no frame is in flight.
 void resizeViews(estuary_viewer& v, VkExtent2D extent);
