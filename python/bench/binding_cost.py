@@ -5,7 +5,10 @@ busy: begin to end of each frame), plus where the Python frame's time goes. "bin
 same CUDA calls as C++ (cudaMemsetAsync through ctypes, the field from a bare
 __cuda_array_interface__ object): its difference to C++ is the binding's cost. "torch (...)" does
 the clearing with PyTorch (as_tensor or from_dlpack, then zero_) and shows a tensor: what a
-PyTorch program pays, PyTorch's own calls included. Prints JSON lines.
+PyTorch program pays, PyTorch's own calls included. Each loop's host busy p50 comes with the p50
+of its three parts from the frame stats' marks (as loop_baseline.cu prints them): "begin" up to
+the frames-in-flight wait, "work" from the wait's end to estuary_end_frame's call (the rest of
+begin, the binding and the loop's own calls), "end" end_frame itself. Prints JSON lines.
     python3 binding_cost.py [FRAMES] [PATH/TO/estuary_binding_baseline]"""
 import ctypes
 import json
@@ -45,7 +48,7 @@ def run(variant):
     source = torch.zeros((512, 512), device="cuda")
     bare_source = Bare(source.data_ptr(), (512, 512))
     stream = torch.cuda.Stream()
-    busy, parts = [], {"begin": [], "tensor": [], "kernel": [], "show": [], "end": []}
+    stats, parts = [], {"begin": [], "tensor": [], "kernel": [], "show": [], "end": []}
     clock = time.perf_counter_ns
     with torch.cuda.stream(stream):
         for index in range(frames):
@@ -76,15 +79,20 @@ def run(variant):
                 for name, (a, b) in zip(parts, ((t0, t1), (t1, t2), (t2, t3), (t3, t4),
                                                 (t4, t5))):
                     parts[name].append((b - a) / 1000)
-            busy += [s["host_busy_us"] for s in viewer.stats() if s["frame"] >= frames // 10]
+            stats += [s for s in viewer.stats() if s["frame"] >= frames // 10]
     viewer.finish()
-    busy += [s["host_busy_us"] for s in viewer.stats() if s["frame"] >= frames // 10]
+    stats += [s for s in viewer.stats() if s["frame"] >= frames // 10]
+    busy = [s["host_busy_us"] for s in stats]
+    busy_parts = {"begin": [s["wait_start_us"] - s["begin_us"] for s in stats],
+                  "work": [s["end_us"] - s["wait_end_us"] for s in stats],
+                  "end": [s["submit_end_us"] - s["end_us"] for s in stats]}
     fps = viewer.metrics()["fps"]
     viewer.close()
     names = {"bare": "Python, begin and end only", "binding": "Python, binding",
              "cai": "Python, torch (as_tensor)", "dlpack": "Python, torch (from_dlpack)"}
     return {"loop": names[variant], "frames": frames,
             "host_busy_us_p50": round(statistics.median(busy), 2), "fps": round(fps, 1),
+            "busy_parts_us_p50": {k: round(statistics.median(v), 2) for k, v in busy_parts.items()},
             "parts_us_p50": {k: round(statistics.median(v), 2) for k, v in parts.items()}}
 
 

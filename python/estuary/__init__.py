@@ -29,8 +29,7 @@ from ._errors import (DeviceLostError, EstuaryError, GpuTimeoutError, InvalidArg
 from ._errors import BY_STATUS as _ERRORS
 from ._frame import DeviceArray, Frame, Interrupts as _Interrupts, Pick
 from ._library import as_dict as _as_dict, check as _check, choice as _choice, lib as _lib, \
-    colormap as _colormap, \
-    sizes as _sizes, text as _text
+    colormap as _colormap, field_names as _field_names, sizes as _sizes, text as _text
 from ._resources import Buffer, Image, View
 
 for _error in set(_ERRORS.values()) | {EstuaryError}:
@@ -81,7 +80,13 @@ class Viewer:
         # Reads and picks by frame, kept alive until estuary fills them: (frame index, result).
         self._pending_results = collections.deque()
         self._own_stream = None
+        # What every frame passes: its desc and an out parameter (a handle, a pointer), with
+        # their byref()s, made once. A viewer belongs to one thread (estuary.h).
         self._frame_desc = _capi.FrameDesc()
+        self._frame_desc_ref = ctypes.byref(self._frame_desc)
+        self._out = ctypes.c_void_p()
+        self._out_ref = ctypes.byref(self._out)
+        self._host_memory = {}  # ctypes arrays over the frames' host memory (_frame._host_array)
         info = _capi.ViewerInfo()
         _check(_lib.estuary_get_viewer_info(self._handle, ctypes.byref(info)))
         self.info = {name: (v.decode() if isinstance(v, bytes) else v)
@@ -120,6 +125,7 @@ class Viewer:
         if self._frame is not None:
             self._frame._ended()
         self._pending_results.clear()
+        self._host_memory.clear()
 
     def _results_drawn_before(self, index):
         """Frame `index` has begun: estuary filled the reads and picks of the frames its begin
@@ -454,12 +460,14 @@ class Viewer:
     def stats(self):
         """The drawn frames' times not read yet, oldest first, as dicts."""
         out, s = [], _capi.FrameStats()
+        names = _STATS_NAMES
+        handle, stats = self._use(), ctypes.byref(s)
         while True:
-            status = _lib.estuary_next_frame_stats(self._use(), ctypes.byref(s))
+            status = _lib.estuary_next_frame_stats(handle, stats)
             if status == _capi.NOT_READY:
                 return out
             _check(status)
-            out.append({n: v for n, v in _as_dict(s).items() if not n.startswith("raw_")})
+            out.append({n: getattr(s, n) for n in names})
 
     def metrics(self):
         m = _capi.Metrics()
@@ -536,6 +544,9 @@ class Viewer:
 
     def validation_messages(self):
         return _lib.estuary_validation_messages(self._use())
+
+
+_STATS_NAMES = tuple(n for n in _field_names(_capi.FrameStats) if not n.startswith("raw_"))
 
 
 def _view_flags(colorbar, hidden):

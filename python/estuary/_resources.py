@@ -37,16 +37,22 @@ class Image:
             _check(_lib.estuary_get_image_level_bytes(handle, level, ctypes.byref(size)))
             self.level_bytes.append(size.value)
         self._level_shapes = {}
+        self._level_shape_list = [self.level_shape(level) for level in range(self.levels)]
 
     def __repr__(self):
         name = f" {self.name!r}" if self.name else ""
         return f"<estuary.Image{name} {self.format} {self.kind} {self.shape}>"
 
     def _use(self):
-        return _in_use(self._viewer, self._handle, f"image {self.shape}" +
-                       (f" {self.name!r}" if self.name else ""))
+        handle = self._handle
+        if handle is None or self._viewer._handle is None:  # the message only when it raises
+            _in_use(self._viewer, handle, f"image {self.shape}" +
+                    (f" {self.name!r}" if self.name else ""))
+        return handle
 
     def _level(self, level):
+        if level.__class__ is int and 0 <= level < self.levels:
+            return level
         level = _capi.fit(level, ctypes.c_uint32, "level")
         if level >= self.levels:
             raise InvalidArgument(f"level {level} of an image of {self.levels} level(s)")
@@ -92,8 +98,11 @@ class Buffer:
         return f"<estuary.Buffer{name} {self.dtype} {self.shape}>"
 
     def _use(self):
-        return _in_use(self._viewer, self._handle, f"buffer {self.shape}" +
-                       (f" {self.name!r}" if self.name else ""))
+        handle = self._handle
+        if handle is None or self._viewer._handle is None:
+            _in_use(self._viewer, handle, f"buffer {self.shape}" +
+                    (f" {self.name!r}" if self.name else ""))
+        return handle
 
     def destroy(self):
         """Frees the buffer now (it must not be drawn by a view). A second call, or one after the
@@ -113,7 +122,10 @@ class View:
         return f"<estuary.View {self.kind}>"
 
     def _use(self):
-        return _in_use(self._viewer, self._handle, f"the {self.kind} view")
+        handle = self._handle
+        if handle is None or self._viewer._handle is None:
+            _in_use(self._viewer, handle, f"the {self.kind} view")
+        return handle
 
     def params(self):
         p = _capi.ViewParams()
