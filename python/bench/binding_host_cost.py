@@ -14,13 +14,16 @@ frame, p50 over the frames after the first tenth, the median of the repeats:
   loop_us     the whole frame in Python (what a frame's Python costs the program)
   in_busy_us  from begin_frame's return to end_frame's call (what estuary's host busy time, and so
               binding_cost.py's difference to C++, sees of it)
-Needs a C compiler (cc) and git. Prints a table and one JSON line per loop.
-    python3 binding_host_cost.py [--frames N] [--repeats N] [--old REV]"""
+Needs a C compiler (cc) and git, or --stub (a stub built before, with --keep-stub) and
+--old-package (a folder holding the old estuary/). Prints a table and one JSON line per loop.
+    python3 binding_host_cost.py [--frames N] [--repeats N] [--old REV | --old-package DIR]
+                                 [--stub LIB | --keep-stub LIB]"""
 import argparse
 import ctypes
 import json
 import os
 import pathlib
+import shutil
 import statistics
 import subprocess
 import sys
@@ -242,6 +245,9 @@ def main():
     parser.add_argument("--frames", type=int, default=20000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--old", default=DEFAULT_OLD, help="git revision of the old package")
+    parser.add_argument("--old-package", help="a folder holding the old estuary/ instead")
+    parser.add_argument("--stub", help="a stub library built before (--keep-stub)")
+    parser.add_argument("--keep-stub", help="where to copy the stub library built")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -249,8 +255,12 @@ def main():
         return
     with tempfile.TemporaryDirectory() as temporary:
         folder = pathlib.Path(temporary)
-        library = build_stub(folder)
-        packages = {"old": export_package(args.old, folder), "new": REPO / "python"}
+        library = pathlib.Path(args.stub) if args.stub else build_stub(folder)
+        if args.keep_stub:
+            shutil.copyfile(library, args.keep_stub)
+        old = (pathlib.Path(args.old_package) if args.old_package else
+               export_package(args.old, folder))
+        packages = {"old": old, "new": REPO / "python"}
         runs = {side: [] for side in packages}
         for _ in range(args.repeats):  # alternated, so that a busy spell hits both
             for side, package in packages.items():
@@ -261,14 +271,14 @@ def main():
                     sys.exit(f"the {side} package's run failed:\n{done.stderr}")
                 runs[side].append(json.loads(done.stdout))
     print(f"Python side per frame, µs (p50 of {args.frames} frames, median of {args.repeats} "
-          f"runs; old = {args.old}, new = this checkout)")
+          f"runs; old = {args.old_package or args.old}, new = this checkout)")
     print(f"{'loop':<10}{'old loop':>10}{'new loop':>10}{'old busy':>10}{'new busy':>10}")
     for loop in LOOPS:
         row = {side: {key: statistics.median(run[loop][key] for run in runs[side])
                       for key in ("loop_us", "in_busy_us")} for side in runs}
         print(f"{loop:<10}{row['old']['loop_us']:>10.2f}{row['new']['loop_us']:>10.2f}"
               f"{row['old']['in_busy_us']:>10.2f}{row['new']['in_busy_us']:>10.2f}")
-        print(json.dumps({"loop": loop, "old": args.old,
+        print(json.dumps({"loop": loop, "old": args.old_package or args.old,
                           **{f"{side}_{key}": round(value, 2) for side in row
                              for key, value in row[side].items()}}))
 

@@ -76,6 +76,7 @@ class Viewer:
         handle = ctypes.c_void_p()
         _check(_lib.estuary_create_viewer(ctypes.byref(desc), ctypes.byref(handle)))
         self._handle = handle.value
+        self._handle_arg = handle  # as the frame's calls pass it (_frame.py)
         self._frame = None  # the frame begun and not ended
         # Reads and picks by frame, kept alive until estuary fills them: (frame index, result).
         self._pending_results = collections.deque()

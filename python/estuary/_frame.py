@@ -12,13 +12,25 @@ from . import _capi, _dlpack
 from ._errors import InvalidArgument, InvalidHandleError, NotReady
 from ._library import check as _check, fail as _fail, lib as _lib
 
-# The calls of every frame, looked up once. Their statuses are tested inline (`if status:`) and
-# only a failure calls into _library: the frame's path makes no call it can leave out.
-_begin_frame, _end_frame = _lib.estuary_begin_frame, _lib.estuary_end_frame
-_frame_index = _lib.estuary_frame_index
-_device_pointer, _host_pointer = _lib.estuary_frame_device_pointer, _lib.estuary_frame_host_pointer
-_copy_to_image = _lib.estuary_frame_copy_to_image
+
+
+def _as_given(name):
+    """libestuary's `name` without argtypes, for the calls of every frame: they pass ctypes
+    objects made once (handles as c_void_p, byref()s of the viewer's desc and out parameter),
+    which ctypes hands to C as they are. The prototypes' conversion of a byref() alone costs
+    about 0.25 us a call. Statuses are tested inline (`if status:`); only a failure calls out."""
+    function = _lib[name]  # a function object of its own: _lib's keeps its argtypes
+    function.restype = ctypes.c_int
+    return function
+
+
+_begin_frame, _copy_to_image = _as_given("estuary_begin_frame"), \
+    _as_given("estuary_frame_copy_to_image")
+_device_pointer, _host_pointer = _as_given("estuary_frame_device_pointer"), \
+    _as_given("estuary_frame_host_pointer")
+_end_frame, _frame_index = _lib.estuary_end_frame, _lib.estuary_frame_index
 _DEFER_WAIT = _capi.FRAME_DEFER_WAIT
+_void_p = ctypes.c_void_p
 
 
 def _stream_handle(stream):
@@ -174,8 +186,8 @@ class Frame:
     and _active(), _use() and _level() are called only to raise their errors: their messages
     are built only then."""
 
-    __slots__ = ("_viewer", "_handle", "_by_display", "_host_arrays", "index", "slot", "stream",
-                 "__weakref__")
+    __slots__ = ("_viewer", "_handle", "_arg", "_by_display", "_host_arrays", "index", "slot",
+                 "stream", "__weakref__")
 
     def __init__(self, viewer, stream, defer_wait):
         desc = viewer._frame_desc  # one per viewer: estuary reads it during the call only
@@ -185,7 +197,7 @@ class Frame:
         handle = viewer._handle
         if handle is None:
             viewer._use()
-        status = _begin_frame(handle, viewer._frame_desc_ref, viewer._out_ref)
+        status = _begin_frame(viewer._handle_arg, viewer._frame_desc_ref, viewer._out_ref)
         if status:
             _fail(status)
         self._adopt(viewer, viewer._out.value, stream, False)
@@ -199,6 +211,7 @@ class Frame:
 
     def _adopt(self, viewer, handle, stream, by_display):
         self._viewer, self._handle, self._by_display = viewer, handle, by_display
+        self._arg = _void_p(handle)  # the handle as the calls without argtypes pass it
         self._host_arrays = ()  # a list from the first host array on
         self.index = index = _frame_index(handle)
         self.slot = index % viewer.frames_in_flight
@@ -276,11 +289,11 @@ class Frame:
         if handle is None or buffer._viewer._handle is None:
             buffer._use()
         if buffer.writer == "cuda":
-            status = _device_pointer(frame, handle, viewer._out_ref)
+            status = _device_pointer(self._arg, buffer._handle_arg, viewer._out_ref)
             if status:
                 _fail(status)
             return DeviceArray(self, viewer._out.value, buffer.shape, buffer.dtype)
-        status = _host_pointer(frame, handle, viewer._out_ref)
+        status = _host_pointer(self._arg, buffer._handle_arg, viewer._out_ref)
         if status:
             _fail(status)
         return self._host(viewer._out.value, buffer.shape, buffer.dtype)
@@ -339,7 +352,10 @@ class Frame:
             pointer = _host_address(host)
         elif stream is not None and stream != self.stream and self.stream is not None:
             _dlpack.stream_wait(self.stream, stream)  # the producer's work first
-        status = _copy_to_image(frame, handle, level, pointer, image.level_bytes[level])
+        # (level: a C int, as ctypes passes an int, is the uint32_t it is under the ABIs estuary
+        # builds for.)
+        status = _copy_to_image(self._arg, image._handle_arg, level, _void_p(pointer),
+                                image._level_bytes_arg[level])
         if status:
             _fail(status)
 

@@ -23,6 +23,7 @@ class Image:
 
     def __init__(self, viewer, handle, format, kind, shape, name):
         self._viewer, self._handle = viewer, handle
+        self._handle_arg = ctypes.c_void_p(handle)  # as the frame's calls pass it (_frame.py)
         self.format, self.kind, self.name = format, kind, name
         self.dtype = np.dtype(_TEXELS[format][0])
         self.channels = _TEXELS[format][1]
@@ -36,6 +37,7 @@ class Image:
             size = ctypes.c_uint64()
             _check(_lib.estuary_get_image_level_bytes(handle, level, ctypes.byref(size)))
             self.level_bytes.append(size.value)
+        self._level_bytes_arg = [ctypes.c_uint64(size) for size in self.level_bytes]
         self._level_shapes = {}
         self._level_shape_list = [self.level_shape(level) for level in range(self.levels)]
 
@@ -86,6 +88,7 @@ class Buffer:
 
     def __init__(self, viewer, handle, shape, dtype, name):
         self._viewer, self._handle = viewer, handle
+        self._handle_arg = ctypes.c_void_p(handle)
         self.shape, self.dtype, self.name = tuple(shape), np.dtype(dtype), name
         self.nbytes = int(math.prod(self.shape)) * self.dtype.itemsize
         info = _capi.BufferInfo()
