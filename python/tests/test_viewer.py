@@ -120,6 +120,28 @@ def test_host_levels_and_buffers_are_numpy_views_of_the_frames_memory(open_viewe
     assert np.all(reads == 0.5)
 
 
+def test_shown_arrays_of_every_kind_reach_the_image(open_viewer):
+    """show() takes a read-only array, a strided one, a Fortran-ordered one, and a level given
+    as a NumPy int: each arrives as given (the binding reads each kind's address its own way)."""
+    viewer = open_viewer()
+    field = viewer.image((8, 8), levels=2)
+    viewer.field_view(field)
+    read_only = np.full((8, 8), 1.0, np.float32)
+    read_only.flags.writeable = False
+    strided = np.arange(256, dtype=np.float32).reshape(16, 16)[::2, ::2]
+    fortran = np.asfortranarray(np.arange(16, dtype=np.float32).reshape(4, 4))
+    shown = []
+    for array, level in ((read_only, 0), (strided, np.int64(0)), (fortran, 1)):
+        with viewer.frame() as frame:
+            frame.show(field, array, level=level)
+            shown.append((array,
+                          frame.read_image(field, width=8 >> int(level), height=8 >> int(level),
+                                           level=int(level))))
+    viewer.finish()
+    for expected, read in shown:
+        assert np.array_equal(read, expected)
+
+
 def test_stats_metrics_and_the_camera(open_viewer):
     viewer = open_viewer()
     field = viewer.image((8, 8))
