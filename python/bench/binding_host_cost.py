@@ -8,9 +8,12 @@ and the one of this checkout (NEW).
 Each loop is binding_cost.py's "binding" loop (begin on a stream object of the program's own, the
 frame's device pointer of a 64k-point buffer, a cudaMemsetAsync through ctypes, `show` of a bare
 __cuda_array_interface__ object into a 512x512 image, end), besides "bare" (begin and end),
-"tensor" (`show` of an object with PyTorch's tensor attributes: is_cuda, data_ptr, dtype) and
-"host" (a host buffer's NumPy array written, a NumPy array shown into a host image). Reported per
-frame, p50 over the frames after the first tenth, the median of the repeats:
+"tensor" (`show` of an object with PyTorch's tensor attributes: is_cuda, data_ptr, dtype),
+"cai" and "dlpack" (the binding loop with the frame's array exported as torch.as_tensor and
+torch.from_dlpack ask it: its __cuda_array_interface__ read, or a __dlpack__ capsule made and let
+go, PyTorch's own work left out) and "host" (a host buffer's NumPy array written, a NumPy array
+shown into a host image). Reported per frame, p50 over the frames after the first tenth, the
+median of the repeats:
   loop_us     the whole frame in Python (what a frame's Python costs the program)
   in_busy_us  from begin_frame's return to end_frame's call (what estuary's host busy time, and so
               binding_cost.py's difference to C++, sees of it)
@@ -32,7 +35,7 @@ import tempfile
 HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 DEFAULT_OLD = "43a7879"  # main before the binding's per-frame path was cut (issue 37, item 5)
-LOOPS = ("bare", "binding", "tensor", "host")
+LOOPS = ("bare", "binding", "tensor", "cai", "dlpack", "host")
 BUFFER_BYTES = 1 << 20  # 64k points of 4 floats, as binding_cost.py
 
 # The stub's functions that must hand something back; every other one returns 0 (OK).
@@ -47,11 +50,18 @@ static uint64_t now_ns(void) {
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
-static int handle_out(void** out) { static uintptr_t next = 0x1000; *out = (void*)(next += 16); return 0; }
+static int handle_out(void** out) {
+    static uintptr_t next = 0x1000;
+    *out = (void*)(next += 16);
+    return 0;
+}
 uint32_t estuary_version(void) { return (0u << 22) | (3u << 12) | 0xFFFu; }
 const char* estuary_last_error(void) { return "stub"; }
 int estuary_create_viewer(const void* desc, void** out) { return handle_out(out); }
-int estuary_destroy_viewer(void* viewer, uint32_t* messages) { if (messages) *messages = 0; return 0; }
+int estuary_destroy_viewer(void* viewer, uint32_t* messages) {
+    if (messages) *messages = 0;
+    return 0;
+}
 int estuary_get_viewer_info(void* viewer, char* info) {
     *(int*)(info + %(has_cuda)d) = 1;
     *(int*)(info + %(headless)d) = 1;
@@ -226,6 +236,16 @@ def child(package, library, frames):
                 array = frame.buffer(points)
                 memset(array.ptr, 0, points.nbytes, frame.stream)
                 frame.show(field, tensor)
+            elif loop == "cai":
+                array = frame.buffer(points)
+                memset(array.__cuda_array_interface__["data"][0], 0, points.nbytes, frame.stream)
+                frame.show(field, bare)
+            elif loop == "dlpack":
+                array = frame.buffer(points)
+                capsule = array.__dlpack__(stream=frame.stream)
+                memset(array.ptr, 0, points.nbytes, frame.stream)
+                frame.show(field, bare)
+                del capsule
             elif loop == "host":
                 frame.buffer(host_points)[0, 0] = index
                 frame.show(host_field, picture)
