@@ -242,10 +242,9 @@ def child(package, library, frames):
                 frame.show(field, bare)
             elif loop == "dlpack":
                 array = frame.buffer(points)
-                capsule = array.__dlpack__(stream=frame.stream)
+                array.__dlpack__(stream=frame.stream)  # made and let go, unconsumed
                 memset(array.ptr, 0, points.nbytes, frame.stream)
                 frame.show(field, bare)
-                del capsule
             elif loop == "host":
                 frame.buffer(host_points)[0, 0] = index
                 frame.show(host_field, picture)

@@ -55,11 +55,13 @@ int main(int argc, char** argv) try {
         frame.copyToImage(field, source, 512 * 512 * sizeof(float));
         frame.end();
         estuary_frame_stats stats;
-        while (viewer.nextFrameStats(stats)) keep(stats);
+        while (viewer.nextFrameStats(stats))
+            keep(stats);
     }
     viewer.finish();
     estuary_frame_stats stats;
-    while (viewer.nextFrameStats(stats)) keep(stats);
+    while (viewer.nextFrameStats(stats))
+        keep(stats);
     const estuary_metrics m = viewer.metrics();
     std::printf("{\"loop\": \"C++\", \"frames\": %d, \"host_busy_us_p50\": %.2f, "
                 "\"fps\": %.1f, \"busy_parts_us_p50\": {\"begin\": %.2f, \"work\": %.2f, "
