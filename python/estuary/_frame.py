@@ -13,7 +13,6 @@ from ._errors import InvalidArgument, InvalidHandleError, NotReady
 from ._library import check as _check, fail as _fail, lib as _lib
 
 
-
 def _as_given(name):
     """libestuary's `name` without argtypes, for the calls of every frame: they pass ctypes
     objects made once (handles as c_void_p, byref()s of the viewer's desc and out parameter),
@@ -96,7 +95,7 @@ class DeviceArray:
     Valid while its frame is open: after the frame ends, Vulkan owns the memory until the slot
     comes round again."""
 
-    __slots__ = ("_frame", "ptr", "shape", "dtype")
+    __slots__ = ("_frame", "ptr", "shape", "dtype", "__weakref__")
 
     def __init__(self, frame, pointer, shape, dtype):
         self._frame = frame
@@ -194,9 +193,8 @@ class Frame:
         stream = None if stream is None else _stream_handle(stream)
         desc.stream = stream
         desc.flags = _DEFER_WAIT if defer_wait else 0
-        handle = viewer._handle
-        if handle is None:
-            viewer._use()
+        if viewer._handle is None:
+            viewer._use()  # raises: the viewer is closed
         status = _begin_frame(viewer._handle_arg, viewer._frame_desc_ref, viewer._out_ref)
         if status:
             _fail(status)
@@ -352,8 +350,7 @@ class Frame:
             pointer = _host_address(host)
         elif stream is not None and stream != self.stream and self.stream is not None:
             _dlpack.stream_wait(self.stream, stream)  # the producer's work first
-        # (level: a C int, as ctypes passes an int, is the uint32_t it is under the ABIs estuary
-        # builds for.)
+        # `level` goes as a C int, in the register of the uint32_t that estuary takes.
         status = _copy_to_image(self._arg, image._handle_arg, level, _void_p(pointer),
                                 image._level_bytes_arg[level])
         if status:
