@@ -12,7 +12,10 @@ comes with the p50 of its three parts from the frame stats' marks (as loop_basel
 them): "begin" up to the frames-in-flight wait, "work" from the wait's end to estuary_end_frame's
 call (the rest of begin, the binding and the loop's own calls), "end" end_frame itself. The
 Python side of the same loop, on the CPU alone, is binding_host_cost.py's. Prints JSON lines.
-    python3 binding_cost.py [FRAMES] [PATH/TO/estuary_binding_baseline]"""
+ROUNDS (default 1) repeats every loop and C++ that many times, alternated, and ends with each
+loop's median difference to C++ over the rounds: between device calls, and between processes of
+one call, host times drift by tens of µs (docs/PERFORMANCE.md), more than the binding's cost.
+    python3 binding_cost.py [FRAMES] [PATH/TO/estuary_binding_baseline [ROUNDS]]"""
 import contextlib
 import ctypes
 import json
@@ -140,12 +143,8 @@ def loop(viewer, variant, stream, field, points, source, bare_source, torch):
     return stats, parts
 
 
-def main():
-    if NO_TORCH in sys.argv:
-        for variant in ("bare", "binding"):
-            print(json.dumps(run(variant, None)), flush=True)
-        return
-    import torch
+def one_round(torch, baseline):
+    """Every loop once, then C++ (where `baseline` names it): the JSON lines of one round."""
     results = [run(variant, torch) for variant in ("bare", "binding", "cai", "dlpack")]
     done = subprocess.run([sys.executable, __file__, str(frames), NO_TORCH], capture_output=True,
                           text=True)
@@ -153,17 +152,39 @@ def main():
         results += [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     else:  # reported, and the PyTorch loops still compared
         results.append({"loop": "Python, binding, no PyTorch", "failed": done.stderr[-2000:]})
-    for result in results:
-        print(json.dumps(result))
-    if len(arguments) > 1:
-        done = subprocess.run([arguments[1], str(frames)], capture_output=True, text=True,
+    if baseline:
+        done = subprocess.run([baseline, str(frames)], capture_output=True, text=True,
                               check=True)
-        cxx = json.loads(done.stdout.strip().splitlines()[-1])
-        print(json.dumps(cxx))
+        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return results
+
+
+def main():
+    if NO_TORCH in sys.argv:
+        for variant in ("bare", "binding"):
+            print(json.dumps(run(variant, None)), flush=True)
+        return
+    import torch
+    baseline = arguments[1] if len(arguments) > 1 else None
+    rounds = int(arguments[2]) if len(arguments) > 2 else 1
+    differences = {}  # loop: its host busy p50 less C++'s, a round each
+    for number in range(rounds):
+        results = one_round(torch, baseline)
+        cxx = results[-1] if baseline else None
         for result in results:
+            print(json.dumps(result if rounds == 1 else {"round": number, **result}))
+        for result in results[:-1] if baseline else []:
             if "host_busy_us_p50" in result and "begin and end" not in result["loop"]:
-                print(json.dumps({"loop": result["loop"], "python_minus_cxx_host_us": round(
-                    result["host_busy_us_p50"] - cxx["host_busy_us_p50"], 2)}))
+                difference = round(result["host_busy_us_p50"] - cxx["host_busy_us_p50"], 2)
+                differences.setdefault(result["loop"], []).append(difference)
+                print(json.dumps({"loop": result["loop"], "python_minus_cxx_host_us": difference}
+                                 | ({"round": number} if rounds > 1 else {})))
+    if rounds > 1:  # rounds alternate the loops, so that a drift of the machine hits each
+        for loop, values in differences.items():
+            print(json.dumps({"loop": loop, "rounds": rounds,
+                              "python_minus_cxx_host_us_median": round(statistics.median(values),
+                                                                       2),
+                              "python_minus_cxx_host_us": values}))
 
 
 if __name__ == "__main__":
