@@ -209,9 +209,11 @@ class Frame:
 
     def _adopt(self, viewer, handle, stream, by_display):
         self._viewer, self._handle, self._by_display = viewer, handle, by_display
-        self._arg = _void_p(handle)  # the handle as the calls without argtypes pass it
+        # The handle as a c_void_p, as the calls without argtypes take it; ctypes passes one to
+        # a c_void_p argtype in half the time an int takes.
+        self._arg = arg = _void_p(handle)
         self._host_arrays = ()  # a list from the first host array on
-        self.index = index = _frame_index(handle)
+        self.index = index = _frame_index(arg)
         self.slot = index % viewer.frames_in_flight
         viewer._frame = self
         if viewer._pending_results:
@@ -246,7 +248,7 @@ class Frame:
                                   "it when the callback returns")
         try:
             if self._viewer._handle is not None:
-                status = _end_frame(handle)
+                status = _end_frame(self._arg)
                 if status:
                     _fail(status)
         finally:
