@@ -209,9 +209,7 @@ class Frame:
 
     def _adopt(self, viewer, handle, stream, by_display):
         self._viewer, self._handle, self._by_display = viewer, handle, by_display
-        # The handle as a c_void_p, as the calls without argtypes take it; ctypes passes one to
-        # a c_void_p argtype in half the time an int takes.
-        self._arg = arg = _void_p(handle)
+        self._arg = arg = _void_p(handle)  # the handle as the calls without argtypes take it
         self._host_arrays = ()  # a list from the first host array on
         self.index = index = _frame_index(arg)
         self.slot = index % viewer.frames_in_flight
