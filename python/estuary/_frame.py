@@ -171,7 +171,7 @@ def _cuda_interface(array):
 
 def _host_address(array):
     """The address of a C-contiguous NumPy array's data. ndarray.ctypes builds an object a call
-    (~2 us); a writable array's buffer is read in a third of that."""
+    (about 0.8 us); a writable array's buffer gives it in about 0.3 us."""
     try:
         return ctypes.addressof(ctypes.c_char.from_buffer(array))
     except (TypeError, ValueError):  # read-only, or empty
