@@ -129,7 +129,7 @@ def build_stub(folder):
     sys.modules["estuary"] = package
     _capi = importlib.import_module("estuary._capi")
     del sys.modules["estuary"], sys.modules["estuary._capi"], sys.modules["estuary._errors"]
-    names = [n for n in _capi._PROTOTYPES]
+    names = list(_capi._PROTOTYPES)
     offsets = {"has_cuda": _capi.ViewerInfo.has_cuda.offset,
                "headless": _capi.ViewerInfo.headless.offset,
                "frames_in_flight": _capi.ViewerInfo.frames_in_flight.offset,
