@@ -366,6 +366,9 @@ PanelLayout layoutPanel(const PanelAnnotations& what, const TextMeasure& m, Rect
     requireFinite(what.y.atStart, "y axis mapping's start");
     requireFinite(what.y.atEnd, "y axis mapping's end");
     PanelLayout out;
+    out.batch.lines.reserve(1024);
+    out.batch.texts.reserve(128);
+    out.textBoxes.reserve(128);
     out.batch.clip = {panel.x0, panel.y0, panel.x1, panel.y1};
     Placer placer{m, panel, out};
     const float pad = s.padding, labelH = lineHeight(m, s.labelSize);

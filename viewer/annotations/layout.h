@@ -42,6 +42,7 @@ struct AxisMapping {
     double atStart = 0.0, atEnd = 1.0;
     std::string title; // with its units: "x [mm]"
     bool log = false;
+    bool operator==(const AxisMapping&) const = default;
 };
 
 struct ColorbarDesc {
@@ -52,16 +53,19 @@ struct ColorbarDesc {
     // (estuary_set_view_legend; fewer names than entries: the rest numbered). 0: a continuous ramp.
     uint32_t entries = 0;
     std::vector<std::string> names;
+    bool operator==(const ColorbarDesc&) const = default;
 };
 
 struct LegendEntry {
     Rgba color{1, 1, 1, 1};
     std::string name;
+    bool operator==(const LegendEntry&) const = default;
 };
 
 struct ScaleBarDesc {
     double unitsPerPixel = 0.0; // 0: no scale bar
     std::string unit;           // "mm"
+    bool operator==(const ScaleBarDesc&) const = default;
 };
 
 struct AnnotationStyle {
@@ -72,6 +76,7 @@ struct AnnotationStyle {
     Rgba line{0.85f, 0.85f, 0.85f, 1.0f};
     Rgba grid{1.0f, 1.0f, 1.0f, 0.15f};
     Rgba backing{0.0f, 0.0f, 0.0f, 0.55f};
+    bool operator==(const AnnotationStyle&) const = default;
 };
 
 // A 3D picture's box axes (box_axes.h): the box in the user's units and the camera that draws it.
@@ -82,8 +87,10 @@ struct BoxAxesDesc {
     std::array<double, 3> min{0, 0, 0}, max{1, 1, 1};
     std::array<std::string, 3> titles{"x", "y", "z"};
     bool gizmo = true;
+    bool operator==(const BoxAxesDesc&) const = default;
 };
 
+// Comparable, so a frame can keep last frame's layout while nothing it depends on changed.
 struct PanelAnnotations {
     std::string title;
     bool axes = false, grid = false;
@@ -93,6 +100,7 @@ struct PanelAnnotations {
     ScaleBarDesc scaleBar;
     std::optional<BoxAxesDesc> box; // a 3D picture: box axes and gizmo instead of 2D axes
     AnnotationStyle style;
+    bool operator==(const PanelAnnotations&) const = default;
 };
 
 struct PanelLayout {

@@ -1,6 +1,7 @@
 #include "ticks.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -77,6 +78,19 @@ Ticks linearTicks(const TickRequest& r, double lo, double hi, const AxisScale& s
     std::vector<double> finer;
     double finerStep = 0;
     for (double step = niceStep(span, most);; step = nextNiceStep(step)) {
+        // A cheap necessary condition first: the narrowest label (the value nearest 0, formatted
+        // as the whole set would be) must fit between two ticks.
+        const double first = std::ceil(lo / step - 1e-9), last = std::floor(hi / step + 1e-9);
+        if (last > first) {
+            const double nearest = lo > 0 ? first * step : hi < 0 ? last * step : 0.0;
+            std::vector<double> probe{first * step, last * step};
+            if (nearest != probe[0] && nearest != probe[1]) probe.push_back(nearest);
+            std::string unused;
+            const std::vector<std::string> ends = formatTickLabels(probe, step, unused);
+            const size_t at = probe.size() == 3 ? 2 : nearest == probe[0] ? 0 : 1;
+            const float narrowest = extentOf(r, ends[at]);
+            if (double(r.lengthPixels) * step / span < double(narrowest + r.labelGap)) continue;
+        }
         std::vector<double> values = multiplesOf(step, lo, hi);
         if (values.empty()) {
             // No multiple of this step inside: keep one round number of a finer step, the middle.
@@ -162,10 +176,12 @@ double niceStep(double span, double count) {
 }
 
 std::string formatFixed(double value, int decimals) {
-    char text[64];
-    std::snprintf(text, sizeof(text), "%.*f", std::clamp(decimals, 0, 17), value);
-    std::string s = text;
-    if (s[0] != '-') return s;
+    // to_chars: the same digits as printf's "%.*f", several times faster (labels are per frame).
+    char text[400];
+    const auto end = std::to_chars(text, text + sizeof(text), value, std::chars_format::fixed,
+                                   std::clamp(decimals, 0, 17));
+    std::string s(text, end.ec == std::errc() ? end.ptr : text);
+    if (s.empty() || s[0] != '-') return s;
     if (s.find_first_not_of("-0.") == std::string::npos) return s.substr(1); // "-0.00" is "0.00"
     return "\u2212" + s.substr(1);
 }
