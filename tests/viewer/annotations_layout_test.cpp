@@ -1,7 +1,7 @@
-// A panel's annotations laid out (viewer/annotations/layout.h), measured with a fixed-width
+// A panel's annotations laid out (viewer/annotations/annotation_layout.h), measured with a fixed-width
 // stand-in for the font: nothing overlaps, everything stays in the panel, colorbars stack apart,
 // and ticks land exactly where the camera maps their values.
-#include "layout.h"
+#include "annotation_layout.h"
 #include "ticks.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Ticks of one axis: where the major and minor ticks fall and what the labels say. Pure (no Vulkan,
-// no viewer), called by the layout (layout.h) for 2D axes, colorbars and 3D box axes.
+// no viewer), called by the layout (annotation_layout.h) for 2D axes, colorbars and 3D box axes.
 //
 // Major ticks sit at round numbers (1, 2 or 5 times a power of ten), as many as fit: the count is
 // lowered until no two neighbouring labels, as `labelExtent` measures them along the axis, come

@@ -1,4 +1,4 @@
-#include "layout.h"
+#include "annotation_layout.h"
 
 #include "box_axes.h"
 #include "ticks.h"
