@@ -75,8 +75,9 @@ TEST(AnnotationBoxAxes, FromAboveAtTheDefaultAnglesEachAxisTakesAnOutlineEdge) {
     // minimum) and the near faces face the viewer.
     const BoxAxesDesc box = boxUnder(0.61086524f, 0.43633231f);
     const std::array<int, 3> edges = chooseBoxEdges(box, kViewport);
-    for (int e : edges)
-        ASSERT_GE(e, 0);
+    // x along the bottom front (y maximum, z minimum), y up the left back (z maximum, x minimum),
+    // z along the bottom left (x minimum, y maximum): outline edges, the lowest or leftmost.
+    EXPECT_EQ(edges, (std::array<int, 3>{1, 1, 2}));
     FixedWidth measure;
     AnnotationStyle style;
     AnnotationBatch batch;

@@ -165,6 +165,14 @@ std::array<int, 3> chooseBoxEdges(const BoxAxesDesc& box, Rect viewport) {
         int best = -1;
         float bestScore = -1e30f;
         bool bestSilhouette = false;
+        // One rule for all four edges of an axis: lowest for an axis that runs across the
+        // screen, leftmost for one that runs up it (judged along the box's middle).
+        const ScreenPoint m0 = project(box.viewProjection, corner(box, a, 0, 0, 0), viewport);
+        const ScreenPoint m1 = project(box.viewProjection, corner(box, a, 1, 0, 0), viewport);
+        const ScreenPoint n0 = project(box.viewProjection, corner(box, a, 0, 1, 1), viewport);
+        const ScreenPoint n1 = project(box.viewProjection, corner(box, a, 1, 1, 1), viewport);
+        const bool horizontal =
+            std::abs(m1.x - m0.x + n1.x - n0.x) >= std::abs(m1.y - m0.y + n1.y - n0.y);
         for (int e = 0; e < 4; ++e) {
             const int bOn = e & 1, cOn = (e >> 1) & 1;
             const ScreenPoint p0 =
@@ -174,7 +182,6 @@ std::array<int, 3> chooseBoxEdges(const BoxAxesDesc& box, Rect viewport) {
             if (!p0.visible || !p1.visible) return {-1, -1, -1};
             // On the outline: one of the two faces meeting at the edge faces the viewer.
             const bool silhouette = faceFront(box, v, b, bOn) != faceFront(box, v, c, cOn);
-            const bool horizontal = std::abs(p1.x - p0.x) >= std::abs(p1.y - p0.y);
             const float score = horizontal ? 0.5f * (p0.y + p1.y) : -0.5f * (p0.x + p1.x);
             if ((silhouette && !bestSilhouette) ||
                 (silhouette == bestSilhouette && score > bestScore + 1e-3f)) {
