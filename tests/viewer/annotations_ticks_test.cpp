@@ -187,6 +187,10 @@ TEST(AnnotationTicks, NonFiniteRangesAndNonPositiveLogRangesAreRefused) {
     r.first = 0;
     r.last = INFINITY;
     EXPECT_THROW(computeTicks(r), std::invalid_argument);
+    r.first = -1e308;
+    r.last = 1e308;
+    EXPECT_THROW(computeTicks(r), std::invalid_argument);
+    r.first = 0;
     r.last = 10;
     r.log = true;
     try {

@@ -232,6 +232,9 @@ Ticks computeTicks(const TickRequest& r) {
         throw std::invalid_argument("axis length " + describe(r.lengthPixels) +
                                     " pixels: must be finite and >= 0");
     const double lo = std::min(r.first, r.last), hi = std::max(r.first, r.last);
+    if (!std::isfinite(hi - lo))
+        throw std::invalid_argument("axis range [" + describe(r.first) + ", " + describe(r.last) +
+                                    "] is wider than a double holds");
     if (r.log && lo <= 0)
         throw std::invalid_argument("log axis range [" + describe(r.first) + ", " +
                                     describe(r.last) + "]: a log axis needs values above 0");

@@ -35,9 +35,9 @@ struct TickRequest {
     float labelGap = 8.0f; // the least free space between neighbouring labels
 };
 
-// Throws std::invalid_argument naming the value for a non-finite end, a non-finite or negative
-// length, or a log axis whose range is not positive. A range of one value (first == last) gets
-// one tick at it.
+// Throws std::invalid_argument naming the value for a non-finite end, a range wider than a
+// double holds, a non-finite or negative length, or a log axis whose range is not positive. A range
+// of one value (first == last) gets one tick at it.
 Ticks computeTicks(const TickRequest& request);
 
 // The round step (1, 2 or 5 times a power of ten) nearest above span / count; span > 0, count >= 1.
