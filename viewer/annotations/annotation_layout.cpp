@@ -112,6 +112,7 @@ float layoutColorbars(const PanelAnnotations& what, const TextMeasure& m, Rect a
                 r.lengthPixels = rampH;
                 r.labelExtent = [&](const std::string&) { return labelH; };
                 r.labelGap = 2.0f;
+                r.minor = false;
                 p.ticks = computeTicks(r);
                 for (const std::string& l : p.ticks.labels)
                     p.labelsWidth = std::max(p.labelsWidth, m.width(l, s.labelSize));

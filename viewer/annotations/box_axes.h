@@ -2,7 +2,8 @@
 // the camera, for each of x, y and z the edge on the box's outline that faces the viewer and lies
 // lowest (or, for an axis that runs up the screen, leftmost), as plotting tools put them, with
 // ticks, labels and the axis's title along it; the gizmo (x red, y green, z blue, with letters)
-// in the bottom-left corner turns with the camera. Pure, called by layoutPanel (annotation_layout.h).
+// in the bottom-left corner turns with the camera. Pure, called by layoutPanel
+// (annotation_layout.h).
 #pragma once
 
 #include "annotation_layout.h"

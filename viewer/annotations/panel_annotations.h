@@ -1,8 +1,8 @@
 // The viewer's side of the annotations: what a panel's views want said (their colorbars, as the
 // ImGui ones chose them; the axes of the field, slice, volume or buffer views drawn, in the user's
 // units from the images' origin and spacing or the buffer views' bounds), read from a viewer for
-// one camera and one panel rectangle, as layoutPanel (annotation_layout.h) takes it. Thin on purpose: the
-// frame calls it per panel with that panel's camera and views.
+// one camera and one panel rectangle, as layoutPanel (annotation_layout.h) takes it. Thin on
+// purpose: the frame calls it per panel with that panel's camera and views.
 #pragma once
 
 #include "annotation_layout.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 
@@ -61,10 +62,14 @@ struct AxisScale {
     }
 };
 
-std::vector<double> multiplesOf(double step, double lo, double hi) {
+// The multiples of `step` in [lo, hi]; with `skipEvery` > 0, not those whose multiple of step
+// is a multiple of skipEvery (the major ticks among minor ones).
+std::vector<double> multiplesOf(double step, double lo, double hi, int64_t skipEvery = 0) {
     std::vector<double> values;
     const double first = std::ceil(lo / step - 1e-9), last = std::floor(hi / step + 1e-9);
+    if (last >= first) values.reserve(size_t(last - first) + 1);
     for (double k = first; k <= last; k += 1.0) {
+        if (skipEvery > 0 && int64_t(k) % skipEvery == 0) continue;
         const double v = k * step;
         values.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
     }
@@ -113,13 +118,8 @@ Ticks linearTicks(const TickRequest& r, double lo, double hi, const AxisScale& s
             const double pixelsPerStep = double(r.lengthPixels) * step / span;
             int divisions = m == 2 ? 4 : 5;
             if (pixelsPerStep / divisions < 4.0) divisions = pixelsPerStep / 2 >= 4.0 ? 2 : 0;
-            if (divisions > 0 && !r.log) {
-                const double minorStep = step / divisions;
-                for (double v : multiplesOf(minorStep, lo, hi)) {
-                    const double k = std::round(v / minorStep);
-                    if (std::fmod(std::abs(k), double(divisions)) != 0.0) t.minor.push_back(v);
-                }
-            }
+            if (divisions > 0 && !r.log && r.minor)
+                t.minor = multiplesOf(step / divisions, lo, hi, divisions);
             return t;
         }
         finer = std::move(values);

@@ -33,6 +33,7 @@ struct TickRequest {
     // vertical one); null: 8 pixels a character.
     std::function<float(const std::string&)> labelExtent;
     float labelGap = 8.0f; // the least free space between neighbouring labels
+    bool minor = true;     // false: no minor ticks (a colorbar's)
 };
 
 // Throws std::invalid_argument naming the value for a non-finite end, a range wider than a
