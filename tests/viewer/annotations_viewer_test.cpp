@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace estuary::lib {
@@ -118,6 +119,54 @@ TEST_F(PanelAnnotationsTest, AVolumeIsFramedByBoxAxesInItsUnits) {
     // The box's centre lands at the picture's centre, as the volume is drawn.
     const annotations::ScreenPoint c =
         annotations::project(a.box->viewProjection, {25.75, 7.75, -1.25}, {0, 0, 800, 600});
+    EXPECT_NEAR(c.x, 400.0f, 1e-2);
+    EXPECT_NEAR(c.y, 300.0f, 1e-2);
+}
+
+TEST_F(PanelAnnotationsTest, BufferViewsAxesReadTheirBoundsAndColorbarsComeInOrder) {
+    estuary_buffer_desc bd{};
+    bd.struct_size = sizeof bd;
+    bd.size = 1024;
+    bd.writer = ESTUARY_WRITER_HOST;
+    bd.name = "points";
+    estuary_buffer* buffer = createBuffer(*v, bd);
+    // 2D points in [10, 30] x [0, 10]: a 2:1 letterbox in a 4:3 picture, 800 pixels wide.
+    estuary_points_view_desc pd{};
+    pd.struct_size = sizeof pd;
+    pd.buffer = buffer;
+    pd.layout = ESTUARY_POINTS_XY_VELOCITY;
+    pd.bounds[0] = 10.0f;
+    pd.bounds[1] = 0.0f;
+    pd.bounds[2] = 30.0f;
+    pd.bounds[3] = 10.0f;
+    pd.label = "speed";
+    pd.flags = ESTUARY_POINTS_COLORBAR;
+    addPointsView(*v, pd);
+    pd.label = "quiet"; // no colorbar asked
+    pd.flags = 0;
+    addPointsView(*v, pd);
+    annotations::PanelAnnotations a =
+        panelAnnotations(*v, Camera{}, {0, 0, 800, 600}, PanelAnnotationOptions{});
+    EXPECT_NEAR(a.x.atStart, 10.0, 1e-4);
+    EXPECT_NEAR(a.x.atEnd, 30.0, 1e-4);
+    EXPECT_NEAR(a.y.atStart, 5.0 - 7.5, 1e-4); // 10 units over 400 pixels, centred
+    EXPECT_NEAR(a.y.atEnd, 5.0 + 7.5, 1e-4);
+    ASSERT_EQ(a.colorbars.size(), 1u);
+    EXPECT_EQ(a.colorbars[0].name, "speed");
+    // 3D points in a 4 x 2 x 2 box: box axes over it, drawn as a 0.5 x 0.25 x 0.25 half box.
+    pd.layout = ESTUARY_POINTS_XYZ_SCALAR;
+    const float box[6] = {-2, 0, 0, 2, 2, 2};
+    std::copy(box, box + 6, pd.bounds);
+    pd.label = "cloud";
+    estuary_view* cloud = addPointsView(*v, pd);
+    ASSERT_TRUE(cloud->threeD);
+    std::vector<const estuary_view*> only{cloud};
+    a = panelAnnotations(*v, Camera{}, {0, 0, 800, 600}, PanelAnnotationOptions{}, &only);
+    ASSERT_TRUE(a.box.has_value());
+    EXPECT_EQ(a.box->min, (std::array<double, 3>{-2, 0, 0}));
+    EXPECT_EQ(a.box->max, (std::array<double, 3>{2, 2, 2}));
+    const annotations::ScreenPoint c =
+        annotations::project(a.box->viewProjection, {0, 1, 1}, {0, 0, 800, 600});
     EXPECT_NEAR(c.x, 400.0f, 1e-2);
     EXPECT_NEAR(c.y, 300.0f, 1e-2);
 }
