@@ -336,6 +336,12 @@ typedef struct estuary_image_desc {
     estuary_writer writer;
     uint32_t flags;   /* ESTUARY_ALLOC_SINGLE, ESTUARY_IMAGE_GENERATE_MIPS */
     const char* name; /* for messages, debuggers, and the colorbar's default label */
+    /* Since 0.4: where the cells are in your units (metres, mm, ...), which axes, scale bars and
+     * box axes read: cell (i, j, k)'s centre is at origin + (i, j, k) * spacing. Spacing 0 is 1
+     * (so a zeroed or 0.3 struct reads cells); a negative or non-finite spacing or a non-finite
+     * origin is refused. */
+    float origin[3];
+    float spacing[3];
 } estuary_image_desc;
 
 typedef struct estuary_buffer_desc {
@@ -369,6 +375,7 @@ typedef struct estuary_image_info {
     uint32_t copies;       /* 1 for ESTUARY_ALLOC_SINGLE, else frames in flight */
     estuary_writer writer; /* as resolved */
     uint32_t texel_bytes;
+    float origin[3], spacing[3]; /* since 0.4: as resolved (spacing 0 given: 1) */
 } estuary_image_info;
 ESTUARY_API estuary_status estuary_get_image_info(estuary_image* image, estuary_image_info* info);
 /* The bytes of level `level` (all layers or slices, texels tightly packed): what
@@ -714,6 +721,12 @@ typedef struct estuary_view_params {
 ESTUARY_API estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* params);
 ESTUARY_API estuary_status estuary_set_view_params(estuary_view* view,
                                                    const estuary_view_params* params);
+/* Since 0.4: names of a categorical palette's entries (entry i is names[i]), which the view's
+ * colorbar shows beside its colours instead of numbers while its colormap is categorical. Copied;
+ * count 0 (names may then be NULL) clears them. At most 256 names, each non-NULL, valid UTF-8 and
+ * at most 256 bytes. */
+ESTUARY_API estuary_status estuary_set_view_legend(estuary_view* view, const char* const* names,
+                                                   uint32_t count);
 
 /* ---- colormaps
  * ----------------------------------------------------------------------------------- A colormap of

@@ -138,7 +138,7 @@ class ImageDesc(Sized):
     _fields_ = _sized(("format", c_int), ("kind", c_int), ("width", c_uint32),
                       ("height", c_uint32), ("depth", c_uint32), ("layers", c_uint32),
                       ("levels", c_uint32), ("writer", c_int), ("flags", c_uint32),
-                      ("name", c_char_p))
+                      ("name", c_char_p), ("origin", c_float * 3), ("spacing", c_float * 3))
 
 
 class BufferDesc(Sized):
@@ -152,7 +152,8 @@ class ImageInfo(Sized):
     _fields_ = _sized(("format", c_int), ("kind", c_int), ("width", c_uint32),
                       ("height", c_uint32), ("depth", c_uint32), ("layers", c_uint32),
                       ("levels", c_uint32), ("copies", c_uint32), ("writer", c_int),
-                      ("texel_bytes", c_uint32))
+                      ("texel_bytes", c_uint32), ("origin", c_float * 3),
+                      ("spacing", c_float * 3))
 
 
 class BufferInfo(Sized):
@@ -377,6 +378,7 @@ _PROTOTYPES = {
     "estuary_destroy_view": (c_int, [_P, _P]),
     "estuary_get_view_params": (c_int, [_P, POINTER(ViewParams)]),
     "estuary_set_view_params": (c_int, [_P, POINTER(ViewParams)]),
+    "estuary_set_view_legend": (c_int, [_P, POINTER(c_char_p), c_uint32]),
     "estuary_get_camera": (c_int, [_P, POINTER(Camera)]),
     "estuary_set_camera": (c_int, [_P, POINTER(Camera)]),
     "estuary_set_background": (c_int, [_P, c_float, c_float, c_float]),
