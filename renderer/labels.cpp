@@ -4,6 +4,7 @@
 #include "renderer_internal.h"
 #include "shared_layout.h"
 #include "vk_check.h"
+#include "volume_camera.h"
 
 #include <algorithm>
 #include <bit>
@@ -36,6 +37,38 @@ std::vector<uint32_t> labelRuns(const FontAtlas& font, const std::vector<std::st
         }
     }
     return table;
+}
+
+bool placeAnchor(const PointsDraw& place, VkExtent2D extent, bool threeD,
+                 const std::array<float, 3>& position, float& x, float& y) {
+    const float w = float(extent.width), h = float(extent.height);
+    if (threeD) {
+        const OrbitCamera camera = orbitCamera(place.view.yaw, place.view.pitch, place.view.zoom,
+                                               extent.width, extent.height);
+        const auto& b = place.box;
+        const float side = std::max({b[3] - b[0], b[4] - b[1], b[5] - b[2]});
+        const float invScale = side > 0.0f ? 1.0f / side : 1.0f;
+        std::array<float, 3> d{};
+        for (size_t i = 0; i < 3; ++i)
+            d[i] = (position[i] - 0.5f * (b[i] + b[i + 3])) * invScale - camera.eye[i];
+        const auto dot = [](const std::array<float, 3>& a, const std::array<float, 3>& c) {
+            return a[0] * c[0] + a[1] * c[1] + a[2] * c[2];
+        };
+        const float t = dot(d, camera.forward);
+        if (!(t > 1e-4f)) return false;
+        const float ndcX = dot(d, camera.right) / dot(camera.right, camera.right) / t;
+        const float ndcY = -dot(d, camera.up) / dot(camera.up, camera.up) / t;
+        x = (ndcX + 1.0f) * 0.5f * w;
+        y = (ndcY + 1.0f) * 0.5f * h;
+        return std::isfinite(x) && std::isfinite(y);
+    }
+    const float fw = float(place.domain.width), fh = float(place.domain.height);
+    const float pixelsPerTexel = std::min(w / fw, h / fh) * place.view.zoom;
+    const float u = position[0] * place.uvScale[0] + place.uvOffset[0];
+    const float v = position[1] * place.uvScale[1] + place.uvOffset[1];
+    x = (u - 0.5f - place.view.panX) * fw * pixelsPerTexel + 0.5f * w;
+    y = (v - 0.5f - place.view.panY) * fh * pixelsPerTexel + 0.5f * h;
+    return std::isfinite(x) && std::isfinite(y);
 }
 
 LabelsRenderer createLabelsRenderer(const Device& device, const LabelsDesc& desc) {

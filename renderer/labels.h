@@ -69,6 +69,13 @@ struct LabelsDraw {
     PointsDraw place; // the placement: view, box (3D), domain, uvScale, uvOffset (2D)
 };
 
+// Where `position` lands in a picture of `extent` (pixels, y down), as labels_vertex.glsl and
+// points_place.glsl place it: 2D (x, y) through `place`'s domain, uv mapping, zoom and pan, 3D
+// under the orbit camera in `place.box`. False where it is not drawn (3D: at or behind the eye).
+// The host's twin of the shaders, for a text view's world anchor.
+bool placeAnchor(const PointsDraw& place, VkExtent2D extent, bool threeD,
+                 const std::array<float, 3>& position, float& x, float& y);
+
 // Uploads the font when it has not been (outside a render pass), then draws over `target`
 // (COLOR_ATTACHMENT_OPTIMAL, kept). The slot's buffers must be readable by vertex shaders.
 void recordLabels(LabelsRenderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
