@@ -40,42 +40,40 @@ std::vector<char32_t> defaultCharacters() {
     return chars;
 }
 
+char32_t nextCodePoint(std::string_view utf8, size_t& i) {
+    const auto b = uint8_t(utf8[i]);
+    uint32_t need = 0;
+    char32_t c = 0, least = 0;
+    if (b < 0x80) {
+        ++i;
+        return b;
+    }
+    if ((b & 0xE0) == 0xC0)
+        need = 1, c = b & 0x1F, least = 0x80;
+    else if ((b & 0xF0) == 0xE0)
+        need = 2, c = b & 0x0F, least = 0x800;
+    else if ((b & 0xF8) == 0xF0)
+        need = 3, c = b & 0x07, least = 0x10000;
+    else { // a continuation byte or 0xF8..0xFF where a sequence should start
+        ++i;
+        return kReplacementCharacter;
+    }
+    uint32_t got = 0;
+    while (got < need && i + 1 + got < utf8.size() && (uint8_t(utf8[i + 1 + got]) & 0xC0) == 0x80) {
+        c = (c << 6) | (uint8_t(utf8[i + 1 + got]) & 0x3F);
+        ++got;
+    }
+    // A truncated sequence is one bad character; what stopped it starts the next.
+    i += 1 + got;
+    const bool valid = got == need && c >= least && c <= 0x10FFFF && !(c >= 0xD800 && c <= 0xDFFF);
+    return valid ? c : kReplacementCharacter;
+}
+
 std::vector<char32_t> decodeUtf8(std::string_view utf8) {
     std::vector<char32_t> out;
     out.reserve(utf8.size());
-    size_t i = 0;
-    while (i < utf8.size()) {
-        const auto b = uint8_t(utf8[i]);
-        uint32_t need = 0;
-        char32_t c = 0, least = 0;
-        if (b < 0x80) {
-            out.push_back(b);
-            ++i;
-            continue;
-        }
-        if ((b & 0xE0) == 0xC0)
-            need = 1, c = b & 0x1F, least = 0x80;
-        else if ((b & 0xF0) == 0xE0)
-            need = 2, c = b & 0x0F, least = 0x800;
-        else if ((b & 0xF8) == 0xF0)
-            need = 3, c = b & 0x07, least = 0x10000;
-        else { // a continuation byte or 0xF8..0xFF where a sequence should start
-            out.push_back(kReplacementCharacter);
-            ++i;
-            continue;
-        }
-        uint32_t got = 0;
-        while (got < need && i + 1 + got < utf8.size() &&
-               (uint8_t(utf8[i + 1 + got]) & 0xC0) == 0x80) {
-            c = (c << 6) | (uint8_t(utf8[i + 1 + got]) & 0x3F);
-            ++got;
-        }
-        // A truncated sequence is one bad character; what stopped it starts the next.
-        i += 1 + got;
-        const bool valid =
-            got == need && c >= least && c <= 0x10FFFF && !(c >= 0xD800 && c <= 0xDFFF);
-        out.push_back(valid ? c : kReplacementCharacter);
-    }
+    for (size_t i = 0; i < utf8.size();)
+        out.push_back(nextCodePoint(utf8, i));
     return out;
 }
 
@@ -288,42 +286,35 @@ float FontAtlas::kerning(char32_t left, char32_t right) const {
     return it != kerns.end() ? it->second : 0.0f;
 }
 
-float FontAtlas::width(std::string_view utf8, float sizePixels) const {
-    float widest = 0.0f, pen = 0.0f;
+// A line's advance in em units (no '\n' inside), kerning included.
+float FontAtlas::lineWidth(std::string_view line) const {
+    float pen = 0.0f;
     char32_t previous = 0;
-    for (char32_t c : decodeUtf8(utf8)) {
-        if (c == U'\n') {
-            widest = std::max(widest, pen);
-            pen = 0.0f;
-            previous = 0;
-            continue;
-        }
+    for (size_t i = 0; i < line.size();) {
+        const char32_t c = nextCodePoint(line, i);
         if (previous) pen += kerning(previous, c);
         pen += glyph(c).advance;
         previous = c;
     }
-    return std::max(widest, pen) * sizePixels;
+    return pen;
+}
+
+// '\n' is one byte that no multi-byte sequence contains (nor swallows: a truncated sequence
+// stops at it), so lines split on it before decoding.
+float FontAtlas::width(std::string_view utf8, float sizePixels) const {
+    float widest = 0.0f;
+    for (size_t begin = 0;;) {
+        const size_t end = std::min(utf8.find('\n', begin), utf8.size());
+        widest = std::max(widest, lineWidth(utf8.substr(begin, end - begin)));
+        if (end == utf8.size()) break;
+        begin = end + 1;
+    }
+    return widest * sizePixels;
 }
 
 void FontAtlas::layout(std::string_view utf8, float sizePixels, AlignX alignX, AlignY alignY,
                        std::vector<PlacedGlyph>& out) const {
-    const std::vector<char32_t> text = decodeUtf8(utf8);
-    // Lines as [begin, end) of `text` with their widths in em units.
-    struct Line {
-        size_t begin, end;
-        float width;
-    };
-    std::vector<Line> lines;
-    size_t begin = 0;
-    for (size_t i = 0; i <= text.size(); ++i) {
-        if (i < text.size() && text[i] != U'\n') continue;
-        float pen = 0.0f;
-        for (size_t j = begin; j < i; ++j)
-            pen += (j > begin ? kerning(text[j - 1], text[j]) : 0.0f) + glyph(text[j]).advance;
-        lines.push_back({begin, i, pen});
-        begin = i + 1;
-    }
-    const float count = float(lines.size());
+    const float count = float(std::count(utf8.begin(), utf8.end(), '\n') + 1);
     float baseline = 0.0f; // the first line's, in em units
     switch (alignY) {
     case AlignY::Top:
@@ -339,20 +330,28 @@ void FontAtlas::layout(std::string_view utf8, float sizePixels, AlignX alignX, A
         baseline = -descender - (count - 1.0f) * lineGap;
         break;
     }
-    for (const Line& line : lines) {
+    for (size_t begin = 0;;) {
+        const size_t end = std::min(utf8.find('\n', begin), utf8.size());
+        const std::string_view line = utf8.substr(begin, end - begin);
+        const float width = lineWidth(line);
         float pen = alignX == AlignX::Left     ? 0.0f
-                    : alignX == AlignX::Centre ? -0.5f * line.width
-                                               : -line.width;
-        for (size_t j = line.begin; j < line.end; ++j) {
-            if (j > line.begin) pen += kerning(text[j - 1], text[j]);
-            const FontGlyph& g = glyph(text[j]);
+                    : alignX == AlignX::Centre ? -0.5f * width
+                                               : -width;
+        char32_t previous = 0;
+        for (size_t i = 0; i < line.size();) {
+            const char32_t c = nextCodePoint(line, i);
+            if (previous) pen += kerning(previous, c);
+            const FontGlyph& g = glyph(c);
             if (g.drawn)
                 out.push_back({(pen + g.x0) * sizePixels, (baseline + g.y0) * sizePixels,
                                (pen + g.x1) * sizePixels, (baseline + g.y1) * sizePixels, g.u0,
                                g.v0, g.u1, g.v1});
             pen += g.advance;
+            previous = c;
         }
         baseline += lineGap;
+        if (end == utf8.size()) break;
+        begin = end + 1;
     }
 }
 

@@ -25,6 +25,9 @@ std::vector<char32_t> defaultCharacters();
 // One code point a decoded character; each malformed sequence (a stray continuation byte, a
 // truncated sequence, an overlong form, a surrogate, a value past U+10FFFF) becomes one U+FFFD.
 std::vector<char32_t> decodeUtf8(std::string_view utf8);
+// The code point starting at byte `i` of `utf8` (i < size), `i` moved past it; as decodeUtf8, one
+// U+FFFD for a malformed sequence. Allocates nothing (the per-frame layout decodes with it).
+char32_t nextCodePoint(std::string_view utf8, size_t& i);
 
 inline constexpr char32_t kReplacementCharacter = 0xFFFD;
 
@@ -70,7 +73,7 @@ class FontAtlas final : public TextMeasure {
     float kerning(char32_t left, char32_t right) const;
 
     // `utf8` at `sizePixels` aligned on its anchor (AnnotationText's alignment rules), appended to
-    // `out`; only glyphs with something to draw.
+    // `out`; only glyphs with something to draw. Allocates nothing once `out` has grown.
     void layout(std::string_view utf8, float sizePixels, AlignX alignX, AlignY alignY,
                 std::vector<PlacedGlyph>& out) const;
 
@@ -83,6 +86,7 @@ class FontAtlas final : public TextMeasure {
 
   private:
     FontAtlas() = default;
+    float lineWidth(std::string_view line) const;
     std::unordered_map<char32_t, FontGlyph> glyphs;
     std::unordered_map<uint64_t, float> kerns; // (left << 32 | right) -> em units
     FontGlyph replacement;

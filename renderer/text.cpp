@@ -72,7 +72,7 @@ bool finite(std::initializer_list<float> values) {
 } // namespace
 
 void buildTextQuads(const FontAtlas& font, const Kit& kit, const AnnotationBatch& batch,
-                    std::vector<TextQuad>& out) {
+                    std::vector<TextQuad>& out, std::vector<PlacedGlyph>& glyphs) {
     out.clear();
     for (const AnnotationRect& r : batch.rects) {
         if (!finite({r.x0, r.y0, r.x1, r.y1}) || r.x1 <= r.x0 || r.y1 <= r.y0) continue;
@@ -108,7 +108,6 @@ void buildTextQuads(const FontAtlas& font, const Kit& kit, const AnnotationBatch
                            ny * 2 * across, {-pad, -across, len + pad, across}, l.color,
                            {float(ESTUARY_TEXT_LINE), half, len, 0}));
     }
-    std::vector<PlacedGlyph> glyphs;
     for (const AnnotationText& t : batch.texts) {
         if (!finite({t.x, t.y, t.sizePixels, t.rotationDegrees}) || t.sizePixels <= 0.0f) continue;
         glyphs.clear();
@@ -207,29 +206,47 @@ void destroyTextRenderer(const Device& device, TextRenderer& r) {
 }
 
 void recordAnnotations(TextRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                       VkExtent2D extent, const AnnotationBatch& batch, VkRect2D area) {
+                       VkExtent2D extent, std::span<const AnnotationPanel> panels) {
     if (slot >= r.slotSets.size())
         throw runtimeError("recordAnnotations: slot " + std::to_string(slot) + " out of " +
                            std::to_string(r.slotSets.size()));
-    const VkRect2D scissor = clipRect(extent, area, batch.clip);
-    if (batch.empty() || scissor.extent.width == 0) return;
-    buildTextQuads(*r.font.atlas, *r.kit, batch, r.scratch);
-    if (r.scratch.empty()) return;
-    const uint32_t count = uint32_t(std::min<size_t>(r.scratch.size(), r.quadCapacity));
-    r.droppedQuads += r.scratch.size() - count;
-    std::memcpy(r.quads[slot].mapped, r.scratch.data(), count * sizeof(TextQuad));
-    recordFontUpload(r.font, cmd);
-    beginTargetPass(cmd, target, extent, false, {0.0f, 0.0f, 0.0f});
-    vkCmdSetScissor(cmd, 0, 1, &scissor);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
-    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
-                            &r.slotSets[slot], 0, nullptr);
-    const TextPushConstants pc{float(extent.width), float(extent.height)};
-    vkCmdPushConstants(cmd, r.pipelineLayout,
-                       VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0, sizeof(pc),
-                       &pc);
-    vkCmdDraw(cmd, 6, count, 0, 0);
-    vkCmdEndRendering(cmd);
+    // Each panel's quads after the last one's in the slot's buffer, drawn from there
+    // (firstInstance), so no panel's draw reads quads another overwrote.
+    auto* quads = static_cast<TextQuad*>(r.quads[slot].mapped);
+    uint32_t used = 0;
+    bool begun = false;
+    for (const AnnotationPanel& panel : panels) {
+        if (!panel.batch) continue;
+        const VkRect2D scissor = clipRect(extent, panel.area, panel.batch->clip);
+        if (panel.batch->empty() || scissor.extent.width == 0) continue;
+        buildTextQuads(*r.font.atlas, *r.kit, *panel.batch, r.scratch, r.glyphScratch);
+        const uint32_t count = uint32_t(std::min<size_t>(r.scratch.size(), r.quadCapacity - used));
+        r.droppedQuads += r.scratch.size() - count;
+        if (count == 0) continue;
+        std::memcpy(quads + used, r.scratch.data(), count * sizeof(TextQuad));
+        if (!begun) {
+            recordFontUpload(r.font, cmd);
+            beginTargetPass(cmd, target, extent, false, {0.0f, 0.0f, 0.0f});
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
+                                    &r.slotSets[slot], 0, nullptr);
+            const TextPushConstants pc{float(extent.width), float(extent.height)};
+            vkCmdPushConstants(cmd, r.pipelineLayout,
+                               VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
+                               sizeof(pc), &pc);
+            begun = true;
+        }
+        vkCmdSetScissor(cmd, 0, 1, &scissor);
+        vkCmdDraw(cmd, 6, count, 0, used);
+        used += count;
+    }
+    if (begun) vkCmdEndRendering(cmd);
+}
+
+void recordAnnotations(TextRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                       VkExtent2D extent, const AnnotationBatch& batch, VkRect2D area) {
+    const AnnotationPanel panel{&batch, area};
+    recordAnnotations(r, cmd, slot, target, extent, {&panel, 1});
 }
 
 } // namespace estuary

@@ -16,6 +16,7 @@
 #include <array>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace estuary {
@@ -51,9 +52,10 @@ struct TextQuad {
 static_assert(sizeof(TextQuad) == 80, "TextQuad must match text.vert's std430 struct");
 
 // The batch's quads in drawing order (rects, ramps, lines, texts), for `font` and the kit's
-// colormaps (a ramp naming a row not in use is left out). Pure: tests read it.
+// colormaps (a ramp naming a row not in use is left out), into `out` (cleared first); `glyphs` is
+// scratch. Pure: tests read it.
 void buildTextQuads(const FontAtlas& font, const Kit& kit, const AnnotationBatch& batch,
-                    std::vector<TextQuad>& out);
+                    std::vector<TextQuad>& out, std::vector<PlacedGlyph>& glyphs);
 
 struct TextDesc {
     Kit* kit = nullptr; // required, outliving the renderer
@@ -73,19 +75,33 @@ struct TextRenderer : MoveOnly {
     std::vector<VkDescriptorSet> slotSets; // from the kit's pools
     std::vector<GpuBuffer> quads;          // per slot, host-visible, persistently mapped
     uint32_t quadCapacity = 0;
-    std::vector<TextQuad> scratch; // the batch's quads, reused frame to frame
-    uint64_t droppedQuads = 0;     // quads past quadCapacity, left out (counted, never an error)
+    std::vector<TextQuad> scratch;         // the batch's quads, reused frame to frame
+    std::vector<PlacedGlyph> glyphScratch; // one text's glyphs, reused
+    uint64_t droppedQuads = 0; // quads past quadCapacity, left out (counted, never an error)
 };
 
 // Throws a runtime error naming a missing shader or font file.
 TextRenderer createTextRenderer(const Device& device, const TextDesc& desc);
 void destroyTextRenderer(const Device& device, TextRenderer& renderer);
 
-// Records `batch` over `target` (COLOR_ATTACHMENT_OPTIMAL, kept; `extent` the whole picture's),
-// clipped to `area` (the panel's rectangle, in the picture's pixels) and to the batch's clip. The
-// batch's coordinates are the picture's pixels (origin at its top-left), not the area's. Writes
-// the slot's quad buffer: the slot must be one no submitted, unfinished work still reads (the
-// frame's host-ring entry). Outside a render pass. Allocates nothing once the scratch has grown.
+// A batch and the rectangle of the picture it is clipped to (a panel's, in the picture's pixels).
+struct AnnotationPanel {
+    const AnnotationBatch* batch = nullptr;
+    VkRect2D area{};
+};
+
+// Records each panel's batch over `target` (COLOR_ATTACHMENT_OPTIMAL, kept; `extent` the whole
+// picture's) in one pass, each clipped to its area and to its batch's clip. Batch coordinates
+// are the picture's pixels (origin at its top-left), not the area's. Writes the slot's quad
+// buffer from its start, so call it once per slot and frame (all panels in one call): the slot
+// must be one no submitted, unfinished work still reads (the frame's host-ring entry), and a
+// command buffer replayed later draws the quads written when it was recorded. Outside a render
+// pass. Quads past quadCapacity are left out (droppedQuads counts them). Allocates nothing once
+// the scratch has grown.
+void recordAnnotations(TextRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
+                       VkImageView target, VkExtent2D extent,
+                       std::span<const AnnotationPanel> panels);
+// One batch: the call above with one panel.
 void recordAnnotations(TextRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
                        VkImageView target, VkExtent2D extent, const AnnotationBatch& batch,
                        VkRect2D area);

@@ -220,6 +220,40 @@ TEST_F(RendererText, BadTextAndBadNumbersDrawNothingOrReplacementGlyphs) {
     EXPECT_LE(lit.x1, 100 + 2 * 30);
 }
 
+TEST_F(RendererText, PanelsOfOneFrameEachDrawTheirOwnBatchInTheirArea) {
+    // Two panels side by side, each batch covering the whole picture: each draws only its own
+    // half, and the left one's quads survive the right one's being written after them.
+    AnnotationBatch left, right;
+    left.rects.push_back({0.0f, 0.0f, 320.0f, 240.0f, {1.0f, 0.0f, 0.0f, 1.0f}});
+    right.texts.push_back(white("H", 200.0f, 150.0f, 80.0f));
+    right.rects.push_back({0.0f, 0.0f, 320.0f, 20.0f, {0.0f, 1.0f, 0.0f, 1.0f}});
+    const AnnotationPanel panels[] = {{&left, {{0, 0}, {160, 240}}},
+                                      {&right, {{160, 0}, {160, 240}}}};
+    submitAndWait(device, pool, [&](VkCommandBuffer cmd) {
+        recordBeginTarget(cmd, target);
+        beginTargetPass(cmd, target.image.view, kTarget, true, {0.0f, 0.0f, 0.0f});
+        vkCmdEndRendering(cmd);
+        recordAnnotations(text, cmd, 0, target.image.view, kTarget, panels);
+        recordEndTarget(cmd, target, true);
+    });
+    const std::vector<uint8_t> p = readbackPixels(target);
+    const auto rgb = [&](int x, int y) {
+        const size_t i = (size_t(y) * kTarget.width + size_t(x)) * 4;
+        return std::array<int, 3>{p[i], p[i + 1], p[i + 2]};
+    };
+    EXPECT_EQ(rgb(10, 100), (std::array<int, 3>{255, 0, 0}));
+    EXPECT_EQ(rgb(159, 239), (std::array<int, 3>{255, 0, 0}));
+    EXPECT_EQ(rgb(160, 100), (std::array<int, 3>{0, 0, 0})) << "the left batch stops at its area";
+    EXPECT_EQ(rgb(170, 10), (std::array<int, 3>{0, 255, 0}));
+    EXPECT_EQ(rgb(150, 10), (std::array<int, 3>{255, 0, 0}))
+        << "the right batch starts at its area";
+    size_t whiteInRight = 0;
+    for (int y = 30; y < 240; ++y)
+        for (int x = 160; x < 320; ++x)
+            whiteInRight += rgb(x, y) == std::array<int, 3>{255, 255, 255};
+    EXPECT_GT(whiteInRight, 300u) << "the right panel's text";
+}
+
 TEST(TextQuads, ClipRectIntersectsAreaAndClip) {
     const VkRect2D r = clipRect({100, 80}, {{-5, 10}, {50, 200}}, {0.0f, 0.0f, 0.0f, 0.0f});
     EXPECT_EQ(r.offset.x, 0);

@@ -17,11 +17,12 @@ namespace estuary::lib {
 namespace {
 
 struct TextState : ViewState {
-    // record() is const: the renderer writes its slot's quads and the batch is reused.
+    // record() is const: the renderer writes its slot's quads, and the batch's one text takes
+    // the frame's place and size (no copy of the string, no allocation a frame).
     mutable TextRenderer renderer;
     mutable AnnotationBatch batch;
-    AnnotationText text; // its x, y: the anchor (pixels, or the view's coordinates)
-    float z = 0.0f;
+    AnnotationText& text() const { return batch.texts[0]; }
+    float anchor[3]{}; // pixels (x, y), or the view's coordinates
     bool world = false;
 };
 
@@ -44,12 +45,12 @@ class TextType final : public PointsFamilyType {
     void record(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
                 uint32_t entry, const DrawTarget& target) const override {
         const auto& s = view.as<TextState>();
-        AnnotationText t = s.text;
+        AnnotationText& t = s.text();
         t.sizePixels = view.params.point_size;
+        t.x = s.anchor[0], t.y = s.anchor[1];
         if (s.world && !placeAnchor(draw(v, view), target.extent, view.threeD,
-                                    {s.text.x, s.text.y, s.z}, t.x, t.y))
+                                    {s.anchor[0], s.anchor[1], s.anchor[2]}, t.x, t.y))
             return;
-        s.batch.texts.assign(1, t);
         recordAnnotations(s.renderer, cmd, entry, target.view, target.extent, s.batch,
                           {{0, 0}, target.extent});
     }
@@ -59,7 +60,7 @@ class TextType final : public PointsFamilyType {
                     VkExtent2D, const PickQuery&, VkBuffer, VkDeviceSize) const override {}
     void panel(const estuary_view& view, estuary_view_params& p) const override {
         ImGui::SliderFloat("size", &p.point_size, 4.0f, 96.0f, "%.0f px");
-        ImGui::TextDisabled("%s", view.as<TextState>().text.text.c_str());
+        ImGui::TextDisabled("%s", view.as<TextState>().text().text.c_str());
     }
     bool colormapped(const estuary_view&) const override { return false; }
 };
@@ -117,7 +118,7 @@ void setText(estuary_viewer& v, estuary_view& view, const char* utf8) {
     if (view.type != &kText)
         throw usageError("estuary_set_text: view " + view.label + " is a " + view.type->name +
                          " view, not a text view");
-    view.as<TextState>().text.text = utf8 ? utf8 : "";
+    view.as<TextState>().text().text = utf8 ? utf8 : "";
     ++v.drawVersion; // a frame recorded before does not draw the new text
 }
 
@@ -137,14 +138,14 @@ estuary_view* addTextView(estuary_viewer& v, const estuary_text_view_desc& desc)
                          " must be finite (degrees)");
     auto view = newView<TextState>(v, kText);
     auto& state = view->as<TextState>();
-    state.text.text = desc.text ? desc.text : "";
-    state.text.x = desc.position[0];
-    state.text.y = desc.position[1];
-    state.z = desc.position[2];
-    state.text.color = textColour(desc.color, what);
-    state.text.alignX = textAlignX(desc.align, what);
-    state.text.alignY = textAlignY(desc.valign, what);
-    state.text.rotationDegrees = desc.rotation;
+    state.batch.texts.resize(1);
+    AnnotationText& text = state.text();
+    text.text = desc.text ? desc.text : "";
+    std::copy(desc.position, desc.position + 3, state.anchor);
+    text.color = textColour(desc.color, what);
+    text.alignX = textAlignX(desc.align, what);
+    text.alignY = textAlignY(desc.valign, what);
+    text.rotationDegrees = desc.rotation;
     state.world = (desc.flags & (ESTUARY_TEXT_WORLD | ESTUARY_TEXT_3D)) != 0;
     view->flags = desc.flags;
     view->threeD = (desc.flags & ESTUARY_TEXT_3D) != 0;
