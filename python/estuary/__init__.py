@@ -331,6 +331,52 @@ class Viewer:
                    (_capi.MESH_WIREFRAME if wireframe else 0) | (_capi.MESH_RGBA if rgba else 0))
         return self._add(_lib.estuary_add_mesh_view, d)
 
+    def text_view(self, text="", position=(0.0, 0.0), size=0.0, color=None, align="left",
+                  valign="baseline", rotation=0.0, world=False, three_d=False, bounds=None,
+                  label=None, hidden=False):
+        """Text (str) anchored at `position`: pixels (x, y) from the picture's top-left, or with
+        `world` a point in the view's coordinates (2D as buffer views place their elements; with
+        `three_d` (x, y, z) under the orbit camera). `size`: em size in pixels (0: 14); `color`:
+        sRGB-encoded RGBA 0..1 (None: white). view.set_text changes it between frames."""
+        d = _capi.TextViewDesc()
+        d.text = (text or "").encode("utf-8")
+        for i, value in enumerate(position):
+            d.position[i] = value
+        d.size, d.rotation = size, rotation
+        if color is not None:
+            d.color[:] = [float(c) for c in color]
+        d.align = _choice(_capi.TEXT_ALIGN, align, "align")
+        d.valign = _choice(_capi.TEXT_VALIGN, valign, "valign")
+        _set_bounds(d, bounds)
+        d.label = _text(label)
+        d.flags = ((_capi.VIEW_HIDDEN if hidden else 0) | (_capi.TEXT_WORLD if world else 0) |
+                   (_capi.TEXT_3D if three_d else 0))
+        return self._add(_lib.estuary_add_text_view, d)
+
+    def labels_view(self, buffer=None, strings=(), count=0, size=0.0, color=None,
+                    offset=(0.0, 0.0), align="left", valign="baseline", bounds=None, label=None,
+                    three_d=False, hidden=False, position=None, index=None):
+        """Labels from a buffer of 16-byte anchors, float32 (x, y, z) then a uint32 index into
+        `strings` (written by your CUDA code each frame; an index past them draws nothing), or
+        from arrays of their own (`position`, `index`: see `_set_attributes`)."""
+        d = _capi.LabelsViewDesc()
+        d.buffer = _use_or_none(buffer)
+        _set_attributes(d, position=position, index=index)
+        encoded = [str(s).encode("utf-8") for s in strings]
+        table = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
+        d.strings = ctypes.cast(table, ctypes.POINTER(ctypes.c_char_p))
+        d.string_count = len(encoded)
+        d.count, d.size = count, size
+        if color is not None:
+            d.color[:] = [float(c) for c in color]
+        d.offset[:] = [float(o) for o in offset]
+        d.align = _choice(_capi.TEXT_ALIGN, align, "align")
+        d.valign = _choice(_capi.TEXT_VALIGN, valign, "valign")
+        _set_bounds(d, bounds)
+        d.label = _text(label)
+        d.flags = (_capi.VIEW_HIDDEN if hidden else 0) | (_capi.LABELS_3D if three_d else 0)
+        return self._add(_lib.estuary_add_labels_view, d)
+
     def record_start(self, path, fps=0, quality=0, encoder=None):
         """Records every picture drawn from now on into `path` (.mp4 or .mkv) until record_stop."""
         d = _capi.RecordDesc()

@@ -156,6 +156,10 @@ class View:
                 setattr(p, name, value)
         _check(_lib.estuary_set_view_params(self._handle, ctypes.byref(p)))
 
+    def set_text(self, text):
+        """A text view's text (str, UTF-8) from the next frame on."""
+        _check(_lib.estuary_set_text(self._use(), (text or "").encode("utf-8")))
+
     def destroy(self):
         """Removes the view. A second call, or one after the viewer closed, does nothing."""
         if self._handle and self._viewer._handle:

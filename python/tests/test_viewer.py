@@ -289,6 +289,32 @@ def test_markers_from_separate_arrays_draw_as_the_packed_layout(open_viewer):
         viewer.markers_view(position=viewer.buffer((n, 5), writer="host"))
 
 
+def test_text_and_labels_are_drawn_where_anchored(open_viewer):
+    """Screen text at its pixels, world text at its point, labels at the anchors a buffer holds
+    (an index past the strings draws nothing); set_text changes the text."""
+    viewer = open_viewer(width=128, height=128)
+    text = viewer.text_view("Hµ", position=(10, 30), size=24.0)
+    with viewer.frame():
+        pass
+    lit = viewer.pixels()[..., 0] > 120
+    ys, xs = np.nonzero(lit)
+    assert xs.min() >= 10 and xs.max() < 50 and ys.max() < 36 and ys.min() > 8
+    text.set_text("")
+    text.destroy()
+    anchors = viewer.buffer((3, 4), writer="host")
+    viewer.labels_view(anchors, strings=["A", "B"], size=20.0, align="center", valign="middle")
+    with viewer.frame() as frame:
+        a = frame.buffer(anchors)
+        a[:, :3] = [[0.25, 0.25, 0.0], [0.75, 0.75, 0.0], [0.75, 0.25, 0.0]]
+        a[:, 3] = np.array([0, 1, 7], np.uint32).view(np.float32)
+    lit = viewer.pixels()[..., 0] > 120
+    assert lit[20:44, 20:44].any() and lit[84:108, 84:108].any()
+    assert not lit[:64, 64:].any(), "index 7 is past the strings"
+    assert not lit[64:, :64].any()
+    with pytest.raises(estuary.InvalidArgument, match="align"):
+        viewer.text_view("x", align="justified")
+
+
 def test_a_mesh_is_drawn_lit_and_depth_tested(open_viewer):
     """Two triangles facing the eye (yaw 0, pitch 0: looking along +z), the nearer red one drawn
     first over the farther blue one: red wins at the middle, lit by the light's share on a face
