@@ -33,6 +33,10 @@ AttributeChannels presetChannels(PresetLayout layout) {
         c[ESTUARY_CH_DIRECTION] = mainChannel(ESTUARY_ATTR_F32X4, 16, 32);
         c[ESTUARY_CH_SIZE] = mainChannel(ESTUARY_ATTR_F32, 28, 32);
         break;
+    case PresetLayout::Labels:
+        c[ESTUARY_CH_POSITION] = mainChannel(ESTUARY_ATTR_F32X3, 0, 16);
+        c[ESTUARY_CH_INDEX] = mainChannel(ESTUARY_ATTR_U32, 12, 16);
+        break;
     }
     return c;
 }

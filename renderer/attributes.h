@@ -27,8 +27,9 @@ using AttributeChannels = std::array<AttributeChannel, kAttributeChannels>;
 
 // The element layouts the views had before attribute descriptors: 2D points vec4 (x, y, vx, vy),
 // 3D points vec4 (x, y, z, s), markers 32 bytes (x, y, z, value, dx, dy, dz, size), lines' and
-// meshes' vertices vec4 (x, y, z, value); all in the main buffer.
-enum class PresetLayout { Points2d, Points3d, Markers, Vertices };
+// meshes' vertices vec4 (x, y, z, value); labels' anchors 16 bytes (x, y, z, uint32 string index);
+// all in the main buffer.
+enum class PresetLayout { Points2d, Points3d, Markers, Vertices, Labels };
 AttributeChannels presetChannels(PresetLayout layout);
 
 // Bytes of one element of `format` (0: not a format).

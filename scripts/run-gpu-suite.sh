@@ -118,7 +118,7 @@ if [ "$mode" = sanitize ] || [ "$mode" = all ]; then
         # the step counts are cut to a hundredth: a hazard shows in the first launch of a
         # kernel's shape, not in the thousandth. Under racecheck four tests take minutes each
         # (3D volumes, the fluid with its particles, the split run): they run last, one
-        # process each, each bounded by RACECHECK_SLOW_BOUND_S (default 70 s) and reported on
+        # process each, each bounded by RACECHECK_SLOW_BOUND_S (default 100 s) and reported on
         # its own line, so the rest is counted whatever they do.
         shared_filter='SimCudaTest.*-*Rejects*:*OutOfDeviceMemory*:SimCudaTest.SplitRunsRefuse*'
         slow='SimCudaTest.GrayScott3dMatchesCpuBitForBitInEveryMipLevelOfAnOddVolume'
@@ -151,7 +151,7 @@ if [ "$mode" = sanitize ] || [ "$mode" = all ]; then
                     runs+=(racecheck)
                     for test in $slow; do
                         sanitize "racecheck-${test#SimCudaTest.}" racecheck "$test" 100 \
-                            "${RACECHECK_SLOW_BOUND_S:-70}"
+                            "${RACECHECK_SLOW_BOUND_S:-100}"
                         runs+=("racecheck-${test#SimCudaTest.}")
                     done ;;
             esac

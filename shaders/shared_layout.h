@@ -266,6 +266,68 @@
     float slicePosition;                                                                           \
     float lodBias;
 
+// Text (renderer/text.h, renderer/labels.h): the font's signed-distance-field atlas (R8), the
+// annotation quads a frame writes (TextQuad) and the labels' glyph runs (per string a uvec4: first
+// glyph, glyph count; per glyph two vec4s: its quad in em units from the anchor, aligned, and its
+// texture coordinates).
+#define ESTUARY_BINDING_FONT 11
+#define ESTUARY_BINDING_TEXT_QUADS 12
+#define ESTUARY_BINDING_LABEL_RUNS 13
+// TextQuad::params.x: what a quad draws (text.frag).
+#define ESTUARY_TEXT_RECT 0
+#define ESTUARY_TEXT_RAMP 1
+#define ESTUARY_TEXT_LINE 2
+#define ESTUARY_TEXT_GLYPH 3
+
+#define ESTUARY_TEXT_PUSH_CONSTANTS                                                                \
+    float targetWidth;                                                                             \
+    float targetHeight;
+
+// The labels' own members, after their placement (points_place.glsl's names): the em size and
+// the offset from the anchor in pixels, the colour (RGBA8 bits), the anchors drawn, the strings
+// and the longest string's glyphs (uints as bits).
+#define ESTUARY_LABEL_MEMBERS                                                                      \
+    float sizePixels;                                                                              \
+    float offsetX;                                                                                 \
+    float offsetY;                                                                                 \
+    float colourBits;                                                                              \
+    float labelCountBits;                                                                          \
+    float stringCountBits;                                                                         \
+    float maxGlyphsBits;
+#define ESTUARY_LABELS_PUSH_CONSTANTS                                                              \
+    float targetWidth;                                                                             \
+    float targetHeight;                                                                            \
+    float fieldWidth;                                                                              \
+    float fieldHeight;                                                                             \
+    float panX;                                                                                    \
+    float panY;                                                                                    \
+    float zoom;                                                                                    \
+    float uvScaleX;                                                                                \
+    float uvScaleY;                                                                                \
+    float uvOffsetX;                                                                               \
+    float uvOffsetY;                                                                               \
+    ESTUARY_LABEL_MEMBERS
+#define ESTUARY_LABELS3D_PUSH_CONSTANTS                                                            \
+    float targetWidth;                                                                             \
+    float targetHeight;                                                                            \
+    float eyeX;                                                                                    \
+    float eyeY;                                                                                    \
+    float eyeZ;                                                                                    \
+    float forwardX;                                                                                \
+    float forwardY;                                                                                \
+    float forwardZ;                                                                                \
+    float rightX;                                                                                  \
+    float rightY;                                                                                  \
+    float rightZ;                                                                                  \
+    float upX;                                                                                     \
+    float upY;                                                                                     \
+    float upZ;                                                                                     \
+    float centreX;                                                                                 \
+    float centreY;                                                                                 \
+    float centreZ;                                                                                 \
+    float invScale;                                                                                \
+    ESTUARY_LABEL_MEMBERS
+
 #ifdef __cplusplus
 namespace estuary {
 struct FieldPushConstants {
@@ -289,6 +351,15 @@ struct Marker3dPushConstants {
 struct MeshPushConstants {
     ESTUARY_MESH_PUSH_CONSTANTS
 };
+struct TextPushConstants {
+    ESTUARY_TEXT_PUSH_CONSTANTS
+};
+struct LabelsPushConstants {
+    ESTUARY_LABELS_PUSH_CONSTANTS
+};
+struct Labels3dPushConstants {
+    ESTUARY_LABELS3D_PUSH_CONSTANTS
+};
 // All pipelines share one layout with one push range as large as the largest block (the volume's),
 // within the 128 bytes every device offers.
 static_assert(sizeof(FieldPushConstants) == 15 * sizeof(float) &&
@@ -297,7 +368,9 @@ static_assert(sizeof(FieldPushConstants) == 15 * sizeof(float) &&
                   sizeof(VolumePushConstants) == 31 * sizeof(float) &&
                   sizeof(MarkerPushConstants) == 25 * sizeof(float) &&
                   sizeof(Marker3dPushConstants) == 29 * sizeof(float) &&
-                  sizeof(MeshPushConstants) == 30 * sizeof(float),
+                  sizeof(MeshPushConstants) == 30 * sizeof(float) &&
+                  sizeof(LabelsPushConstants) == 18 * sizeof(float) &&
+                  sizeof(Labels3dPushConstants) == 25 * sizeof(float),
               "push constants must stay tightly packed scalars (std430 == C++)");
 inline constexpr unsigned kPushConstantBytes = sizeof(VolumePushConstants);
 static_assert(kPushConstantBytes <= 128, "the push range must fit every device's minimum limit");

@@ -336,6 +336,12 @@ typedef struct estuary_image_desc {
     estuary_writer writer;
     uint32_t flags;   /* ESTUARY_ALLOC_SINGLE, ESTUARY_IMAGE_GENERATE_MIPS */
     const char* name; /* for messages, debuggers, and the colorbar's default label */
+    /* Since 0.4: where the cells are in your units (metres, mm, ...), which axes, scale bars and
+     * box axes read: cell (i, j, k)'s centre is at origin + (i, j, k) * spacing. Spacing 0 is 1
+     * (so a zeroed or 0.3 struct reads cells); a negative or non-finite spacing or a non-finite
+     * origin is refused. */
+    float origin[3];
+    float spacing[3];
 } estuary_image_desc;
 
 typedef struct estuary_buffer_desc {
@@ -369,6 +375,7 @@ typedef struct estuary_image_info {
     uint32_t copies;       /* 1 for ESTUARY_ALLOC_SINGLE, else frames in flight */
     estuary_writer writer; /* as resolved */
     uint32_t texel_bytes;
+    float origin[3], spacing[3]; /* since 0.4: as resolved (spacing 0 given: 1) */
 } estuary_image_info;
 ESTUARY_API estuary_status estuary_get_image_info(estuary_image* image, estuary_image_info* info);
 /* The bytes of level `level` (all layers or slices, texels tightly packed): what
@@ -707,14 +714,105 @@ typedef struct estuary_view_params {
     estuary_volume_style style; /* volumes */
     uint32_t slice_axis;        /* volumes: 0 x, 1 y, 2 z */
     float slice_position;       /* volumes: 0..1 */
-    uint32_t point_count;       /* points, markers; lines, meshes: vertices (or indices) */
-    float point_size;           /* points, pixels; markers, as their desc's size; lines' width */
+    uint32_t point_count;       /* points, markers, labels; lines, meshes: vertices (or indices) */
+    float point_size;           /* points, pixels; markers, as their desc's size; lines' width;
+                                   text and labels: em size, pixels */
     float point_intensity;      /* points: 0..1, 0: automatic */
     uint32_t panel;             /* the panel it draws in (estuary_set_layout); 0 by default */
 } estuary_view_params;
 ESTUARY_API estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* params);
 ESTUARY_API estuary_status estuary_set_view_params(estuary_view* view,
                                                    const estuary_view_params* params);
+/* Since 0.4: names of a categorical palette's entries (entry i is names[i]), which the view's
+ * colorbar shows beside its colours instead of numbers while its colormap is categorical. Copied;
+ * count 0 (names may then be NULL) clears them. At most 256 names, each non-NULL, valid UTF-8 and
+ * at most 256 bytes. */
+ESTUARY_API estuary_status estuary_set_view_legend(estuary_view* view, const char* const* names,
+                                                   uint32_t count);
+
+/* ---- text and labels
+ * --------------------------------------------------------------------------------------- */
+
+/* Text drawn with a signed-distance-field font built at run time from DejaVu Sans (installed
+ * with estuary; FreeType renders it): crisp at any size, antialiased, blended over the views
+ * below it in the order views are added. UTF-8; '\n' breaks lines; characters outside ASCII,
+ * Latin-1, Greek and the units' symbols (such as µ ° Å ² ³ ± × − ·) and malformed UTF-8 draw
+ * as the replacement glyph. Colours are sRGB-encoded RGBA, 0..1; all 0: opaque white. The
+ * OpenGL consumer draws no text: ESTUARY_ERROR_UNSUPPORTED. */
+typedef enum estuary_text_align {
+    ESTUARY_TEXT_ALIGN_LEFT = 0, /* the anchor at the text's left (start) */
+    ESTUARY_TEXT_ALIGN_CENTER = 1,
+    ESTUARY_TEXT_ALIGN_RIGHT = 2,
+    ESTUARY_TEXT_ALIGN_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
+} estuary_text_align;
+
+typedef enum estuary_text_valign {
+    ESTUARY_TEXT_VALIGN_BASELINE = 0, /* the anchor on the first line's baseline */
+    ESTUARY_TEXT_VALIGN_TOP = 1,      /* at the top of the tallest glyphs */
+    ESTUARY_TEXT_VALIGN_MIDDLE = 2,   /* halfway from the top to the bottom of all lines */
+    ESTUARY_TEXT_VALIGN_BOTTOM = 3,   /* at the bottom of the last line's descenders */
+    ESTUARY_TEXT_VALIGN_MAX_ENUM = 0x7FFFFFFF
+} estuary_text_valign;
+
+/* text view flags (besides ESTUARY_VIEW_HIDDEN) */
+#define ESTUARY_TEXT_WORLD 0x10u /* position is a point in the view's coordinates, not pixels */
+#define ESTUARY_TEXT_3D 0x20u    /* position (x, y, z) under the orbit camera (implies WORLD) */
+
+/* One run of text. Screen-anchored (the default): `position` x, y in pixels from the picture's
+ * (the panel's) top-left corner, y down. World-anchored (ESTUARY_TEXT_WORLD): a point placed as
+ * the buffer views place their elements, 2D in the cells of the field below or in `bounds`,
+ * followed through zoom and pan; with ESTUARY_TEXT_3D a point in `bounds`' box under the orbit
+ * camera, projected each frame (not drawn while behind the eye). The size is the em size in
+ * pixels whatever the zoom. estuary_view_params.point_size changes the size between frames. */
+typedef struct estuary_text_view_desc {
+    ESTUARY_STRUCT_SIZE(estuary_text_view_desc);
+    const char* text;         /* UTF-8, copied; NULL: empty (estuary_set_text fills it later) */
+    float position[3];        /* pixels (x, y), or the view's coordinates (ESTUARY_TEXT_WORLD) */
+    float size;               /* em size, pixels; 0: 14 */
+    float color[4];           /* sRGB-encoded RGBA 0..1; all 0: opaque white */
+    estuary_text_align align; /* where the anchor lies along the text */
+    estuary_text_valign valign;
+    float rotation; /* degrees counter-clockwise about the anchor (90: reads bottom to top) */
+    float bounds[6];
+    const char* label;
+    uint32_t flags; /* ESTUARY_VIEW_HIDDEN, ESTUARY_TEXT_WORLD, ESTUARY_TEXT_3D */
+} estuary_text_view_desc;
+ESTUARY_API estuary_status estuary_add_text_view(estuary_viewer* viewer,
+                                                 const estuary_text_view_desc* desc,
+                                                 estuary_view** view);
+/* A text view's text from the next frame on (UTF-8, copied; NULL: empty). Between frames. */
+ESTUARY_API estuary_status estuary_set_text(estuary_view* text_view, const char* utf8);
+
+/* labels view flags (besides ESTUARY_VIEW_HIDDEN) */
+#define ESTUARY_LABELS_3D 0x10u /* anchors (x, y, z) under the orbit camera; else (x, y) */
+
+/* Labels at anchors a buffer holds, each one of the desc's strings: written on the GPU (a CUDA
+ * kernel, every frame if they move) and never read by the host, so a simulation can tag
+ * particles or vortices. An anchor is 16 bytes, float (x, y, z) then a uint32 string index into
+ * `strings` (an index past the table: that label is not drawn), or its position and index
+ * channels described by `attributes` (POSITION: F32X2..4, F16X2..4; INDEX: U32). Anchors are
+ * placed as markers are (2D in the cells of the field below or in `bounds`, 3D in `bounds`), the
+ * label `offset` pixels from its anchor, aligned on that point; a NaN anchor draws nothing.
+ * estuary_view_params.point_count is the labels drawn, point_size their em size in pixels. */
+typedef struct estuary_labels_view_desc {
+    ESTUARY_STRUCT_SIZE(estuary_labels_view_desc);
+    estuary_buffer* buffer;     /* required unless attributes name the position's buffer */
+    const char* const* strings; /* string_count UTF-8 strings, copied (NULL entries: empty) */
+    uint32_t string_count;      /* at least 1 */
+    uint32_t count;             /* labels drawn; 0: as many as the buffer holds */
+    float size;                 /* em size, pixels; 0: 14 */
+    float color[4];             /* sRGB-encoded RGBA 0..1; all 0: opaque white */
+    float offset[2];            /* pixels from the anchor to the label's alignment point, y down */
+    estuary_text_align align;
+    estuary_text_valign valign;
+    float bounds[6];
+    const char* label;
+    uint32_t flags; /* ESTUARY_VIEW_HIDDEN, ESTUARY_LABELS_3D */
+    estuary_attribute attributes[ESTUARY_CHANNEL_COUNT]; /* POSITION and INDEX; all 0: preset */
+} estuary_labels_view_desc;
+ESTUARY_API estuary_status estuary_add_labels_view(estuary_viewer* viewer,
+                                                   const estuary_labels_view_desc* desc,
+                                                   estuary_view** view);
 
 /* ---- colormaps
  * ----------------------------------------------------------------------------------- A colormap of

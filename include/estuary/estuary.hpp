@@ -37,6 +37,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #if defined(__CUDACC__) || defined(CUDART_VERSION)
 #include <cuda_runtime_api.h>
@@ -213,6 +214,8 @@ class View : public Owner<estuary_view, estuary_destroy_view> {
     void setPanel(uint32_t panel) const {
         update([&](estuary_view_params& p) { p.panel = panel; });
     }
+    // A text view's text from the next frame on (estuary_set_text).
+    void setText(const std::string& utf8) const { check(estuary_set_text(get(), utf8.c_str())); }
 };
 
 // One frame. From Viewer::beginFrame it is the frame's guard: end() ends it (and throws what
@@ -414,6 +417,22 @@ class Viewer {
     }
     [[nodiscard]] View meshView(const estuary_mesh_view_desc& desc) const {
         return addView(estuary_add_mesh_view, desc);
+    }
+    [[nodiscard]] View textView(const estuary_text_view_desc& desc) const {
+        return addView(estuary_add_text_view, desc);
+    }
+    [[nodiscard]] View labelsView(const estuary_labels_view_desc& desc) const {
+        return addView(estuary_add_labels_view, desc);
+    }
+    // The labels view with `strings` as its table (copied by the library).
+    [[nodiscard]] View labelsView(estuary_labels_view_desc desc,
+                                  const std::vector<std::string>& strings) const {
+        std::vector<const char*> table;
+        for (const std::string& s : strings)
+            table.push_back(s.c_str());
+        desc.strings = table.data();
+        desc.string_count = uint32_t(table.size());
+        return addView(estuary_add_labels_view, desc);
     }
     // view.destroy(), refusing a view of another viewer (ESTUARY_ERROR_INVALID_HANDLE).
     void destroyView(View& view) const {

@@ -29,8 +29,7 @@ from ._errors import (DeviceLostError, EstuaryError, GpuTimeoutError, InvalidArg
 from ._errors import BY_STATUS as _ERRORS
 from ._frame import DeviceArray, Frame, Interrupts as _Interrupts, Pick
 from ._library import as_dict as _as_dict, check as _check, choice as _choice, lib as _lib, \
-    colormap as _colormap, \
-    sizes as _sizes, text as _text
+    colormap as _colormap, field_names as _field_names, sizes as _sizes, text as _text
 from ._resources import Buffer, Image, View
 
 for _error in set(_ERRORS.values()) | {EstuaryError}:
@@ -77,11 +76,18 @@ class Viewer:
         handle = ctypes.c_void_p()
         _check(_lib.estuary_create_viewer(ctypes.byref(desc), ctypes.byref(handle)))
         self._handle = handle.value
+        self._handle_arg = handle  # as the frame's calls pass it (_frame.py)
         self._frame = None  # the frame begun and not ended
         # Reads and picks by frame, kept alive until estuary fills them: (frame index, result).
         self._pending_results = collections.deque()
         self._own_stream = None
+        # What every frame passes: its desc and an out parameter (a handle, a pointer), with
+        # their byref()s, made once. A viewer belongs to one thread (estuary.h).
         self._frame_desc = _capi.FrameDesc()
+        self._frame_desc_ref = ctypes.byref(self._frame_desc)
+        self._out = ctypes.c_void_p()
+        self._out_ref = ctypes.byref(self._out)
+        self._host_memory = {}  # ctypes arrays over the frames' host memory (_frame._host_array)
         info = _capi.ViewerInfo()
         _check(_lib.estuary_get_viewer_info(self._handle, ctypes.byref(info)))
         self.info = {name: (v.decode() if isinstance(v, bytes) else v)
@@ -120,6 +126,7 @@ class Viewer:
         if self._frame is not None:
             self._frame._ended()
         self._pending_results.clear()
+        self._host_memory.clear()
 
     def _results_drawn_before(self, index):
         """Frame `index` has begun: estuary filled the reads and picks of the frames its begin
@@ -325,6 +332,52 @@ class Viewer:
                    (_capi.MESH_WIREFRAME if wireframe else 0) | (_capi.MESH_RGBA if rgba else 0))
         return self._add(_lib.estuary_add_mesh_view, d, panel)
 
+    def text_view(self, text="", position=(0.0, 0.0), size=0.0, color=None, align="left",
+                  valign="baseline", rotation=0.0, world=False, three_d=False, bounds=None,
+                  label=None, hidden=False):
+        """Text (str) anchored at `position`: pixels (x, y) from the picture's top-left, or with
+        `world` a point in the view's coordinates (2D as buffer views place their elements; with
+        `three_d` (x, y, z) under the orbit camera). `size`: em size in pixels (0: 14); `color`:
+        sRGB-encoded RGBA 0..1 (None: white). view.set_text changes it between frames."""
+        d = _capi.TextViewDesc()
+        d.text = (text or "").encode("utf-8")
+        for i, value in enumerate(position):
+            d.position[i] = value
+        d.size, d.rotation = size, rotation
+        if color is not None:
+            d.color[:] = [float(c) for c in color]
+        d.align = _choice(_capi.TEXT_ALIGN, align, "align")
+        d.valign = _choice(_capi.TEXT_VALIGN, valign, "valign")
+        _set_bounds(d, bounds)
+        d.label = _text(label)
+        d.flags = ((_capi.VIEW_HIDDEN if hidden else 0) | (_capi.TEXT_WORLD if world else 0) |
+                   (_capi.TEXT_3D if three_d else 0))
+        return self._add(_lib.estuary_add_text_view, d)
+
+    def labels_view(self, buffer=None, strings=(), count=0, size=0.0, color=None,
+                    offset=(0.0, 0.0), align="left", valign="baseline", bounds=None, label=None,
+                    three_d=False, hidden=False, position=None, index=None):
+        """Labels from a buffer of 16-byte anchors, float32 (x, y, z) then a uint32 index into
+        `strings` (written by your CUDA code each frame; an index past them draws nothing), or
+        from arrays of their own (`position`, `index`: see `_set_attributes`)."""
+        d = _capi.LabelsViewDesc()
+        d.buffer = _use_or_none(buffer)
+        _set_attributes(d, position=position, index=index)
+        encoded = [str(s).encode("utf-8") for s in strings]
+        table = (ctypes.c_char_p * max(len(encoded), 1))(*encoded)
+        d.strings = ctypes.cast(table, ctypes.POINTER(ctypes.c_char_p))
+        d.string_count = len(encoded)
+        d.count, d.size = count, size
+        if color is not None:
+            d.color[:] = [float(c) for c in color]
+        d.offset[:] = [float(o) for o in offset]
+        d.align = _choice(_capi.TEXT_ALIGN, align, "align")
+        d.valign = _choice(_capi.TEXT_VALIGN, valign, "valign")
+        _set_bounds(d, bounds)
+        d.label = _text(label)
+        d.flags = (_capi.VIEW_HIDDEN if hidden else 0) | (_capi.LABELS_3D if three_d else 0)
+        return self._add(_lib.estuary_add_labels_view, d)
+
     def record_start(self, path, fps=0, quality=0, encoder=None):
         """Records every picture drawn from now on into `path` (.mp4 or .mkv) until record_stop."""
         d = _capi.RecordDesc()
@@ -462,12 +515,14 @@ class Viewer:
     def stats(self):
         """The drawn frames' times not read yet, oldest first, as dicts."""
         out, s = [], _capi.FrameStats()
+        names = _STATS_NAMES
+        handle, stats = self._use(), ctypes.byref(s)
         while True:
-            status = _lib.estuary_next_frame_stats(self._use(), ctypes.byref(s))
+            status = _lib.estuary_next_frame_stats(handle, stats)
             if status == _capi.NOT_READY:
                 return out
             _check(status)
-            out.append({n: v for n, v in _as_dict(s).items() if not n.startswith("raw_")})
+            out.append({n: getattr(s, n) for n in names})
 
     def metrics(self):
         m = _capi.Metrics()
@@ -598,6 +653,9 @@ class Viewer:
 
     def validation_messages(self):
         return _lib.estuary_validation_messages(self._use())
+
+
+_STATS_NAMES = tuple(n for n in _field_names(_capi.FrameStats) if not n.startswith("raw_"))
 
 
 def _view_flags(colorbar, hidden):

@@ -42,6 +42,8 @@ MARKER_SHAPE = {"disc": 0, "square": 1, "triangle": 2, "diamond": 3, "cross": 4,
                 "arrow": 6}
 LINE_TOPOLOGY = {"segments": 0, "strip": 1}
 MESH_SHADING = {"smooth": 0, "flat": 1}
+TEXT_ALIGN = {"left": 0, "center": 1, "right": 2}
+TEXT_VALIGN = {"baseline": 0, "top": 1, "middle": 2, "bottom": 3}
 
 VIEWER_VALIDATION, VIEWER_NO_UI, VIEWER_NO_PANELS, VIEWER_NO_HOTKEYS = 0x1, 0x2, 0x4, 0x8
 VIEWER_NO_PIPELINE_CACHE = 0x10
@@ -51,6 +53,7 @@ MARKERS_3D, MARKERS_OUTLINE, MARKERS_WORLD_SIZE = 0x10, 0x20, 0x40
 MARKERS_SCALE_BY_LENGTH, MARKERS_RGBA = 0x80, 0x100
 LINES_3D, LINES_RGBA = 0x10, 0x100
 MESH_WIREFRAME, MESH_RGBA = 0x20, 0x100
+TEXT_WORLD, TEXT_3D, LABELS_3D = 0x10, 0x20, 0x10
 FRAME_DEFER_WAIT = 0x1
 READ_AFTER_DRAW = 0x1
 PANEL_NONE = 0xFFFFFFFF  # estuary_panel_at, estuary_pick.panel: a gap between panels
@@ -139,7 +142,7 @@ class ImageDesc(Sized):
     _fields_ = _sized(("format", c_int), ("kind", c_int), ("width", c_uint32),
                       ("height", c_uint32), ("depth", c_uint32), ("layers", c_uint32),
                       ("levels", c_uint32), ("writer", c_int), ("flags", c_uint32),
-                      ("name", c_char_p))
+                      ("name", c_char_p), ("origin", c_float * 3), ("spacing", c_float * 3))
 
 
 class BufferDesc(Sized):
@@ -153,7 +156,8 @@ class ImageInfo(Sized):
     _fields_ = _sized(("format", c_int), ("kind", c_int), ("width", c_uint32),
                       ("height", c_uint32), ("depth", c_uint32), ("layers", c_uint32),
                       ("levels", c_uint32), ("copies", c_uint32), ("writer", c_int),
-                      ("texel_bytes", c_uint32))
+                      ("texel_bytes", c_uint32), ("origin", c_float * 3),
+                      ("spacing", c_float * 3))
 
 
 class BufferInfo(Sized):
@@ -227,6 +231,23 @@ class MeshViewDesc(Sized):
                       ("shading", c_int), ("count", c_uint32), ("wire_width", c_float),
                       ("wire_color", c_float * 4), ("colormap", c_int), ("value_min", c_float),
                       ("value_max", c_float), ("bounds", c_float * 6), ("label", c_char_p),
+                      ("flags", c_uint32), ("attributes", Attribute * CHANNEL_COUNT))
+
+
+class TextViewDesc(Sized):
+    _c_name = "estuary_text_view_desc"
+    _fields_ = _sized(("text", c_char_p), ("position", c_float * 3), ("size", c_float),
+                      ("color", c_float * 4), ("align", c_int), ("valign", c_int),
+                      ("rotation", c_float), ("bounds", c_float * 6), ("label", c_char_p),
+                      ("flags", c_uint32))
+
+
+class LabelsViewDesc(Sized):
+    _c_name = "estuary_labels_view_desc"
+    _fields_ = _sized(("buffer", c_void_p), ("strings", POINTER(c_char_p)),
+                      ("string_count", c_uint32), ("count", c_uint32), ("size", c_float),
+                      ("color", c_float * 4), ("offset", c_float * 2), ("align", c_int),
+                      ("valign", c_int), ("bounds", c_float * 6), ("label", c_char_p),
                       ("flags", c_uint32), ("attributes", Attribute * CHANNEL_COUNT))
 
 
@@ -386,11 +407,15 @@ _PROTOTYPES = {
     "estuary_add_lines_view": (c_int, [_P, POINTER(LinesViewDesc), POINTER(_P)]),
     "estuary_add_glyph_view": (c_int, [_P, POINTER(GlyphViewDesc), POINTER(_P)]),
     "estuary_add_mesh_view": (c_int, [_P, POINTER(MeshViewDesc), POINTER(_P)]),
+    "estuary_add_text_view": (c_int, [_P, POINTER(TextViewDesc), POINTER(_P)]),
+    "estuary_set_text": (c_int, [_P, c_char_p]),
+    "estuary_add_labels_view": (c_int, [_P, POINTER(LabelsViewDesc), POINTER(_P)]),
     "estuary_record_start": (c_int, [_P, POINTER(RecordDesc)]),
     "estuary_record_stop": (c_int, [_P, POINTER(RecordInfo)]),
     "estuary_destroy_view": (c_int, [_P, _P]),
     "estuary_get_view_params": (c_int, [_P, POINTER(ViewParams)]),
     "estuary_set_view_params": (c_int, [_P, POINTER(ViewParams)]),
+    "estuary_set_view_legend": (c_int, [_P, POINTER(c_char_p), c_uint32]),
     "estuary_get_camera": (c_int, [_P, POINTER(Camera)]),
     "estuary_set_camera": (c_int, [_P, POINTER(Camera)]),
     "estuary_set_layout": (c_int, [_P, POINTER(LayoutDesc)]),

@@ -13,27 +13,16 @@ from ctypes import POINTER, c_char_p, c_int, c_int32, c_int64, c_uint8, c_uint16
 KDL_CPU, KDL_CUDA = 1, 2
 _DTYPE_CODES = {"i": 0, "u": 1, "f": 2}
 
-
-class _Device(ctypes.Structure):
-    _fields_ = [("device_type", c_int32), ("device_id", c_int32)]
-
-
-class _DataType(ctypes.Structure):
-    _fields_ = [("code", c_uint8), ("bits", c_uint8), ("lanes", c_uint16)]
-
-
-class _Tensor(ctypes.Structure):
-    _fields_ = [("data", c_void_p), ("device", _Device), ("ndim", c_int32),
-                ("dtype", _DataType), ("shape", POINTER(c_int64)), ("strides", POINTER(c_int64)),
-                ("byte_offset", c_uint64)]
-
-
-class _Managed(ctypes.Structure):
-    pass
-
-
-_DELETER = ctypes.CFUNCTYPE(None, POINTER(_Managed))
-_Managed._fields_ = [("dl_tensor", _Tensor), ("manager_ctx", c_void_p), ("deleter", _DELETER)]
+# A DLManagedTensor (dlpack.h) flattened, with the same offsets: DLTensor's data, device
+# (type, id), ndim, dtype (code, bits, lanes), shape, strides, byte_offset, then manager_ctx and
+# deleter. Each capsule's block carries its shape after these fields: one allocation, copied
+# from a template made once per shape, dtype and device, so that a frame's capsule costs a copy
+# and two pointers rather than a dozen ctypes objects.
+_HEAD = [("data", c_void_p), ("device_type", c_int32), ("device_id", c_int32),
+         ("ndim", c_int32), ("code", c_uint8), ("bits", c_uint8), ("lanes", c_uint16),
+         ("shape", c_void_p), ("strides", c_void_p), ("byte_offset", c_uint64),
+         ("manager_ctx", c_void_p), ("deleter", c_void_p)]
+_DELETER = ctypes.CFUNCTYPE(None, c_void_p)
 _CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, c_void_p)
 
 # Every description handed out, by address, until its deleter runs.
@@ -41,13 +30,14 @@ _alive = {}
 
 
 @_DELETER
-def _delete(managed):
-    _alive.pop(ctypes.addressof(managed.contents), None)
+def _delete(address):
+    _alive.pop(address, None)
 
 
 _pythonapi = ctypes.pythonapi
-_pythonapi.PyCapsule_New.restype = ctypes.py_object
-_pythonapi.PyCapsule_New.argtypes = [c_void_p, c_char_p, _CAPSULE_DESTRUCTOR]
+_capsule_new = _pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [c_void_p, c_char_p, _CAPSULE_DESTRUCTOR]
 _pythonapi.PyCapsule_IsValid.restype = c_int
 _pythonapi.PyCapsule_IsValid.argtypes = [c_void_p, c_char_p]
 _pythonapi.PyCapsule_GetPointer.restype = c_void_p
@@ -59,25 +49,37 @@ def _capsule_gone(capsule):
     # A capsule nobody consumed still names "dltensor": its tensor is deleted here. A consumer
     # renames it "used_dltensor" and calls the deleter itself when done.
     if _pythonapi.PyCapsule_IsValid(capsule, b"dltensor"):
-        address = _pythonapi.PyCapsule_GetPointer(capsule, b"dltensor")
-        _delete(ctypes.cast(address, POINTER(_Managed)))
+        _delete(_pythonapi.PyCapsule_GetPointer(capsule, b"dltensor"))
+
+
+_templates = {}  # (shape, dtype, device type, device id): (block type, its bytes but the pointers)
+
+
+def _template(shape, dtype, device_type, device_id):
+    if dtype.kind not in _DTYPE_CODES:
+        raise ValueError(f"DLPack export of dtype {dtype} is not supported (integers and floats)")
+    block_type = type(f"_Block{len(shape)}", (ctypes.Structure,),
+                      {"_fields_": _HEAD + [("dims", c_int64 * len(shape))]})
+    block = block_type(device_type=device_type, device_id=device_id, ndim=len(shape),
+                       code=_DTYPE_CODES[dtype.kind], bits=dtype.itemsize * 8, lanes=1,
+                       deleter=ctypes.cast(_delete, c_void_p).value)
+    block.dims[:] = shape  # strides stay NULL: compact, row-major
+    made = _templates[(shape, dtype, device_type, device_id)] = (
+        block_type, bytes(block), block_type.dims.offset)
+    return made
 
 
 def capsule(pointer, shape, dtype, device_type, device_id):
     """A "dltensor" capsule over `pointer` (C-contiguous `shape` of numpy dtype `dtype`)."""
-    if dtype.kind not in _DTYPE_CODES:
-        raise ValueError(f"DLPack export of dtype {dtype} is not supported (integers and floats)")
-    managed = _Managed()
-    dims = (c_int64 * len(shape))(*shape)
-    managed.dl_tensor.data = pointer
-    managed.dl_tensor.device = _Device(device_type, device_id)
-    managed.dl_tensor.ndim = len(shape)
-    managed.dl_tensor.dtype = _DataType(_DTYPE_CODES[dtype.kind], dtype.itemsize * 8, 1)
-    managed.dl_tensor.shape = dims
-    managed.dl_tensor.strides = None  # compact, row-major
-    managed.deleter = _delete
-    _alive[ctypes.addressof(managed)] = (managed, dims)
-    return _pythonapi.PyCapsule_New(ctypes.addressof(managed), b"dltensor", _capsule_gone)
+    made = _templates.get((shape, dtype, device_type, device_id))
+    if made is None:
+        made = _template(shape, dtype, device_type, device_id)
+    block_type, template, dims = made
+    block = block_type.from_buffer_copy(template)
+    address = ctypes.addressof(block)
+    block.data, block.shape = pointer, address + dims
+    _alive[address] = block
+    return _capsule_new(address, b"dltensor", _capsule_gone)
 
 
 _cudart = None

@@ -10,7 +10,26 @@ import numpy as np
 
 from . import _capi, _dlpack
 from ._errors import InvalidArgument, InvalidHandleError, NotReady
-from ._library import check as _check, lib as _lib
+from ._library import check as _check, fail as _fail, lib as _lib
+
+
+def _as_given(name):
+    """libestuary's `name` without argtypes, for the calls of every frame: they pass ctypes
+    objects made once (handles as c_void_p, byref()s of the viewer's desc and out parameter),
+    which ctypes hands to C as they are. The prototypes' conversion of a byref() alone costs
+    about 0.25 us a call. Statuses are tested inline (`if status:`); only a failure calls out."""
+    function = _lib[name]  # a function object of its own: _lib's keeps its argtypes
+    function.restype = ctypes.c_int
+    return function
+
+
+_begin_frame, _copy_to_image = _as_given("estuary_begin_frame"), \
+    _as_given("estuary_frame_copy_to_image")
+_device_pointer, _host_pointer = _as_given("estuary_frame_device_pointer"), \
+    _as_given("estuary_frame_host_pointer")
+_end_frame, _frame_index = _lib.estuary_end_frame, _lib.estuary_frame_index
+_DEFER_WAIT = _capi.FRAME_DEFER_WAIT
+_void_p = ctypes.c_void_p
 
 
 def _stream_handle(stream):
@@ -76,6 +95,8 @@ class DeviceArray:
     Valid while its frame is open: after the frame ends, Vulkan owns the memory until the slot
     comes round again."""
 
+    __slots__ = ("_frame", "ptr", "shape", "dtype", "__weakref__")
+
     def __init__(self, frame, pointer, shape, dtype):
         self._frame = frame
         self.ptr, self.shape, self.dtype = pointer, shape, dtype
@@ -105,6 +126,9 @@ class DeviceArray:
 _TORCH_DTYPES = {"torch.float32": np.dtype(np.float32), "torch.float16": np.dtype(np.float16),
                  "torch.uint8": np.dtype(np.uint8), "torch.float64": np.dtype(np.float64),
                  "torch.int32": np.dtype(np.int32)}
+# Worked out once and kept: NumPy's dtype of a tensor's dtype object (None: not one shown),
+# and of an interface's typestr.
+_BY_TORCH_DTYPE, _BY_TYPESTR = {}, {}
 
 
 def _cuda_interface(array):
@@ -112,7 +136,11 @@ def _cuda_interface(array):
     PyTorch's CUDA tensors are read directly (their interface is built in Python, ~30 us a call):
     their stream is the caller's to order, as the interface would not say it either."""
     if getattr(array, "is_cuda", False) and hasattr(array, "data_ptr"):
-        dtype = _TORCH_DTYPES.get(str(array.dtype))
+        torch_dtype = array.dtype
+        try:
+            dtype = _BY_TORCH_DTYPE[torch_dtype]
+        except KeyError:
+            dtype = _BY_TORCH_DTYPE[torch_dtype] = _TORCH_DTYPES.get(str(torch_dtype))
         if dtype is not None:
             if not array.is_contiguous():
                 raise InvalidArgument("the tensor is not contiguous; pass tensor.contiguous()",
@@ -121,8 +149,13 @@ def _cuda_interface(array):
     interface = getattr(array, "__cuda_array_interface__", None)
     if interface is None:
         return None
-    dtype = np.dtype(interface["typestr"])
-    shape = tuple(interface["shape"])
+    typestr = interface["typestr"]
+    dtype = _BY_TYPESTR.get(typestr)
+    if dtype is None:
+        dtype = _BY_TYPESTR[typestr] = np.dtype(typestr)
+    shape = interface["shape"]
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
     strides = interface.get("strides")
     if strides is not None:
         expected, step = [], dtype.itemsize
@@ -136,31 +169,53 @@ def _cuda_interface(array):
     return interface["data"][0], shape, dtype, interface.get("stream")
 
 
+def _host_address(array):
+    """The address of a C-contiguous NumPy array's data. ndarray.ctypes builds an object a call
+    (about 0.8 us); a writable array's buffer gives it in about 0.3 us."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+    except (TypeError, ValueError):  # read-only, or empty
+        return array.ctypes.data
+
+
 class Frame:
-    """One frame: begun by Viewer.frame() (a context manager), ended on leaving the block."""
+    """One frame: begun by Viewer.frame() (a context manager), ended on leaving the block.
+
+    Its handle and the viewer's are tested in place on the per-frame calls (buffer, show, end),
+    and _active(), _use() and _level() are called only to raise their errors: their messages
+    are built only then."""
+
+    __slots__ = ("_viewer", "_handle", "_arg", "_by_display", "_host_arrays", "index", "slot",
+                 "stream", "__weakref__")
 
     def __init__(self, viewer, stream, defer_wait):
         desc = viewer._frame_desc  # one per viewer: estuary reads it during the call only
-        desc.stream = _stream_handle(stream)
-        desc.flags = _capi.FRAME_DEFER_WAIT if defer_wait else 0
-        handle = ctypes.c_void_p()
-        _check(_lib.estuary_begin_frame(viewer._use(), ctypes.byref(desc), ctypes.byref(handle)))
-        self._adopt(viewer, handle, desc.stream, False)
+        stream = None if stream is None else _stream_handle(stream)
+        desc.stream = stream
+        desc.flags = _DEFER_WAIT if defer_wait else 0
+        if viewer._handle is None:
+            viewer._use()  # raises: the viewer is closed
+        status = _begin_frame(viewer._handle_arg, viewer._frame_desc_ref, viewer._out_ref)
+        if status:
+            _fail(status)
+        self._adopt(viewer, viewer._out.value, stream, False)
 
     @classmethod
     def _begun(cls, viewer, handle):
         """A frame estuary_display began (on the viewer's own stream)."""
         frame = cls.__new__(cls)
-        frame._adopt(viewer, ctypes.c_void_p(handle), None, True)
+        frame._adopt(viewer, handle, None, True)
         return frame
 
     def _adopt(self, viewer, handle, stream, by_display):
         self._viewer, self._handle, self._by_display = viewer, handle, by_display
-        self._host_arrays = []
-        self.index = _lib.estuary_frame_index(handle)
-        self.slot = self.index % viewer.frames_in_flight
+        self._arg = arg = _void_p(handle)  # the handle as the calls without argtypes take it
+        self._host_arrays = ()  # a list from the first host array on
+        self.index = index = _frame_index(arg)
+        self.slot = index % viewer.frames_in_flight
         viewer._frame = self
-        viewer._results_drawn_before(self.index)
+        if viewer._pending_results:
+            viewer._results_drawn_before(index)
         if stream:
             self.stream = stream
         else:  # the viewer's own, the same every frame
@@ -183,24 +238,29 @@ class Frame:
     def end(self):
         """Enqueues the frame's signal on its stream and submits its draw. The frame has ended
         afterwards even where this raises. A second call does nothing."""
-        if self._handle is None:
+        handle = self._handle
+        if handle is None:
             return
         if self._by_display:
             raise InvalidArgument(f"frame {self.index} belongs to viewer.display(), which ends "
                                   "it when the callback returns")
         try:
             if self._viewer._handle is not None:
-                _check(_lib.estuary_end_frame(self._handle))
+                status = _end_frame(self._arg)
+                if status:
+                    _fail(status)
         finally:
             self._ended()
 
     def _ended(self):
         self._handle = None
-        if self._viewer._frame is self:
-            self._viewer._frame = None
-        for array in self._host_arrays:  # the draw uploads them now: no more writes
-            array.flags.writeable = False
-        self._host_arrays.clear()
+        viewer = self._viewer
+        if viewer._frame is self:
+            viewer._frame = None
+        if self._host_arrays:
+            for array in self._host_arrays:  # the draw uploads them now: no more writes
+                array.flags.writeable = False
+            self._host_arrays = ()
 
     def __enter__(self):
         return self
@@ -210,22 +270,31 @@ class Frame:
         return False
 
     def _host(self, pointer, shape, dtype):
-        array = _host_array(pointer, shape, dtype)
-        self._host_arrays.append(array)
+        array = _host_array(self._viewer._host_memory, pointer, shape, dtype)
+        if self._host_arrays:
+            self._host_arrays.append(array)
+        else:
+            self._host_arrays = [array]
         return array
 
     def buffer(self, buffer):
         """The frame's copy of `buffer`: a DeviceArray (CUDA writer) over the exported memory, or
         a writable NumPy array over the frame's host memory (host writer; read-only once the
         frame ends)."""
-        pointer = ctypes.c_void_p()
+        viewer, frame, handle = self._viewer, self._handle, buffer._handle
+        if frame is None or viewer._handle is None:
+            self._active()
+        if handle is None or buffer._viewer._handle is None:
+            buffer._use()
         if buffer.writer == "cuda":
-            _check(_lib.estuary_frame_device_pointer(self._active(), buffer._use(),
-                                                     ctypes.byref(pointer)))
-            return DeviceArray(self, pointer.value, buffer.shape, buffer.dtype)
-        _check(_lib.estuary_frame_host_pointer(self._active(), buffer._use(),
-                                               ctypes.byref(pointer)))
-        return self._host(pointer.value, buffer.shape, buffer.dtype)
+            status = _device_pointer(self._arg, buffer._handle_arg, viewer._out_ref)
+            if status:
+                _fail(status)
+            return DeviceArray(self, viewer._out.value, buffer.shape, buffer.dtype)
+        status = _host_pointer(self._arg, buffer._handle_arg, viewer._out_ref)
+        if status:
+            _fail(status)
+        return self._host(viewer._out.value, buffer.shape, buffer.dtype)
 
     def host_level(self, image, level=0):
         """The frame's host memory of a host-written image's level, as a NumPy array, writable
@@ -248,19 +317,25 @@ class Frame:
         """Copies `array` into level `level` of the frame's copy of `image` (on the GPU, on the
         frame's stream, for CUDA arrays; from host memory for NumPy ones). Its shape must be the
         level's (image.level_shape(level)) and its dtype the format's."""
-        frame, handle, level = self._active(), image._use(), image._level(level)
-        expected_shape, dtype = image.level_shape(level), image.dtype
+        frame, handle = self._handle, image._handle
+        if frame is None or self._viewer._handle is None:
+            self._active()
+        if handle is None or image._viewer._handle is None:
+            image._use()
+        if level.__class__ is not int or not 0 <= level < image.levels:
+            level = image._level(level)
+        expected_shape, dtype = image._level_shape_list[level], image.dtype
         cuda = _cuda_interface(array)
         if cuda is not None:
-            pointer, shape, got_dtype, _ = cuda
+            pointer, shape, got_dtype, stream = cuda
             if image.writer != "cuda":
                 raise InvalidArgument(f"image {image.shape} is written by the host; a CUDA array "
                                       "needs an image made with writer='cuda' (or pass a NumPy "
                                       "array)", _capi.ERROR_INVALID_ARGUMENT)
             host = None
         else:
-            host = np.asarray(array)
-            shape, got_dtype = tuple(host.shape), host.dtype
+            host = array if array.__class__ is np.ndarray else np.asarray(array)
+            shape, got_dtype = host.shape, host.dtype
         if shape != expected_shape and not (image.channels == 1 and
                                             tuple(shape) == expected_shape + (1,)):
             raise InvalidArgument(f"array of shape {tuple(shape)} for level {level} of a "
@@ -270,14 +345,16 @@ class Frame:
             raise InvalidArgument(f"array of dtype {got_dtype} for a {image.format} image: "
                                   f"expected {dtype}", _capi.ERROR_INVALID_ARGUMENT)
         if host is not None:
-            host = np.ascontiguousarray(host)
-            pointer = host.ctypes.data
-        else:
-            stream = cuda[3]
-            if stream not in (None, self.stream) and self.stream is not None:
-                _dlpack.stream_wait(self.stream, stream)  # the producer's work first
-        _check(_lib.estuary_frame_copy_to_image(frame, handle, level, pointer,
-                                                image.level_bytes[level]))
+            if not host.flags.c_contiguous:
+                host = np.ascontiguousarray(host)
+            pointer = _host_address(host)
+        elif stream is not None and stream != self.stream and self.stream is not None:
+            _dlpack.stream_wait(self.stream, stream)  # the producer's work first
+        # `level` goes as a C int, in the register of the uint32_t that estuary takes.
+        status = _copy_to_image(self._arg, image._handle_arg, level, _void_p(pointer),
+                                image._level_bytes_arg[level])
+        if status:
+            _fail(status)
 
     def read_image(self, image, x=0, y=0, width=1, height=1, level=0, after_draw=False):
         """Texels of what the frame's draw sees (before it, or after it), as a NumPy array filled
@@ -363,7 +440,12 @@ class Pick:
                 f"distance={self.distance:g}, value={self.value:g}, position={self.position})")
 
 
-def _host_array(pointer, shape, dtype):
-    count = int(math.prod(shape)) * np.dtype(dtype).itemsize
-    raw = (ctypes.c_uint8 * count).from_address(pointer)
-    return np.frombuffer(raw, dtype=dtype).reshape(shape)
+def _host_array(memory, pointer, shape, dtype):
+    """A NumPy array over host memory at `pointer`. The ctypes array over each (pointer, shape,
+    dtype) is kept in `memory` (the viewer's): a frame's memory comes round every few frames."""
+    key = (pointer, shape, dtype)
+    raw = memory.get(key)
+    if raw is None:
+        count = int(math.prod(shape)) * np.dtype(dtype).itemsize
+        raw = memory[key] = (ctypes.c_uint8 * count).from_address(pointer)
+    return np.ndarray(shape, dtype, raw)

@@ -11,8 +11,13 @@ lib = _capi.load()
 
 def check(status):
     if status != _capi.OK:
-        message = lib.estuary_last_error().decode("utf-8", "replace")
-        raise BY_STATUS.get(status, EstuaryError)(message, status)
+        fail(status)
+
+
+def fail(status):
+    """Raises the exception of a failed call's `status`, with estuary's message for it."""
+    message = lib.estuary_last_error().decode("utf-8", "replace")
+    raise BY_STATUS.get(status, EstuaryError)(message, status)
 
 
 def choice(table, value, what):
@@ -63,4 +68,13 @@ def in_use(owner, handle, what):
 
 def as_dict(struct):
     """A struct's fields by name, its struct_size left out."""
-    return {name: getattr(struct, name) for name, _ in struct._fields_ if name != "struct_size"}
+    return {name: getattr(struct, name) for name in field_names(type(struct))}
+
+
+def field_names(cls):
+    """The names of a struct class's fields, struct_size left out (worked out once a class)."""
+    names = cls.__dict__.get("_field_names")
+    if names is None:
+        names = tuple(name for name, _ in cls._fields_ if name != "struct_size")
+        cls._field_names = names
+    return names

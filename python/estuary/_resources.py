@@ -23,6 +23,7 @@ class Image:
 
     def __init__(self, viewer, handle, format, kind, shape, name):
         self._viewer, self._handle = viewer, handle
+        self._handle_arg = ctypes.c_void_p(handle)  # as the frame's calls pass it (_frame.py)
         self.format, self.kind, self.name = format, kind, name
         self.dtype = np.dtype(_TEXELS[format][0])
         self.channels = _TEXELS[format][1]
@@ -36,17 +37,24 @@ class Image:
             size = ctypes.c_uint64()
             _check(_lib.estuary_get_image_level_bytes(handle, level, ctypes.byref(size)))
             self.level_bytes.append(size.value)
+        self._level_bytes_arg = [ctypes.c_uint64(size) for size in self.level_bytes]
         self._level_shapes = {}
+        self._level_shape_list = [self.level_shape(level) for level in range(self.levels)]
 
     def __repr__(self):
         name = f" {self.name!r}" if self.name else ""
         return f"<estuary.Image{name} {self.format} {self.kind} {self.shape}>"
 
     def _use(self):
-        return _in_use(self._viewer, self._handle, f"image {self.shape}" +
-                       (f" {self.name!r}" if self.name else ""))
+        handle = self._handle
+        if handle is None or self._viewer._handle is None:  # the message only when it raises
+            _in_use(self._viewer, handle, f"image {self.shape}" +
+                    (f" {self.name!r}" if self.name else ""))
+        return handle
 
     def _level(self, level):
+        if level.__class__ is int and 0 <= level < self.levels:
+            return level
         level = _capi.fit(level, ctypes.c_uint32, "level")
         if level >= self.levels:
             raise InvalidArgument(f"level {level} of an image of {self.levels} level(s)")
@@ -80,6 +88,7 @@ class Buffer:
 
     def __init__(self, viewer, handle, shape, dtype, name):
         self._viewer, self._handle = viewer, handle
+        self._handle_arg = ctypes.c_void_p(handle)
         self.shape, self.dtype, self.name = tuple(shape), np.dtype(dtype), name
         self.nbytes = int(math.prod(self.shape)) * self.dtype.itemsize
         info = _capi.BufferInfo()
@@ -92,8 +101,11 @@ class Buffer:
         return f"<estuary.Buffer{name} {self.dtype} {self.shape}>"
 
     def _use(self):
-        return _in_use(self._viewer, self._handle, f"buffer {self.shape}" +
-                       (f" {self.name!r}" if self.name else ""))
+        handle = self._handle
+        if handle is None or self._viewer._handle is None:
+            _in_use(self._viewer, handle, f"buffer {self.shape}" +
+                    (f" {self.name!r}" if self.name else ""))
+        return handle
 
     def destroy(self):
         """Frees the buffer now (it must not be drawn by a view). A second call, or one after the
@@ -113,7 +125,10 @@ class View:
         return f"<estuary.View {self.kind}>"
 
     def _use(self):
-        return _in_use(self._viewer, self._handle, f"the {self.kind} view")
+        handle = self._handle
+        if handle is None or self._viewer._handle is None:
+            _in_use(self._viewer, handle, f"the {self.kind} view")
+        return handle
 
     def params(self):
         p = _capi.ViewParams()
@@ -140,6 +155,10 @@ class View:
             if value is not None:
                 setattr(p, name, value)
         _check(_lib.estuary_set_view_params(self._handle, ctypes.byref(p)))
+
+    def set_text(self, text):
+        """A text view's text (str, UTF-8) from the next frame on."""
+        _check(_lib.estuary_set_text(self._use(), (text or "").encode("utf-8")))
 
     def destroy(self):
         """Removes the view. A second call, or one after the viewer closed, does nothing."""

@@ -173,6 +173,27 @@ def test_an_ended_frame_and_its_host_arrays_take_no_more_writes(open_viewer):
     frame.end()  # a second end does nothing
 
 
+def test_a_host_array_stays_read_only_when_its_memory_comes_round_again(open_viewer):
+    """A later frame is handed the host memory of an earlier one again (the binding keeps one
+    ctypes array over each): its array is writable, the ended one over it stays read-only."""
+    viewer = open_viewer(frames_in_flight=2)
+    points = viewer.buffer((4, 4), writer="host")
+    viewer.points_view(points)
+    arrays = []
+    for index in range(8):
+        with viewer.frame() as frame:
+            arrays.append(frame.buffer(points))
+            assert arrays[-1].flags.writeable
+            arrays[-1][:] = index
+        if index and arrays[-1].ctypes.data == arrays[0].ctypes.data:
+            break
+    assert len(arrays) < 8, "no frame came round to frame 0's memory in 8 frames"
+    for array in arrays:
+        with pytest.raises(ValueError, match="read-only"):
+            array[:] = 99.0
+    assert np.all(arrays[0] == len(arrays) - 1), "frame 0's array sees the memory's last write"
+
+
 # -- Ctrl-C in display()
 
 

@@ -120,6 +120,28 @@ def test_host_levels_and_buffers_are_numpy_views_of_the_frames_memory(open_viewe
     assert np.all(reads == 0.5)
 
 
+def test_shown_arrays_of_every_kind_reach_the_image(open_viewer):
+    """show() takes a read-only array, a strided one, a Fortran-ordered one, and a level given
+    as a NumPy int: each arrives as given (the binding reads each kind's address its own way)."""
+    viewer = open_viewer()
+    field = viewer.image((8, 8), levels=2)
+    viewer.field_view(field)
+    read_only = np.full((8, 8), 1.0, np.float32)
+    read_only.flags.writeable = False
+    strided = np.arange(256, dtype=np.float32).reshape(16, 16)[::2, ::2]
+    fortran = np.asfortranarray(np.arange(16, dtype=np.float32).reshape(4, 4))
+    shown = []
+    for array, level in ((read_only, 0), (strided, np.int64(0)), (fortran, 1)):
+        with viewer.frame() as frame:
+            frame.show(field, array, level=level)
+            shown.append((array,
+                          frame.read_image(field, width=8 >> int(level), height=8 >> int(level),
+                                           level=int(level))))
+    viewer.finish()
+    for expected, read in shown:
+        assert np.array_equal(read, expected)
+
+
 def test_stats_metrics_and_the_camera(open_viewer):
     viewer = open_viewer()
     field = viewer.image((8, 8))
@@ -265,6 +287,32 @@ def test_markers_from_separate_arrays_draw_as_the_packed_layout(open_viewer):
         viewer.markers_view(position=(halves, 0, 0, "f16"))
     with pytest.raises(estuary.InvalidArgument, match="has no attribute format"):
         viewer.markers_view(position=viewer.buffer((n, 5), writer="host"))
+
+
+def test_text_and_labels_are_drawn_where_anchored(open_viewer):
+    """Screen text at its pixels, world text at its point, labels at the anchors a buffer holds
+    (an index past the strings draws nothing); set_text changes the text."""
+    viewer = open_viewer(width=128, height=128)
+    text = viewer.text_view("Hµ", position=(10, 30), size=24.0)
+    with viewer.frame():
+        pass
+    lit = viewer.pixels()[..., 0] > 120
+    ys, xs = np.nonzero(lit)
+    assert xs.min() >= 10 and xs.max() < 50 and ys.max() < 36 and ys.min() > 8
+    text.set_text("")
+    text.destroy()
+    anchors = viewer.buffer((3, 4), writer="host")
+    viewer.labels_view(anchors, strings=["A", "B"], size=20.0, align="center", valign="middle")
+    with viewer.frame() as frame:
+        a = frame.buffer(anchors)
+        a[:, :3] = [[0.25, 0.25, 0.0], [0.75, 0.75, 0.0], [0.75, 0.25, 0.0]]
+        a[:, 3] = np.array([0, 1, 7], np.uint32).view(np.float32)
+    lit = viewer.pixels()[..., 0] > 120
+    assert lit[20:44, 20:44].any() and lit[84:108, 84:108].any()
+    assert not lit[:64, 64:].any(), "index 7 is past the strings"
+    assert not lit[64:, :64].any()
+    with pytest.raises(estuary.InvalidArgument, match="align"):
+        viewer.text_view("x", align="justified")
 
 
 def test_a_mesh_is_drawn_lit_and_depth_tested(open_viewer):

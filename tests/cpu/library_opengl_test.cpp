@@ -401,6 +401,13 @@ TEST(LibraryOpenGl, OnlyFieldViewsAreDrawnEveryOtherKindIsRefusedNamingTheConsum
         glyphs.image = velocity.get();
         estuary_mesh_view_desc mesh{};
         mesh.vertices = buffer.get();
+        estuary_text_view_desc text{};
+        text.text = "text";
+        const char* strings[] = {"label"};
+        estuary_labels_view_desc labels{};
+        labels.buffer = buffer.get();
+        labels.strings = strings;
+        labels.string_count = 1;
         const std::vector<std::pair<const char*, std::function<void()>>> adds = {
             {"estuary_add_volume_view", [&] { (void)v.volumeView(vol); }},
             {"estuary_add_points_view", [&] { (void)v.pointsView(points); }},
@@ -408,6 +415,8 @@ TEST(LibraryOpenGl, OnlyFieldViewsAreDrawnEveryOtherKindIsRefusedNamingTheConsum
             {"estuary_add_lines_view", [&] { (void)v.linesView(lines); }},
             {"estuary_add_glyph_view", [&] { (void)v.glyphView(glyphs); }},
             {"estuary_add_mesh_view", [&] { (void)v.meshView(mesh); }},
+            {"estuary_add_text_view", [&] { (void)v.textView(text); }},
+            {"estuary_add_labels_view", [&] { (void)v.labelsView(labels); }},
         };
         for (const auto& [name, add] : adds) {
             SCOPED_TRACE(name);

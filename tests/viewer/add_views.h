@@ -12,4 +12,6 @@ estuary_view* addMarkersView(estuary_viewer& v, const estuary_markers_view_desc&
 estuary_view* addLinesView(estuary_viewer& v, const estuary_lines_view_desc& desc);
 estuary_view* addGlyphView(estuary_viewer& v, const estuary_glyph_view_desc& desc);
 estuary_view* addMeshView(estuary_viewer& v, const estuary_mesh_view_desc& desc);
+estuary_view* addTextView(estuary_viewer& v, const estuary_text_view_desc& desc);
+estuary_view* addLabelsView(estuary_viewer& v, const estuary_labels_view_desc& desc);
 } // namespace estuary::lib

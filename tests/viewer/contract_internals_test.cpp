@@ -235,6 +235,22 @@ class ViewInputs : public ::testing::Test {
             d.normals = n;
             return {lib::addMeshView(*v, d), {b, i, n}};
         }
+        if (kind == "text") { // reads nothing the frame hands over
+            estuary_text_view_desc d{};
+            d.text = "text";
+            return {lib::addTextView(*v, d), {}};
+        }
+        if (kind == "labels") {
+            estuary_buffer* b = buffer(16 * 8, "anchors");
+            estuary_buffer* i = buffer(4 * 8, "string indices");
+            const char* strings[] = {"a", "b"};
+            estuary_labels_view_desc d{};
+            d.buffer = b;
+            d.strings = strings;
+            d.string_count = 2;
+            d.attributes[ESTUARY_CHANNEL_INDEX] = {i, 0, 4, ESTUARY_ATTRIBUTE_U32};
+            return {lib::addLabelsView(*v, d), {b, i}};
+        }
         return {nullptr, {}};
     }
     estuary_viewer* v = nullptr;

@@ -201,6 +201,10 @@ estuary_status estuary_get_image_info(estuary_image* image, estuary_image_info* 
         out.copies = i.copies;
         out.writer = i.writer;
         out.texel_bytes = i.texelBytes;
+        for (size_t a = 0; a < 3; ++a) {
+            out.origin[a] = i.origin[a];
+            out.spacing[a] = i.spacing[a];
+        }
         writeStruct(info, out);
     });
 }

@@ -11,6 +11,7 @@
 #include "estuary/interop/format_tables.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -256,6 +257,24 @@ void recordHostBufferUpload(VkCommandBuffer cmd, const estuary_buffer& buffer, u
 
 } // namespace
 
+std::pair<std::array<float, 3>, std::array<float, 3>> imagePlacement(const estuary_image_desc& desc,
+                                                                     const std::string& name) {
+    std::array<float, 3> origin{}, spacing{};
+    static const char* const kAxes[] = {"x", "y", "z"};
+    for (size_t a = 0; a < 3; ++a) {
+        origin[a] = desc.origin[a];
+        spacing[a] = desc.spacing[a] == 0.0f ? 1.0f : desc.spacing[a];
+        if (!std::isfinite(origin[a]))
+            throw usageError(name + ": origin[" + std::to_string(a) + "] (" + kAxes[a] +
+                             ") is not finite; where cell 0's centre lies must be a finite number");
+        if (!std::isfinite(spacing[a]) || spacing[a] < 0.0f)
+            throw usageError(name + ": spacing[" + std::to_string(a) + "] (" + kAxes[a] + ") is " +
+                             std::to_string(desc.spacing[a]) +
+                             "; the step between cells must be finite and > 0 (0: 1)");
+    }
+    return {origin, spacing};
+}
+
 uint32_t copyOf(const estuary_image& image, uint64_t frame) {
     return image.copies == 1 ? 0 : uint32_t(frame % image.copies);
 }
@@ -312,10 +331,13 @@ estuary_image* createImage(estuary_viewer& v, const estuary_image_desc& desc) {
             std::snprintf(hex, sizeof(hex), "%x", desc.flags);
             return std::string(hex);
         }() + " (allowed: ESTUARY_ALLOC_SINGLE, ESTUARY_IMAGE_GENERATE_MIPS)");
+    const auto [origin, spacing] = imagePlacement(desc, name);
     auto image = std::make_unique<estuary_image>();
     estuary_image& i = *image;
     i.viewer = &v;
     i.name = name;
+    i.origin = origin;
+    i.spacing = spacing;
     i.format = desc.format;
     i.kind = desc.kind;
     i.vkFormat = format.format;

@@ -37,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 struct GLFWwindow;
@@ -75,6 +76,8 @@ struct estuary_image {
     VkFormat vkFormat = VK_FORMAT_UNDEFINED;
     VkExtent2D extent{};
     estuary::ImageShape shape;
+    // Where cell (i, j, k)'s centre is in the user's units: origin + (i, j, k) * spacing.
+    std::array<float, 3> origin{0.0f, 0.0f, 0.0f}, spacing{1.0f, 1.0f, 1.0f};
     uint32_t levels = 1;
     uint32_t copies = 1;
     uint32_t texelBytes = 4;
@@ -146,6 +149,8 @@ struct estuary_view {
     bool threeD = false;
     std::array<float, 6> bounds{};
     uint32_t maxPoints = 0;
+    // estuary_set_view_legend: a categorical palette's entry names, for its colorbar.
+    std::vector<std::string> legend;
     std::unique_ptr<estuary::lib::ViewState> state;
     uint32_t glIndex = UINT32_MAX; // the OpenGL consumer's renderer of this view
     // The inputs by role (null where the view has none; `use` with null adds nothing).
@@ -408,6 +413,11 @@ std::string waitState(const estuary_viewer& v);
 
 // ---- allocations.cpp ----
 estuary_image* createImage(estuary_viewer& v, const estuary_image_desc& desc);
+// The desc's origin and spacing as the image keeps them (spacing 0: 1), or a usage error naming
+// the image (`name`), the axis and the value for a non-finite origin or a negative or non-finite
+// spacing.
+std::pair<std::array<float, 3>, std::array<float, 3>> imagePlacement(const estuary_image_desc& desc,
+                                                                     const std::string& name);
 estuary_buffer* createBuffer(estuary_viewer& v, const estuary_buffer_desc& desc);
 void destroyImage(estuary_viewer& v, estuary_image* image);
 void destroyBuffer(estuary_viewer& v, estuary_buffer* buffer);

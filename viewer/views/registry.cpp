@@ -13,7 +13,9 @@ namespace estuary::lib {
     X(markers)                                                                                     \
     X(lines)                                                                                       \
     X(glyph)                                                                                       \
-    X(mesh)
+    X(mesh)                                                                                        \
+    X(text)                                                                                        \
+    X(labels)
 
 #define ESTUARY_DECLARE_VIEW_TYPE(kind) const ViewType& kind##ViewType();
 ESTUARY_VIEW_TYPES(ESTUARY_DECLARE_VIEW_TYPE)

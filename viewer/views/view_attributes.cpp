@@ -63,6 +63,8 @@ KindRule ruleOf(ChannelKind kind) {
     case ChannelKind::Mesh:
         return {"mesh",
                 {kVectors, kNumbers | kColours, 0, 0, kNormals, bit(ESTUARY_ATTRIBUTE_U32)}};
+    case ChannelKind::Labels:
+        return {"labels", {kVectors, 0, 0, 0, 0, bit(ESTUARY_ATTRIBUTE_U32)}};
     }
     return {"", {}};
 }
@@ -78,6 +80,7 @@ PresetLayout presetOf(ChannelKind kind) {
     return kind == ChannelKind::Points2d   ? PresetLayout::Points2d
            : kind == ChannelKind::Points3d ? PresetLayout::Points3d
            : kind == ChannelKind::Markers  ? PresetLayout::Markers
+           : kind == ChannelKind::Labels   ? PresetLayout::Labels
                                            : PresetLayout::Vertices;
 }
 

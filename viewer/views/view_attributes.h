@@ -15,7 +15,7 @@
 
 namespace estuary::lib {
 
-enum class ChannelKind { Points2d, Points3d, Markers, Lines, Mesh };
+enum class ChannelKind { Points2d, Points3d, Markers, Lines, Mesh, Labels };
 
 // What the resolution needs of a buffer: its size, whether it is the viewer's, its name.
 struct BufferFacts {

@@ -2,9 +2,12 @@
 // points3d.vert) and the compute splat (points_splat.glsl), so both draw the same picture. The
 // includer declares `pc` (ESTUARY_POINT_PUSH_CONSTANTS, or ESTUARY_POINT3D_PUSH_CONSTANTS with
 // ESTUARY_POINTS_3D defined; or ESTUARY_MESH_PUSH_CONSTANTS with both ESTUARY_POINTS_3D and
-// ESTUARY_MESH) and `colormaps`.
+// ESTUARY_MESH) and `colormaps`; with ESTUARY_PLACE_ONLY (the labels, labels.vert) only the
+// placement is compiled, and `colormaps` is not needed.
 
+#ifndef ESTUARY_PLACE_ONLY
 #include "colormap.glsl"
+#endif
 
 // Where `position` lands in window coordinates (pixels, y down, the viewport covering the target;
 // 2D reads x and y); false when it is not drawn (3D: at or behind the eye).
@@ -77,6 +80,7 @@ float viewDistance(vec3 position) {
 }
 #endif
 
+#ifndef ESTUARY_PLACE_ONLY
 // `value` through the colormap over [valueMin, valueMax] (clamped).
 vec3 colormapColour(float value) {
     return colormapLookup(colormaps, value, pc.valueMin, pc.valueMax, pc.colormapIndex,
@@ -88,4 +92,5 @@ vec3 colormapColour(float value) {
 vec3 pointColour(float value) {
     return colormapColour(value) * pc.intensity;
 }
+#endif
 #endif

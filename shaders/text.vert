@@ -1,0 +1,37 @@
+#version 460
+// The annotation quads (renderer/text.h): instance i draws quads[i], a parallelogram from its
+// origin along two axes in the picture's pixels, with what text.frag needs to fill it.
+#include "shared_layout.h"
+
+struct TextQuad {
+    vec2 origin;
+    vec2 axisU;
+    vec2 axisV;
+    vec2 unused;
+    vec4 local; // the local coordinates at the origin (xy) and at origin + axisU + axisV (zw)
+    vec4 colour;
+    vec4 params; // ESTUARY_TEXT_* kind, then the kind's own numbers
+};
+layout(std430, binding = ESTUARY_BINDING_TEXT_QUADS) readonly buffer Quads {
+    TextQuad quads[];
+};
+layout(push_constant) uniform Push {
+    ESTUARY_TEXT_PUSH_CONSTANTS
+} pc;
+
+layout(location = 0) out vec2 local;
+layout(location = 1) flat out vec4 colour;
+layout(location = 2) flat out vec4 params;
+
+const vec2 kCorners[6] = vec2[](vec2(0, 0), vec2(1, 0), vec2(0, 1), vec2(0, 1), vec2(1, 0),
+                                vec2(1, 1));
+
+void main() {
+    TextQuad q = quads[gl_InstanceIndex];
+    vec2 st = kCorners[gl_VertexIndex];
+    vec2 pixel = q.origin + st.x * q.axisU + st.y * q.axisV;
+    gl_Position = vec4(pixel / vec2(pc.targetWidth, pc.targetHeight) * 2.0 - 1.0, 0.0, 1.0);
+    local = mix(q.local.xy, q.local.zw, st);
+    colour = q.colour;
+    params = q.params;
+}
