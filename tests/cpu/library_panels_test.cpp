@@ -1,7 +1,8 @@
 // Panels (estuary_set_layout) headless on lavapipe under validation, with the raster path and with
 // the compute one: each panel of a 2 x 2 layout draws its own views under its own camera exactly
 // as a picture of the panel's size draws them (fields letterboxed, markers placed over the
-// panel's own field, markers in their bounds); relative sizes and gaps; linked cameras move
+// panel's own field, markers in their bounds, a mesh under its orbit camera, text at pixels and
+// in the view's coordinates); relative sizes and gaps; linked cameras move
 // together and others do not; the mouse moves the camera of the panel under it; picks find a
 // view only in its panel and name the panel; screenshots show the layout; bad layouts, panels
 // and moves are refused naming the value.
@@ -124,6 +125,16 @@ void addPanel(Viewer& v, Scene& s, uint32_t p, uint32_t panel) {
     case 3: // markers in their own unit square, over the background
         in(v.markersView(markersDesc(s.markers, 20.0f)));
         break;
+    case 5: { // text at pixels, and text in the unit square's coordinates under the camera
+        estuary_text_view_desc screen{.text = "Ab", .position = {4.0f, 12.0f, 0.0f}};
+        screen.size = 16.0f;
+        in(v.textView(screen));
+        estuary_text_view_desc world{.text = "xy", .position = {0.5f, 0.5f, 0.0f}};
+        world.size = 20.0f;
+        world.flags = ESTUARY_TEXT_WORLD;
+        in(v.textView(world));
+        break;
+    }
     default: { // a mesh under the orbit camera (its depth image the panel's size)
         estuary_mesh_view_desc d{.vertices = s.tetrahedron.get()};
         d.shading = ESTUARY_MESH_FLAT;
@@ -134,12 +145,12 @@ void addPanel(Viewer& v, Scene& s, uint32_t p, uint32_t panel) {
 }
 
 estuary_camera cameraOf(uint32_t p) {
-    const estuary_camera cameras[5] = {
-        {.zoom = 1.5f, .pan_x = 0.1f, .pan_y = -0.05f},
-        {.zoom = 1.0f},
-        {.zoom = 2.0f, .pan_x = -0.2f},
-        {.zoom = 0.8f, .pan_y = 0.1f},
-        {.zoom = 1.2f, .yaw_degrees = 35.0f, .pitch_degrees = 25.0f}};
+    const estuary_camera cameras[6] = {{.zoom = 1.5f, .pan_x = 0.1f, .pan_y = -0.05f},
+                                       {.zoom = 1.0f},
+                                       {.zoom = 2.0f, .pan_x = -0.2f},
+                                       {.zoom = 0.8f, .pan_y = 0.1f},
+                                       {.zoom = 1.2f, .yaw_degrees = 35.0f, .pitch_degrees = 25.0f},
+                                       {.zoom = 1.5f, .pan_x = 0.1f}};
     return cameras[p];
 }
 
@@ -164,6 +175,13 @@ std::vector<uint8_t> block(const std::vector<uint8_t>& rgba, uint32_t width, uin
         out.insert(out.end(), rgba.begin() + (size_t(row) * width + x) * 4,
                    rgba.begin() + (size_t(row) * width + x + w) * 4);
     return out;
+}
+
+size_t countBright(const std::vector<uint8_t>& rgba) {
+    size_t bright = 0;
+    for (size_t i = 0; i < rgba.size(); i += 4)
+        bright += rgba[i] > 200 && rgba[i + 1] > 200 && rgba[i + 2] > 200;
+    return bright;
 }
 
 class PanelsTest : public LibraryTest, public ::testing::WithParamInterface<estuary_draw_path> {
@@ -251,6 +269,22 @@ TEST_P(PanelsTest, AMeshDrawsInItsPanelUnderThePanelsOrbitCamera) {
     EXPECT_EQ(compareRgba8(block(rgba, 64, 0, 0, 64, 64), mesh, 0).maxAbsDiff, 0);
     EXPECT_EQ(compareRgba8(block(rgba, 64, 0, 64, 64, 32), reference(0, 64, 32), 0).maxAbsDiff, 0);
     EXPECT_NE(mesh[(32 * 64 + 32) * 4], mesh[0]) << "the tetrahedron covers the panel's middle";
+}
+
+TEST_P(PanelsTest, TextDrawsInItsPanelAtItsPixelsAndUnderThePanelsCamera) {
+    Viewer& v = open(desc(kSide, 64));
+    v.setLayout(1, 2);
+    Scene s = makeScene(v);
+    addPanel(v, s, 0, 0);
+    addPanel(v, s, 5, 1);
+    v.setPanelCamera(0, cameraOf(0));
+    v.setPanelCamera(1, cameraOf(5));
+    const std::vector<uint8_t> rgba = drawFrames(v, s);
+    const std::vector<uint8_t> text = reference(5, 64, 64);
+    EXPECT_EQ(compareRgba8(block(rgba, kSide, 0, 0, 64, 64), reference(0, 64, 64), 0).maxAbsDiff,
+              0);
+    EXPECT_EQ(compareRgba8(block(rgba, kSide, 64, 0, 64, 64), text, 0).maxAbsDiff, 0);
+    EXPECT_GT(countBright(text), 20u) << "the texts are drawn";
 }
 
 TEST_P(PanelsTest, PicksFindAViewOnlyInItsPanelAndNameThePanel) {
