@@ -168,6 +168,7 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     config.view = startView(o, def);
     config.colormap = colormapIndex(o.colormap);
     config.colorbar = o.colorbar;
+    config.axes = o.axes;
     config.arrows = def.name == o.simulation && o.arrows;
     if (config.arrows && def.glyphs.image < 0)
         throw usageError("--arrows: " + def.name +

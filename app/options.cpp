@@ -524,6 +524,11 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     app.add_option("--colorbar", colorbar,
                    "A colorbar beside the field: on, off or auto (on in the window, off headless)")
         ->check(CLI::IsMember({"on", "off", "auto"}));
+    std::string axes = "auto";
+    app.add_option("--axes", axes,
+                   "Axes in the simulation's units around the field (box axes around a volume): "
+                   "on, off or auto (on, but off in --bench, which shows no picture)")
+        ->check(CLI::IsMember({"on", "off", "auto"}));
     app.add_flag("--bench", o.bench, "Benchmark (headless): time frames per mode and report");
     app.add_option("--mode", benchMode, "Benchmark mode: pipelined, serialized, host-copy or all")
         ->check(CLI::IsMember({"pipelined", "serialized", "host-copy", "all"}));
@@ -686,6 +691,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                                       "; headless and --bench runs do not change views)");
     }
     o.colorbar = colorbar == "on" || (colorbar == "auto" && !o.headless && !o.bench);
+    o.axes = axes == "on" || (axes == "auto" && !o.bench);
     if (o.bench) {
         o.headless = true;
         if (framesInFlight->count() == 0) o.framesInFlight = kBenchFramesInFlight;

@@ -108,6 +108,8 @@ struct Options {
     bool noUi = false;
     // A colorbar beside the field or volume (--colorbar; on in the window, off headless).
     bool colorbar = false;
+    // Axes in the simulation's units (--axes; on but in --bench).
+    bool axes = true;
     // Benchmark
     bool bench = false;
     std::vector<BenchMode> benchModes; // --mode; all three for "all"

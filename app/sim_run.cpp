@@ -220,6 +220,14 @@ SimRun::SimRun(const Viewer& viewer, const SimRunConfig& config, estuary_writer 
     const sim::PointsVisual& points = def.points;
     // The OpenGL consumer draws fields only: the particles still move, unseen.
     const bool opengl = viewer.info().consumer == ESTUARY_CONSUMER_OPENGL;
+    if (config.axes && !opengl) { // the simulations step in cells: their axes read cells
+        estuary_panel_desc panel{};
+        panel.flags = ESTUARY_PANEL_AXES;
+        panel.axis_titles[0] = "x [cells]";
+        panel.axis_titles[1] = "y [cells]";
+        panel.axis_titles[2] = "z [cells]";
+        viewer.setPanel(0, panel);
+    }
     if (points.buffer >= 0 && config.particles > 0 && !opengl) {
         estuary_points_view_desc desc{};
         desc.buffer = buffers_.at(size_t(points.buffer)).get();

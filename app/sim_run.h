@@ -38,6 +38,7 @@ struct SimRunConfig {
     uint32_t view = 0;            // index into the simulation's visuals
     uint32_t colormap = 0;        // estuary_colormap
     bool colorbar = false;        // on the field or volume
+    bool axes = false;            // around the field, or box axes around the volume
     bool arrows = false;          // velocity arrows shown from the start (SimDefinition::glyphs)
     float opacity = 0.5f;         // volumes
     uint32_t sliceAxis = 2;       // volumes

@@ -84,7 +84,7 @@ extern "C" {
 #define ESTUARY_VERSION_MAJOR(version) ((uint32_t)(version) >> 22)
 #define ESTUARY_VERSION_MINOR(version) (((uint32_t)(version) >> 12) & 0x3FFu)
 #define ESTUARY_VERSION_PATCH(version) ((uint32_t)(version)&0xFFFu)
-#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 3, 1)
+#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 3, 2)
 
 /* Every description and info struct starts with `struct_size`, the sizeof the caller's header
  * gave it, so later versions append fields and the library reads (and writes) only the bytes the
@@ -336,7 +336,7 @@ typedef struct estuary_image_desc {
     estuary_writer writer;
     uint32_t flags;   /* ESTUARY_ALLOC_SINGLE, ESTUARY_IMAGE_GENERATE_MIPS */
     const char* name; /* for messages, debuggers, and the colorbar's default label */
-    /* Since 0.4: where the cells are in your units (metres, mm, ...), which axes, scale bars and
+    /* Since 0.3.2: where the cells are in your units (metres, mm, ...), which axes, scale bars and
      * box axes read: cell (i, j, k)'s centre is at origin + (i, j, k) * spacing. Spacing 0 is 1
      * (so a zeroed or 0.3 struct reads cells); a negative or non-finite spacing or a non-finite
      * origin is refused. */
@@ -375,7 +375,7 @@ typedef struct estuary_image_info {
     uint32_t copies;       /* 1 for ESTUARY_ALLOC_SINGLE, else frames in flight */
     estuary_writer writer; /* as resolved */
     uint32_t texel_bytes;
-    float origin[3], spacing[3]; /* since 0.4: as resolved (spacing 0 given: 1) */
+    float origin[3], spacing[3]; /* since 0.3.2: as resolved (spacing 0 given: 1) */
 } estuary_image_info;
 ESTUARY_API estuary_status estuary_get_image_info(estuary_image* image, estuary_image_info* info);
 /* The bytes of level `level` (all layers or slices, texels tightly packed): what
@@ -723,7 +723,7 @@ typedef struct estuary_view_params {
 ESTUARY_API estuary_status estuary_get_view_params(estuary_view* view, estuary_view_params* params);
 ESTUARY_API estuary_status estuary_set_view_params(estuary_view* view,
                                                    const estuary_view_params* params);
-/* Since 0.4: names of a categorical palette's entries (entry i is names[i]), which the view's
+/* Since 0.3.2: names of a categorical palette's entries (entry i is names[i]), which the view's
  * colorbar shows beside its colours instead of numbers while its colormap is categorical. Copied;
  * count 0 (names may then be NULL) clears them. At most 256 names, each non-NULL, valid UTF-8 and
  * at most 256 bytes. */
@@ -891,12 +891,26 @@ ESTUARY_API estuary_status estuary_set_layout(estuary_viewer* viewer,
                                               const estuary_layout_desc* desc);
 /* A panel's settings. Panels with the same non-zero camera_link share one camera: a panel joining
  * a link takes the camera of the link's others, and moving one (the mouse, set_panel_camera)
- * moves all. */
+ * moves all. What a panel says is drawn over its views with the text renderer, after them: its
+ * title, its views' colorbars (each view that shows one, stacked at the right edge), and what its
+ * flags ask for. Axes read the user's units: a field's or volume's image origin and spacing
+ * (estuary_image_desc), a buffer view's bounds. Titles and units: valid UTF-8, at most 256 bytes.
+ */
+#define ESTUARY_PANEL_AXES                                                                         \
+    0x1u /* 2D axes with ticks and labels around a field or buffer views, or                       \
+            3D box axes and an orientation gizmo around a volume or 3D view */
+#define ESTUARY_PANEL_GRID 0x2u       /* faint lines at the major ticks (2D) */
+#define ESTUARY_PANEL_LOG_X 0x4u      /* x ticks at decades: the values drawn are log10 of x */
+#define ESTUARY_PANEL_LOG_Y 0x8u      /* the same for y */
+#define ESTUARY_PANEL_SCALE_BAR 0x10u /* a bar of a round length at the bottom left (2D) */
 typedef struct estuary_panel_desc {
     ESTUARY_STRUCT_SIZE(estuary_panel_desc);
     const char* title;    /* drawn above the panel; NULL: none (copied) */
     uint32_t camera_link; /* 0: its own camera */
-    uint32_t flags;       /* ESTUARY_PANEL_* (none yet: 0) */
+    uint32_t flags;       /* ESTUARY_PANEL_* */
+    const char*
+        axis_titles[3]; /* x, y, z titles with units ("x [mm]"; copied); NULL: "x", "y", "z" */
+    const char* scale_bar_unit; /* the scale bar's unit ("mm"; copied); NULL: none */
 } estuary_panel_desc;
 ESTUARY_API estuary_status estuary_set_panel(estuary_viewer* viewer, uint32_t panel,
                                              const estuary_panel_desc* desc);

@@ -216,6 +216,10 @@ class View : public Owner<estuary_view, estuary_destroy_view> {
     }
     // A text view's text from the next frame on (estuary_set_text).
     void setText(const std::string& utf8) const { check(estuary_set_text(get(), utf8.c_str())); }
+    // Names of a categorical palette's entries, shown in its colorbar; empty: cleared.
+    void setLegend(std::initializer_list<const char*> names) const {
+        check(estuary_set_view_legend(get(), names.begin(), uint32_t(names.size())));
+    }
 };
 
 // One frame. From Viewer::beginFrame it is the frame's guard: end() ends it (and throws what

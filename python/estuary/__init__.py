@@ -35,7 +35,7 @@ from ._resources import Buffer, Image, View
 for _error in set(_ERRORS.values()) | {EstuaryError}:
     _error.__module__ = __name__  # estuary.InvalidHandleError, as it is exported
 
-__version__ = "0.3.1"
+__version__ = "0.3.2"
 
 library_path = _lib.path
 
@@ -159,10 +159,12 @@ class Viewer:
     # -- images and buffers
 
     def image(self, shape, format="r32f", kind=None, levels=0, writer="auto", single=False,
-              generate_mips=False, name=None):
+              generate_mips=False, name=None, origin=None, spacing=None):
         """An image whose level 0 has `shape` in NumPy order: (width,) for 1D, (height, width),
         (depth, height, width) for 3D, (layers, height, width) with kind="2d_array", (6, size,
-        size) with kind="cube". `format`: r32f, rg32f, rgba32f, rgba16f, rgba8."""
+        size) with kind="cube". `format`: r32f, rg32f, rgba32f, rgba16f, rgba8. `origin` and
+        `spacing` (x, y[, z]): where cell (0, 0, 0)'s centre is and the step between cells in your
+        units, which axes and scale bars read (None: cells)."""
         shape = _sizes(shape, "image shape", 2**32 - 1, "uint32_t")
         if kind is None:
             kind = {1: "1d", 2: "2d", 3: "3d"}.get(len(shape))
@@ -187,6 +189,14 @@ class Viewer:
         desc.flags = (_capi.ALLOC_SINGLE if single else 0) | (
             _capi.IMAGE_GENERATE_MIPS if generate_mips else 0)
         desc.name = _text(name)
+        for field, values in (("origin", origin), ("spacing", spacing)):
+            if values is None:
+                continue
+            values = tuple(float(x) for x in values)
+            if not 1 <= len(values) <= 3:
+                raise InvalidArgument(f"image {field} {values}: 1 to 3 values (x, y, z)",
+                                      _capi.ERROR_INVALID_ARGUMENT)
+            getattr(desc, field)[:len(values)] = values
         handle = ctypes.c_void_p()
         _check(_lib.estuary_create_image(self._use(), ctypes.byref(desc), ctypes.byref(handle)))
         return Image(self, handle.value, format, kind, shape, name)
@@ -570,10 +580,24 @@ class Viewer:
             d.column_widths = ctypes.cast(widths, ctypes.POINTER(ctypes.c_float))
         _check(_lib.estuary_set_layout(self._use(), ctypes.byref(d)))
 
-    def set_panel(self, panel, title=None, camera_link=0, flags=0):
-        """A panel's title and camera link: panels with the same non-zero link share a camera."""
+    def set_panel(self, panel, title=None, camera_link=0, axes=False, grid=False, log_x=False,
+                  log_y=False, scale_bar=False, axis_titles=None, scale_bar_unit=None):
+        """A panel's settings: its title, its camera link (panels with the same non-zero link
+        share a camera), axes (2D, or box axes and a gizmo in 3D) with optional grid lines and
+        log scales, a scale bar, axis titles with units ("x [mm]", up to three) and the scale
+        bar's unit."""
+        flags = ((_capi.PANEL_AXES if axes else 0) | (_capi.PANEL_GRID if grid else 0) |
+                 (_capi.PANEL_LOG_X if log_x else 0) | (_capi.PANEL_LOG_Y if log_y else 0) |
+                 (_capi.PANEL_SCALE_BAR if scale_bar else 0))
         d = _capi.PanelDesc(camera_link=camera_link, flags=flags)
         d.title = _text(title)
+        titles = list(axis_titles or [])
+        if len(titles) > 3:
+            raise InvalidArgument(f"axis_titles has {len(titles)} titles: at most 3 (x, y, z)",
+                                  _capi.ERROR_INVALID_ARGUMENT)
+        for i, t in enumerate(titles):
+            d.axis_titles[i] = _text(t)
+        d.scale_bar_unit = _text(scale_bar_unit)
         _check(_lib.estuary_set_panel(self._use(), int(panel), ctypes.byref(d)))
 
     def panel_camera(self, panel):

@@ -14,7 +14,7 @@ from ctypes import (POINTER, c_char_p, c_double, c_float, c_int, c_int32, c_uint
 from . import _errors
 from ._errors import InvalidArgument
 
-API_VERSION = (0 << 22) | (3 << 12) | 1  # ESTUARY_MAKE_VERSION(0, 3, 1)
+API_VERSION = (0 << 22) | (3 << 12) | 2  # ESTUARY_MAKE_VERSION(0, 3, 2)
 
 # estuary_status: the errors' numbers live beside their exceptions (_errors.py).
 OK, NOT_READY = 0, _errors.NOT_READY
@@ -57,6 +57,7 @@ TEXT_WORLD, TEXT_3D, LABELS_3D = 0x10, 0x20, 0x10
 FRAME_DEFER_WAIT = 0x1
 READ_AFTER_DRAW = 0x1
 PANEL_NONE = 0xFFFFFFFF  # estuary_panel_at, estuary_pick.panel: a gap between panels
+PANEL_AXES, PANEL_GRID, PANEL_LOG_X, PANEL_LOG_Y, PANEL_SCALE_BAR = 0x1, 0x2, 0x4, 0x8, 0x10
 FAULT = {"device_lost": 0, "vulkan_stall": 1, "alloc_fail": 2, "cuda_stall": 3}
 
 LOG_FN = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_char_p)
@@ -275,7 +276,8 @@ class LayoutDesc(Sized):
 
 class PanelDesc(Sized):
     _c_name = "estuary_panel_desc"
-    _fields_ = _sized(("title", c_char_p), ("camera_link", c_uint32), ("flags", c_uint32))
+    _fields_ = _sized(("title", c_char_p), ("camera_link", c_uint32), ("flags", c_uint32),
+                      ("axis_titles", c_char_p * 3), ("scale_bar_unit", c_char_p))
 
 
 class RecordDesc(Sized):

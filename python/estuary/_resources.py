@@ -160,6 +160,13 @@ class View:
         """A text view's text (str, UTF-8) from the next frame on."""
         _check(_lib.estuary_set_text(self._use(), (text or "").encode("utf-8")))
 
+    def set_legend(self, names):
+        """Names of a categorical palette's entries (entry i is names[i]), shown in the view's
+        colorbar instead of numbers; [] clears them."""
+        names = [str(n).encode("utf-8") for n in names]
+        array = (ctypes.c_char_p * max(len(names), 1))(*names)
+        _check(_lib.estuary_set_view_legend(self._use(), array, len(names)))
+
     def destroy(self):
         """Removes the view. A second call, or one after the viewer closed, does nothing."""
         if self._handle and self._viewer._handle:

@@ -1,10 +1,13 @@
 // The C API's annotation settings on lavapipe: an image keeps the origin and spacing its desc
 // gives (spacing 0: 1) and refuses bad ones saying which; estuary_set_view_legend takes a
-// palette's names and refuses bad ones naming the entry.
+// palette's names and refuses bad ones naming the entry; a panel's axes and title are drawn in
+// that panel only, a colorbar headless, and bad titles are refused naming the field.
 #include "library_support.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace estuary {
 namespace {
@@ -56,6 +59,83 @@ TEST_F(LibraryAnnotations, AViewsLegendIsTakenOrRefusedSayingWhy) {
     EXPECT_EQ(estuary_set_view_legend(view.get(), names, 257), ESTUARY_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(estuary_last_error()).find("257"), std::string::npos);
     EXPECT_EQ(estuary_set_view_legend(nullptr, names, 1), ESTUARY_ERROR_INVALID_ARGUMENT);
+}
+
+// The bright pixels (labels, ticks and titles are near white) of the w x h block at (x, y).
+size_t brightIn(const std::vector<uint8_t>& rgba, uint32_t width, uint32_t x, uint32_t y,
+                uint32_t w, uint32_t h) {
+    size_t n = 0;
+    for (uint32_t row = y; row < y + h; ++row)
+        for (uint32_t col = x; col < x + w; ++col) {
+            const uint8_t* p = &rgba[(size_t(row) * width + col) * 4];
+            n += p[0] > 180 && p[1] > 180 && p[2] > 180;
+        }
+    return n;
+}
+
+// Two panels side by side, each a dark field (value 0: viridis' first colour); `left` set on
+// panel 0 and `right` on panel 1; the picture after one frame.
+std::vector<uint8_t> twoPanels(Viewer& v, const estuary_panel_desc& left,
+                               const estuary_panel_desc& right, uint32_t viewFlags) {
+    v.setLayout(1, 2);
+    v.setPanel(0, left);
+    v.setPanel(1, right);
+    Image a = v.image(hostImage(32, 32, "A")), b = v.image(hostImage(32, 32, "B"));
+    const View va = v.fieldView({.image = a.get(), .flags = viewFlags});
+    const View vb = v.fieldView({.image = b.get(), .flags = viewFlags});
+    vb.setPanel(1);
+    {
+        const Frame f = v.beginFrame();
+        std::fill_n(f.hostLevel<float>(a), 32 * 32, 0.0f);
+        std::fill_n(f.hostLevel<float>(b), 32 * 32, 0.0f);
+        f.end();
+    }
+    v.finish();
+    const estuary_viewer_info info = v.info();
+    std::vector<uint8_t> rgba(size_t(info.width) * info.height * 4);
+    check(estuary_read_pixels(v.get(), rgba.data(), rgba.size()));
+    return rgba;
+}
+
+TEST_F(LibraryAnnotations, APanelsAxesAndTitleAreDrawnInThatPanelOnly) {
+    Viewer& v = open(headless(2, 512, 256));
+    estuary_panel_desc axes{};
+    axes.flags = ESTUARY_PANEL_AXES;
+    axes.title = "Temperature";
+    axes.axis_titles[0] = "x [mm]";
+    axes.axis_titles[1] = "y [mm]";
+    const std::vector<uint8_t> rgba = twoPanels(v, axes, {}, ESTUARY_VIEW_NO_COLORBAR);
+    // Panel 0 (x 0..255): the title above, tick labels and the x title in the bottom band, the y
+    // axis's labels in the left band; panel 1 (x 256..511) says nothing.
+    EXPECT_GT(brightIn(rgba, 512, 0, 0, 256, 24), 20u) << "no title";
+    EXPECT_GT(brightIn(rgba, 512, 0, 216, 256, 40), 60u) << "no x axis labels";
+    EXPECT_GT(brightIn(rgba, 512, 0, 24, 48, 190), 40u) << "no y axis labels";
+    EXPECT_EQ(brightIn(rgba, 512, 256, 0, 256, 256), 0u) << "panel 1 has no annotations";
+}
+
+TEST_F(LibraryAnnotations, AColorbarIsDrawnHeadlessAtThePanelsRightEdge) {
+    Viewer& v = open(headless(2, 512, 256));
+    const std::vector<uint8_t> with = twoPanels(v, {}, {}, 0);
+    // Each panel's colorbar: its labels and name at the right edge of the panel, nothing to the
+    // left of it.
+    for (uint32_t p = 0; p < 2; ++p) {
+        EXPECT_GT(brightIn(with, 512, p * 256 + 160, 0, 96, 256), 30u) << "panel " << p;
+        EXPECT_EQ(brightIn(with, 512, p * 256, 0, 120, 256), 0u) << "panel " << p;
+    }
+}
+
+TEST_F(LibraryAnnotations, BadPanelTextsAreRefusedNamingTheField) {
+    Viewer& v = open(headless(2, 64, 64));
+    estuary_panel_desc d{};
+    d.axis_titles[1] = "\xff";
+    EXPECT_REFUSED(v.setPanel(0, d), ESTUARY_ERROR_INVALID_ARGUMENT, "axis_titles[1]", "UTF-8");
+    d.axis_titles[1] = nullptr;
+    const std::string long_(300, 'x');
+    d.title = long_.c_str();
+    EXPECT_REFUSED(v.setPanel(0, d), ESTUARY_ERROR_INVALID_ARGUMENT, "title", "300 bytes", "256");
+    d.title = nullptr;
+    d.flags = ESTUARY_PANEL_SCALE_BAR << 1;
+    EXPECT_REFUSED(v.setPanel(0, d), ESTUARY_ERROR_INVALID_ARGUMENT, "unknown flags");
 }
 
 } // namespace

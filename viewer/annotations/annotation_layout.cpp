@@ -10,6 +10,10 @@
 namespace estuary::annotations {
 namespace {
 
+// Labels stacked up an axis or a colorbar read best a few lines apart (as plotting tools space
+// them): each counts as this many label heights when the ticks are chosen.
+constexpr float kVerticalLabelRoom = 3.0f;
+
 float lineHeight(const TextMeasure& m, float size) {
     return m.ascent(size) + m.descent(size);
 }
@@ -110,7 +114,7 @@ float layoutColorbars(const PanelAnnotations& what, const TextMeasure& m, Rect a
                 r.first = d.min;
                 r.last = d.max;
                 r.lengthPixels = rampH;
-                r.labelExtent = [&](const std::string&) { return labelH; };
+                r.labelExtent = [&](const std::string&) { return kVerticalLabelRoom * labelH; };
                 r.labelGap = 2.0f;
                 r.minor = false;
                 p.ticks = computeTicks(r);
@@ -397,7 +401,7 @@ PanelLayout layoutPanel(const PanelAnnotations& what, const TextMeasure& m, Rect
         plot.x1 -= 2 * pad;
         if (!degenerate)
             yt = axisTicks(what.y, plot.y0, plot.y1, panel.y0, panel.height(),
-                           [&](const std::string&) { return labelH; });
+                           [&](const std::string&) { return kVerticalLabelRoom * labelH; });
         float labelsW = 0;
         if (yt) {
             for (const std::string& l : yt->labels)
@@ -405,7 +409,7 @@ PanelLayout layoutPanel(const PanelAnnotations& what, const TextMeasure& m, Rect
             if (!yt->exponent.empty()) {
                 plot.y0 += labelH + pad; // room above the plot for "×10⁶"
                 yt = axisTicks(what.y, plot.y0, plot.y1, panel.y0, panel.height(),
-                               [&](const std::string&) { return labelH; });
+                               [&](const std::string&) { return kVerticalLabelRoom * labelH; });
             }
         }
         plot.x0 +=

@@ -32,6 +32,7 @@ struct Rect {
         return r.x0 >= x0 - slack && r.y0 >= y0 - slack && r.x1 <= x1 + slack && r.y1 <= y1 + slack;
     }
     bool overlaps(const Rect& r) const { return r.x0 < x1 && x0 < r.x1 && r.y0 < y1 && y0 < r.y1; }
+    bool operator==(const Rect&) const = default;
 };
 
 // One axis of a 2D plot: the camera's mapping of panel pixels to the axis's coordinate, which is

@@ -10,9 +10,14 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace estuary::lib {
+
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or values above U+10FFFF):
+// names, titles and units are checked with it before they are kept.
+bool validUtf8(std::string_view s);
 
 // A panel's settings for its annotations (estuary_panel_desc's, once the panels have them).
 struct PanelAnnotationOptions {

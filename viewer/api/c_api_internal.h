@@ -121,11 +121,11 @@ ESTUARY_SINCE_0_3(estuary_frame_stats, raw_draw_ticks);
 ESTUARY_SINCE_0_3(estuary_clock_info, summary);
 ESTUARY_SINCE_0_3(estuary_metrics, handoff_regressions);
 ESTUARY_SINCE_0_3(estuary_colormap_desc, sample_format); // new in 0.3.x: its whole struct
-ESTUARY_SINCE_0_3(estuary_text_view_desc, flags);        // new in 0.4: their whole structs
+ESTUARY_SINCE_0_3(estuary_text_view_desc, flags);        // new in 0.3.2: their whole structs
 ESTUARY_SINCE_0_3(estuary_labels_view_desc, attributes);
-// New in 0.4: their whole structs as first released (the axes helper appends to the panel's).
+// New in 0.3.2: their whole structs as first released.
 ESTUARY_SINCE_0_3(estuary_layout_desc, gap_pixels);
-ESTUARY_SINCE_0_3(estuary_panel_desc, flags);
+ESTUARY_SINCE_0_3(estuary_panel_desc, scale_bar_unit);
 #undef ESTUARY_SINCE_0_3
 
 template <class T> void checkSize(uint32_t size, const char* name, const char* type) {

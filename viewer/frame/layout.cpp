@@ -3,6 +3,7 @@
 // panels.
 #include "layout.h"
 #include "errors.h"
+#include "panel_annotations.h"
 #include "view_type.h"
 #include "viewer.h"
 
@@ -182,9 +183,27 @@ void setLayout(estuary_viewer& v, const estuary_layout_desc& d) {
 void setPanel(estuary_viewer& v, uint32_t panel, const estuary_panel_desc& d) {
     const std::string what = "estuary_set_panel";
     checkPanel(v, panel, what);
-    checkFlags(d.flags, 0, what, "none yet: 0");
+    constexpr uint32_t kFlags = ESTUARY_PANEL_AXES | ESTUARY_PANEL_GRID | ESTUARY_PANEL_LOG_X |
+                                ESTUARY_PANEL_LOG_Y | ESTUARY_PANEL_SCALE_BAR;
+    checkFlags(d.flags, kFlags, what, "ESTUARY_PANEL_* bits");
+    // Every text checked before anything changes.
+    const auto text = [&](const char* s, const std::string& name) {
+        const std::string t = s ? s : "";
+        if (t.size() > 256)
+            throw usageError(what + ": " + name + " is " + std::to_string(t.size()) +
+                             " bytes; at most 256 are allowed");
+        if (!validUtf8(t)) throw usageError(what + ": " + name + " is not valid UTF-8");
+        return t;
+    };
+    std::string title = text(d.title, "title");
+    std::array<std::string, 3> axisTitles;
+    for (size_t i = 0; i < 3; ++i)
+        axisTitles[i] = text(d.axis_titles[i], "axis_titles[" + std::to_string(i) + "]");
+    std::string unit = text(d.scale_bar_unit, "scale_bar_unit");
     Panel& p = v.layout.panels[panel];
-    p.title = d.title ? d.title : "";
+    p.title = std::move(title);
+    p.axisTitles = std::move(axisTitles);
+    p.scaleBarUnit = std::move(unit);
     p.flags = d.flags;
     if (d.camera_link != 0 && d.camera_link != p.cameraLink)
         for (const Panel& other : v.layout.panels)

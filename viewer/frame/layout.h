@@ -30,6 +30,8 @@ struct Camera {
 struct Panel {
     std::string title;
     uint32_t cameraLink = 0, flags = 0;
+    std::array<std::string, 3> axisTitles; // x, y, z with units; empty: "x", "y", "z"
+    std::string scaleBarUnit;
     Camera camera;
     // Pixels kept free around its views (left, top, right, bottom) for what annotations draw
     // there (axes, tick labels, titles): the views draw in `plot`, the panel's `rect` less these.

@@ -3,6 +3,7 @@
 // turn), the CUDA side, the window or offscreen target, the command ring; and the bounded
 // teardown that never leaves one API waiting for the other.
 #include "viewer.h"
+#include "annotation_layer.h"
 #include "cuda_side.h"
 #include "swapchain.h"
 #include "vk_check.h"
@@ -440,7 +441,8 @@ uint32_t destroyViewer(estuary_viewer* v) {
         (void)vkDeviceWaitIdle(v->device.handle); // settled: returns at once (or device lost)
         v->views.clear();
         closeOverlay(*v);
-        closeGl(*v);  // its imports before the Vulkan objects they import
+        closeGl(*v); // its imports before the Vulkan objects they import
+        closeAnnotationLayer(*v);
         closeKit(*v); // after everything drawn with it
         v->images.clear();
         v->buffers.clear();

@@ -46,12 +46,13 @@ namespace estuary::lib {
 
 // The deepest ring estuary_viewer_desc.frames_in_flight may ask for.
 inline constexpr uint32_t kMaxFramesInFlight = 32;
-struct CudaImageRing;  // cuda_side.cpp: an interop::ImageRing
-struct CudaBufferRing; // cuda_side.cpp: an interop::BufferRing
-struct CudaSide;       // cuda_side.cpp: stream, events, timelines, graphs of a viewer
-struct WindowSide;     // window.cpp: GLFW window, swapchain, per-entry semaphores
-struct OverlaySide;    // overlay.cpp: the Dear ImGui context and its Vulkan backend
-struct GlSide;         // gl_side.cpp: the OpenGL consumer
+struct CudaImageRing;   // cuda_side.cpp: an interop::ImageRing
+struct CudaBufferRing;  // cuda_side.cpp: an interop::BufferRing
+struct CudaSide;        // cuda_side.cpp: stream, events, timelines, graphs of a viewer
+struct WindowSide;      // window.cpp: GLFW window, swapchain, per-entry semaphores
+struct OverlaySide;     // overlay.cpp: the Dear ImGui context and its Vulkan backend
+struct GlSide;          // gl_side.cpp: the OpenGL consumer
+struct AnnotationLayer; // annotations/annotation_layer.cpp: the text renderer and laid-out panels
 inline constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 // Frees each of the above, in the file that knows it, so the structs below hold them by pointer
 // without seeing their definitions.
@@ -62,6 +63,7 @@ struct Deleter {
     void operator()(WindowSide* p) const;
     void operator()(OverlaySide* p) const;
     void operator()(GlSide* p) const;
+    void operator()(AnnotationLayer* p) const;
 };
 template <class T> using Owned = std::unique_ptr<T, Deleter>;
 } // namespace estuary::lib
@@ -371,6 +373,7 @@ struct estuary_viewer {
     estuary::lib::Owned<estuary::lib::WindowSide> window;
     estuary::lib::Owned<estuary::lib::OverlaySide> overlay;
     estuary::lib::Owned<estuary::lib::GlSide> gl;
+    estuary::lib::Owned<estuary::lib::AnnotationLayer> annotations;
     estuary::lib::PanelState panels;
     estuary::lib::InputState input;
     std::vector<estuary_event> injected; // delivered at the next poll

@@ -4,6 +4,7 @@
 // last visible background view (field or volume), then every other visible view over it, in the
 // order they were added.
 #include "view_type.h"
+#include "annotation_layer.h"
 #include "colormap.h"
 #include "errors.h"
 #include "shared_layout.h"
@@ -251,6 +252,7 @@ void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage
         recordPanels(v, cmd, entry, targetImage, targetView, extent);
     else
         recordPanelViews(v, cmd, entry, 0, {targetImage, targetView, extent});
+    recordAnnotationLayer(v, cmd, entry, targetView, extent);
 }
 
 bool isBufferView(const estuary_view& view) {

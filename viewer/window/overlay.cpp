@@ -192,10 +192,8 @@ bool overlayReady(const estuary_viewer& v) {
 
 bool overlayWanted(const estuary_viewer& v) {
     if (!v.overlay) return false;
-    if (!v.headless) return true;
-    return std::any_of(v.views.begin(), v.views.end(), [](const auto& view) {
-        return view->params.visible && wantsColorbar(*view);
-    });
+    // Headless, only the user's UI is drawn with ImGui: colorbars are the annotations'.
+    return !v.headless || v.uiCallback != nullptr;
 }
 
 void buildUi(estuary_viewer& v, VkExtent2D extent) {

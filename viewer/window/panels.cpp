@@ -1,8 +1,8 @@
-// What estuary draws with Dear ImGui itself: a colorbar beside the picture for each view that
-// maps values through a colormap (its name, range and ticks; headless screenshots have it too),
-// and in a window the View panel (the views and their parameters, the camera, the value under the
-// cursor), the Performance panel (host, CUDA, draw and wait times over the last frames) and the
-// notice line. The user's own panels come after these (estuary_set_ui_callback).
+// What estuary draws with Dear ImGui itself, in a window: the View panel (the views and their
+// parameters, the camera, the value under the cursor), the Performance panel (host, CUDA, draw and
+// wait times over the last frames) and the notice line. The user's own panels come after these
+// (estuary_set_ui_callback). Colorbars, axes and titles are the annotations'
+// (annotations/annotation_layer.h).
 #include "view_type.h"
 #include "colormap.h"
 
@@ -33,64 +33,6 @@ double seriesValue(const FrameRecord& r, size_t series) {
     default:
         return r.waitMs;
     }
-}
-
-// The colormap's colours as the atlas holds them (RGBA8), one row of the kit's.
-std::span<const uint8_t> colormapTable(const estuary_viewer& v, uint32_t index) {
-    return std::span<const uint8_t>(v.kit.texels)
-        .subspan(size_t(index) * kColormapSize * 4, kColormapSize * 4);
-}
-
-// A vertical bar at the right edge (the `slot`-th from it), labelled with the view's name, its
-// range's ends and middle.
-// A colorbar's column at the right edge: the bar, its labels and the margins.
-constexpr float kColorbarWidth = 16.0f, kColorbarMargin = 14.0f, kColorbarLabels = 64.0f;
-constexpr float kColorbarColumn = kColorbarWidth + kColorbarLabels + kColorbarMargin;
-
-void drawColorbar(const estuary_viewer& v, const estuary_view& view, int slot) {
-    const ImVec2 display = ImGui::GetIO().DisplaySize;
-    // The lower part of the right edge: the Performance panel has the top right corner.
-    const float height = std::clamp(display.y * 0.4f, 60.0f, 400.0f);
-    const float width = kColorbarWidth;
-    const float x1 = display.x - kColorbarMargin - float(slot) * kColorbarColumn;
-    const float x0 = x1 - width;
-    const float y1 = display.y - 40.0f, y0 = y1 - height;
-    ImDrawList* draw = ImGui::GetForegroundDrawList();
-    const std::span<const uint8_t> texels = colormapTable(v, uint32_t(view.params.colormap));
-    const size_t entries = kColormapSize;
-    const auto colour = [&](size_t i) {
-        const uint8_t* c = &texels[std::min(i, entries - 1) * 4];
-        return IM_COL32(c[0], c[1], c[2], 255);
-    };
-    constexpr int kSegments = 64;
-    for (int s = 0; s < kSegments; ++s) { // top: the range's end
-        const float ya = y1 - height * float(s + 1) / kSegments,
-                    yb = y1 - height * float(s) / kSegments;
-        const ImU32 lo = colour(size_t(s) * (entries - 1) / kSegments);
-        const ImU32 hi = colour(size_t(s + 1) * (entries - 1) / kSegments);
-        draw->AddRectFilledMultiColor(ImVec2(x0, ya), ImVec2(x1, yb), hi, hi, lo, lo);
-    }
-    draw->AddRect(ImVec2(x0 - 1, y0 - 1), ImVec2(x1 + 1, y1 + 1), IM_COL32(220, 220, 220, 200));
-    const ImU32 text = IM_COL32(235, 235, 235, 255), shade = IM_COL32(0, 0, 0, 160);
-    const auto label = [&](float y, float value) {
-        char s[32];
-        std::snprintf(s, sizeof(s), "%.4g", double(value));
-        const ImVec2 size = ImGui::CalcTextSize(s);
-        const ImVec2 at(x0 - 6.0f - size.x, y - 0.5f * size.y);
-        draw->AddRectFilled(ImVec2(at.x - 2, at.y - 1),
-                            ImVec2(at.x + size.x + 2, at.y + size.y + 1), shade);
-        draw->AddText(at, text, s);
-        draw->AddLine(ImVec2(x0 - 4.0f, y), ImVec2(x0, y), text);
-    };
-    const float lo = view.params.value_min, hi = view.params.value_max;
-    label(y1, lo);
-    label(0.5f * (y0 + y1), 0.5f * (lo + hi));
-    label(y0, hi);
-    const ImVec2 size = ImGui::CalcTextSize(view.label.c_str());
-    const ImVec2 at(std::max(4.0f, x1 - size.x), y0 - 8.0f - size.y);
-    draw->AddRectFilled(ImVec2(at.x - 2, at.y - 1), ImVec2(at.x + size.x + 2, at.y + size.y + 1),
-                        shade);
-    draw->AddText(at, text, view.label.c_str());
 }
 
 // One buffer view's element under the cursor: which, its value (RGBA views: the colour) and
@@ -384,23 +326,11 @@ void drawPanels(estuary_viewer& v) {
     p.layoutFor[1] = display.y;
     const ImGuiCond place = resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
     const bool panels = !v.headless && p.visible && !(v.flags & ESTUARY_VIEWER_NO_PANELS);
-    // Colorbars at the right edge: the picture's background view, then points views that asked
-    // for one.
-    std::vector<const estuary_view*> bars;
-    if (p.visible || v.headless) {
-        if (const estuary_view* bg = backgroundView(v, 0); bg && wantsColorbar(*bg))
-            bars.push_back(bg);
-        for (const auto& view : v.views)
-            if (!view->type->background() && view->params.visible && wantsColorbar(*view))
-                bars.push_back(view.get());
-    }
     if (panels) {
         drawViewPanel(v, place);
         drawPerformancePanel(v, place);
         drawPickReadout(v);
     }
-    for (size_t slot = 0; slot < bars.size(); ++slot)
-        drawColorbar(v, *bars[slot], int(slot));
     if (!v.headless) drawNotice(v);
 }
 
