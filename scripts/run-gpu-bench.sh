@@ -32,6 +32,9 @@
 #   run-gpu-bench.sh mesh          the mesh view: a rippling sheet of 10^6 and 10^7 triangles at
 #                                  1920x1080 (vertices rewritten by CUDA each frame, normals summed),
 #                                  pipelined, then 10^7 serialized
+#   run-gpu-bench.sh annotations   what annotations cost the draw at 1920x1080 (axes with grid,
+#                                  three colorbars, 1,000 CUDA-written labels): plain and annotated
+#                                  viewers alternating, 3 rounds of 2,000 frames
 #   run-gpu-bench.sh views-compare OLD  the buffer views at 10^7 (points, arrows and lines by
 #                                  raster and by compute splat, the mesh) at 1920x1080, pipelined,
 #                                  this bundle's estuary_points_bench against OLD's, alternating
@@ -74,6 +77,10 @@ if [ "${1:-gray-scott}" = fluid ]; then
         done
         exit $status # the group runs in a subshell: its status is the pipeline's first
     } 2>&1 | tee "$out/bench-fluid.log"
+    exit "${PIPESTATUS[0]}"
+fi
+if [ "${1:-gray-scott}" = annotations ]; then
+    ./estuary_annotations_bench 2000 3 2>&1 | tee "$out/bench-annotations.log"
     exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = points ]; then

@@ -1,0 +1,139 @@
+// What annotations cost the GPU (#34's budget: 0.1 ms a frame at 1920x1080 with axes, three
+// colorbars and 1,000 CUDA-written labels). Two headless 1920x1080 viewers draw the same CUDA-
+// written 1024^2 field and two 1,000-point views; the annotated one adds 2D axes with grid lines,
+// the three views' colorbars and a labels view whose 1,000 anchors a kernel writes each frame.
+// Each runs 300 frames to warm up, then FRAMES timed; rounds alternate plain and annotated. It
+// prints each round's median draw time (the Vulkan submission, GPU timestamps) and the median
+// difference. Usage: estuary_annotations_bench [FRAMES] [ROUNDS]
+#include <estuary/estuary.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kField = 1024, kPoints = 1000, kLabels = 1000, kStrings = 16;
+
+__global__ void writeField(cudaSurfaceObject_t field, float t) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= kField || y >= kField) return;
+    surf2Dwrite(0.5f + 0.5f * __sinf(0.01f * x + t) * __cosf(0.013f * y - t), field,
+                x * int(sizeof(float)), y);
+}
+
+struct Anchor {
+    float x, y, z;
+    unsigned string;
+};
+
+// Points in the unit square and labels on a circle turning with t (in the field's cells).
+__global__ void writeElements(float4* a, float4* b, Anchor* labels, float t) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < kPoints) {
+        a[i] = make_float4(float(i % 40) / 40.0f, float(i / 40) / 25.0f, 0.0f, float(i) / kPoints);
+        b[i] = make_float4(float(i / 25) / 40.0f, float(i % 25) / 25.0f, 0.0f, 1.0f - a[i].w);
+    }
+    if (i < kLabels) {
+        const float angle = 6.2831853f * float(i) / kLabels + t;
+        labels[i] = {512.0f + 400.0f * __cosf(angle), 512.0f + 400.0f * __sinf(angle), 0.0f,
+                     unsigned(i % kStrings)};
+    }
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+double run(bool annotated, int frames) {
+    estuary::ViewerDesc desc;
+    desc.display = ESTUARY_DISPLAY_HEADLESS;
+    desc.width = 1920;
+    desc.height = 1080;
+    estuary::Viewer viewer(desc);
+    estuary_image_desc image{.format = ESTUARY_FORMAT_R32_FLOAT,
+                             .kind = ESTUARY_IMAGE_2D,
+                             .width = kField,
+                             .height = kField};
+    image.writer = ESTUARY_WRITER_CUDA;
+    image.name = "field";
+    estuary::Image field = viewer.image(image);
+    const estuary::View shown = viewer.fieldView(
+        {.image = field.get(), .flags = annotated ? 0u : uint32_t(ESTUARY_VIEW_NO_COLORBAR)});
+    std::vector<estuary::Buffer> buffers;
+    std::vector<estuary::View> views;
+    for (int k = 0; k < 2; ++k) {
+        buffers.push_back(viewer.buffer({.size = kPoints * sizeof(float4),
+                                         .writer = ESTUARY_WRITER_CUDA,
+                                         .name = k ? "b" : "a"}));
+        estuary_points_view_desc points{.buffer = buffers.back().get(),
+                                        .layout = ESTUARY_POINTS_XYZ_SCALAR};
+        points.size = 3.0f;
+        points.colormap = k ? ESTUARY_COLORMAP_MAGMA : ESTUARY_COLORMAP_TURBO;
+        points.label = k ? "points b" : "points a";
+        points.flags = annotated ? ESTUARY_POINTS_COLORBAR : 0u;
+        views.push_back(viewer.pointsView(points));
+    }
+    estuary::Buffer anchors = viewer.buffer(
+        {.size = kLabels * sizeof(Anchor), .writer = ESTUARY_WRITER_CUDA, .name = "anchors"});
+    std::vector<std::string> names;
+    for (int s = 0; s < kStrings; ++s)
+        names.push_back("vortex " + std::to_string(s));
+    if (annotated) {
+        std::vector<const char*> strings;
+        for (const std::string& s : names)
+            strings.push_back(s.c_str());
+        estuary_labels_view_desc labels{
+            .buffer = anchors.get(), .strings = strings.data(), .string_count = kStrings};
+        views.push_back(viewer.labelsView(labels));
+        estuary_panel_desc panel{};
+        panel.flags = ESTUARY_PANEL_AXES | ESTUARY_PANEL_GRID;
+        panel.title = "annotated";
+        panel.axis_titles[0] = "x [cells]";
+        panel.axis_titles[1] = "y [cells]";
+        viewer.setPanel(0, panel);
+    }
+    std::vector<double> draws;
+    estuary_frame_stats stats{};
+    stats.struct_size = sizeof(stats);
+    for (int f = 0; f < 300 + frames; ++f) {
+        estuary::Frame frame = viewer.beginFrame();
+        const float t = 0.01f * float(f);
+        writeField<<<dim3(kField / 16, kField / 16), dim3(16, 16), 0, frame.stream()>>>(
+            frame.surface(field), t);
+        writeElements<<<(kLabels + 255) / 256, 256, 0, frame.stream()>>>(
+            frame.devicePointer<float4>(buffers[0]), frame.devicePointer<float4>(buffers[1]),
+            frame.devicePointer<Anchor>(anchors), t);
+        frame.end();
+        while (estuary_next_frame_stats(viewer.get(), &stats) == ESTUARY_OK)
+            if (stats.frame >= 300) draws.push_back(stats.draw_ms);
+    }
+    viewer.finish();
+    while (estuary_next_frame_stats(viewer.get(), &stats) == ESTUARY_OK)
+        if (stats.frame >= 300) draws.push_back(stats.draw_ms);
+    return median(draws);
+}
+
+} // namespace
+
+int main(int argc, char** argv) try {
+    const int frames = argc > 1 ? std::max(1, std::atoi(argv[1])) : 2000;
+    const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+    std::vector<double> differences;
+    for (int r = 0; r < rounds; ++r) {
+        const double plain = run(false, frames), annotated = run(true, frames);
+        differences.push_back(annotated - plain);
+        std::printf("round %d: draw p50 plain %.4f ms, annotated %.4f ms, difference %.4f ms\n", r,
+                    plain, annotated, annotated - plain);
+    }
+    std::printf("annotations at 1920x1080 (axes, grid, 3 colorbars, 1000 CUDA-written labels): "
+                "median %.4f ms a frame over %d rounds\n",
+                median(differences), rounds);
+    return 0;
+} catch (const estuary::Error& e) {
+    std::fprintf(stderr, "annotations_bench: %s\n", e.what());
+    return e.status();
+}
