@@ -11,6 +11,8 @@ namespace {
 
 constexpr int kSide = 64;          // cells per side of the volume
 constexpr float kSpacingMm = 0.5f; // 32 mm across
+constexpr float kSideMm = kSide * kSpacingMm;
+constexpr float kHeightMm = 8.0f; // the surface's height where the heat is 1
 constexpr int kParticles = 20000;
 constexpr int kMesh = 63; // cells per side of the surface
 constexpr int kVertices = (kMesh + 1) * (kMesh + 1);
@@ -53,16 +55,16 @@ __global__ void placeParticles(float4* particles, float t) {
     const float3 p =
         make_float3(0.5f + 0.7f * (x0 * __cosf(a) - y0 * __sinf(a)),
                     0.5f + 0.7f * (x0 * __sinf(a) + y0 * __cosf(a)), fmodf(z0 + 0.05f * t, 1.0f));
-    particles[i] = make_float4(p.x, p.y, p.z, field(p, t));
+    particles[i] = make_float4(kSideMm * p.x, kSideMm * p.y, kSideMm * p.z, field(p, t));
 }
 
-// The slice z = 1/2 as a surface: (x, height, y, value) over the unit square, up being -y.
+// The slice z = 16 mm as a surface: (x, height, y, value) in mm, up being -y.
 __global__ void writeSurface(float4* vertices, float t) {
     const int n = blockIdx.x * blockDim.x + threadIdx.x;
     if (n >= kVertices) return;
     const float x = float(n % (kMesh + 1)) / kMesh, y = float(n / (kMesh + 1)) / kMesh;
     const float v = field(make_float3(x, y, 0.5f), t);
-    vertices[n] = make_float4(x - 0.5f, -0.3f * v, y - 0.5f, v);
+    vertices[n] = make_float4(kSideMm * x, -kHeightMm * v, kSideMm * y, v);
 }
 
 __global__ void triangulate(unsigned* indices) {
@@ -76,13 +78,13 @@ __global__ void triangulate(unsigned* indices) {
 }
 
 void setPanel(const estuary::Viewer& viewer, uint32_t panel, const char* title, uint32_t link,
-              uint32_t flags, const char* z = "z [mm]") {
+              uint32_t flags, const char* y = "y [mm]", const char* z = "z [mm]") {
     estuary_panel_desc d{};
     d.title = title;
     d.camera_link = link;
     d.flags = flags;
     d.axis_titles[0] = "x [mm]";
-    d.axis_titles[1] = "y [mm]";
+    d.axis_titles[1] = y;
     d.axis_titles[2] = z;
     viewer.setPanel(panel, d);
 }
@@ -95,7 +97,7 @@ int main() try {
     setPanel(viewer, 0, "volume", 1, ESTUARY_PANEL_AXES);
     setPanel(viewer, 1, "slice z = 16 mm", 0, ESTUARY_PANEL_AXES | ESTUARY_PANEL_GRID);
     setPanel(viewer, 2, "particles", 1, ESTUARY_PANEL_AXES);
-    setPanel(viewer, 3, "slice as a surface", 1, ESTUARY_PANEL_AXES, "y [mm]");
+    setPanel(viewer, 3, "slice as a surface", 1, ESTUARY_PANEL_AXES, "height [mm]", "y [mm]");
 
     estuary_image_desc desc{.format = ESTUARY_FORMAT_R32_FLOAT,
                             .kind = ESTUARY_IMAGE_3D,
@@ -134,7 +136,7 @@ int main() try {
     cloud.value_max = 1.0f;
     cloud.label = "heat at the particle";
     cloud.flags = ESTUARY_POINTS_COLORBAR;
-    const float box[6] = {0, 0, 0, 1, 1, 1};
+    const float box[6] = {0, 0, 0, kSideMm, kSideMm, kSideMm};
     std::copy(box, box + 6, cloud.bounds);
     const estuary::View points = viewer.pointsView(cloud);
     points.setPanel(2);
@@ -151,7 +153,7 @@ int main() try {
     mesh.value_max = 1.0f;
     mesh.label = "heat on the slice";
     mesh.flags = ESTUARY_POINTS_COLORBAR;
-    const float surfaceBox[6] = {-0.5f, -0.3f, -0.5f, 0.5f, 0.0f, 0.5f};
+    const float surfaceBox[6] = {0, -kHeightMm, 0, kSideMm, 0, kSideMm};
     std::copy(surfaceBox, surfaceBox + 6, mesh.bounds);
     const estuary::View surface = viewer.meshView(mesh);
     surface.setPanel(3);

@@ -227,9 +227,9 @@ TEST_F(AppGpuRun, OpenGlDrawsCudaFramesLikeTheVulkanRendererWithEveryHandoff) {
         if (def.dimensions == 3) continue; // the OpenGL consumer draws 2D fields
         SCOPED_TRACE(def.name);
         const auto dir = scratchDir("app-gpu-opengl-" + def.name);
-        // The OpenGL consumer draws the field, not the particles: compare fields.
+        // The OpenGL consumer draws the field, not the particles or annotations: compare fields.
         const std::string common = "--sim " + def.name +
-                                   " --headless --backend cuda --validate --frames 200 "
+                                   " --headless --backend cuda --validate --frames 200 --axes off "
                                    "--size 256x256 --resolution 320x240 --seed 3 " +
                                    (def.particles.max ? "--particles 0 " : "");
         const auto vk = runEstuary(common + "--screenshot '" + (dir / "vk.png").string() + "'");
@@ -287,8 +287,9 @@ TEST_F(AppGpuRun, EveryOpenGlDrawSamplesItsOwnCudaFrameForEachHandoffAndFramesIn
 // every draw sees its own frame at each depth of the pipeline.
 TEST_F(AppGpuRun, HostWrittenFramesReachOpenGlReleasedAndHandedOverBySemaphores) {
     const auto dir = scratchDir("app-gpu-opengl-host");
+    // The OpenGL consumer draws no annotations: the Vulkan picture without axes.
     const std::string common = "--headless --backend cpu --validate --frames 60 --size 256x256 "
-                               "--resolution 320x240 --seed 3 ";
+                               "--resolution 320x240 --seed 3 --axes off ";
     const auto vk = runEstuary(common + "--screenshot '" + (dir / "vk.png").string() + "'");
     ASSERT_EQ(vk.exitCode, 0) << vk.output;
     const auto gl =
