@@ -11,17 +11,7 @@
 namespace estuary::annotations {
 namespace {
 
-class FixedWidth final : public TextMeasure {
-  public:
-    float width(std::string_view s, float size) const override {
-        float n = 0;
-        for (char c : s)
-            n += (uint8_t(c) & 0xC0) == 0x80 ? 0.0f : 1.0f;
-        return 0.6f * size * n;
-    }
-    float ascent(float size) const override { return 0.8f * size; }
-    float descent(float size) const override { return 0.25f * size; }
-};
+using FixedWidth = FixedWidthMeasure;
 
 constexpr Rect kViewport{0, 0, 800, 600};
 

@@ -1,6 +1,6 @@
-// A panel's annotations laid out (viewer/annotations/annotation_layout.h), measured with a fixed-width
-// stand-in for the font: nothing overlaps, everything stays in the panel, colorbars stack apart,
-// and ticks land exactly where the camera maps their values.
+// A panel's annotations laid out (viewer/annotations/annotation_layout.h), measured with a
+// fixed-width stand-in for the font: nothing overlaps, everything stays in the panel, colorbars
+// stack apart, and ticks land exactly where the camera maps their values.
 #include "annotation_layout.h"
 #include "ticks.h"
 
@@ -13,18 +13,7 @@
 namespace estuary::annotations {
 namespace {
 
-// 0.6 em a code point, ascent 0.8 em, descent 0.25 em.
-class FixedWidth final : public TextMeasure {
-  public:
-    float width(std::string_view s, float size) const override {
-        float n = 0;
-        for (char c : s)
-            n += (uint8_t(c) & 0xC0) == 0x80 ? 0.0f : 1.0f;
-        return 0.6f * size * n;
-    }
-    float ascent(float size) const override { return 0.8f * size; }
-    float descent(float size) const override { return 0.25f * size; }
-};
+using FixedWidth = FixedWidthMeasure; // 0.6 em a code point, ascent 0.8 em, descent 0.25 em
 
 // A label's value ("−1.5" with U+2212) as a number.
 double parseLabel(std::string s) {

@@ -111,6 +111,25 @@ struct PanelLayout {
     std::vector<Rect> colorbars; // each colorbar's rectangle (ramp, labels and name)
 };
 
+// Text measured without a font: `advance` em a code point, the given ascent and descent (in em).
+// For tests and the layout's benchmark, which must not depend on a font file.
+class FixedWidthMeasure final : public TextMeasure {
+  public:
+    explicit FixedWidthMeasure(float advance = 0.6f, float ascent = 0.8f, float descent = 0.25f)
+        : advance_(advance), ascent_(ascent), descent_(descent) {}
+    float width(std::string_view utf8, float sizePixels) const override {
+        float n = 0;
+        for (char c : utf8)
+            n += (uint8_t(c) & 0xC0) == 0x80 ? 0.0f : 1.0f; // continuation bytes add nothing
+        return advance_ * sizePixels * n;
+    }
+    float ascent(float sizePixels) const override { return ascent_ * sizePixels; }
+    float descent(float sizePixels) const override { return descent_ * sizePixels; }
+
+  private:
+    float advance_, ascent_, descent_;
+};
+
 // The batch for one panel (pixels of the picture, y down). Throws std::invalid_argument for a
 // non-finite mapping or colorbar range; a log axis whose range is not positive (zoomed out past
 // zero) is ticked linearly instead.

@@ -16,18 +16,6 @@ using namespace estuary::annotations;
 
 namespace {
 
-class FixedWidth final : public TextMeasure {
-  public:
-    float width(std::string_view s, float size) const override {
-        float n = 0;
-        for (char c : s)
-            n += (uint8_t(c) & 0xC0) == 0x80 ? 0.0f : 1.0f;
-        return 0.6f * size * n;
-    }
-    float ascent(float size) const override { return 0.93f * size; }
-    float descent(float size) const override { return 0.24f * size; }
-};
-
 template <class Layout> double microsecondsPerPanel(Layout&& layout) {
     std::vector<double> runs;
     for (int run = 0; run < 7; ++run) {
@@ -45,7 +33,7 @@ template <class Layout> double microsecondsPerPanel(Layout&& layout) {
 } // namespace
 
 int main() {
-    const FixedWidth measure;
+    const FixedWidthMeasure measure(0.6f, 0.93f, 0.24f); // DejaVu Sans' proportions, roughly
     const Rect panel{0, 0, 1920, 1080};
     PanelAnnotations flat;
     flat.title = "Gray-Scott, frame 1200";
