@@ -38,6 +38,8 @@ TEST(AppOptions, DefaultsAreUsable) {
 // own tests.
 const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "wave",
+                                                     "--axes",
+                                                     "off",
                                                      "--param",
                                                      "speed=0.25",
                                                      "--param",
@@ -168,6 +170,18 @@ TEST(AppOptions, ColorbarIsOnInTheWindowAndOffHeadlessUnlessAsked) {
     ASSERT_TRUE(bad.exitNow);
     EXPECT_EQ(*bad.exitNow, 2);
     EXPECT_NE(bad.message.find("--colorbar"), std::string::npos) << bad.message;
+}
+
+TEST(AppOptions, AxesAreOnButOffInTheBenchUnlessAsked) {
+    EXPECT_TRUE(parse({"--sim", "wave"}).options.axes);
+    EXPECT_TRUE(parse({"--headless"}).options.axes);
+    EXPECT_FALSE(parse({"--headless", "--axes", "off"}).options.axes);
+    EXPECT_FALSE(parse({"--bench"}).options.axes);
+    EXPECT_TRUE(parse({"--bench", "--axes", "on"}).options.axes);
+    const auto bad = parse({"--axes", "maybe"});
+    ASSERT_TRUE(bad.exitNow);
+    EXPECT_EQ(*bad.exitNow, 2);
+    EXPECT_NE(bad.message.find("--axes"), std::string::npos) << bad.message;
 }
 
 TEST(AppOptions, EveryBenchOptionIsParsed) {

@@ -25,6 +25,7 @@ using test::runEstuary;
 
 // Both consumers on the CPU backend over the same frames: every simulation, every view, a
 // letterboxed target and a zoomed, panned one.
+// The OpenGL consumer draws no annotations: the Vulkan runs compared with it leave out the axes.
 TEST(AppOpenGl, OpenGlDrawsTheVulkanRenderersPictureForEverySimulationAndView) {
     for (const sim::SimDefinition& def : simulations())
         for (const sim::Visual& view : def.views) {
@@ -33,7 +34,7 @@ TEST(AppOpenGl, OpenGlDrawsTheVulkanRenderersPictureForEverySimulationAndView) {
             const auto dir = test::scratchDir("opengl-" + def.name + "-" + view.name);
             const std::string common = "--sim " + def.name + " --view " + view.name +
                                        " --headless --backend cpu --validate --frames 12 "
-                                       "--size 96x64 --resolution 200x150 --seed 4 " +
+                                       "--size 96x64 --resolution 200x150 --seed 4 --axes off " +
                                        (def.particles.max ? "--particles 0 " : "");
             const auto vk = runEstuary(common + "--screenshot '" + (dir / "vk.png").string() + "'");
             ASSERT_EQ(vk.exitCode, 0) << vk.output;
@@ -65,7 +66,7 @@ TEST(AppOpenGl, TallGridIntoAWideTargetLetterboxesTheSameInBothApis) {
     // framebuffer-origin or row-order mistake on the OpenGL side would flip or shift the picture.
     const auto dir = test::scratchDir("opengl-letterbox");
     const std::string common = "--headless --backend cpu --frames 8 --size 40x120 "
-                               "--resolution 300x100 --colormap magma ";
+                               "--resolution 300x100 --colormap magma --axes off ";
     ASSERT_EQ(runEstuary(common + "--screenshot '" + (dir / "vk.png").string() + "'").exitCode, 0);
     ASSERT_EQ(
         runEstuary(common + "--consumer opengl --screenshot '" + (dir / "gl.png").string() + "'")
@@ -135,7 +136,7 @@ TEST(AppOpenGl, TheOpenGlWindowShowsWhatTheVulkanWindowShows) {
     if (!std::getenv("DISPLAY")) GTEST_SKIP() << "no display (the test suite runs under xvfb-run)";
     const auto dir = test::scratchDir("opengl-window");
     const std::string common = "--backend cpu --validate --frames 30 --size 128x128 "
-                               "--resolution 320x240 --seed 2 ";
+                               "--resolution 320x240 --seed 2 --axes off ";
     const auto vk = runEstuary(common + "--no-ui --screenshot '" + (dir / "vk.png").string() + "'");
     ASSERT_EQ(vk.exitCode, 0) << vk.output;
     const auto gl =
