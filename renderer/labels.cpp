@@ -191,24 +191,37 @@ void setLabelMembers(Push& pc, const LabelsRenderer& r, const LabelsDraw& draw, 
 
 } // namespace
 
-void recordLabels(LabelsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                  VkExtent2D extent, const LabelsDraw& draw) {
+void recordLabelsInPass(LabelsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkRect2D area,
+                        VkExtent2D picture, const LabelsDraw& draw) {
     if (slot >= r.slotSets.size())
         throw runtimeError("recordLabels: slot " + std::to_string(slot) + " out of " +
                            std::to_string(r.slotSets.size()));
     const uint32_t capacity = attributeCapacity(
         r.channels, channelBuffers(r.channels, r.mainBuffers[slot], r.ownBuffers[slot]));
     const uint32_t count = std::min(draw.count, capacity);
-    if (count == 0 || r.maxGlyphs == 0 || !(draw.sizePixels > 0.0f)) return;
-    const uint64_t instances = uint64_t(count) * r.maxGlyphs;
-    if (instances > UINT32_MAX)
+    if (count == 0 || r.maxGlyphs == 0 || !(draw.sizePixels > 0.0f) || area.extent.width == 0 ||
+        area.extent.height == 0)
+        return;
+    // One vertex range, six vertices a glyph slot: warps stay full (an instance of six vertices
+    // would fill a fifth of one).
+    const uint64_t vertices = uint64_t(count) * r.maxGlyphs * 6u;
+    if (vertices > UINT32_MAX)
         throw runtimeError("recordLabels: " + std::to_string(count) + " labels of up to " +
                            std::to_string(r.maxGlyphs) + " glyphs are more quads than one draw " +
                            "takes");
-    recordFontUpload(r.font, cmd);
+    const VkExtent2D extent = area.extent;
     const PointsDraw& place = draw.place;
     const VkShaderStageFlags both = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
-    beginTargetPass(cmd, target, extent, false, place.view.background);
+    const VkViewport viewport{float(area.offset.x),
+                              float(area.offset.y),
+                              float(extent.width),
+                              float(extent.height),
+                              0.0f,
+                              1.0f};
+    vkCmdSetViewport(cmd, 0, 1, &viewport);
+    const VkRect2D scissor = clipRect(picture, area, {0, 0, 0, 0});
+    if (scissor.extent.width == 0 || scissor.extent.height == 0) return;
+    vkCmdSetScissor(cmd, 0, 1, &scissor);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
@@ -233,7 +246,14 @@ void recordLabels(LabelsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImage
         setLabelMembers(pc, r, draw, count);
         vkCmdPushConstants(cmd, r.pipelineLayout, both, 0, sizeof(pc), &pc);
     }
-    vkCmdDraw(cmd, 6, uint32_t(instances), 0, 0);
+    vkCmdDraw(cmd, uint32_t(vertices), 1, 0, 0);
+}
+
+void recordLabels(LabelsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                  VkExtent2D extent, const LabelsDraw& draw) {
+    recordFontUpload(r.font, cmd);
+    beginTargetPass(cmd, target, extent, false, draw.place.view.background);
+    recordLabelsInPass(r, cmd, slot, {{0, 0}, extent}, extent, draw);
     vkCmdEndRendering(cmd);
 }
 

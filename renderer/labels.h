@@ -1,12 +1,13 @@
 // The labels renderer: strings from a table drawn at anchors a buffer holds (a CUDA kernel writes
 // them each frame; the host never reads them). The table is laid out once into glyph runs (per
 // string its glyphs' quads in em units from the anchor, already aligned, and their texture
-// coordinates) in a buffer of the renderer's own; each frame one instanced draw of
-// count x longest-string glyph quads, the vertex shader (viewer/views/labels/labels_vertex.glsl)
-// reading each label's anchor (position channel) and string (index channel) through
-// attributes.glsl and placing it as the buffer views place elements (points_place.glsl): 2D in
-// the cells of the field below or the view's bounds, 3D under the orbit camera. A string index
-// past the table draws nothing. Glyphs are filled by text.frag from the font image (text.h).
+// coordinates) in a buffer of the renderer's own; each frame one draw of
+// count x longest-string glyph quads (six vertices each), the vertex shader
+// (viewer/views/labels/labels_vertex.glsl) reading each label's anchor (position channel) and
+// string (index channel) through attributes.glsl and placing it as the buffer views place elements
+// (points_place.glsl): 2D in the cells of the field below or the view's bounds, 3D under the orbit
+// camera. A string index past the table draws nothing. Glyphs are filled by text.frag from the font
+// image (text.h).
 #pragma once
 
 #include "annotation.h"
@@ -80,5 +81,10 @@ bool placeAnchor(const PointsDraw& place, VkExtent2D extent, bool threeD,
 // (COLOR_ATTACHMENT_OPTIMAL, kept). The slot's buffers must be readable by vertex shaders.
 void recordLabels(LabelsRenderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                   VkExtent2D extent, const LabelsDraw& draw);
+// The same inside a render pass the caller began on a picture of `picture` (after
+// recordFontUpload(renderer.font), outside it), placed in `area` of it as in a picture of that
+// size and clipped to it: sets its own viewport, scissor and pipeline.
+void recordLabelsInPass(LabelsRenderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkRect2D area,
+                        VkExtent2D picture, const LabelsDraw& draw);
 
 } // namespace estuary

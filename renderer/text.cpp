@@ -205,8 +205,12 @@ void destroyTextRenderer(const Device& device, TextRenderer& r) {
     r = TextRenderer{};
 }
 
-void recordAnnotations(TextRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
-                       VkExtent2D extent, std::span<const AnnotationPanel> panels) {
+void beginAnnotationPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent) {
+    beginTargetPass(cmd, target, extent, false, {0.0f, 0.0f, 0.0f});
+}
+
+void recordAnnotationsInPass(TextRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkExtent2D extent,
+                             std::span<const AnnotationPanel> panels) {
     if (slot >= r.slotSets.size())
         throw runtimeError("recordAnnotations: slot " + std::to_string(slot) + " out of " +
                            std::to_string(r.slotSets.size()));
@@ -214,7 +218,7 @@ void recordAnnotations(TextRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkIm
     // (firstInstance), so no panel's draw reads quads another overwrote.
     auto* quads = static_cast<TextQuad*>(r.quads[slot].mapped);
     uint32_t used = 0;
-    bool begun = false;
+    bool bound = false;
     for (const AnnotationPanel& panel : panels) {
         if (!panel.batch) continue;
         const VkRect2D scissor = clipRect(extent, panel.area, panel.batch->clip);
@@ -224,9 +228,10 @@ void recordAnnotations(TextRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkIm
         r.droppedQuads += r.scratch.size() - count;
         if (count == 0) continue;
         std::memcpy(quads + used, r.scratch.data(), count * sizeof(TextQuad));
-        if (!begun) {
-            recordFontUpload(r.font, cmd);
-            beginTargetPass(cmd, target, extent, false, {0.0f, 0.0f, 0.0f});
+        if (!bound) {
+            const VkViewport viewport{0.0f, 0.0f, float(extent.width), float(extent.height),
+                                      0.0f, 1.0f};
+            vkCmdSetViewport(cmd, 0, 1, &viewport);
             vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
             vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                                     &r.slotSets[slot], 0, nullptr);
@@ -234,13 +239,20 @@ void recordAnnotations(TextRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkIm
             vkCmdPushConstants(cmd, r.pipelineLayout,
                                VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, 0,
                                sizeof(pc), &pc);
-            begun = true;
+            bound = true;
         }
         vkCmdSetScissor(cmd, 0, 1, &scissor);
         vkCmdDraw(cmd, 6, count, 0, used);
         used += count;
     }
-    if (begun) vkCmdEndRendering(cmd);
+}
+
+void recordAnnotations(TextRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
+                       VkExtent2D extent, std::span<const AnnotationPanel> panels) {
+    recordFontUpload(r.font, cmd);
+    beginAnnotationPass(cmd, target, extent);
+    recordAnnotationsInPass(r, cmd, slot, extent, panels);
+    vkCmdEndRendering(cmd);
 }
 
 void recordAnnotations(TextRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,

@@ -101,6 +101,13 @@ struct AnnotationPanel {
 void recordAnnotations(TextRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
                        VkImageView target, VkExtent2D extent,
                        std::span<const AnnotationPanel> panels);
+// A render pass over `target` (COLOR_ATTACHMENT_OPTIMAL, its pixels kept) for the InPass calls
+// below and recordLabelsInPass (labels.h); the caller ends it (vkCmdEndRendering).
+void beginAnnotationPass(VkCommandBuffer cmd, VkImageView target, VkExtent2D extent);
+// The same inside a render pass the caller began on a picture of `extent` (after
+// recordFontUpload, outside it): sets its own viewport, scissors and pipeline.
+void recordAnnotationsInPass(TextRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
+                             VkExtent2D extent, std::span<const AnnotationPanel> panels);
 // One batch: the call above with one panel.
 void recordAnnotations(TextRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
                        VkImageView target, VkExtent2D extent, const AnnotationBatch& batch,

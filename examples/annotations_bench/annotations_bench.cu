@@ -4,7 +4,9 @@
 // the three views' colorbars and a labels view whose 1,000 anchors a kernel writes each frame.
 // Each runs 300 frames to warm up, then FRAMES timed; each round runs plain, annotated, axes
 // alone and labels alone. It prints each round's median draw times (the Vulkan submission, GPU
-// timestamps) and the median differences. Usage: estuary_annotations_bench [FRAMES] [ROUNDS]
+// timestamps) and their differences, and the median of what the frames measured of the
+// annotation layer itself (estuary_frame_stats.annotations_ms: timestamps around its one render
+// pass, every earlier command done first). Usage: estuary_annotations_bench [FRAMES] [ROUNDS]
 #include <estuary/estuary.hpp>
 
 #include <algorithm>
@@ -48,7 +50,11 @@ double median(std::vector<double> v) {
     return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-double run(bool annotated, bool labelled, int frames) {
+struct Medians {
+    double draw = 0, annotations = 0;
+};
+
+Medians run(bool annotated, bool labelled, int frames) {
     estuary::ViewerDesc desc;
     desc.display = ESTUARY_DISPLAY_HEADLESS;
     desc.width = 1920;
@@ -98,7 +104,12 @@ double run(bool annotated, bool labelled, int frames) {
         panel.axis_titles[1] = "y [cells]";
         viewer.setPanel(0, panel);
     }
-    std::vector<double> draws;
+    std::vector<double> draws, layer;
+    const auto take = [&](const estuary_frame_stats& s) {
+        if (s.frame < 300) return;
+        draws.push_back(s.draw_ms);
+        if (s.annotations_ms == s.annotations_ms) layer.push_back(s.annotations_ms); // not NaN
+    };
     estuary_frame_stats stats{};
     stats.struct_size = sizeof(stats);
     for (int f = 0; f < 300 + frames; ++f) {
@@ -111,12 +122,12 @@ double run(bool annotated, bool labelled, int frames) {
             frame.devicePointer<Anchor>(anchors), t);
         frame.end();
         while (estuary_next_frame_stats(viewer.get(), &stats) == ESTUARY_OK)
-            if (stats.frame >= 300) draws.push_back(stats.draw_ms);
+            take(stats);
     }
     viewer.finish();
     while (estuary_next_frame_stats(viewer.get(), &stats) == ESTUARY_OK)
-        if (stats.frame >= 300) draws.push_back(stats.draw_ms);
-    return median(draws);
+        take(stats);
+    return {median(draws), median(layer)};
 }
 
 } // namespace
@@ -124,21 +135,28 @@ double run(bool annotated, bool labelled, int frames) {
 int main(int argc, char** argv) try {
     const int frames = argc > 1 ? std::max(1, std::atoi(argv[1])) : 2000;
     const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
-    std::vector<double> differences, axesOnly, labelsOnly;
+    std::vector<double> differences, axesOnly, labelsOnly, layerAll, layerAxes, layerLabels;
     for (int r = 0; r < rounds; ++r) {
-        const double plain = run(false, false, frames), all = run(true, true, frames);
-        const double axes = run(true, false, frames), labels = run(false, true, frames);
-        differences.push_back(all - plain);
-        axesOnly.push_back(axes - plain);
-        labelsOnly.push_back(labels - plain);
+        const Medians plain = run(false, false, frames), all = run(true, true, frames);
+        const Medians axes = run(true, false, frames), labels = run(false, true, frames);
+        differences.push_back(all.draw - plain.draw);
+        axesOnly.push_back(axes.draw - plain.draw);
+        labelsOnly.push_back(labels.draw - plain.draw);
+        layerAll.push_back(all.annotations);
+        layerAxes.push_back(axes.annotations);
+        layerLabels.push_back(labels.annotations);
         std::printf("round %d: draw p50 plain %.4f ms, annotated %.4f ms (difference %.4f ms); "
-                    "axes, grid and colorbars alone %.4f ms, labels alone %.4f ms\n",
-                    r, plain, all, all - plain, axes - plain, labels - plain);
+                    "axes, grid and colorbars alone %.4f ms, labels alone %.4f ms; annotation "
+                    "layer p50 %.4f ms (axes alone %.4f, labels alone %.4f)\n",
+                    r, plain.draw, all.draw, all.draw - plain.draw, axes.draw - plain.draw,
+                    labels.draw - plain.draw, all.annotations, axes.annotations,
+                    labels.annotations);
     }
     std::printf("annotations at 1920x1080 (axes, grid, 3 colorbars, 1000 CUDA-written labels): "
-                "median %.4f ms a frame over %d rounds (axes, grid and colorbars %.4f ms, labels "
-                "%.4f ms)\n",
-                median(differences), rounds, median(axesOnly), median(labelsOnly));
+                "annotation layer median %.4f ms a frame over %d rounds (axes, grid and colorbars "
+                "%.4f ms, labels %.4f ms); draw differences %.4f ms (%.4f, %.4f)\n",
+                median(layerAll), rounds, median(layerAxes), median(layerLabels),
+                median(differences), median(axesOnly), median(labelsOnly));
     return 0;
 } catch (const estuary::Error& e) {
     std::fprintf(stderr, "annotations_bench: %s\n", e.what());

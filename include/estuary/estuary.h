@@ -903,6 +903,9 @@ ESTUARY_API estuary_status estuary_set_layout(estuary_viewer* viewer,
 #define ESTUARY_PANEL_LOG_X 0x4u      /* x ticks at decades: the values drawn are log10 of x */
 #define ESTUARY_PANEL_LOG_Y 0x8u      /* the same for y */
 #define ESTUARY_PANEL_SCALE_BAR 0x10u /* a bar of a round length at the bottom left (2D) */
+/* Since 0.3.3: x is time, in seconds after time_origin; ticks on calendar boundaries (UTC), the
+ * labels' common date written once at the axis's end. Not with ESTUARY_PANEL_LOG_X. */
+#define ESTUARY_PANEL_TIME_X 0x20u
 typedef struct estuary_panel_desc {
     ESTUARY_STRUCT_SIZE(estuary_panel_desc);
     const char* title;    /* drawn above the panel; NULL: none (copied) */
@@ -911,6 +914,7 @@ typedef struct estuary_panel_desc {
     const char*
         axis_titles[3]; /* x, y, z titles with units ("x [mm]"; copied); NULL: "x", "y", "z" */
     const char* scale_bar_unit; /* the scale bar's unit ("mm"; copied); NULL: none */
+    double time_origin; /* since 0.3.3: seconds since 1970-01-01 00:00 UTC at x = 0 (TIME_X) */
 } estuary_panel_desc;
 ESTUARY_API estuary_status estuary_set_panel(estuary_viewer* viewer, uint32_t panel,
                                              const estuary_panel_desc* desc);
@@ -1207,6 +1211,9 @@ typedef struct estuary_frame_stats {
     /* The raw readings behind the GPU marks, which estuary_align_frame_stats maps again. */
     double raw_cuda_us[4];
     uint64_t raw_draw_ticks[2];
+    /* Vulkan: the part of draw_ms spent on the annotation layer (text and labels views, titles,
+     * axes, colorbars, scale bars); NaN where it drew nothing or was not measured. (0.3.3) */
+    double annotations_ms;
 } estuary_frame_stats;
 
 /* The oldest drawn frame whose stats were not read yet; ESTUARY_NOT_READY when there is none. The

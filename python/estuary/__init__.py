@@ -17,6 +17,7 @@ memory itself, and the frame's wait and signal go on the caller's stream, GPU-si
 
 import collections
 import ctypes
+import datetime
 import math
 import os
 
@@ -581,15 +582,22 @@ class Viewer:
         _check(_lib.estuary_set_layout(self._use(), ctypes.byref(d)))
 
     def set_panel(self, panel, title=None, camera_link=0, axes=False, grid=False, log_x=False,
-                  log_y=False, scale_bar=False, axis_titles=None, scale_bar_unit=None):
+                  log_y=False, scale_bar=False, axis_titles=None, scale_bar_unit=None,
+                  time_x=False, time_origin=0.0):
         """A panel's settings: its title, its camera link (panels with the same non-zero link
         share a camera), axes (2D, or box axes and a gizmo in 3D) with optional grid lines and
         log scales, a scale bar, axis titles with units ("x [mm]", up to three) and the scale
-        bar's unit."""
+        bar's unit. time_x: x is time, in seconds after time_origin (seconds since the Unix
+        epoch, or a datetime: naive ones are taken as UTC), ticked on the calendar."""
         flags = ((_capi.PANEL_AXES if axes else 0) | (_capi.PANEL_GRID if grid else 0) |
                  (_capi.PANEL_LOG_X if log_x else 0) | (_capi.PANEL_LOG_Y if log_y else 0) |
-                 (_capi.PANEL_SCALE_BAR if scale_bar else 0))
-        d = _capi.PanelDesc(camera_link=camera_link, flags=flags)
+                 (_capi.PANEL_SCALE_BAR if scale_bar else 0) |
+                 (_capi.PANEL_TIME_X if time_x else 0))
+        if isinstance(time_origin, datetime.datetime):
+            if time_origin.tzinfo is None:
+                time_origin = time_origin.replace(tzinfo=datetime.timezone.utc)
+            time_origin = time_origin.timestamp()
+        d = _capi.PanelDesc(camera_link=camera_link, flags=flags, time_origin=float(time_origin))
         d.title = _text(title)
         titles = list(axis_titles or [])
         if len(titles) > 3:

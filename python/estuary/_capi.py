@@ -58,6 +58,7 @@ FRAME_DEFER_WAIT = 0x1
 READ_AFTER_DRAW = 0x1
 PANEL_NONE = 0xFFFFFFFF  # estuary_panel_at, estuary_pick.panel: a gap between panels
 PANEL_AXES, PANEL_GRID, PANEL_LOG_X, PANEL_LOG_Y, PANEL_SCALE_BAR = 0x1, 0x2, 0x4, 0x8, 0x10
+PANEL_TIME_X = 0x20
 FAULT = {"device_lost": 0, "vulkan_stall": 1, "alloc_fail": 2, "cuda_stall": 3}
 
 LOG_FN = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_char_p)
@@ -277,7 +278,8 @@ class LayoutDesc(Sized):
 class PanelDesc(Sized):
     _c_name = "estuary_panel_desc"
     _fields_ = _sized(("title", c_char_p), ("camera_link", c_uint32), ("flags", c_uint32),
-                      ("axis_titles", c_char_p * 3), ("scale_bar_unit", c_char_p))
+                      ("axis_titles", c_char_p * 3), ("scale_bar_unit", c_char_p),
+                      ("time_origin", c_double))
 
 
 class RecordDesc(Sized):
@@ -335,7 +337,8 @@ class FrameStats(Sized):
                       ("cuda_start_us", c_double), ("cuda_wait_start_us", c_double),
                       ("cuda_wait_end_us", c_double), ("cuda_end_us", c_double),
                       ("draw_start_us", c_double), ("draw_end_us", c_double),
-                      ("raw_cuda_us", c_double * 4), ("raw_draw_ticks", c_uint64 * 2))
+                      ("raw_cuda_us", c_double * 4), ("raw_draw_ticks", c_uint64 * 2),
+                      ("annotations_ms", c_double))
 
 
 class ClockAlignment(Struct):

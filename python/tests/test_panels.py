@@ -80,3 +80,20 @@ def test_bad_layouts_and_panels_are_refused(open_viewer):
         viewer.set_layout(1, 2)
     shown.update(panel=0)
     viewer.set_layout(1, 2)
+
+
+def test_a_time_axis_takes_a_datetime_origin_and_refuses_a_log_scale(open_viewer):
+    import datetime
+    viewer = open_viewer(width=256, height=128)
+    field = viewer.image((16, 48), origin=(0.0, 0.0), spacing=(3600.0, 1.0))
+    viewer.field_view(field, colorbar=False)
+    viewer.set_panel(0, axes=True, time_x=True, time_origin=datetime.datetime(2026, 3, 5),
+                     axis_titles=["time [UTC]"])
+    with viewer.frame() as frame:
+        frame.show(field, np.zeros((16, 48), np.float32))
+    bottom = viewer.pixels()[100:, :, :3]
+    assert (bottom.min(axis=2) > 180).sum() > 40, "no time labels below the plot"
+    with pytest.raises(estuary.InvalidArgument, match="ESTUARY_PANEL_LOG_X"):
+        viewer.set_panel(0, axes=True, time_x=True, log_x=True)
+    with pytest.raises(estuary.InvalidArgument, match="time_origin"):
+        viewer.set_panel(0, axes=True, time_x=True, time_origin=float("nan"))

@@ -1,11 +1,14 @@
 // The C API's annotation settings on lavapipe: an image keeps the origin and spacing its desc
 // gives (spacing 0: 1) and refuses bad ones saying which; estuary_set_view_legend takes a
 // palette's names and refuses bad ones naming the entry; a panel's axes and title are drawn in
-// that panel only, a colorbar headless, and bad titles are refused naming the field.
+// that panel only, a colorbar headless, and bad titles are refused naming the field; text and
+// labels views of a panel are drawn inside it only, over its views; the frame's stats time the
+// annotation layer where it draws.
 #include "library_support.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -122,6 +125,124 @@ TEST_F(LibraryAnnotations, AColorbarIsDrawnHeadlessAtThePanelsRightEdge) {
         EXPECT_GT(brightIn(with, 512, p * 256 + 160, 0, 96, 256), 30u) << "panel " << p;
         EXPECT_EQ(brightIn(with, 512, p * 256, 0, 120, 256), 0u) << "panel " << p;
     }
+}
+
+struct Anchor {
+    float x, y, z;
+    uint32_t string;
+};
+
+// Text and labels go into the annotation layer's one pass, placed in their panel of the picture:
+// a screen text 10 pixels into panel 1 and a label at the centre of panel 1's field light panel 1
+// only, where each was put.
+TEST_F(LibraryAnnotations, TextAndLabelsOfAPanelAreDrawnInsideItOnly) {
+    Viewer& v = open(headless(2, 512, 256));
+    v.setLayout(1, 2);
+    Image a = v.image(hostImage(32, 32, "A")), b = v.image(hostImage(32, 32, "B"));
+    const View va = v.fieldView({.image = a.get(), .flags = ESTUARY_VIEW_NO_COLORBAR});
+    const View vb = v.fieldView({.image = b.get(), .flags = ESTUARY_VIEW_NO_COLORBAR});
+    vb.setPanel(1);
+    estuary_text_view_desc text{};
+    text.text = "Hi";
+    text.position[0] = 10.0f, text.position[1] = 40.0f;
+    text.size = 24.0f;
+    const View t = v.textView(text);
+    t.setPanel(1);
+    Buffer anchors = v.buffer({.size = sizeof(Anchor), .writer = ESTUARY_WRITER_HOST});
+    estuary_labels_view_desc labels{};
+    labels.buffer = anchors.get();
+    labels.size = 24.0f;
+    labels.align = ESTUARY_TEXT_ALIGN_CENTER;
+    labels.valign = ESTUARY_TEXT_VALIGN_MIDDLE;
+    const View l = v.labelsView(labels, {"XX"});
+    l.setPanel(1);
+    {
+        const Frame f = v.beginFrame();
+        std::fill_n(f.hostLevel<float>(a), 32 * 32, 0.0f);
+        std::fill_n(f.hostLevel<float>(b), 32 * 32, 0.0f);
+        const Anchor centre{16.0f, 16.0f, 0.0f, 0};
+        std::memcpy(f.hostPointer(anchors), &centre, sizeof(centre));
+        f.end();
+    }
+    v.finish();
+    std::vector<uint8_t> rgba(size_t(512) * 256 * 4);
+    check(estuary_read_pixels(v.get(), rgba.data(), rgba.size()));
+    EXPECT_EQ(brightIn(rgba, 512, 0, 0, 256, 256), 0u) << "panel 0 shows nothing";
+    EXPECT_GT(brightIn(rgba, 512, 256 + 8, 16, 40, 28), 20u) << "no text at (10, 40) in panel 1";
+    EXPECT_GT(brightIn(rgba, 512, 256 + 108, 112, 40, 32), 20u) << "no label at panel 1's centre";
+    EXPECT_EQ(brightIn(rgba, 512, 256 + 160, 0, 96, 256), 0u) << "nothing in panel 1's right";
+}
+
+// estuary_frame_stats.annotations_ms: measured (finite, within the draw) in frames whose
+// annotation layer draws, NaN in frames where it has nothing to draw.
+TEST_F(LibraryAnnotations, TheFrameStatsTimeTheAnnotationLayerWhereItDraws) {
+    Viewer& v = open(headless(2, 256, 128));
+    Image a = v.image(hostImage(32, 32, "A"));
+    const View va = v.fieldView({.image = a.get(), .flags = ESTUARY_VIEW_NO_COLORBAR});
+    const auto frames = [&](int n) {
+        for (int i = 0; i < n; ++i) {
+            const Frame f = v.beginFrame();
+            std::fill_n(f.hostLevel<float>(a), 32 * 32, 0.5f);
+            f.end();
+        }
+        v.finish();
+        std::vector<estuary_frame_stats> all;
+        estuary_frame_stats s{};
+        s.struct_size = sizeof(s);
+        while (estuary_next_frame_stats(v.get(), &s) == ESTUARY_OK)
+            all.push_back(s);
+        return all;
+    };
+    const std::vector<estuary_frame_stats> plain = frames(3);
+    ASSERT_EQ(plain.size(), 3u);
+    for (const estuary_frame_stats& s : plain)
+        EXPECT_TRUE(std::isnan(s.annotations_ms)) << "frame " << s.frame;
+    estuary_panel_desc titled{};
+    titled.title = "Temperature";
+    titled.flags = ESTUARY_PANEL_AXES;
+    v.setPanel(0, titled);
+    const std::vector<estuary_frame_stats> annotated = frames(3);
+    ASSERT_EQ(annotated.size(), 3u);
+    for (const estuary_frame_stats& s : annotated) { // lavapipe and NVIDIA write timestamps
+        ASSERT_FALSE(std::isnan(s.draw_ms)) << "frame " << s.frame;
+        EXPECT_GE(s.annotations_ms, 0.0) << "frame " << s.frame;
+        EXPECT_LE(s.annotations_ms, s.draw_ms) << "frame " << s.frame;
+    }
+}
+
+// A time axis (ESTUARY_PANEL_TIME_X): x cells an hour apart from 2026-03-05 00:00 UTC draw clock
+// times below the plot, as a plain axis does numbers; a log time axis and a time origin that is
+// not finite are refused, saying why, and leave the panel as it was.
+TEST_F(LibraryAnnotations, ATimeAxisIsDrawnAndBadTimeSettingsAreRefused) {
+    Viewer& v = open(headless(2, 512, 256));
+    estuary_panel_desc time{};
+    time.struct_size = sizeof(time);
+    time.flags = ESTUARY_PANEL_AXES | ESTUARY_PANEL_TIME_X;
+    time.time_origin = 1772668800.0; // 2026-03-05 00:00:00 UTC
+    time.axis_titles[0] = "time [UTC]";
+    v.setPanel(0, time);
+    estuary_image_desc d = hostImage(48, 16, "hourly");
+    d.spacing[0] = 3600.0f; // 48 hours
+    Image a = v.image(d);
+    const View va = v.fieldView({.image = a.get(), .flags = ESTUARY_VIEW_NO_COLORBAR});
+    {
+        const Frame f = v.beginFrame();
+        std::fill_n(f.hostLevel<float>(a), 48 * 16, 0.0f);
+        f.end();
+    }
+    v.finish();
+    std::vector<uint8_t> rgba(size_t(512) * 256 * 4);
+    check(estuary_read_pixels(v.get(), rgba.data(), rgba.size()));
+    EXPECT_GT(brightIn(rgba, 512, 0, 200, 512, 56), 60u) << "no time labels below the plot";
+
+    estuary_panel_desc bad = time;
+    bad.flags |= ESTUARY_PANEL_LOG_X;
+    EXPECT_EQ(estuary_set_panel(v.get(), 0, &bad), ESTUARY_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(estuary_last_error()).find("ESTUARY_PANEL_LOG_X"), std::string::npos);
+    bad = time;
+    bad.time_origin = NAN;
+    EXPECT_EQ(estuary_set_panel(v.get(), 0, &bad), ESTUARY_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(estuary_last_error()).find("time_origin"), std::string::npos);
 }
 
 TEST_F(LibraryAnnotations, BadPanelTextsAreRefusedNamingTheField) {

@@ -1,8 +1,11 @@
 // A panel's annotations laid out (viewer/annotations/annotation_layout.h), measured with a
 // fixed-width stand-in for the font: nothing overlaps, everything stays in the panel, colorbars
-// stack apart, and ticks land exactly where the camera maps their values.
+// stack apart, ticks land exactly where the camera maps their values, and 3D box axes keep out of
+// the title's and the colorbars' bands.
 #include "annotation_layout.h"
 #include "ticks.h"
+#include "box_axes.h"
+#include "volume_camera.h"
 
 #include <gtest/gtest.h>
 
@@ -87,6 +90,47 @@ TEST(AnnotationLayout, NothingOverlapsOrLeavesThePanelAtAnySizeZoomOrPan) {
 
 // Every x tick label of a plain axis sits where the mapping sends its value, and its tick line
 // too; so does every y label.
+// A box larger than the panel, turned all the way round: its labels and lines stay in the plot
+// (left of the colorbars, below the title), and nothing overlaps.
+TEST(AnnotationLayout, BoxAxesKeepOutOfTheTitleAndColorbarBands) {
+    const FixedWidth m(0.6f, 0.8f, 0.25f);
+    const Rect panel{0, 0, 500, 380};
+    PanelAnnotations a;
+    a.title = "particles";
+    a.axes = true;
+    a.colorbars = {{"heat at the particle", 1, 0.0, 1.0, 0, {}}};
+    size_t boxTexts = 0;
+    for (int turn = 0; turn < 12; ++turn) {
+        BoxAxesDesc b;
+        b.min = {0, 0, 0};
+        b.max = {32, 32, 32};
+        b.titles = {"x [mm]", "y [mm]", "z [mm]"};
+        const float yaw = 0.5236f * float(turn);
+        b.viewProjection = orbitViewProjection(orbitCamera(yaw, 0.5f, 1.6f, 500, 380), b.min, b.max,
+                                               {0.5f, 0.5f, 0.5f});
+        a.box = b;
+        const PanelLayout out = layoutPanel(a, m, panel);
+        const std::string where = "turn " + std::to_string(turn);
+        expectReadable(out, panel, where);
+        ASSERT_LT(out.plot.x1, panel.x1 - 50) << where << ": no colorbar band";
+        ASSERT_GT(out.plot.y0, panel.y0 + 10) << where << ": no title band";
+        for (size_t i = 0; i < out.textBoxes.size(); ++i) {
+            const std::string& t = out.batch.texts[i].text;
+            if (t == a.title || out.textBoxes[i].x0 >= out.plot.x1) continue; // the bands' own
+            ++boxTexts;
+            EXPECT_TRUE(out.plot.contains(out.textBoxes[i])) << where << ": '" << t << "'";
+        }
+        for (const AnnotationLine& l : out.batch.lines) {
+            if (std::min(l.x0, l.x1) >= out.plot.x1 - 0.5f) continue; // the colorbar's ticks
+            EXPECT_TRUE(out.plot.contains(Rect{l.x0, l.y0, l.x0, l.y0}, 0.5f) &&
+                        out.plot.contains(Rect{l.x1, l.y1, l.x1, l.y1}, 0.5f))
+                << where << ": a line from (" << l.x0 << ", " << l.y0 << ") to (" << l.x1 << ", "
+                << l.y1 << ") leaves the plot";
+        }
+    }
+    EXPECT_GT(boxTexts, 12u * 4u) << "too few box labels to tell";
+}
+
 TEST(AnnotationLayout, TicksLandExactlyWhereTheirValuesMap) {
     const FixedWidth measure;
     const Rect panel{100, 50, 900, 650};

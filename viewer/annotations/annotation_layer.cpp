@@ -40,6 +40,8 @@ PanelAnnotationOptions optionsOf(const Panel& panel) {
     o.grid = panel.flags & ESTUARY_PANEL_GRID;
     o.logX = panel.flags & ESTUARY_PANEL_LOG_X;
     o.logY = panel.flags & ESTUARY_PANEL_LOG_Y;
+    o.timeX = panel.flags & ESTUARY_PANEL_TIME_X;
+    o.timeOrigin = panel.timeOrigin;
     o.scaleBar = panel.flags & ESTUARY_PANEL_SCALE_BAR;
     o.axisTitles = panel.axisTitles;
     o.scaleBarUnit = panel.scaleBarUnit;
@@ -69,30 +71,20 @@ bool annotationsWanted(const estuary_viewer& v) {
     return false;
 }
 
-void recordAnnotationLayer(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry,
-                           VkImageView target, VkExtent2D extent) {
-    if (!annotationsWanted(v)) return;
-    if (!v.annotations || v.annotations->format != v.targetFormat) {
-        closeAnnotationLayer(v);
-        auto layer = Owned<AnnotationLayer>(new AnnotationLayer);
-        layer->renderer = createTextRenderer(v.device, TextDesc{.kit = &v.kit,
-                                                                .targetFormat = v.targetFormat,
-                                                                .dataDir = v.dataDir,
-                                                                .slotCount = v.hostRing});
-        layer->format = v.targetFormat;
-        v.annotations = std::move(layer);
-    }
-    AnnotationLayer& layer = *v.annotations;
+namespace {
+
+// Lays out what each panel says (again only where it changed) into layer.recorded.
+void layOutPanels(estuary_viewer& v, AnnotationLayer& layer) {
     layer.panels.resize(v.layout.panels.size());
     layer.recorded.clear();
     const TextMeasure& measure = *layer.renderer.font.atlas;
     std::vector<const estuary_view*> views;
+    const bool bars = colorbarsShown(v);
     for (uint32_t p = 0; p < v.layout.panels.size(); ++p) {
         const Panel& panel = v.layout.panels[p];
         AnnotationLayer::Cached& cached = layer.panels[p];
         if (!panelSaysSomething(v, p, panel)) continue;
         views.clear();
-        const bool bars = colorbarsShown(v);
         for (const auto& view : v.views)
             if (view->params.panel == p) views.push_back(view.get());
         const annotations::Rect rect = rectOf(plotRect(v, p));
@@ -114,8 +106,58 @@ void recordAnnotationLayer(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entr
         }
         layer.recorded.push_back({&cached.layout.batch, panelRect(v, p)});
     }
-    if (!layer.recorded.empty())
-        recordAnnotations(layer.renderer, cmd, entry, target, extent, layer.recorded);
+}
+
+} // namespace
+
+void recordAnnotationLayer(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry,
+                           VkImage targetImage, VkImageView target, VkExtent2D extent, bool timed) {
+    bool annotating = false;
+    for (const auto& view : v.views)
+        if (view->params.visible && view->type->annotates()) {
+            view->type->recordUploads(v, *view, cmd);
+            annotating = true;
+        }
+    const bool panels = annotationsWanted(v);
+    if (panels && (!v.annotations || v.annotations->format != v.targetFormat)) {
+        closeAnnotationLayer(v);
+        auto layer = Owned<AnnotationLayer>(new AnnotationLayer);
+        layer->renderer = createTextRenderer(v.device, TextDesc{.kit = &v.kit,
+                                                                .targetFormat = v.targetFormat,
+                                                                .dataDir = v.dataDir,
+                                                                .slotCount = v.hostRing});
+        layer->format = v.targetFormat;
+        v.annotations = std::move(layer);
+    }
+    if (panels) {
+        layOutPanels(v, *v.annotations);
+        recordFontUpload(v.annotations->renderer.font, cmd);
+    }
+    const bool said = panels && !v.annotations->recorded.empty();
+    if (!annotating && !said) return;
+    // The layer's cost (estuary_frame_stats.annotations_ms): every earlier command done first.
+    timed = timed && v.timestamps;
+    if (timed) {
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, v.timestamps,
+                             kTimestampsPerEntry * entry + 2);
+        v.entries[entry].annotationsTimed = true;
+    }
+    beginAnnotationPass(cmd, target, extent);
+    if (annotating)
+        for (uint32_t p = 0; p < v.layout.panels.size(); ++p) {
+            const VkRect2D area = viewArea(v, p, extent);
+            if (area.extent.width == 0 || area.extent.height == 0) continue;
+            for (const auto& view : v.views)
+                if (view->params.visible && view->params.panel == p && view->type->annotates())
+                    view->type->record(v, *view, cmd, entry, {targetImage, target, extent, area});
+        }
+    if (said)
+        recordAnnotationsInPass(v.annotations->renderer, cmd, entry, extent,
+                                v.annotations->recorded);
+    vkCmdEndRendering(cmd);
+    if (timed)
+        vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, v.timestamps,
+                             kTimestampsPerEntry * entry + 3);
 }
 
 void closeAnnotationLayer(estuary_viewer& v) {

@@ -36,6 +36,38 @@ struct Placer {
     }
 };
 
+// Cuts each line from `first` on to `area` (Liang and Barsky's parametric clip); a line wholly
+// outside is removed.
+void clipLines(std::vector<AnnotationLine>& lines, size_t first, Rect area) {
+    size_t kept = first;
+    for (size_t i = first; i < lines.size(); ++i) {
+        AnnotationLine l = lines[i];
+        const float dx = l.x1 - l.x0, dy = l.y1 - l.y0;
+        float t0 = 0.0f, t1 = 1.0f;
+        bool inside = true;
+        const float p[4] = {-dx, dx, -dy, dy};
+        const float q[4] = {l.x0 - area.x0, area.x1 - l.x0, l.y0 - area.y0, area.y1 - l.y0};
+        for (int k = 0; k < 4 && inside; ++k) {
+            if (p[k] == 0.0f) {
+                inside = q[k] >= 0.0f;
+                continue;
+            }
+            const float t = q[k] / p[k];
+            if (p[k] < 0.0f)
+                t0 = std::max(t0, t);
+            else
+                t1 = std::min(t1, t);
+            inside = t0 <= t1;
+        }
+        if (!inside) continue;
+        const AnnotationLine whole = l;
+        l.x0 = whole.x0 + t0 * dx, l.y0 = whole.y0 + t0 * dy;
+        l.x1 = whole.x0 + t1 * dx, l.y1 = whole.y0 + t1 * dy;
+        lines[kept++] = l;
+    }
+    lines.resize(kept);
+}
+
 AnnotationText text(std::string s, float x, float y, float size, const Rgba& color, AlignX ax,
                     AlignY ay, float rotation = 0.0f) {
     AnnotationText t;
@@ -191,10 +223,10 @@ double axisAt(const AxisMapping& a, float p, float start, float length) {
     return a.atStart + double(p - start) / double(length) * (a.atEnd - a.atStart);
 }
 double valueOf(const AxisMapping& a, double u) {
-    return a.log ? std::pow(10.0, u) : u;
+    return a.log ? std::pow(10.0, u) : a.time ? a.timeOrigin + u : u;
 }
 double coordinateOf(const AxisMapping& a, double v) {
-    return a.log ? std::log10(v) : v;
+    return a.log ? std::log10(v) : a.time ? v - a.timeOrigin : v;
 }
 
 // The axis's ticks between pixels p0 and p1 (which map to the plot's ends), or none where the
@@ -208,6 +240,7 @@ std::optional<Ticks> axisTicks(const AxisMapping& a, float p0, float p1, float s
         (a.log && (r.first <= 0 || r.last <= 0)))
         return std::nullopt;
     r.log = a.log;
+    r.time = a.time;
     r.lengthPixels = std::abs(p1 - p0);
     r.labelExtent = std::move(extent);
     return computeTicks(r);
@@ -428,9 +461,15 @@ PanelLayout layoutPanel(const PanelAnnotations& what, const TextMeasure& m, Rect
     if (plot.x0 > panel.x0) out.batch.rects.push_back({panel.x0, plot.y0, plot.x0, plot.y1, k});
     if (plot.x1 < panel.x1) out.batch.rects.push_back({plot.x1, plot.y0, panel.x1, plot.y1, k});
     if (axes2d) drawAxes(what, m, panel, plot, xt, yt, placer, out);
-    if (what.box && what.axes)
+    if (what.box && what.axes) {
+        // Projected over the whole panel (where the view draws), kept out of the title's and the
+        // colorbars' bands.
+        Placer inPlot{m, plot, out};
+        const size_t firstLine = out.batch.lines.size();
         layoutBoxAxes(*what.box, m, s, panel, out.batch,
-                      [&](const AnnotationText& t) { return placer.place(t); });
+                      [&](const AnnotationText& t) { return inPlot.place(t); });
+        clipLines(out.batch.lines, firstLine, plot);
+    }
     drawLegend(what, m, plot, placer, out);
     drawScaleBar(what, m, plot, placer, out);
     return out;

@@ -43,6 +43,10 @@ struct AxisMapping {
     double atStart = 0.0, atEnd = 1.0;
     std::string title; // with its units: "x [mm]"
     bool log = false;
+    // A time axis: the coordinate is seconds after `timeOrigin` (seconds since 1970-01-01 UTC),
+    // ticked on the calendar (ticks.h).
+    bool time = false;
+    double timeOrigin = 0.0;
     bool operator==(const AxisMapping&) const = default;
 };
 

@@ -198,6 +198,8 @@ PanelAnnotations panelAnnotations(const estuary_viewer& v, const Camera& camera,
     a.x.title = titleOf(options, axisX);
     a.y.title = titleOf(options, axisY);
     a.x.log = options.logX;
+    a.x.time = options.timeX;
+    a.x.timeOrigin = options.timeOrigin;
     a.y.log = options.logY;
     return a;
 }

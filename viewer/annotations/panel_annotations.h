@@ -23,6 +23,8 @@ bool validUtf8(std::string_view s);
 struct PanelAnnotationOptions {
     std::string title;
     bool axes = true, grid = false, logX = false, logY = false, scaleBar = false;
+    bool timeX = false;      // x is seconds after timeOrigin, ticked on the calendar
+    double timeOrigin = 0.0; // seconds since 1970-01-01 00:00 UTC
     // Axis titles with units ("x [mm]"); empty: "x", "y", "z".
     std::array<std::string, 3> axisTitles;
     std::string scaleBarUnit; // the scale bar's unit ("mm")

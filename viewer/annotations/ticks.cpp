@@ -40,15 +40,9 @@ float extentOf(const TickRequest& r, const std::string& label) {
     return r.labelExtent ? r.labelExtent(label) : 8.0f * float(label.size());
 }
 
-// Whether labels at `positions` (pixels along the axis) keep `gap` between neighbours.
 bool labelsFit(const TickRequest& r, const std::vector<double>& positions,
                const std::vector<std::string>& labels) {
-    for (size_t i = 1; i < labels.size(); ++i) {
-        const double need =
-            0.5 * double(extentOf(r, labels[i - 1]) + extentOf(r, labels[i])) + double(r.labelGap);
-        if (std::abs(positions[i] - positions[i - 1]) < need) return false;
-    }
-    return true;
+    return tickLabelsFit(r, positions, labels);
 }
 
 // A value's place along the axis in pixels from the low end of the range.
@@ -166,6 +160,16 @@ Ticks logTicks(const TickRequest& r, double lo, double hi, const AxisScale& scal
 
 } // namespace
 
+bool tickLabelsFit(const TickRequest& r, const std::vector<double>& positions,
+                   const std::vector<std::string>& labels) {
+    for (size_t i = 1; i < labels.size(); ++i) {
+        const double need =
+            0.5 * double(extentOf(r, labels[i - 1]) + extentOf(r, labels[i])) + double(r.labelGap);
+        if (std::abs(positions[i] - positions[i - 1]) < need) return false;
+    }
+    return true;
+}
+
 double niceStep(double span, double count) {
     const double raw = span / std::max(count, 1.0);
     const int power = int(std::floor(std::log10(raw)));
@@ -245,6 +249,9 @@ Ticks computeTicks(const TickRequest& r) {
         t.labels = formatTickLabels(t.major, step, t.exponent);
         return t;
     }
+    // Calendar ticks for years 1 to 9999 (beyond them the calendar types overflow).
+    constexpr double kYear1 = -62135596800.0, kYear10000 = 253402300800.0;
+    if (r.time && !r.log && lo >= kYear1 && hi < kYear10000) return timeTicks(r, lo, hi);
     const AxisScale scale{lo, hi, double(r.lengthPixels), r.log};
     if (r.log && hi / lo >= 10.0 * (1.0 - 1e-9)) return logTicks(r, lo, hi, scale);
     return linearTicks(r, lo, hi, scale);

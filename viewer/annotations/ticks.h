@@ -34,12 +34,22 @@ struct TickRequest {
     std::function<float(const std::string&)> labelExtent;
     float labelGap = 8.0f; // the least free space between neighbouring labels
     bool minor = true;     // false: no minor ticks (a colorbar's)
+    // A time axis: the values are seconds since 1970-01-01 00:00 UTC; ticks fall on calendar
+    // boundaries and the labels' common part (a date, a year) goes into `exponent`
+    // (time_ticks.cpp). Linear only; ranges outside years 1..9999 get plain numbers.
+    bool time = false;
 };
 
 // Throws std::invalid_argument naming the value for a non-finite end, a range wider than a
 // double holds, a non-finite or negative length, or a log axis whose range is not positive. A range
 // of one value (first == last) gets one tick at it.
 Ticks computeTicks(const TickRequest& request);
+
+// A time axis's ticks over [lo, hi] (lo < hi, seconds since the epoch; time_ticks.cpp).
+Ticks timeTicks(const TickRequest& request, double lo, double hi);
+// Whether labels at `positions` (pixels along the axis) keep the request's gap between neighbours.
+bool tickLabelsFit(const TickRequest& request, const std::vector<double>& positions,
+                   const std::vector<std::string>& labels);
 
 // The round step (1, 2 or 5 times a power of ten) nearest above span / count; span > 0, count >= 1.
 double niceStep(double span, double count);

@@ -146,6 +146,7 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
                  bool cudaWait, VkPipelineStageFlags2 waitStage, const WindowTarget& window) {
     EntryState& entry = v.entries[frame.entry];
     VK_CHECK(vkResetCommandBuffer(cmd, 0));
+    entry.annotationsTimed = false;
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
     char name[48];
@@ -156,10 +157,11 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
     // it is written after the acquire barriers, at the compute-shader stage, inside the wait's
     // scope. Without a wait the uploads are part of the draw and the start stays at the top.
     if (v.timestamps) {
-        vkCmdResetQueryPool(cmd, v.timestamps, 2 * frame.entry, 2);
+        vkCmdResetQueryPool(cmd, v.timestamps, kTimestampsPerEntry * frame.entry,
+                            kTimestampsPerEntry);
         if (!cudaWait)
             vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, v.timestamps,
-                                 2 * frame.entry);
+                                 kTimestampsPerEntry * frame.entry);
     }
     beginLabel(v.device, cmd, "acquire");
     recordBeforeDraw(v, cmd, frame.index, set, waitStage);
@@ -167,7 +169,7 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
     endLabel(v.device, cmd);
     if (v.timestamps && cudaWait)
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, v.timestamps,
-                             2 * frame.entry);
+                             kTimestampsPerEntry * frame.entry);
     // The picture's size (none where a window has nothing to draw into).
     const VkExtent2D picture = v.headless     ? v.offscreen.image.extent
                                : window.valid ? window.extent
@@ -177,7 +179,7 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
     if (v.headless) {
         recordOffscreenBegin(cmd, v.offscreen);
         recordViews(v, cmd, frame.index, v.offscreen.image.handle, v.offscreen.image.view,
-                    v.offscreen.image.extent);
+                    v.offscreen.image.extent, true);
         if (overlayWanted(v))
             recordOverlay(v, cmd, v.offscreen.image.view, v.offscreen.image.extent);
         recordEndTarget(cmd, v.offscreen, false);
@@ -185,7 +187,7 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
                           v.offscreen.image.extent);
     } else if (window.valid) {
         recordWindowBegin(cmd, window.image);
-        recordViews(v, cmd, frame.index, window.image, window.view, window.extent);
+        recordViews(v, cmd, frame.index, window.image, window.view, window.extent, true);
         if (overlayWanted(v)) recordOverlay(v, cmd, window.view, window.extent);
         if (v.recorder) recordWindowCopy(v, cmd, frame, window);
         recordWindowEnd(cmd, window.image, v.recorder != nullptr);
@@ -197,7 +199,7 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
     endLabel(v.device, cmd);
     if (v.timestamps)
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, v.timestamps,
-                             2 * frame.entry + 1);
+                             kTimestampsPerEntry * frame.entry + 1);
     endLabel(v.device, cmd);
     VK_CHECK(vkEndCommandBuffer(cmd));
 }

@@ -184,8 +184,15 @@ void setPanel(estuary_viewer& v, uint32_t panel, const estuary_panel_desc& d) {
     const std::string what = "estuary_set_panel";
     checkPanel(v, panel, what);
     constexpr uint32_t kFlags = ESTUARY_PANEL_AXES | ESTUARY_PANEL_GRID | ESTUARY_PANEL_LOG_X |
-                                ESTUARY_PANEL_LOG_Y | ESTUARY_PANEL_SCALE_BAR;
+                                ESTUARY_PANEL_LOG_Y | ESTUARY_PANEL_SCALE_BAR |
+                                ESTUARY_PANEL_TIME_X;
     checkFlags(d.flags, kFlags, what, "ESTUARY_PANEL_* bits");
+    if ((d.flags & ESTUARY_PANEL_TIME_X) && (d.flags & ESTUARY_PANEL_LOG_X))
+        throw usageError(what + ": ESTUARY_PANEL_TIME_X and ESTUARY_PANEL_LOG_X together: a time "
+                                "axis is linear; give one of them");
+    if (!std::isfinite(d.time_origin))
+        throw usageError(what + ": time_origin is not finite: give the seconds since 1970-01-01 "
+                                "00:00 UTC at x = 0");
     // Every text checked before anything changes.
     const auto text = [&](const char* s, const std::string& name) {
         const std::string t = s ? s : "";
@@ -205,6 +212,7 @@ void setPanel(estuary_viewer& v, uint32_t panel, const estuary_panel_desc& d) {
     p.axisTitles = std::move(axisTitles);
     p.scaleBarUnit = std::move(unit);
     p.flags = d.flags;
+    p.timeOrigin = d.time_origin;
     if (d.camera_link != 0 && d.camera_link != p.cameraLink)
         for (const Panel& other : v.layout.panels)
             if (&other != &p && other.cameraLink == d.camera_link) {
@@ -310,6 +318,13 @@ void resizeViewToPanel(estuary_viewer& v, estuary_view& view) {
     view.type->resize(v, view, viewExtent(v, view, pictureExtent(v)));
 }
 
+VkRect2D viewArea(const estuary_viewer& v, uint32_t panel, VkExtent2D whole) {
+    if (!panelImages(v)) return {{0, 0}, whole};
+    const Panel& p = v.layout.panels[panel];
+    if (!p.image.handle) return {};
+    return {p.plot.offset, p.image.extent};
+}
+
 void recordPanels(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, VkImage targetImage,
                   VkImageView targetView, VkExtent2D extent) {
     recordClear(v, cmd, targetView, extent); // the gaps and margins
@@ -324,7 +339,10 @@ void recordPanels(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, VkImag
         begin.dstAccess = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
         recordImageBarrier(cmd, panel.image.handle, begin);
         recordPanelViews(v, cmd, entry, i,
-                         {panel.image.handle, panel.image.view, panel.image.extent});
+                         {panel.image.handle,
+                          panel.image.view,
+                          panel.image.extent,
+                          {{0, 0}, panel.image.extent}});
         ImageTransition end;
         end.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
         end.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;

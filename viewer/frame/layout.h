@@ -32,6 +32,7 @@ struct Panel {
     uint32_t cameraLink = 0, flags = 0;
     std::array<std::string, 3> axisTitles; // x, y, z with units; empty: "x", "y", "z"
     std::string scaleBarUnit;
+    double timeOrigin = 0.0; // ESTUARY_PANEL_TIME_X: the time at x = 0 (seconds since the epoch)
     Camera camera;
     // Pixels kept free around its views (left, top, right, bottom) for what annotations draw
     // there (axes, tick labels, titles): the views draw in `plot`, the panel's `rect` less these.
@@ -89,6 +90,9 @@ uint32_t panelAt(const estuary_viewer& v, float x, float y);
 // panel's plot extent; and where the points may resolve in place (null: they may not).
 VkExtent2D viewExtent(const estuary_viewer& v, const estuary_view& view, VkExtent2D whole);
 VkImageView viewStorageTarget(const estuary_viewer& v, const estuary_view& view);
+// Where a panel's views land in the picture of extent `whole`: the picture without panel images,
+// else the panel's plot rectangle at its image's size (empty where the panel has no image).
+VkRect2D viewArea(const estuary_viewer& v, uint32_t panel, VkExtent2D whole);
 // The rectangles and panel images made again for the picture's current extent, and every view's
 // renderers resized to its panel (with nothing in flight).
 void relayout(estuary_viewer& v);
@@ -100,7 +104,8 @@ void recordPanels(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, VkImag
                   VkImageView targetView, VkExtent2D extent);
 void destroyLayout(estuary_viewer& v);
 // (views.cpp) One panel's views into `target` (of the panel's plot size): its background view,
-// or a clear to the background colour, then its other visible views in the order they were added.
+// or a clear to the background colour, then its other visible views in the order they were added
+// (the annotating ones are the annotation layer's).
 struct DrawTarget;
 void recordPanelViews(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, uint32_t panel,
                       const DrawTarget& target);

@@ -249,15 +249,18 @@ void completeFrame(estuary_viewer& v, uint64_t frame) {
     if (v.gl) {
         glCollect(v, frame, *record);
     } else if (v.timestamps) {
-        uint64_t ticks[2] = {};
+        uint64_t ticks[kTimestampsPerEntry] = {};
+        const uint32_t read = v.entries[entry].annotationsTimed ? kTimestampsPerEntry : 2;
         const VkResult r =
-            vkGetQueryPoolResults(v.device.handle, v.timestamps, 2 * entry, 2, sizeof(ticks), ticks,
-                                  sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
+            vkGetQueryPoolResults(v.device.handle, v.timestamps, kTimestampsPerEntry * entry, read,
+                                  sizeof(ticks), ticks, sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
         if (r == VK_SUCCESS) {
             record->drawTicks[0] = ticks[0];
             record->drawTicks[1] = ticks[1];
             const double msPerTick = double(v.device.properties.limits.timestampPeriod) / 1e6;
             record->drawMs = double(ticks[1] - ticks[0]) * msPerTick;
+            if (read == kTimestampsPerEntry && ticks[3] >= ticks[2])
+                record->annotationsMs = double(ticks[3] - ticks[2]) * msPerTick;
             // Queue idle between the previous draw's end and this one's start: waiting for CUDA
             // (and, in serialized runs, for the host).
             if (t.lastDrawEndTicks && ticks[0] >= t.lastDrawEndTicks) {
@@ -304,6 +307,7 @@ estuary_frame_stats statsOf(const estuary_viewer& v, const FrameRecord& r) {
     s.cuda_ms = ((c[1] - c[0]) + (c[3] - c[2])) / 1000.0;
     s.cuda_wait_ms = (c[2] - c[1]) / 1000.0;
     s.draw_ms = r.drawMs;
+    s.annotations_ms = r.annotationsMs;
     s.wait_ms = r.waitMs;
     s.gpu_interval_ms = r.gpuIntervalMs;
     s.from_graph = r.fromGraph ? 1 : 0;

@@ -251,7 +251,7 @@ void createCommandRing(estuary_viewer& v) {
     if (v.device.timestampValidBits > 0) {
         VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
         info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        info.queryCount = 2 * v.hostRing;
+        info.queryCount = kTimestampsPerEntry * v.hostRing;
         VK_CHECK(vkCreateQueryPool(v.device.handle, &info, nullptr, &v.timestamps));
         setDebugName(v.device, VK_OBJECT_TYPE_QUERY_POOL, uint64_t(v.timestamps),
                      "draw timestamps");

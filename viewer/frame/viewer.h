@@ -212,7 +212,11 @@ struct EntryState {
     uint64_t recordedKey = 0;
     VkImage recordedTarget = VK_NULL_HANDLE;
     bool swapchainAcquired = false;
+    bool annotationsTimed = false; // its command buffer writes the annotation layer's timestamps
 };
+
+// Per host-ring entry: the draw's start and end, the annotation layer's start and end.
+inline constexpr uint32_t kTimestampsPerEntry = 4;
 
 // Host marks and GPU readings of a frame, as the frame loop takes them (frame_stats built from
 // it once the frame is drawn).
@@ -227,6 +231,7 @@ struct FrameRecord {
     bool fromGraph = false;
     uint64_t drawTicks[2] = {0, 0};
     double drawMs = kNotMeasured, gpuIntervalMs = kNotMeasured, waitMs = kNotMeasured;
+    double annotationsMs = kNotMeasured;
     bool complete = false;
 };
 
@@ -338,7 +343,7 @@ struct estuary_viewer {
     VkSemaphore frameTimeline = VK_NULL_HANDLE; // signalled f + 1 by frame f's submission
     bool semaphoreFd =
         false; // the device exports semaphores as fds (CUDA's and OpenGL's hand-offs)
-    VkQueryPool timestamps = VK_NULL_HANDLE; // two per host-ring entry
+    VkQueryPool timestamps = VK_NULL_HANDLE; // kTimestampsPerEntry per host-ring entry
     std::vector<estuary::lib::EntryState> entries;
     VkFormat targetFormat = VK_FORMAT_R8G8B8A8_UNORM;
     estuary::OffscreenTarget offscreen; // headless
@@ -469,9 +474,10 @@ bool backgroundIsVolume(const estuary_viewer& v, uint32_t panel);
 // The renderer's ViewParams of `view` under its panel's camera.
 ViewParams viewParams(const estuary_viewer& v, const estuary_view& view);
 // Records the views into `target` (COLOR_ATTACHMENT_OPTIMAL before and after): with one panel
-// straight into it, with several through the panels' images (layout.h).
+// straight into it, with several through the panels' images (layout.h); then the annotation
+// layer, `timed` in the frame's own command buffer (annotation_layer.h).
 void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage targetImage,
-                 VkImageView targetView, VkExtent2D extent);
+                 VkImageView targetView, VkExtent2D extent, bool timed = false);
 // What the views keep of the picture's size (the compute draw's, a mesh's depth image) follows
 // it; only while no frame is in flight.
 void resizeViews(estuary_viewer& v, VkExtent2D extent);

@@ -13,11 +13,14 @@
 
 namespace estuary::lib {
 
-// The picture a frame draws into (COLOR_ATTACHMENT_OPTIMAL before and after every draw).
+// The picture a frame draws into (COLOR_ATTACHMENT_OPTIMAL before and after every draw). An
+// annotating view draws into the part of it that is its panel, `area`; the others into all of it
+// (`area` is then the whole `extent`).
 struct DrawTarget {
     VkImage image = VK_NULL_HANDLE;
     VkImageView view = VK_NULL_HANDLE;
     VkExtent2D extent{};
+    VkRect2D area{};
 };
 
 class ViewType {
@@ -29,6 +32,11 @@ class ViewType {
     // A background view covers the picture (the last visible one is drawn, first); the others are
     // drawn over it in the order they were added, and can be picked.
     virtual bool background() const { return false; }
+    // An annotating view (text, labels) is drawn after every other view of every panel, in the one
+    // render pass that also draws the panels' axes and colorbars (annotation_layer.h): record() is
+    // then called inside that pass, the font uploaded first by recordUploads (outside it).
+    virtual bool annotates() const { return false; }
+    virtual void recordUploads(const estuary_viewer&, const estuary_view&, VkCommandBuffer) const {}
     // Under the orbit camera (else the 2D camera).
     virtual bool threeD(const estuary_view& view) const { return view.threeD; }
 

@@ -241,18 +241,19 @@ void recordPanelViews(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, ui
     else // nothing covers the panel: its background
         recordClear(v, cmd, target.view, target.extent);
     for (const auto& view : v.views)
-        if (view->params.visible && view->params.panel == panel && !view->type->background())
+        if (view->params.visible && view->params.panel == panel && !view->type->background() &&
+            !view->type->annotates())
             view->type->record(v, *view, cmd, entry, target);
 }
 
 void recordViews(estuary_viewer& v, VkCommandBuffer cmd, uint64_t frame, VkImage targetImage,
-                 VkImageView targetView, VkExtent2D extent) {
+                 VkImageView targetView, VkExtent2D extent, bool timed) {
     const uint32_t entry = uint32_t(frame % v.hostRing);
     if (panelImages(v))
         recordPanels(v, cmd, entry, targetImage, targetView, extent);
     else
-        recordPanelViews(v, cmd, entry, 0, {targetImage, targetView, extent});
-    recordAnnotationLayer(v, cmd, entry, targetView, extent);
+        recordPanelViews(v, cmd, entry, 0, {targetImage, targetView, extent, {{0, 0}, extent}});
+    recordAnnotationLayer(v, cmd, entry, targetImage, targetView, extent, timed);
 }
 
 bool isBufferView(const estuary_view& view) {

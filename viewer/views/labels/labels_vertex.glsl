@@ -1,4 +1,5 @@
-// A label's glyph (renderer/labels.h): instance i is glyph i % maxGlyphs of label i / maxGlyphs,
+// A label's glyph (renderer/labels.h): vertex v is corner v % 6 of quad i = v / 6, glyph
+// i % maxGlyphs of label i / maxGlyphs,
 // whose anchor (position channel) and string (index channel) are read from the view's buffer as
 // a CUDA kernel wrote them; the anchor is placed as the buffer views place elements
 // (points_place.glsl), and the glyph's quad (em units from the anchor, already aligned) scaled to
@@ -27,7 +28,8 @@ void main() {
     colour = vec4(0.0);
     params = vec4(float(ESTUARY_TEXT_GLYPH), 0.0, 0.0, 0.0);
     uint maxGlyphs = max(floatBitsToUint(pc.maxGlyphsBits), 1u);
-    uint label = uint(gl_InstanceIndex) / maxGlyphs, g = uint(gl_InstanceIndex) % maxGlyphs;
+    uint quadIndex = uint(gl_VertexIndex) / 6u;
+    uint label = quadIndex / maxGlyphs, g = quadIndex % maxGlyphs;
     if (label >= floatBitsToUint(pc.labelCountBits)) return;
     uint s = fetchIndex(label);
     if (s >= floatBitsToUint(pc.stringCountBits)) return;
@@ -39,7 +41,7 @@ void main() {
     if (!placePosition(position, anchor)) return;
     vec4 quad = uintBitsToFloat(table[run.x + 2u * g]);
     vec4 uv = uintBitsToFloat(table[run.x + 2u * g + 1u]);
-    vec2 st = kCorners[gl_VertexIndex];
+    vec2 st = kCorners[uint(gl_VertexIndex) % 6u];
     vec2 pixel = anchor + vec2(pc.offsetX, pc.offsetY) + mix(quad.xy, quad.zw, st) * pc.sizePixels;
     gl_Position = vec4(pixel / vec2(pc.targetWidth, pc.targetHeight) * 2.0 - 1.0, 0.0, 1.0);
     local = mix(uv.xy, uv.zw, st);

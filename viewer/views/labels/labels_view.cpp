@@ -54,6 +54,11 @@ class LabelsType final : public PointsFamilyType {
     void release(estuary_viewer& v, estuary_view& view) const override {
         destroyLabelsRenderer(v.device, view.as<LabelsState>().renderer);
     }
+    bool annotates() const override { return true; }
+    void recordUploads(const estuary_viewer&, const estuary_view& view,
+                       VkCommandBuffer cmd) const override {
+        recordFontUpload(view.as<LabelsState>().renderer.font, cmd);
+    }
     void record(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
                 uint32_t entry, const DrawTarget& target) const override {
         const auto& s = view.as<LabelsState>();
@@ -64,7 +69,7 @@ class LabelsType final : public PointsFamilyType {
         d.offsetY = s.offsetY;
         d.color = s.colour;
         d.place = draw(v, view);
-        recordLabels(s.renderer, cmd, entry, target.view, target.extent, d);
+        recordLabelsInPass(s.renderer, cmd, entry, target.area, target.extent, d);
     }
     void resize(estuary_viewer&, estuary_view&, VkExtent2D) const override {}
     void preparePick(estuary_viewer&, estuary_view&) const override {}

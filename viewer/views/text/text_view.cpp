@@ -42,17 +42,24 @@ class TextType final : public PointsFamilyType {
     void release(estuary_viewer& v, estuary_view& view) const override {
         destroyTextRenderer(v.device, view.as<TextState>().renderer);
     }
+    bool annotates() const override { return true; }
+    void recordUploads(const estuary_viewer&, const estuary_view& view,
+                       VkCommandBuffer cmd) const override {
+        recordFontUpload(view.as<TextState>().renderer.font, cmd);
+    }
     void record(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
                 uint32_t entry, const DrawTarget& target) const override {
         const auto& s = view.as<TextState>();
         AnnotationText& t = s.text();
         t.sizePixels = view.params.point_size;
         t.x = s.anchor[0], t.y = s.anchor[1];
-        if (s.world && !placeAnchor(draw(v, view), target.extent, view.threeD,
+        if (s.world && !placeAnchor(draw(v, view), target.area.extent, view.threeD,
                                     {s.anchor[0], s.anchor[1], s.anchor[2]}, t.x, t.y))
             return;
-        recordAnnotations(s.renderer, cmd, entry, target.view, target.extent, s.batch,
-                          {{0, 0}, target.extent});
+        t.x += float(target.area.offset.x); // the batch is in the picture's pixels
+        t.y += float(target.area.offset.y);
+        const AnnotationPanel panel{&s.batch, target.area};
+        recordAnnotationsInPass(s.renderer, cmd, entry, target.extent, {&panel, 1});
     }
     void resize(estuary_viewer&, estuary_view&, VkExtent2D) const override {}
     void preparePick(estuary_viewer&, estuary_view&) const override {}
