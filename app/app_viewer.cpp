@@ -1,5 +1,7 @@
 #include "app_viewer.h"
 #include "slabs.h"
+#include "links.h"
+#include "rank_run.h"
 #include "errors.h"
 #include "fault_injection.h"
 #include "memory_budget.h"
@@ -164,6 +166,9 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     if (def.name == o.simulation) {
         config.slabs = std::max(1u, o.slabs);
         config.gpus = o.gpus;
+        // A job of several ranks: at least a slab each (another simulation runs on rank 0 alone).
+        if ((config.ranks = rankLinks()))
+            config.slabs = std::max(config.slabs, config.ranks->size());
     }
     config.view = startView(o, def);
     config.colormap = colormapIndex(o.colormap);
@@ -188,7 +193,10 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
         const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth};
         const sim::SlabPlan plan = sim::planSlabs(grid, config.slabs);
         const std::string where =
-            kind == RunKind::Cpu ? "the CPU" : std::to_string(config.gpus) + " GPU(s)";
+            config.ranks ? std::to_string(config.ranks->size()) + " ranks (one process each, " +
+                               (kind == RunKind::Cpu ? "the CPU" : "a GPU each") + ")"
+            : kind == RunKind::Cpu ? "the CPU"
+                                   : std::to_string(config.gpus) + " GPU(s)";
         std::printf("estuary: the grid in %u slabs of %u..%u %s (halos of %u), on %s\n",
                     config.slabs, plan.count.back(), plan.count.front(), sim::slabPlaneName(grid),
                     plan.halo, where.c_str());

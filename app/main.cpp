@@ -5,6 +5,7 @@
 #include "estuary/estuary.h"
 #include "headless.h"
 #include "options.h"
+#include "rank_run.h"
 #include "run_outputs.h"
 #include "stop_signal.h"
 #include "watchdog.h"
@@ -12,6 +13,7 @@
 
 #include <cstdio>
 #include <new>
+#include <string>
 #include <unistd.h>
 
 namespace {
@@ -51,6 +53,14 @@ int main(int argc, char** argv) {
     estuary::installStopHandlers();
     estuary::startWatchdog();
     try {
+        // Several ranks (mpirun, srun, scripts/estuary-ranks): rank 0 runs, the others serve it.
+        if (const auto job = estuary::ranks::jobFromEnvironment()) {
+            std::string commandLine;
+            for (int i = 1; i < argc; ++i)
+                commandLine += std::string(argv[i]) + '\0';
+            return endProcess(estuary::runRank(parsed.options, *job, commandLine,
+                                               [&] { return run(parsed.options); }));
+        }
         return endProcess(run(parsed.options));
     } catch (const estuary::Error& e) {
         std::fprintf(stderr, "estuary: error: %s\n", e.what());

@@ -2,6 +2,7 @@
 // the viewer, its visuals as views, the particles' view; and the CPU run, which needs no CUDA.
 #include "sim_run.h"
 #include "slabs.h"
+#include "slabs_ranks.h"
 #include "errors.h"
 #include "half_float.h"
 
@@ -49,6 +50,8 @@ std::unique_ptr<sim::CpuSimulation> makeCpuSimulation(const SimRunConfig& config
                           "(--slabs splits it on the CPU)");
     const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth,
                              config.particles};
+    if (config.ranks)
+        return sim::createRankedCpu(*config.simulation, grid, config.slabs, *config.ranks);
     if (config.slabs > 1) return sim::createSlabbedCpu(*config.simulation, grid, config.slabs);
     return config.simulation->createCpu(grid);
 }

@@ -24,6 +24,10 @@
 
 namespace estuary {
 
+namespace ranks {
+class Links;
+}
+
 enum class RunKind { Cuda, Cpu, HostCopy };
 const char* runKindName(RunKind kind);
 
@@ -35,14 +39,16 @@ struct SimRunConfig {
     RunKind kind = RunKind::Cpu;
     bool cudaGraphs = true;
     uint32_t slabs = 1, gpus = 1; // the grid split into slabs over GPUs (sim::createSlabbed*)
-    uint32_t view = 0;            // index into the simulation's visuals
-    uint32_t colormap = 0;        // estuary_colormap
-    bool colorbar = false;        // on the field or volume
-    bool axes = false;            // around the field, or box axes around the volume
-    bool arrows = false;          // velocity arrows shown from the start (SimDefinition::glyphs)
-    float opacity = 0.5f;         // volumes
-    uint32_t sliceAxis = 2;       // volumes
-    float slicePosition = 0.5f;   // volumes
+    // A job of several processes (rank_run.h): the slabs spread over its ranks (sim::createRanked*)
+    ranks::Links* ranks = nullptr;
+    uint32_t view = 0;          // index into the simulation's visuals
+    uint32_t colormap = 0;      // estuary_colormap
+    bool colorbar = false;      // on the field or volume
+    bool axes = false;          // around the field, or box axes around the volume
+    bool arrows = false;        // velocity arrows shown from the start (SimDefinition::glyphs)
+    float opacity = 0.5f;       // volumes
+    uint32_t sliceAxis = 2;     // volumes
+    float slicePosition = 0.5f; // volumes
     // Tests: channel 0 of texel (0, 0) of the shown image's level 0, and the last 4 bytes of each
     // buffer (a float), hold the frame's index instead of the simulation's value.
     bool stampFrames = false;

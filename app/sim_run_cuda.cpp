@@ -6,6 +6,8 @@
 
 #include "sim_run.h"
 #include "slabs_cuda.h"
+#include "links.h"
+#include "slabs_ranks_cuda.h"
 #include "cuda_check.h"
 #include "cuda_simulation.h"
 #include "errors.h"
@@ -47,6 +49,16 @@ std::unique_ptr<sim::CudaSimulation> makeCudaSimulation(const SimRunConfig& conf
     if (!def.createCuda) throw unsupported(def.name + " has no CUDA implementation in this build");
     const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth,
                              config.particles};
+    if (config.ranks) {
+        if (config.slabs != config.ranks->size())
+            throw usageError("--slabs " + std::to_string(config.slabs) + " in a job of " +
+                             std::to_string(config.ranks->size()) +
+                             " ranks on GPUs: one slab per rank (leave --slabs out)");
+        std::printf("estuary: halos and gathers between ranks through %s\n",
+                    sim::loadNccl().c_str());
+        std::fflush(stdout);
+        return sim::createRankedCuda(def, grid, *config.ranks);
+    }
     if (config.slabs <= 1 && config.gpus <= 1) return def.createCuda(grid);
     int display = 0;
     CUDA_CHECK(cudaGetDevice(&display));

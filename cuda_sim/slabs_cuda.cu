@@ -1,9 +1,10 @@
-// The CUDA split run (slabs_cuda.h). Runtime API only: no kernels of its own (each slab is the
-// simulation's own object). NCCL is opened with dlopen when a run spans GPUs, so a one-GPU build
-// and run never needs it.
+// The CUDA split run (slabs_cuda.h) and the NCCL loader (nccl_api.h). Runtime API only: no kernels
+// of its own (each slab is the simulation's own object). NCCL is opened with dlopen when a run
+// spans GPUs, so a one-GPU build and run never needs it.
 #ifdef __CUDACC__
 #include "slabs_cuda.h"
 #include "cuda_check.h"
+#include "nccl_api.h"
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -17,31 +18,9 @@
 namespace estuary::sim {
 namespace {
 
-// NCCL's types for the calls used, declared here: nccl.h is not part of every CUDA Toolkit (NCCL
-// ships on its own, as libnccl2 or the nvidia-nccl wheels), and only the run-time library is
-// needed, loaded below. Values as nccl.h defines them.
-using ncclResult_t = int;
-constexpr ncclResult_t ncclSuccess = 0;
-using ncclComm_t = struct ncclComm*;
-using ncclDataType_t = int;
-constexpr ncclDataType_t ncclFloat = 7; // ncclFloat32
-
-// The NCCL entry points estuary uses, from libnccl.so.2.
-struct NcclApi {
-    void* library = nullptr;
-    std::string description;
-    ncclResult_t (*getVersion)(int*) = nullptr;
-    ncclResult_t (*commInitAll)(ncclComm_t*, int, const int*) = nullptr;
-    ncclResult_t (*commDestroy)(ncclComm_t) = nullptr;
-    ncclResult_t (*groupStart)() = nullptr;
-    ncclResult_t (*groupEnd)() = nullptr;
-    ncclResult_t (*send)(const void*, size_t, ncclDataType_t, int, ncclComm_t,
-                         cudaStream_t) = nullptr;
-    ncclResult_t (*recv)(void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) = nullptr;
-    const char* (*errorString)(ncclResult_t) = nullptr;
-};
-
 constexpr const char* kNcclLibrary = "libnccl.so.2";
+
+} // namespace
 
 const NcclApi& nccl() {
     static NcclApi api;
@@ -54,7 +33,8 @@ const NcclApi& nccl() {
         api.library = dlopen(kNcclLibrary, RTLD_NOW | RTLD_LOCAL);
         if (!api.library) {
             const char* why = dlerror();
-            failure = std::string("--gpus above 1 needs NCCL (") + kNcclLibrary +
+            failure = std::string("--gpus above 1 and jobs of ranks on GPUs need NCCL (") +
+                      kNcclLibrary +
                       "), which could not be loaded: " + (why ? why : "unknown reason") +
                       "; install the libnccl2 package or the nvidia-nccl-cu13 wheel (and put "
                       "its lib folder on LD_LIBRARY_PATH)";
@@ -67,6 +47,8 @@ const NcclApi& nccl() {
         };
         find(api.getVersion, "ncclGetVersion");
         find(api.commInitAll, "ncclCommInitAll");
+        find(api.getUniqueId, "ncclGetUniqueId");
+        find(api.commInitRank, "ncclCommInitRank");
         find(api.commDestroy, "ncclCommDestroy");
         find(api.groupStart, "ncclGroupStart");
         find(api.groupEnd, "ncclGroupEnd");
@@ -91,6 +73,8 @@ void ncclCheck(ncclResult_t r, const char* what) {
     if (r != ncclSuccess)
         throw runtimeError(std::string(what) + " failed: " + nccl().errorString(r));
 }
+
+namespace {
 
 // Sets `device` current for its lifetime, then restores the one before.
 class DeviceScope {

@@ -2,7 +2,9 @@
 # Runs estuary's GPU suite from a bundle folder (made by `cmake --build build --target bundle`) on a
 # machine that has only the NVIDIA driver, the Vulkan loader and, for the sanitizer runs, the CUDA
 # toolkit's compute-sanitizer. Results and logs go to $OUT (default: ./gpu-results).
-#   run-gpu-suite.sh [tests|sanitize|python|all]   (default: all)
+#   run-gpu-suite.sh [tests|sanitize|python|ranks|all]   (default: all)
+# ranks (not part of all; needs 2 GPUs): two CUDA ranks, one process each (estuary-ranks), against
+# one process, screenshots compared byte for byte, 2D and 3D at odd sizes.
 # python: the Python package's tests (PyTorch and CuPy where installed), its examples headless
 # under validation, and the binding's host cost per frame against the same loop in C++.
 set -u
@@ -58,6 +60,34 @@ if [ "$mode" = tests ] || [ "$mode" = all ]; then
     ./estuary_gpu_tests --gtest_filter='AppGpuFaults.*' --gtest_output="json:$out/gpu-faults.json" \
         2>&1 | tee "$out/gpu-faults.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+
+if [ "$mode" = ranks ]; then
+    echo "== ranks: two CUDA processes against one (docs/SCALING.md, one process per GPU)"
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    if [ "$gpus" -lt 2 ]; then
+        echo "ranks: this machine has $gpus GPU(s); two are needed: NOT run"
+        status=1
+    else
+        # NCCL's own bootstrap: loopback where the machine has no other network.
+        export NCCL_SOCKET_IFNAME=${NCCL_SOCKET_IFNAME:-lo} ESTUARY_RANK_TIMEOUT=120
+        for run in "gray-scott 515x389" "gray-scott-3d 96x80x70"; do
+            set -- $run
+            args=(--sim "$1" --size "$2" --headless --backend cuda --validate --frames 60 --seed 3)
+            ./estuary "${args[@]}" --screenshot "$out/ranks-one-$1.png" 2>&1 |
+                tee "$out/ranks-one-$1.log"
+            [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+            timeout -k 10 300 bash ./estuary-ranks 2 --estuary ./estuary -- "${args[@]}" \
+                --screenshot "$out/ranks-two-$1.png" 2>&1 | tee "$out/ranks-two-$1.log"
+            [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+            if cmp "$out/ranks-one-$1.png" "$out/ranks-two-$1.png"; then
+                echo "ranks: $1 $2: two ranks drew the one-process picture"
+            else
+                echo "ranks: $1 $2: the pictures DIFFER"
+                status=1
+            fi
+        done
+    fi
 fi
 
 if [ "$mode" = python ] || [ "$mode" = all ]; then

@@ -1,0 +1,66 @@
+#include "rank_run.h"
+#include "errors.h"
+#include "links.h"
+#include "simulations.h"
+#include "slabs_ranks.h"
+
+#include <cstdio>
+
+namespace estuary {
+namespace {
+
+ranks::Links* gLinks = nullptr;
+
+const sim::SimDefinition* findByName(std::string_view name) {
+    return name.empty() ? nullptr : findSimulation(name);
+}
+
+void checkOptions(const Options& o, const ranks::Job& job) {
+    if (o.gpus > 1)
+        throw usageError("--gpus " + std::to_string(o.gpus) + " in a job of " +
+                         std::to_string(job.size) +
+                         " ranks: each rank uses one GPU (its local "
+                         "rank's); leave --gpus out");
+    const sim::SimDefinition* def = findSimulation(o.simulation);
+    if (def && !def->splittable)
+        throw usageError("a job of " + std::to_string(job.size) +
+                         " ranks splits a stencil "
+                         "simulation's grid; " +
+                         def->name + " cannot be split");
+}
+
+} // namespace
+
+ranks::Links* rankLinks() {
+    return gLinks;
+}
+
+int runRank(const Options& options, const ranks::Job& job, const std::string& commandLine,
+            const std::function<int()>& lead) {
+    checkOptions(options, job);
+    std::printf("estuary: rank %u of %u (local rank %u, started by %s), rendezvous %s\n", job.rank,
+                job.size, job.localRank, job.launcher.c_str(),
+                ranks::describe(job.rendezvous).c_str());
+    std::fflush(stdout);
+    ranks::Links links = ranks::connectRanks(job, ranks::fingerprintOf(commandLine));
+    std::printf("estuary: rank %u linked to the job's %u ranks\n", job.rank, job.size);
+    std::fflush(stdout);
+    if (job.rank != 0) {
+        const sim::ServedRank served = sim::serveRank(links, findByName);
+        std::printf("estuary: rank %u done: %llu run(s), %llu steps, %llu gathers\n", job.rank,
+                    static_cast<unsigned long long>(served.runs),
+                    static_cast<unsigned long long>(served.steps),
+                    static_cast<unsigned long long>(served.gathers));
+        return 0;
+    }
+    gLinks = &links;
+    struct Clear {
+        ~Clear() { gLinks = nullptr; }
+    } clear;
+    const int code = lead();
+    // A failed rank 0 just closes the links: the others exit naming it.
+    if (code == 0 || code >= 128) sim::endRanks(links);
+    return code;
+}
+
+} // namespace estuary
