@@ -36,7 +36,7 @@ from ._resources import Buffer, Image, View
 for _error in set(_ERRORS.values()) | {EstuaryError}:
     _error.__module__ = __name__  # estuary.InvalidHandleError, as it is exported
 
-__version__ = "0.3.2"
+__version__ = "0.3.3"
 
 library_path = _lib.path
 
