@@ -93,7 +93,7 @@ void encodeLoop(Recorder& r) {
 
 // The picture of `staged`, as RGBA at the recording's size (nearest texel where the target's size
 // changed since the recording started, e.g. a resized window).
-std::vector<uint8_t> takePicture(const Recorder& r, const Recorder::Staged& staged) {
+std::vector<uint8_t> takePicture(const Recorder& r, const PictureTap::Staged& staged) {
     const auto* source = static_cast<const uint8_t*>(staged.buffer.mapped);
     std::vector<uint8_t> rgba(size_t(r.width) * r.height * 4);
     const bool sameSize = staged.extent.width == r.width && staged.extent.height == r.height;
@@ -204,7 +204,6 @@ void startRecording(estuary_viewer& v, const estuary_record_desc& desc) {
         throw unsupported(text);
     }
     r->encoder = encoder ? encoder : "";
-    r->entries.resize(v.hostRing);
     Recorder* raw = r.get();
     r->worker = std::thread([raw] { encodeLoop(*raw); });
     v.recorder = std::move(r);
@@ -218,35 +217,17 @@ void recordPictureCopy(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, u
                        VkImage image, VkExtent2D extent) {
     Recorder* r = v.recorder.get();
     if (!r) return;
-    Recorder::Staged& staged = r->entries[entry];
-    const VkDeviceSize bytes = VkDeviceSize(extent.width) * extent.height * 4;
-    if (staged.buffer.size < bytes) { // the entry's last frame is drawn: the host waited for it
-        destroyBuffer(v.device, staged.buffer);
-        staged.buffer =
-            createBuffer(v.device, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                         "recorded picture");
-    }
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {extent.width, extent.height, 1};
-    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staged.buffer.handle,
-                           1, &region);
-    recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    staged.frame = frame;
-    staged.extent = extent;
+    tapPicture(v, r->tap, cmd, entry, frame, image, extent);
 }
 
 void collectRecordedPicture(estuary_viewer& v, uint64_t frame) {
     Recorder* r = v.recorder.get();
     if (!r) return;
     reportFailureOnce(v, *r);
-    Recorder::Staged& staged = r->entries[frame % r->entries.size()];
-    if (staged.frame != frame) return; // drawn before the recording, or nothing drawn
-    staged.frame = UINT64_MAX;
+    const PictureTap::Staged* staged = takeTapped(r->tap, frame);
+    if (!staged) return; // drawn before the recording, or nothing drawn
     const auto start = std::chrono::steady_clock::now();
-    std::vector<uint8_t> picture = takePicture(*r, staged);
+    std::vector<uint8_t> picture = takePicture(*r, *staged);
     r->copyMs += msSince(start);
     const auto waitStart = std::chrono::steady_clock::now();
     {
@@ -276,8 +257,7 @@ void stopRecording(estuary_viewer& v, estuary_record_info* info) {
     }
     r->changed.notify_all();
     r->worker.join();
-    for (Recorder::Staged& staged : r->entries)
-        destroyBuffer(v.device, staged.buffer);
+    releaseTap(v, r->tap);
     if (info) {
         *info = estuary_record_info{};
         info->frames = r->framesWritten;
