@@ -1019,7 +1019,8 @@ ESTUARY_API estuary_status estuary_serve_start(estuary_viewer* viewer,
  * a second). ESTUARY_ERROR_INVALID_ARGUMENT when nothing is served. estuary_destroy_viewer stops
  * a server still running. */
 ESTUARY_API estuary_status estuary_serve_stop(estuary_viewer* viewer);
-/* The server's address and counts; running 0 (the rest 0) when none runs. */
+/* The server's address and counts; running 0 (the rest 0) when none runs. Unlike the other calls,
+ * it may be made from any thread while the loop runs on another (not during start or stop). */
 ESTUARY_API estuary_status estuary_get_serve_info(estuary_viewer* viewer, estuary_serve_info* info);
 
 /* ---- frames -------------------------------------------------------------------------------------

@@ -212,14 +212,29 @@ std::vector<std::string> Watcher::texts() {
     return seenTexts;
 }
 
-Page::Page(uint16_t port, const std::string& token, const std::string& address) {
+Page::Page(uint16_t port, const std::string& token, const std::string& address, bool h264) {
     beast::error_code ec;
     ws.next_layer().connect({asio::ip::make_address(address), port}, ec);
     if (!ec)
         ws.handshake(address + ":" + std::to_string(port),
                      "/ws" + (token.empty() ? "" : "?token=" + token), ec);
-    if (!ec) ws.write(asio::buffer(std::string(R"({"type":"hello","h264":false})")), ec);
+    const std::string hello =
+        std::string(R"({"type":"hello","h264":)") + (h264 ? "true}" : "false}");
+    if (!ec) ws.write(asio::buffer(hello), ec);
     connected = !ec;
+}
+
+Page::Frame Page::nextFrame() {
+    for (;;) {
+        beast::flat_buffer buffer;
+        beast::error_code ec;
+        ws.read(buffer, ec);
+        if (ec) return {};
+        if (ws.got_text()) continue;
+        const std::string data = beast::buffers_to_string(buffer.data());
+        if (data.size() < 16) return {};
+        return {int(uint8_t(data[0])), (uint8_t(data[1]) & 1) != 0, data.substr(16)};
+    }
 }
 
 beast::error_code Page::send(const std::string& text, bool binary) {

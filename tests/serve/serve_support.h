@@ -101,7 +101,15 @@ class Watcher {
 class Page {
   public:
     explicit Page(uint16_t port, const std::string& token = "",
-                  const std::string& address = "127.0.0.1");
+                  const std::string& address = "127.0.0.1", bool h264 = false);
+    // The next frame: its codec byte (1 JPEG, 2 H.264), key flag and payload; codec 0 when the
+    // connection ended.
+    struct Frame {
+        int codec = 0;
+        bool key = false;
+        std::string payload;
+    };
+    Frame nextFrame();
     bool connected = false;
     beast::error_code send(const std::string& text, bool binary = false);
     // The next text message whose "type" is `type` (reading past frames); "" when the

@@ -196,6 +196,27 @@ TEST_F(ServeWs, StopClosesPagesWithGoingAwayInBoundedTime) {
     watcher.reset(); // no frames after a stop
 }
 
+// A page that says it decodes H.264 gets H.264 (Annex B, a keyframe with its SPS first), while a
+// page that does not gets JPEG from the same server.
+TEST(ServeH264, PagesThatDecodeItGetAnnexBFromAKeyframeOthersJpeg) {
+    ServedViewer served(estuary_serve_desc{});
+    ASSERT_EQ(served.status, ESTUARY_OK) << served.error;
+    const std::string encoder = served.info().encoder;
+    if (encoder == "jpeg")
+        GTEST_SKIP() << "no H.264 encoder here (libestuary_video.so or libx264 missing)";
+    Page h264(served.port, "", "127.0.0.1", true), jpeg(served.port);
+    ASSERT_TRUE(h264.connected && jpeg.connected);
+    const Page::Frame first = h264.nextFrame();
+    ASSERT_EQ(first.codec, 2) << "encoder " << encoder;
+    EXPECT_TRUE(first.key);
+    ASSERT_GT(first.payload.size(), 5u);
+    EXPECT_EQ(first.payload.substr(0, 4), std::string("\0\0\0\1", 4)) << "Annex B start code";
+    EXPECT_EQ(uint8_t(first.payload[4]) & 0x1F, 7) << "an SPS first";
+    for (int i = 0; i < 5; ++i)
+        EXPECT_EQ(h264.nextFrame().codec, 2);
+    EXPECT_EQ(jpeg.nextFrame().codec, 1);
+}
+
 TEST(ServePageInput, MessagesBecomeTheEventsAWindowWouldSend) {
     std::vector<estuary_event> events;
     EXPECT_EQ(serve::eventsFromMessage(

@@ -26,41 +26,6 @@ double msSince(std::chrono::steady_clock::time_point start) {
         .count();
 }
 
-// The video module: beside libestuary (found through this function's own address), else wherever
-// the loader looks. Loaded once and kept.
-const EstuaryVideoApi* loadVideoModule() {
-    static const EstuaryVideoApi* api = nullptr;
-    if (api) return api;
-    constexpr const char* kName = "libestuary_video.so";
-    Dl_info self{};
-    std::string beside;
-    if (dladdr(reinterpret_cast<void*>(&loadVideoModule), &self) && self.dli_fname)
-        beside = (std::filesystem::path(self.dli_fname).parent_path() / kName).string();
-    void* module = beside.empty() ? nullptr : dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!module) {
-        const std::string besideError = beside.empty() ? "" : dlerror();
-        module = dlopen(kName, RTLD_NOW | RTLD_LOCAL);
-        if (!module) {
-            const char* plainError = dlerror();
-            throw unsupported(std::string("recording needs FFmpeg's libraries through ") + kName +
-                              ", which did not load (" +
-                              (!besideError.empty() ? besideError
-                               : plainError         ? plainError
-                                                    : "not found") +
-                              "); install libavcodec, libavformat and libswscale, or build "
-                              "estuary where their -dev packages are");
-        }
-    }
-    using Entry = const EstuaryVideoApi* (*)();
-    const auto entry = reinterpret_cast<Entry>(dlsym(module, "estuary_video_api"));
-    const EstuaryVideoApi* found = entry ? entry() : nullptr;
-    if (!found || found->version != kEstuaryVideoApiVersion)
-        throw unsupported(std::string(kName) + " is not this estuary's (no estuary_video_api " +
-                          std::to_string(kEstuaryVideoApiVersion) + ")");
-    api = found;
-    return api;
-}
-
 void encodeLoop(Recorder& r) {
     for (;;) {
         std::vector<uint8_t> picture;
@@ -152,6 +117,41 @@ void reportFailureOnce(estuary_viewer& v, Recorder& r) {
 }
 
 } // namespace
+
+// The video module: beside libestuary (found through this function's own address), else wherever
+// the loader looks. Loaded once and kept.
+const EstuaryVideoApi* loadVideoModule() {
+    static const EstuaryVideoApi* api = nullptr;
+    if (api) return api;
+    constexpr const char* kName = "libestuary_video.so";
+    Dl_info self{};
+    std::string beside;
+    if (dladdr(reinterpret_cast<void*>(&loadVideoModule), &self) && self.dli_fname)
+        beside = (std::filesystem::path(self.dli_fname).parent_path() / kName).string();
+    void* module = beside.empty() ? nullptr : dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!module) {
+        const std::string besideError = beside.empty() ? "" : dlerror();
+        module = dlopen(kName, RTLD_NOW | RTLD_LOCAL);
+        if (!module) {
+            const char* plainError = dlerror();
+            throw unsupported(std::string("recording needs FFmpeg's libraries through ") + kName +
+                              ", which did not load (" +
+                              (!besideError.empty() ? besideError
+                               : plainError         ? plainError
+                                                    : "not found") +
+                              "); install libavcodec, libavformat and libswscale, or build "
+                              "estuary where their -dev packages are");
+        }
+    }
+    using Entry = const EstuaryVideoApi* (*)();
+    const auto entry = reinterpret_cast<Entry>(dlsym(module, "estuary_video_api"));
+    const EstuaryVideoApi* found = entry ? entry() : nullptr;
+    if (!found || found->version != kEstuaryVideoApiVersion)
+        throw unsupported(std::string(kName) + " is not this estuary's (no estuary_video_api " +
+                          std::to_string(kEstuaryVideoApiVersion) + ")");
+    api = found;
+    return api;
+}
 
 Recorder::~Recorder() {
     if (worker.joinable()) {

@@ -53,6 +53,9 @@ struct Recorder {
     PictureTap tap; // each frame's picture, copied out by its draw
 };
 
+// libestuary_video.so, loaded once (beside libestuary, else wherever the loader looks); throws an
+// unsupported-environment error naming what did not load. The server's H.264 uses it too.
+const EstuaryVideoApi* loadVideoModule();
 // Starts a recording (throws a usage error or an unsupported-environment error naming the cause).
 void startRecording(estuary_viewer& v, const estuary_record_desc& desc);
 // Waits for the frames in flight, encodes what is queued, finishes and renames the file.

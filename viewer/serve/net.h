@@ -38,7 +38,7 @@ struct NetConfig {
 struct NetCounts {
     std::atomic<uint32_t> clients{0}, jpegClients{0}, h264Clients{0};
     std::atomic<uint64_t> framesSent{0}, sendsDropped{0}, refused{0};
-    std::atomic<bool> keyframeWanted{false}; // a page joined or missed an H.264 frame
+    mutable std::atomic<bool> keyframeWanted{false}; // a page joined or missed an H.264 frame
 };
 
 // Returns "" when the message is fine, else why it is not (the page is then closed with 1008).

@@ -5,6 +5,8 @@
 #include "net.h"
 #include "page_input.h"
 #include "picture_tap.h"
+#include "recorder.h"
+#include "video/video_module.h"
 #include "png.h"
 #include "viewer.h"
 
@@ -32,6 +34,10 @@ struct Server {
     PictureTap tap;
     std::unique_ptr<serve::Net> net;
     std::string url, encoder = "jpeg";
+    // H.264 through the video module, for pages that decode it; null: JPEG only.
+    const EstuaryVideoApi* video = nullptr;
+    void* stream = nullptr;
+    uint32_t streamWidth = 0, streamHeight = 0;
     int jpegQuality = 80;
     bool bgra = false;
 
@@ -62,6 +68,7 @@ struct Server {
         }
         changed.notify_all();
         if (encoderThread.joinable()) encoderThread.join();
+        if (stream) video->streamClose(stream);
     }
 };
 
@@ -135,6 +142,42 @@ std::string frameHeader(uint8_t codec, bool key, uint32_t width, uint32_t height
     return out;
 }
 
+// The picture as H.264 for the pages that decode it (null when the encoder fails: those pages get
+// JPEG). A keyframe when a page joined or missed one; a new stream when the picture's size changed.
+std::shared_ptr<std::string> encodeH264(Server& s, const std::vector<uint8_t>& picture,
+                                        uint32_t width, uint32_t height, uint64_t frame,
+                                        bool& key) {
+    char error[256] = {};
+    if (width != s.streamWidth || height != s.streamHeight) {
+        s.video->streamClose(std::exchange(s.stream, nullptr));
+        const char* name = nullptr;
+        s.stream =
+            s.video->streamOpen(width, height, 60, s.encoder.c_str(), &name, error, sizeof(error));
+        s.streamWidth = width;
+        s.streamHeight = height;
+        if (!s.stream) return nullptr;
+        s.net->counts().keyframeWanted = true;
+    }
+    key = s.net->counts().keyframeWanted.exchange(false);
+    struct Out {
+        std::string bytes;
+        bool key = false;
+    } out;
+    out.bytes = frameHeader(2, false, width, height, frame);
+    const int code = s.video->streamEncode(
+        s.stream, picture.data(), key ? 1 : 0,
+        [](void* user, const uint8_t* data, size_t size, int keyframe) {
+            auto& o = *static_cast<Out*>(user);
+            o.bytes.append(reinterpret_cast<const char*>(data), size);
+            o.key = o.key || keyframe != 0;
+        },
+        &out, error, sizeof(error));
+    if (code != 0 || out.bytes.size() == kFrameHeader) return nullptr;
+    key = out.key;
+    out.bytes[1] = char(key ? 1 : 0);
+    return std::make_shared<std::string>(std::move(out.bytes));
+}
+
 void encodeLoop(Server& s) {
     std::vector<uint8_t> picture;
     for (;;) {
@@ -152,20 +195,55 @@ void encodeLoop(Server& s) {
             s.encoding = true;
         }
         const auto start = Clock::now();
-        auto jpeg = std::make_shared<std::string>(frameHeader(1, true, width, height, frame));
-        try {
-            appendJpeg(*jpeg, width, height, picture.data(), s.jpegQuality);
-        } catch (const std::exception&) {
-            jpeg.reset(); // a picture this small cannot fail; if it does, the frame is lost
+        const serve::NetCounts& counts = s.net->counts();
+        std::shared_ptr<std::string> h264;
+        bool key = false;
+        if (s.stream && counts.h264Clients > 0)
+            h264 = encodeH264(s, picture, width, height, frame, key);
+        std::shared_ptr<std::string> jpeg;
+        if (counts.jpegClients > 0 || (counts.h264Clients > 0 && !h264)) {
+            jpeg = std::make_shared<std::string>(frameHeader(1, true, width, height, frame));
+            try {
+                appendJpeg(*jpeg, width, height, picture.data(), s.jpegQuality);
+            } catch (const std::exception&) {
+                jpeg.reset(); // a picture this small cannot fail; if it does, the frame is lost
+            }
         }
         const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-        if (jpeg) s.net->sendFrame(std::move(jpeg), nullptr, false);
+        if (jpeg || h264) s.net->sendFrame(std::move(jpeg), std::move(h264), key);
         std::lock_guard lock(s.mutex);
         s.encoding = false;
         ++s.framesEncoded;
         s.encodeMsTotal += ms;
         s.encodeMsLast = ms;
     }
+}
+
+// H.264 for pages that decode it: NVENC where it opens, else libx264. Where neither does (no
+// FFmpeg, or one without them), AUTO serves JPEG alone and H264 is refused naming why.
+void openStream(estuary_viewer& v, Server& s, bool required) {
+    std::string why;
+    try {
+        s.video = loadVideoModule();
+    } catch (const Error& e) {
+        why = e.what();
+    }
+    if (s.video) {
+        const VkExtent2D extent = pictureExtent(v);
+        const char* name = nullptr;
+        char error[512] = {};
+        s.stream = s.video->streamOpen(extent.width, extent.height, 60, nullptr, &name, error,
+                                       sizeof(error));
+        if (s.stream) {
+            s.encoder = name;
+            s.streamWidth = extent.width;
+            s.streamHeight = extent.height;
+            return;
+        }
+        why = error;
+    }
+    s.video = nullptr;
+    if (required) throw unsupported("H.264 serving: " + why);
 }
 
 // The page's messages, on the network thread.
@@ -230,8 +308,6 @@ void startServing(estuary_viewer& v, const estuary_serve_desc& d) {
     if (uint32_t(d.codec) > ESTUARY_SERVE_CODEC_JPEG)
         throw usageError("codec " + std::to_string(int(d.codec)) +
                          " is not an estuary_serve_codec (AUTO, H264, JPEG)");
-    if (d.codec == ESTUARY_SERVE_CODEC_H264)
-        throw unsupported("H.264 serving is not built yet: use ESTUARY_SERVE_CODEC_AUTO or JPEG");
     if (d.max_clients > 64)
         throw usageError("max_clients " + std::to_string(d.max_clients) +
                          " is not in 1..64 (0: 8)");
@@ -249,6 +325,7 @@ void startServing(estuary_viewer& v, const estuary_serve_desc& d) {
     s->jpegQuality = d.jpeg_quality ? int(d.jpeg_quality) : 80;
     const VkFormat format = pictureFormat(v);
     s->bgra = format == VK_FORMAT_B8G8R8A8_UNORM || format == VK_FORMAT_B8G8R8A8_SRGB;
+    if (d.codec != ESTUARY_SERVE_CODEC_JPEG) openStream(v, *s, d.codec == ESTUARY_SERVE_CODEC_H264);
     serve::NetConfig config;
     config.address = address;
     config.port = uint16_t(d.port);
@@ -268,7 +345,12 @@ void startServing(estuary_viewer& v, const estuary_serve_desc& d) {
     s->encoderThread = std::thread([raw] { encodeLoop(*raw); });
     v.server.reset(s.release());
     ++v.drawVersion; // frames drawn from now on copy their picture out
-    logMessage(v, ESTUARY_LOG_INFO, "serving at " + raw->url);
+    // Neither the URL nor the token in the log: the caller shows estuary_serve_info.url once.
+    logMessage(v, ESTUARY_LOG_INFO,
+               "server on " + address + " port " + std::to_string(raw->net->port()) +
+                   (token.empty() ? "" : ", token required") + ", frames as " +
+                   (raw->stream ? raw->encoder + " H.264 (JPEG where a page lacks it)"
+                                : std::string("JPEG")));
 }
 
 void stopServing(estuary_viewer& v) {
