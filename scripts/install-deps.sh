@@ -11,6 +11,7 @@ packages=(
     nlohmann-json3-dev libboost-dev libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
     xvfb xauth python3 python3-matplotlib python3-numpy python3-pytest python3-pip
     abigail-tools
+    chromium chromium-driver python3-selenium
 )
 missing=()
 for p in "${packages[@]}"; do
