@@ -52,8 +52,10 @@ struct Server {
     // Counts (under `mutex`).
     uint64_t framesEncoded = 0, framesDropped = 0;
     double encodeMsTotal = 0, encodeMsLast = 0, latencyMsLast = 0;
-    // When the last frames sent were taken, for the page's latency reports.
-    std::array<std::pair<uint64_t, Clock::time_point>, 64> taken{};
+    // When the last frames sent were ended (estuary_end_frame, steady clock), for the page's
+    // latency reports: ended -> drawn -> copied -> encoded -> sent -> decoded and shown -> the
+    // report back, so an upper bound of the one-way time by the report's trip.
+    std::array<std::pair<uint64_t, int64_t>, 64> taken{};
 
     // The steering page's events, for the loop's next poll.
     std::mutex inputMutex;
@@ -255,8 +257,7 @@ std::string onPageMessage(Server& s, const nlohmann::json& message, bool steerin
         const uint64_t frame = message["frame"].get<uint64_t>();
         std::lock_guard lock(s.mutex);
         const auto& [taken, at] = s.taken[frame % s.taken.size()];
-        if (taken == frame)
-            s.latencyMsLast = std::chrono::duration<double, std::milli>(Clock::now() - at).count();
+        if (taken == frame) s.latencyMsLast = double(hostNowNs() - at) / 1e6;
     }
     if (!steering || events.empty()) return ""; // watchers' input is theirs alone
     std::lock_guard lock(s.inputMutex);
@@ -425,7 +426,8 @@ void collectServedPicture(estuary_viewer& v, uint64_t frame) {
         s->pendingHeight = e.height;
         s->pendingFrame = frame;
         s->pendingFull = true;
-        s->taken[frame % s->taken.size()] = {frame, Clock::now()};
+        const FrameRecord* record = findRecord(v, frame);
+        s->taken[frame % s->taken.size()] = {frame, record ? record->endNs : hostNowNs()};
     }
     s->changed.notify_all();
 }
