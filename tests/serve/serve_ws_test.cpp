@@ -184,6 +184,29 @@ TEST_F(ServeWs, FirstPageSteersOthersWatchUntilTheyTakeControl) {
     EXPECT_EQ(keys, std::vector<int32_t>{74}) << "only the steering page's key";
 }
 
+// The steering page's cursor over the field: the texel there comes back as its pick readout.
+TEST_F(ServeWs, TheSteeringPagesCursorGetsThePickReadout) {
+    start();
+    Page page(served->port);
+    ASSERT_TRUE(page.connected);
+    page.send(R"({"type":"control"})");
+    ASSERT_NE(page.nextText("control").find("\"steering\":true"), std::string::npos);
+    page.send(R"({"type":"pointer","action":"move","x":128,"y":96})");
+    // Readouts come when they change: the first ones may predate the cursor's move.
+    std::string readout;
+    nlohmann::json pick;
+    for (int i = 0; i < 20 && !pick.contains("probe"); ++i) {
+        readout = page.nextText("pick");
+        ASSERT_FALSE(readout.empty()) << "no pick readout";
+        pick = nlohmann::json::parse(readout);
+    }
+    ASSERT_TRUE(pick.contains("probe")) << readout;
+    const auto& values = pick["probe"]["values"];
+    ASSERT_EQ(values.size(), 1u) << readout;
+    EXPECT_GE(values[0].get<double>(), 0.0) << "the noise field's values are in [0, 1)";
+    EXPECT_LT(values[0].get<double>(), 1.0);
+}
+
 TEST_F(ServeWs, StopClosesPagesWithGoingAwayInBoundedTime) {
     start();
     Page page(served->port);

@@ -271,12 +271,12 @@ std::string onPageMessage(Server& s, const nlohmann::json& message, bool steerin
 std::string pickReadout(const estuary_viewer& v) {
     const PanelState& p = v.panels;
     nlohmann::json out{{"type", "pick"}};
-    if (p.probeActive && p.probeValid) {
-        nlohmann::json values = nlohmann::json::array();
-        for (uint32_t c = 0; c < p.probeChannels && c < 4; ++c)
-            values.push_back(p.probeValue[c]);
-        out["probe"] = {{"x", p.probeX}, {"y", p.probeY}, {"values", values}};
-    }
+    const estuary_view* field = p.probeActive ? backgroundView(v, p.probePanel) : nullptr;
+    if (field && p.probeValid)
+        out["probe"] = {{"x", p.probeX},
+                        {"y", p.probeY},
+                        {"name", field->label},
+                        {"values", probeValues(*field->image(), p.probeBytes.data())}};
     nlohmann::json picks = nlohmann::json::array();
     for (size_t i = 0; i < p.picks.size(); ++i) {
         const estuary_pick& pick = p.picks[i].pick;
