@@ -8,7 +8,9 @@ backend, so that a drag orbits the camera) and checks, in order:
      found, and the stream falls back to JPEG, which it shows; ?codec=jpeg forces the fallback;
   3. Space in the page pauses the simulation: the picture stops changing;
   4. a drag turns the camera: the paused picture changes;
-  5. SIGINT: estuary exits 130 and the page sees a clean close (1000 or 1001).
+  5. SIGINT: estuary exits 130 and the page sees a clean close (1000 or 1001);
+  6. a windowed run (Xvfb) serves its swapchain's picture, panels included, under the validation
+     layer: frames arrive, the run ends by itself with exit 0 and no validation message.
 
 Exit 77 (ctest's SKIP_RETURN_CODE) only when chromium, its driver or selenium is missing.
 """
@@ -146,6 +148,25 @@ def main():
         close = wait_for("the page's close", lambda: state("closeCode"), 10)
         assert close in (1000, 1001), f"the page saw close code {close}"
         print(f"SIGINT: exit 130, the page saw close code {close}")
+
+        # 6. The window's picture, served, with validation on.
+        port = free_port()
+        window = subprocess.Popen(
+            [args.estuary, "--backend", "cpu", "--size", "64x64", "--resolution", "200x150",
+             "--fps-cap", "30", "--frames", "150", "--validate", "--serve", f"127.0.0.1:{port}"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=work)
+        line = ""
+        while "serving at" not in line:
+            line = window.stdout.readline()
+            if not line:
+                raise AssertionError(f"the windowed estuary ended before serving ({window.wait()})")
+        browser.get(line.split("serving at ", 1)[1].strip())
+        wait_for("frames of the window", lambda: (state("frames") or 0) > 5)
+        rest = window.communicate(timeout=60)[0]
+        print(rest, end="")
+        assert window.returncode == 0, f"the windowed run exited {window.returncode}"
+        assert "validation layer reported 0 message(s)" in rest
+        print("the window's picture is served, validation clean")
         print("PASS")
         return 0
     finally:
