@@ -75,7 +75,7 @@ def main():
          "--size", "32x32x32", "--resolution", "256x192", "--fps-cap", "30",
          "--screenshot", os.path.join(work, "last.png"), "--serve", f"127.0.0.1:{port}"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=work)
-    browser = None
+    browser = window = None
     try:
         line = ""
         while "serving at" not in line:
@@ -172,9 +172,10 @@ def main():
     finally:
         if browser:
             browser.quit()
-        if app.poll() is None:
-            app.kill()
-            app.wait()
+        for process in (app, window):
+            if process and process.poll() is None:
+                process.kill()
+                process.wait()
         shutil.rmtree(work, ignore_errors=True)
 
 
