@@ -1,4 +1,5 @@
 #include "app_viewer.h"
+#include "serving.h"
 #include "slabs.h"
 #include "links.h"
 #include "rank_run.h"
@@ -124,6 +125,7 @@ Viewer openViewer(const Options& o, const AppViewerDesc& a) {
 Viewer openAppViewer(const Options& o, const AppViewerDesc& a) {
     Viewer viewer = openViewer(o, a);
     startRecording(viewer, o); // its errors are its own, not the backend's
+    startAppServer(viewer.get(), o);
     return viewer;
 }
 
@@ -206,6 +208,7 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
 }
 
 uint32_t closeAppViewer(Viewer& viewer, const Options& o) {
+    printServeSummary(viewer.get(), o); // the server stops with the viewer (pages see 1001)
     if (!o.record.empty()) {
         estuary_record_info info{};
         const estuary_status stopped = estuary_record_stop(viewer.get(), &info);

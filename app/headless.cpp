@@ -4,6 +4,7 @@
 #include "frame_pacer.h"
 #include "gpu_wait.h"
 #include "png.h"
+#include "serving.h"
 #include "simulations.h"
 #include "stop_signal.h"
 #include "trace.h"
@@ -55,6 +56,16 @@ void printFrameTimes(FrameTimes times, double wallSeconds) {
                 ms[ms.size() / 2], ms[std::min(ms.size() - 1, ms.size() * 99 / 100)], ms.back());
 }
 
+// Whether Space was pressed in the last frame's input (a served page's keys arrive there).
+bool spacePressed(const Viewer& viewer) {
+    estuary_input input{};
+    if (estuary_get_input(viewer.get(), &input) != ESTUARY_OK) return false;
+    bool toggled = false;
+    for (uint32_t k = 0; k < input.key_count; ++k)
+        toggled = toggled != (input.keys[k] == 32); // GLFW_KEY_SPACE
+    return toggled;
+}
+
 // Returns how many of the drained frames were replayed from CUDA graphs.
 uint64_t drainStats(const Viewer& viewer, const SimRun& run, FrameTrace* trace) {
     estuary_frame_stats stats{};
@@ -71,7 +82,10 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
     const std::unique_ptr<SimRun> sim = openSimRun(viewer, o, def, runKindFor(viewer, false));
     const sim::ParamValues params = startParams(o, def);
     const int steps = startSteps(o, def);
-    const uint64_t frames = o.frames ? o.frames : 300;
+    // A served run goes on until stopped (Ctrl-C), unless --frames says otherwise.
+    const bool served = !o.serve.empty();
+    const uint64_t frames = o.frames ? o.frames : served ? UINT64_MAX : 300;
+    bool paused = false; // served: the page's Space pauses the simulation, as the window's does
     std::optional<FrameTrace> trace;
     if (outputs.trace) {
         trace.emplace(frames);
@@ -88,7 +102,11 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
         last = drawn + 1 == frames || stopSignal() != 0;
         {
             const WatchdogScope watch("frame", drawn, frameTimeoutNs(times.slowestMs));
-            sim->frame(params, steps);
+            sim->frame(params, paused ? 0 : steps);
+        }
+        if (served) {
+            paused = paused != spacePressed(viewer);
+            reportServeStats(viewer.get(), o);
         }
         ++drawn;
         fromGraphs += drainStats(viewer, *sim, trace ? &*trace : nullptr);
@@ -108,9 +126,9 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
                     static_cast<unsigned long long>(fromGraphs),
                     static_cast<unsigned long long>(drawn));
     if (const int signal = stopSignal())
-        std::printf("estuary: stopped by %s after %llu of %llu frames\n", stopSignalName(signal),
+        std::printf("estuary: stopped by %s after %llu%s frames\n", stopSignalName(signal),
                     static_cast<unsigned long long>(drawn),
-                    static_cast<unsigned long long>(frames));
+                    frames == UINT64_MAX ? "" : (" of " + std::to_string(frames)).c_str());
 
     const estuary_viewer_info info = viewer.info();
     std::vector<uint8_t> pixels(size_t(info.width) * info.height * 4);

@@ -1,4 +1,5 @@
 #include "options.h"
+#include "serving.h"
 #include "estuary/estuary.h"
 #include "errors.h"
 #include "output_file.h"
@@ -490,6 +491,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         ->transform(wholeNumber(1, 51));
     app.add_option("--record-encoder", o.recordEncoder,
                    "An FFmpeg encoder for the recording (h264_nvenc, libx264, libx265, ...)");
+    addServeOptions(app, o);
     app.add_flag("--arrows", o.arrows,
                  "Velocity arrows over the picture, for simulations with a velocity field "
                  "(fluid); the window's A key toggles them");
@@ -657,6 +659,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                         : benchMode == "host-copy" ? BenchMode::HostCopy
                                                    : BenchMode::Pipelined};
     if (const auto problem = modeProblem(app, o)) return usage(out, *problem);
+    if (const auto problem = serveProblem(app, o)) return usage(out, *problem);
     if ((app.count("--slabs") > 0 || app.count("--gpus") > 0) && !def.splittable)
         return usage(
             out, "--slabs and --gpus split a stencil simulation's grid; " + def.name +

@@ -85,7 +85,10 @@ struct Options {
     std::string record;
     uint32_t recordFps = 60, recordQuality = 23;
     std::string recordEncoder; // empty: the library's order (NVENC first)
-    bool arrows = false;       // --arrows: velocity arrows over the picture (fluid)
+    // --serve [ADDR:]PORT: the live picture to browsers (serving.h); empty: none.
+    std::string serve, serveToken;
+    bool serveAllowRemote = false, serveStats = false;
+    bool arrows = false; // --arrows: velocity arrows over the picture (fluid)
     bool validate = false;
     uint32_t framesInFlight = 2; // 1..32; interactive default; --bench: kBenchFramesInFlight
     uint32_t fpsCap = 0;         // --fps-cap: frames started at most this often (0: no cap)

@@ -19,6 +19,16 @@ std::string encodePng(uint32_t width, uint32_t height, const uint8_t* rgba) {
     return bytes;
 }
 
+void appendJpeg(std::string& out, uint32_t width, uint32_t height, const uint8_t* rgba,
+                int quality) {
+    const auto append = [](void* context, void* data, int size) {
+        static_cast<std::string*>(context)->append(static_cast<const char*>(data), size_t(size));
+    };
+    if (!stbi_write_jpg_to_func(append, &out, int(width), int(height), 4, rgba, quality))
+        throw runtimeError("JPEG encoding of a " + std::to_string(width) + "x" +
+                           std::to_string(height) + " image failed");
+}
+
 void writePng(const std::filesystem::path& path, uint32_t width, uint32_t height,
               const uint8_t* rgba) {
     writeFileAtomically(path, encodePng(width, height, rgba));

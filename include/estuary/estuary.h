@@ -969,6 +969,64 @@ ESTUARY_API estuary_status estuary_record_start(estuary_viewer* viewer,
  * (ESTUARY_ERROR_RUNTIME), the path keeping the file it had before and no "<path>.part" left. */
 ESTUARY_API estuary_status estuary_record_stop(estuary_viewer* viewer, estuary_record_info* info);
 
+/* ---- serving ------------------------------------------------------------------------------------
+ * The live picture to browsers (and notebooks): an HTTP and WebSocket server on a thread of its
+ * own serves one page at "/" (compiled into the library; no file is ever read) and the stream at
+ * "/ws"; every other path gets 404. Each frame's picture is copied out as for a recording and,
+ * when the encoder is free, encoded on a worker thread (JPEG; H.264 where asked and offered) and
+ * sent to every page whose last frame has left; otherwise the frame is dropped, never queued.
+ * The page's pointer, wheel, keys and size come back as estuary_events, delivered at the next
+ * estuary_begin_frame as estuary_inject_event's are, from the one page that steers (the first; a
+ * page may take control); the pick readout under its cursor is sent back to it. Binds 127.0.0.1
+ * by default; any other address needs allow_remote and a token, required by the page and the
+ * WebSocket (?token=). Requests, messages and connections are bounded; a bad one is answered
+ * with an error and closed, and the frames go on. Not with ESTUARY_CONSUMER_OPENGL. */
+typedef enum estuary_serve_codec {
+    ESTUARY_SERVE_CODEC_AUTO = 0, /* H.264 where an encoder opens and the page decodes it, else JPEG */
+    ESTUARY_SERVE_CODEC_H264 = 1,
+    ESTUARY_SERVE_CODEC_JPEG = 2,
+    ESTUARY_SERVE_CODEC_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
+} estuary_serve_codec;
+typedef struct estuary_serve_desc {
+    ESTUARY_STRUCT_SIZE(estuary_serve_desc);
+    const char* address; /* a numeric IPv4 or IPv6 address; NULL: "127.0.0.1" */
+    uint32_t port;       /* 0: a free one (estuary_serve_info.port says which) */
+    /* Non-zero: an address other than 127.0.0.1 or ::1 may be bound (a token is then needed). */
+    int allow_remote;
+    /* The page's and the WebSocket's ?token= (16 to 128 of [A-Za-z0-9_-]); NULL: none on
+     * 127.0.0.1 and ::1, a random one (getrandom) on any other address. */
+    const char* token;
+    estuary_serve_codec codec;
+    uint32_t max_clients;  /* pages at once, 1..64; 0: 8 */
+    uint32_t jpeg_quality; /* 1..100; 0: 80 */
+} estuary_serve_desc;
+typedef struct estuary_serve_info {
+    ESTUARY_STRUCT_SIZE(estuary_serve_info);
+    int running;
+    uint32_t port;
+    const char* url;     /* the page's address, token included; owned by the viewer, valid until
+                            the server stops */
+    const char* encoder; /* "jpeg", or the H.264 encoder that opened (h264_nvenc, libx264) */
+    uint32_t clients;    /* pages connected now */
+    uint64_t frames_encoded, frames_sent;
+    uint64_t frames_dropped; /* pictures not encoded: the encoder was busy */
+    uint64_t sends_dropped;  /* encoded frames a page missed: its previous one had not left */
+    uint64_t requests_refused; /* HTTP requests and WebSocket messages answered with an error */
+    double encode_ms_mean, encode_ms_last; /* the encoder thread's time a frame */
+    double latency_ms_last; /* the steering page's last report of frame-to-screen time (?stats) */
+} estuary_serve_info;
+/* Between frames. Refuses a second server, a bad address, port, token or limit (naming it), and a
+ * non-loopback address without allow_remote; a port in use is ESTUARY_ERROR_RUNTIME. */
+ESTUARY_API estuary_status estuary_serve_start(estuary_viewer* viewer,
+                                               const estuary_serve_desc* desc);
+/* Closes every page's WebSocket (1001, going away) and joins the threads, in bounded time (about
+ * a second). ESTUARY_ERROR_INVALID_ARGUMENT when nothing is served. estuary_destroy_viewer stops
+ * a server still running. */
+ESTUARY_API estuary_status estuary_serve_stop(estuary_viewer* viewer);
+/* The server's address and counts; running 0 (the rest 0) when none runs. Unlike the other calls,
+ * it may be made from any thread while the loop runs on another (not during start or stop). */
+ESTUARY_API estuary_status estuary_get_serve_info(estuary_viewer* viewer, estuary_serve_info* info);
+
 /* ---- frames -------------------------------------------------------------------------------------
  */
 

@@ -32,6 +32,7 @@ from ._frame import DeviceArray, Frame, Interrupts as _Interrupts, Pick
 from ._library import as_dict as _as_dict, check as _check, choice as _choice, lib as _lib, \
     colormap as _colormap, field_names as _field_names, sizes as _sizes, text as _text
 from ._resources import Buffer, Image, View
+from . import _serve
 
 for _error in set(_ERRORS.values()) | {EstuaryError}:
     _error.__module__ = __name__  # estuary.InvalidHandleError, as it is exported
@@ -395,6 +396,32 @@ class Viewer:
         d.path = _text(os.fspath(path))
         d.fps, d.quality, d.encoder = fps, quality, _text(encoder)
         _check(_lib.estuary_record_start(self._use(), ctypes.byref(d)))
+
+    def serve(self, port=0, address="127.0.0.1", allow_remote=False, token=None, codec="auto",
+              max_clients=0, jpeg_quality=0):
+        """Serves the live picture to browsers at http://address:port/ (port 0: a free one) until
+        serve_stop or close; returns serve_info() (its "url" has the token where one is needed).
+        Frames reach the pages only while frames are drawn: keep the loop running (a thread of
+        its own in a notebook). Between frames."""
+        return _serve.start(self._use(), address, port, allow_remote, token, codec, max_clients,
+                            jpeg_quality)
+
+    def serve_stop(self):
+        """Closes the pages' connections (1001) and stops the server, within about a second."""
+        _serve.stop(self._use())
+
+    def serve_info(self):
+        """The server's url, port, encoder, clients and counts (estuary_serve_info)."""
+        return _serve.info(self._use())
+
+    def show_notebook(self, width=800, height=600, **serve_options):
+        """The served page in a Jupyter cell (an IFrame), serving first if not yet serving. The
+        browser running the notebook must reach the server's address (an ssh forward of the
+        port where the kernel is remote: see examples/notebook/serve.ipynb)."""
+        info = self.serve_info()
+        if not info["running"]:
+            info = self.serve(**serve_options)
+        return _serve.notebook_frame(info["url"], width, height)
 
     def record_stop(self):
         """Finishes the recording; returns {"frames", "copy_ms_mean", "stall_ms_total",

@@ -294,6 +294,26 @@ class RecordInfo(Sized):
                       ("stall_ms_total", c_double), ("encoder", c_char_p))
 
 
+SERVE_CODEC = {"auto": 0, "h264": 1, "jpeg": 2}
+
+
+class ServeDesc(Sized):
+    _c_name = "estuary_serve_desc"
+    _fields_ = _sized(("address", c_char_p), ("port", c_uint32), ("allow_remote", c_int),
+                      ("token", c_char_p), ("codec", c_int), ("max_clients", c_uint32),
+                      ("jpeg_quality", c_uint32))
+
+
+class ServeInfo(Sized):
+    _c_name = "estuary_serve_info"
+    _fields_ = _sized(("running", c_int), ("port", c_uint32), ("url", c_char_p),
+                      ("encoder", c_char_p), ("clients", c_uint32),
+                      ("frames_encoded", c_uint64), ("frames_sent", c_uint64),
+                      ("frames_dropped", c_uint64), ("sends_dropped", c_uint64),
+                      ("requests_refused", c_uint64), ("encode_ms_mean", c_double),
+                      ("encode_ms_last", c_double), ("latency_ms_last", c_double))
+
+
 class FrameDesc(Sized):
     _c_name = "estuary_frame_desc"
     _fields_ = _sized(("stream", c_void_p), ("flags", c_uint32), ("replay_key", c_uint64))
@@ -417,6 +437,9 @@ _PROTOTYPES = {
     "estuary_add_labels_view": (c_int, [_P, POINTER(LabelsViewDesc), POINTER(_P)]),
     "estuary_record_start": (c_int, [_P, POINTER(RecordDesc)]),
     "estuary_record_stop": (c_int, [_P, POINTER(RecordInfo)]),
+    "estuary_serve_start": (c_int, [_P, POINTER(ServeDesc)]),
+    "estuary_serve_stop": (c_int, [_P]),
+    "estuary_get_serve_info": (c_int, [_P, POINTER(ServeInfo)]),
     "estuary_destroy_view": (c_int, [_P, _P]),
     "estuary_get_view_params": (c_int, [_P, POINTER(ViewParams)]),
     "estuary_set_view_params": (c_int, [_P, POINTER(ViewParams)]),

@@ -2,6 +2,7 @@
 // plus headless runs of the CPU backend under the validation layer (lavapipe where there is no
 // GPU).
 #include "options.h"
+#include "serving.h"
 #include "simulations.h"
 #include "test_support.h"
 
@@ -65,6 +66,12 @@ const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "4",
                                                      "--seed",
                                                      "9",
+                                                     "--serve",
+                                                     "0.0.0.0:8080",
+                                                     "--serve-allow-remote",
+                                                     "--serve-token",
+                                                     "abcdefghijklmnop1234",
+                                                     "--serve-stats",
                                                      "--present-mode",
                                                      "mailbox",
                                                      "--no-ui",
@@ -147,6 +154,10 @@ TEST(AppOptions, EveryWindowOptionIsParsed) {
     EXPECT_EQ(o.recordQuality, 18u);
     EXPECT_EQ(o.recordEncoder, "libx265");
     EXPECT_TRUE(o.arrows);
+    EXPECT_EQ(o.serve, "0.0.0.0:8080");
+    EXPECT_TRUE(o.serveAllowRemote);
+    EXPECT_EQ(o.serveToken, "abcdefghijklmnop1234");
+    EXPECT_TRUE(o.serveStats);
     EXPECT_FALSE(o.bench);
 }
 
@@ -160,6 +171,30 @@ TEST(AppOptions, RecordingOptionsAreCheckedBeforeAnyWork) {
     refused({"--record-fps", "30"}, "add --record PATH");
     refused({"--record", "clip.mp4", "--record-quality", "60"}, "--record-quality");
     refused({"--bench", "--record", "clip.mp4"}, "--record is ignored by --bench");
+}
+
+TEST(AppOptions, ServeAddressesAreParsedAndBadOnesRefused) {
+    const auto at = [](const char* text) {
+        const auto a = parseServeAddress(text);
+        return a ? a->address + " " + std::to_string(a->port) : std::string("refused");
+    };
+    EXPECT_EQ(at("8080"), "127.0.0.1 8080");
+    EXPECT_EQ(at("0"), "127.0.0.1 0");
+    EXPECT_EQ(at("0.0.0.0:9000"), "0.0.0.0 9000");
+    EXPECT_EQ(at("[::1]:8080"), "::1 8080");
+    for (const char* bad :
+         {"", "http", "65536", "-1", ":8080", "::1:8080", "[::1]8080", "1.2.3.4:", "123456"})
+        EXPECT_EQ(at(bad), "refused") << bad;
+    const auto refused = [](std::vector<const char*> args, const std::string& part) {
+        const auto out = parse(args);
+        EXPECT_TRUE(out.exitNow);
+        EXPECT_NE(out.message.find(part), std::string::npos) << out.message;
+    };
+    refused({"--serve", "localhost:80"}, "numeric address");
+    refused({"--serve-token", "abcdefghijklmnop"}, "add --serve");
+    refused({"--serve-stats"}, "add --serve");
+    refused({"--bench", "--serve", "8080"}, "--serve is not for --bench");
+    refused({"--headless", "--serve", "8080", "--trace", "t.json"}, "needs --frames");
 }
 
 TEST(AppOptions, ColorbarIsOnInTheWindowAndOffHeadlessUnlessAsked) {

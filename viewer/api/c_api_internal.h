@@ -126,6 +126,9 @@ ESTUARY_SINCE_0_3(estuary_labels_view_desc, attributes);
 // New in 0.3.2: their whole structs as first released.
 ESTUARY_SINCE_0_3(estuary_layout_desc, gap_pixels);
 ESTUARY_SINCE_0_3(estuary_panel_desc, scale_bar_unit);
+// New in 0.3.x (serving): their whole structs.
+ESTUARY_SINCE_0_3(estuary_serve_desc, jpeg_quality);
+ESTUARY_SINCE_0_3(estuary_serve_info, latency_ms_last);
 #undef ESTUARY_SINCE_0_3
 
 template <class T> void checkSize(uint32_t size, const char* name, const char* type) {

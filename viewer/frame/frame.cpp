@@ -39,11 +39,12 @@ uint64_t mix(uint64_t h, uint64_t x) {
 }
 
 // What a command buffer recorded for this frame depends on, where it may be submitted again
-// unchanged: 0 where it may not (readbacks, the UI, a window's swapchain image, a recording, whose
-// copy notes its frame as it is recorded).
+// unchanged: 0 where it may not (readbacks, the UI, a window's swapchain image, a recording or a
+// server, whose copy notes its frame as it is recorded).
 uint64_t reuseKey(const estuary_viewer& v, const estuary_frame& frame, const DrawSet& set,
                   bool cudaWait) {
-    if (!v.headless || overlayWanted(v) || !v.entries[frame.entry].reads.empty() || v.recorder)
+    if (!v.headless || overlayWanted(v) || !v.entries[frame.entry].reads.empty() || v.recorder ||
+        v.server)
         return 0;
     uint64_t key = mix(v.drawVersion, cudaWait ? 1 : 2);
     for (const estuary_image* image : set.images)
@@ -94,6 +95,7 @@ void recordWindowCopy(estuary_viewer& v, VkCommandBuffer cmd, const estuary_fram
     toCopy.dstAccess = VK_ACCESS_2_TRANSFER_READ_BIT;
     recordImageBarrier(cmd, window.image, toCopy);
     recordPictureCopy(v, cmd, frame.entry, frame.index, window.image, window.extent);
+    servePictureCopy(v, cmd, frame.entry, frame.index, window.image, window.extent);
 }
 
 // A pick of `view` read after the frame's draw into `result` (nullptr: the View panel's), its
@@ -185,12 +187,15 @@ void recordFrame(estuary_viewer& v, estuary_frame& frame, VkCommandBuffer cmd, c
         recordEndTarget(cmd, v.offscreen, false);
         recordPictureCopy(v, cmd, frame.entry, frame.index, v.offscreen.image.handle,
                           v.offscreen.image.extent);
+        servePictureCopy(v, cmd, frame.entry, frame.index, v.offscreen.image.handle,
+                         v.offscreen.image.extent);
     } else if (window.valid) {
         recordWindowBegin(cmd, window.image);
         recordViews(v, cmd, frame.index, window.image, window.view, window.extent, true);
         if (overlayWanted(v)) recordOverlay(v, cmd, window.view, window.extent);
-        if (v.recorder) recordWindowCopy(v, cmd, frame, window);
-        recordWindowEnd(cmd, window.image, v.recorder != nullptr);
+        const bool tapped = v.recorder || v.server;
+        if (tapped) recordWindowCopy(v, cmd, frame, window);
+        recordWindowEnd(cmd, window.image, tapped);
     }
     endLabel(v.device, cmd);
     recordReads(v, cmd, entry, frame.index, true, picture);
@@ -272,7 +277,7 @@ estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
         v.panels.screenshotRequested = false;
         if (v.nextFrame > 0) writeNumberedScreenshot(v);
     }
-    if (v.window && !v.gl) updateProbe(v);
+    if ((v.window || v.server) && !v.gl) updateProbe(v); // served: the page's pick readout
     const uint64_t f = v.nextFrame;
     estuary_frame& frame = v.frame;
     frame = estuary_frame{};

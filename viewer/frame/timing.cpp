@@ -242,6 +242,7 @@ void deliverReads(estuary_viewer& v, uint64_t frame) {
 
 void completeFrame(estuary_viewer& v, uint64_t frame) {
     collectRecordedPicture(v, frame); // the recording's, whether or not the frame was timed
+    collectServedPicture(v, frame);
     FrameRecord* record = findRecord(v, frame);
     if (!record || record->complete) return;
     Timing& t = v.timing;

@@ -418,6 +418,7 @@ void openViewer(estuary_viewer* v, const estuary_viewer_desc& desc) {
 } // namespace
 
 uint32_t destroyViewer(estuary_viewer* v) {
+    closeServer(*v); // its pages closed first: they see the server go, not a broken stream
     closeRecorder(*v); // a recording still running is finished (or, after a failure, deleted)
     if (v->device.handle && !settleGpuWork(*v)) {
         // Freeing objects the GPU may still use is undefined; the process should end soon.

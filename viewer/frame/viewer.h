@@ -25,6 +25,7 @@
 #include "points.h"
 #include "mesh.h"
 #include "recorder.h"
+#include "serve.h"
 #include "renderer.h"
 #include "resources.h"
 
@@ -386,7 +387,8 @@ struct estuary_viewer {
     void* uiUser = nullptr;
     uint32_t screenshotCount = 0;
     std::unique_ptr<estuary::lib::Recorder> recorder; // while estuary_record_start runs
-    std::string lastEncoder; // estuary_record_info.encoder of the last recording stopped
+    std::string lastEncoder;        // estuary_record_info.encoder of the last recording stopped
+    estuary::lib::ServerPtr server; // while estuary_serve_start runs
 
     // Faults armed by estuary_inject_fault.
     std::optional<uint64_t> faultDeviceLost, faultVulkanStall, faultCudaStall;

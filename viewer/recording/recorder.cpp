@@ -26,41 +26,6 @@ double msSince(std::chrono::steady_clock::time_point start) {
         .count();
 }
 
-// The video module: beside libestuary (found through this function's own address), else wherever
-// the loader looks. Loaded once and kept.
-const EstuaryVideoApi* loadVideoModule() {
-    static const EstuaryVideoApi* api = nullptr;
-    if (api) return api;
-    constexpr const char* kName = "libestuary_video.so";
-    Dl_info self{};
-    std::string beside;
-    if (dladdr(reinterpret_cast<void*>(&loadVideoModule), &self) && self.dli_fname)
-        beside = (std::filesystem::path(self.dli_fname).parent_path() / kName).string();
-    void* module = beside.empty() ? nullptr : dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!module) {
-        const std::string besideError = beside.empty() ? "" : dlerror();
-        module = dlopen(kName, RTLD_NOW | RTLD_LOCAL);
-        if (!module) {
-            const char* plainError = dlerror();
-            throw unsupported(std::string("recording needs FFmpeg's libraries through ") + kName +
-                              ", which did not load (" +
-                              (!besideError.empty() ? besideError
-                               : plainError         ? plainError
-                                                    : "not found") +
-                              "); install libavcodec, libavformat and libswscale, or build "
-                              "estuary where their -dev packages are");
-        }
-    }
-    using Entry = const EstuaryVideoApi* (*)();
-    const auto entry = reinterpret_cast<Entry>(dlsym(module, "estuary_video_api"));
-    const EstuaryVideoApi* found = entry ? entry() : nullptr;
-    if (!found || found->version != kEstuaryVideoApiVersion)
-        throw unsupported(std::string(kName) + " is not this estuary's (no estuary_video_api " +
-                          std::to_string(kEstuaryVideoApiVersion) + ")");
-    api = found;
-    return api;
-}
-
 void encodeLoop(Recorder& r) {
     for (;;) {
         std::vector<uint8_t> picture;
@@ -93,7 +58,7 @@ void encodeLoop(Recorder& r) {
 
 // The picture of `staged`, as RGBA at the recording's size (nearest texel where the target's size
 // changed since the recording started, e.g. a resized window).
-std::vector<uint8_t> takePicture(const Recorder& r, const Recorder::Staged& staged) {
+std::vector<uint8_t> takePicture(const Recorder& r, const PictureTap::Staged& staged) {
     const auto* source = static_cast<const uint8_t*>(staged.buffer.mapped);
     std::vector<uint8_t> rgba(size_t(r.width) * r.height * 4);
     const bool sameSize = staged.extent.width == r.width && staged.extent.height == r.height;
@@ -153,6 +118,41 @@ void reportFailureOnce(estuary_viewer& v, Recorder& r) {
 
 } // namespace
 
+// The video module: beside libestuary (found through this function's own address), else wherever
+// the loader looks. Loaded once and kept.
+const EstuaryVideoApi* loadVideoModule() {
+    static const EstuaryVideoApi* api = nullptr;
+    if (api) return api;
+    constexpr const char* kName = "libestuary_video.so";
+    Dl_info self{};
+    std::string beside;
+    if (dladdr(reinterpret_cast<void*>(&loadVideoModule), &self) && self.dli_fname)
+        beside = (std::filesystem::path(self.dli_fname).parent_path() / kName).string();
+    void* module = beside.empty() ? nullptr : dlopen(beside.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!module) {
+        const std::string besideError = beside.empty() ? "" : dlerror();
+        module = dlopen(kName, RTLD_NOW | RTLD_LOCAL);
+        if (!module) {
+            const char* plainError = dlerror();
+            throw unsupported(std::string("recording needs FFmpeg's libraries through ") + kName +
+                              ", which did not load (" +
+                              (!besideError.empty() ? besideError
+                               : plainError         ? plainError
+                                                    : "not found") +
+                              "); install libavcodec, libavformat and libswscale, or build "
+                              "estuary where their -dev packages are");
+        }
+    }
+    using Entry = const EstuaryVideoApi* (*)();
+    const auto entry = reinterpret_cast<Entry>(dlsym(module, "estuary_video_api"));
+    const EstuaryVideoApi* found = entry ? entry() : nullptr;
+    if (!found || found->version != kEstuaryVideoApiVersion)
+        throw unsupported(std::string(kName) + " is not this estuary's (no estuary_video_api " +
+                          std::to_string(kEstuaryVideoApiVersion) + ")");
+    api = found;
+    return api;
+}
+
 Recorder::~Recorder() {
     if (worker.joinable()) {
         {
@@ -204,7 +204,6 @@ void startRecording(estuary_viewer& v, const estuary_record_desc& desc) {
         throw unsupported(text);
     }
     r->encoder = encoder ? encoder : "";
-    r->entries.resize(v.hostRing);
     Recorder* raw = r.get();
     r->worker = std::thread([raw] { encodeLoop(*raw); });
     v.recorder = std::move(r);
@@ -218,35 +217,17 @@ void recordPictureCopy(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, u
                        VkImage image, VkExtent2D extent) {
     Recorder* r = v.recorder.get();
     if (!r) return;
-    Recorder::Staged& staged = r->entries[entry];
-    const VkDeviceSize bytes = VkDeviceSize(extent.width) * extent.height * 4;
-    if (staged.buffer.size < bytes) { // the entry's last frame is drawn: the host waited for it
-        destroyBuffer(v.device, staged.buffer);
-        staged.buffer =
-            createBuffer(v.device, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                         "recorded picture");
-    }
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {extent.width, extent.height, 1};
-    vkCmdCopyImageToBuffer(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staged.buffer.handle,
-                           1, &region);
-    recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    staged.frame = frame;
-    staged.extent = extent;
+    tapPicture(v, r->tap, cmd, entry, frame, image, extent);
 }
 
 void collectRecordedPicture(estuary_viewer& v, uint64_t frame) {
     Recorder* r = v.recorder.get();
     if (!r) return;
     reportFailureOnce(v, *r);
-    Recorder::Staged& staged = r->entries[frame % r->entries.size()];
-    if (staged.frame != frame) return; // drawn before the recording, or nothing drawn
-    staged.frame = UINT64_MAX;
+    const PictureTap::Staged* staged = takeTapped(r->tap, frame);
+    if (!staged) return; // drawn before the recording, or nothing drawn
     const auto start = std::chrono::steady_clock::now();
-    std::vector<uint8_t> picture = takePicture(*r, staged);
+    std::vector<uint8_t> picture = takePicture(*r, *staged);
     r->copyMs += msSince(start);
     const auto waitStart = std::chrono::steady_clock::now();
     {
@@ -276,8 +257,7 @@ void stopRecording(estuary_viewer& v, estuary_record_info* info) {
     }
     r->changed.notify_all();
     r->worker.join();
-    for (Recorder::Staged& staged : r->entries)
-        destroyBuffer(v.device, staged.buffer);
+    releaseTap(v, r->tap);
     if (info) {
         *info = estuary_record_info{};
         info->frames = r->framesWritten;

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "estuary/estuary.h"
-#include "resources.h"
+#include "picture_tap.h"
 
 #include <condition_variable>
 #include <cstdint>
@@ -50,15 +50,12 @@ struct Recorder {
     // Counts, for estuary_record_info.
     uint64_t framesQueued = 0, framesWritten = 0;
     double copyMs = 0, stallMs = 0;
-    // Per ring entry: the buffer the draw copies the picture into, and which frame it holds.
-    struct Staged {
-        GpuBuffer buffer;
-        uint64_t frame = UINT64_MAX;
-        VkExtent2D extent{};
-    };
-    std::vector<Staged> entries;
+    PictureTap tap; // each frame's picture, copied out by its draw
 };
 
+// libestuary_video.so, loaded once (beside libestuary, else wherever the loader looks); throws an
+// unsupported-environment error naming what did not load. The server's H.264 uses it too.
+const EstuaryVideoApi* loadVideoModule();
 // Starts a recording (throws a usage error or an unsupported-environment error naming the cause).
 void startRecording(estuary_viewer& v, const estuary_record_desc& desc);
 // Waits for the frames in flight, encodes what is queued, finishes and renames the file.

@@ -266,6 +266,7 @@ void startInputPoll(estuary_viewer& v) {
 }
 
 void deliverInjected(estuary_viewer& v) {
+    takeServedInput(v); // a served page's input, in order after what was injected before
     const std::vector<estuary_event> events = std::exchange(v.injected, {});
     for (const estuary_event& e : events)
         handleEvent(v, e);

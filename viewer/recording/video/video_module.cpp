@@ -447,8 +447,15 @@ long videoDecode(const char* path, EstuaryVideoFrameFn onFrame, void* user, char
     return frames;
 }
 
-constexpr EstuaryVideoApi kApi = {
-    kEstuaryVideoApiVersion, videoOpen, videoWrite, videoFinish, videoAbandon, videoDecode};
+constexpr EstuaryVideoApi kApi = {kEstuaryVideoApiVersion,
+                                  videoOpen,
+                                  videoWrite,
+                                  videoFinish,
+                                  videoAbandon,
+                                  videoDecode,
+                                  streamOpen,
+                                  streamEncode,
+                                  streamClose};
 
 } // namespace
 

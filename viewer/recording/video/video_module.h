@@ -27,6 +27,9 @@ struct EstuaryVideoOptions {
 typedef void (*EstuaryVideoFrameFn)(void* user, const uint8_t* rgba, uint32_t width,
                                     uint32_t height);
 
+// Called for each encoded access unit of a stream (Annex B), `keyframe` 1 for an IDR.
+typedef void (*EstuaryVideoPacketFn)(void* user, const uint8_t* data, size_t size, int keyframe);
+
 struct EstuaryVideoApi {
     uint32_t version; // kEstuaryVideoApiVersion
     // Null on failure. encoderName: what opened (valid until close). An error of the file itself
@@ -42,9 +45,24 @@ struct EstuaryVideoApi {
     // Decodes every video frame of `path` in order; returns the count, or -1 (error filled).
     long (*decode)(const char* path, EstuaryVideoFrameFn frame, void* user, char* error,
                    size_t errorSize);
+    // A live H.264 stream for the server (video_stream.cpp): no file, one access unit out for each
+    // picture in. `encoder` null: h264_nvenc where it opens, else libx264. Null on failure.
+    void* (*streamOpen)(uint32_t width, uint32_t height, uint32_t fps, const char* encoder,
+                        const char** encoderName, char* error, size_t errorSize);
+    // Encodes `rgba` (width x height of streamOpen), an IDR when `keyframe`; 0: ok.
+    int (*streamEncode)(void* stream, const uint8_t* rgba, int keyframe,
+                        EstuaryVideoPacketFn packet, void* user, char* error, size_t errorSize);
+    void (*streamClose)(void* stream);
 };
+
+// video_stream.cpp's, for the table.
+void* streamOpen(uint32_t width, uint32_t height, uint32_t fps, const char* encoder,
+                 const char** encoderName, char* error, size_t errorSize);
+int streamEncode(void* stream, const uint8_t* rgba, int keyframe, EstuaryVideoPacketFn packet,
+                 void* user, char* error, size_t errorSize);
+void streamClose(void* stream);
 
 const EstuaryVideoApi* estuary_video_api(void);
 }
 
-inline constexpr uint32_t kEstuaryVideoApiVersion = 1;
+inline constexpr uint32_t kEstuaryVideoApiVersion = 2;
