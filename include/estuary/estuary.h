@@ -969,7 +969,7 @@ ESTUARY_API estuary_status estuary_record_start(estuary_viewer* viewer,
  * (ESTUARY_ERROR_RUNTIME), the path keeping the file it had before and no "<path>.part" left. */
 ESTUARY_API estuary_status estuary_record_stop(estuary_viewer* viewer, estuary_record_info* info);
 
-/* ---- serving ------------------------------------------------------------------------------------
+/* ---- serving (since 0.3.3) ----------------------------------------------------------------------
  * The live picture to browsers (and notebooks): an HTTP and WebSocket server on a thread of its
  * own serves one page at "/" (compiled into the library; no file is ever read) and the stream at
  * "/ws"; every other path gets 404. Each frame's picture is copied out as for a recording and,
