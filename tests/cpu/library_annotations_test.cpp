@@ -255,7 +255,7 @@ TEST_F(LibraryAnnotations, BadPanelTextsAreRefusedNamingTheField) {
     d.title = long_.c_str();
     EXPECT_REFUSED(v.setPanel(0, d), ESTUARY_ERROR_INVALID_ARGUMENT, "title", "300 bytes", "256");
     d.title = nullptr;
-    d.flags = ESTUARY_PANEL_SCALE_BAR << 1;
+    d.flags = ESTUARY_PANEL_TIME_X << 1;
     EXPECT_REFUSED(v.setPanel(0, d), ESTUARY_ERROR_INVALID_ARGUMENT, "unknown flags");
 }
 
