@@ -10,24 +10,9 @@ std::string get(const std::string& target, const std::string& host = "127.0.0.1"
     return "GET " + target + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n";
 }
 
-class ServeHttp : public ::testing::Test {
+class ServeHttp : public ServedTest {
   protected:
-    void SetUp() override {
-        served.emplace(estuary_serve_desc{});
-        ASSERT_EQ(served->status, ESTUARY_OK) << served->error;
-        watcher.emplace(served->port);
-        ASSERT_TRUE(watcher->connected());
-        ASSERT_TRUE(watcher->frameAfter(0)) << "no first frame";
-    }
-    void TearDown() override {
-        if (watcher) {
-            EXPECT_FRAMES_GO_ON(*served, *watcher);
-        }
-        watcher.reset();
-        served.reset();
-    }
-    std::optional<ServedViewer> served;
-    std::optional<Watcher> watcher;
+    void SetUp() override { start(); }
 };
 
 TEST_F(ServeHttp, RootServesTheEmbeddedPage) {

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -126,5 +127,27 @@ class Page {
 #define EXPECT_FRAMES_GO_ON(viewer, watcher)                                                       \
     EXPECT_TRUE((watcher).frameAfter((viewer).framesDrawn() + 1))                                  \
         << "no frame reached the watching page after this request"
+
+// A served viewer and a page watching it: start() serves and waits for the first frame; at the
+// end of each test the frames must still be reaching the page.
+class ServedTest : public ::testing::Test {
+  protected:
+    void start(const estuary_serve_desc& desc = {}) {
+        served.emplace(desc);
+        ASSERT_EQ(served->status, ESTUARY_OK) << served->error;
+        watcher.emplace(served->port);
+        ASSERT_TRUE(watcher->connected());
+        ASSERT_TRUE(watcher->frameAfter(0)) << "no first frame";
+    }
+    void TearDown() override {
+        if (watcher) {
+            EXPECT_FRAMES_GO_ON(*served, *watcher);
+        }
+        watcher.reset();
+        served.reset();
+    }
+    std::optional<ServedViewer> served;
+    std::optional<Watcher> watcher;
+};
 
 } // namespace estuary::serve_test

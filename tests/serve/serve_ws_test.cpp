@@ -14,25 +14,7 @@ namespace {
 
 namespace serve = estuary::lib::serve;
 
-class ServeWs : public ::testing::Test {
-  protected:
-    void start(estuary_serve_desc desc = {}) {
-        served.emplace(desc);
-        ASSERT_EQ(served->status, ESTUARY_OK) << served->error;
-        watcher.emplace(served->port);
-        ASSERT_TRUE(watcher->connected());
-        ASSERT_TRUE(watcher->frameAfter(0)) << "no first frame";
-    }
-    void TearDown() override {
-        if (watcher) {
-            EXPECT_FRAMES_GO_ON(*served, *watcher);
-        }
-        watcher.reset();
-        served.reset();
-    }
-    std::optional<ServedViewer> served;
-    std::optional<Watcher> watcher;
-};
+class ServeWs : public ServedTest {};
 
 // The upgrade by hand, so that the frames after it can break the protocol.
 std::string upgradeRequest(uint16_t port) {
