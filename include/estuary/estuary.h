@@ -982,7 +982,8 @@ ESTUARY_API estuary_status estuary_record_stop(estuary_viewer* viewer, estuary_r
  * WebSocket (?token=). Requests, messages and connections are bounded; a bad one is answered
  * with an error and closed, and the frames go on. Not with ESTUARY_CONSUMER_OPENGL. */
 typedef enum estuary_serve_codec {
-    ESTUARY_SERVE_CODEC_AUTO = 0, /* H.264 where an encoder opens and the page decodes it, else JPEG */
+    /* H.264 where an encoder opens and the page decodes it, else JPEG */
+    ESTUARY_SERVE_CODEC_AUTO = 0,
     ESTUARY_SERVE_CODEC_H264 = 1,
     ESTUARY_SERVE_CODEC_JPEG = 2,
     ESTUARY_SERVE_CODEC_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
@@ -1009,8 +1010,8 @@ typedef struct estuary_serve_info {
     const char* encoder; /* "jpeg", or the H.264 encoder that opened (h264_nvenc, libx264) */
     uint32_t clients;    /* pages connected now */
     uint64_t frames_encoded, frames_sent;
-    uint64_t frames_dropped; /* pictures not encoded: the encoder was busy */
-    uint64_t sends_dropped;  /* encoded frames a page missed: its previous one had not left */
+    uint64_t frames_dropped;   /* pictures not encoded: the encoder was busy */
+    uint64_t sends_dropped;    /* encoded frames a page missed: its previous one had not left */
     uint64_t requests_refused; /* HTTP requests and WebSocket messages answered with an error */
     double encode_ms_mean, encode_ms_last; /* the encoder thread's time a frame */
     double latency_ms_last; /* the steering page's last report of frame-to-screen time (?stats) */
