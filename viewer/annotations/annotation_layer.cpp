@@ -118,7 +118,8 @@ void recordAnnotationLayer(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entr
             view->type->recordUploads(v, *view, cmd);
             annotating = true;
         }
-    const bool panels = annotationsWanted(v);
+    // Once the layer exists, layOutPanels asks each panel itself: no second walk of the views.
+    const bool panels = v.annotations || annotationsWanted(v);
     if (panels && (!v.annotations || v.annotations->format != v.targetFormat)) {
         closeAnnotationLayer(v);
         auto layer = Owned<AnnotationLayer>(new AnnotationLayer);
