@@ -1,5 +1,6 @@
 // The text renderer (text.h): the batch's quads built on the CPU, one instanced draw.
 #include "text.h"
+#include "text_compute.h"
 #include "renderer_internal.h"
 #include "shared_layout.h"
 #include "vk_check.h"
@@ -71,6 +72,10 @@ bool finite(std::initializer_list<float> values) {
 
 } // namespace
 
+float glyphFieldPerPixel(const FontAtlas& font, float sizePixels) {
+    return 128.0f / 255.0f / font.spreadPixels() * font.emPixels() / sizePixels;
+}
+
 void buildTextQuads(const FontAtlas& font, const Kit& kit, const AnnotationBatch& batch,
                     std::vector<TextQuad>& out, std::vector<PlacedGlyph>& glyphs) {
     out.clear();
@@ -114,11 +119,13 @@ void buildTextQuads(const FontAtlas& font, const Kit& kit, const AnnotationBatch
         font.layout(t.text, t.sizePixels, t.alignX, t.alignY, glyphs);
         // Counter-clockwise on the screen (y down): (x, y) -> (x c + y s, -x s + y c).
         const float a = t.rotationDegrees * 0.017453292f, c = std::cos(a), s = std::sin(a);
+        const float perPixel = glyphFieldPerPixel(font, t.sizePixels);
         for (const PlacedGlyph& g : glyphs) {
             const float w = g.x1 - g.x0, h = g.y1 - g.y0;
             out.push_back(quad(t.x + g.x0 * c + g.y0 * s, t.y - g.x0 * s + g.y0 * c, w * c, -w * s,
                                h * s, h * c, {g.u0, g.v0, g.u1, g.v1}, t.color,
                                {float(ESTUARY_TEXT_GLYPH), 0, 0, 0}));
+            out.back().extra[0] = perPixel;
         }
     }
 }
@@ -187,6 +194,7 @@ TextRenderer createTextRenderer(const Device& device, const TextDesc& desc) {
         shape.name = "text pipeline";
         r.pipeline = createGraphicsPipeline(device, &r.kit->pipelineCache, desc.targetFormat,
                                             r.pipelineLayout, desc.dataDir, shape);
+        if (desc.compute) createTextCompute(device, r, desc.dataDir, desc.slotCount);
     } catch (...) {
         destroyTextRenderer(device, r);
         throw;
@@ -195,6 +203,7 @@ TextRenderer createTextRenderer(const Device& device, const TextDesc& desc) {
 }
 
 void destroyTextRenderer(const Device& device, TextRenderer& r) {
+    destroyTextCompute(device, r);
     vkDestroyPipeline(device.handle, r.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, r.pipelineLayout, nullptr);
     for (GpuBuffer& b : r.quads)
