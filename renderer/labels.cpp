@@ -97,7 +97,8 @@ LabelsRenderer createLabelsRenderer(const Device& device, const LabelsDesc& desc
 
         // The compute path's passes read the font, the runs and the channels too, and write the
         // coverage and the picture.
-        const VkShaderStageFlags compute = desc.compute ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u;
+        const VkShaderStageFlags compute =
+            desc.compute ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u;
         std::vector<VkDescriptorSetLayoutBinding> bindings{
             {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
              VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
@@ -214,7 +215,6 @@ void pushLabels(const LabelsRenderer& r, VkCommandBuffer cmd, VkPipelineLayout l
     const auto setCompute = [&](auto& pc) {
         pc.areaX = compute.areaX, pc.areaY = compute.areaY;
         pc.pictureWidth = compute.pictureWidth, pc.pictureHeight = compute.pictureHeight;
-        pc.glyphPerPixel = compute.glyphPerPixel;
     };
     if (r.threeD) {
         Labels3dPushConstants pc{};

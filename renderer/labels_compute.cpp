@@ -95,7 +95,6 @@ void recordLabelsCompute(const Device& device, LabelsRenderer& r, VkCommandBuffe
     LabelsComputeMembers members;
     members.areaX = float(area.offset.x), members.areaY = float(area.offset.y);
     members.pictureWidth = float(picture.width), members.pictureHeight = float(picture.height);
-    members.glyphPerPixel = glyphFieldPerPixel(*r.font.atlas, draw.sizePixels);
     pushLabels(r, cmd, r.computeLayout, VK_SHADER_STAGE_COMPUTE_BIT, area.extent, draw, count,
                members);
     // A workgroup per glyph slot, grid-stride past the dispatch limit.

@@ -9,7 +9,6 @@ namespace estuary {
 // The compute path's members of the push block (shared_layout.h, ESTUARY_LABEL_MEMBERS).
 struct LabelsComputeMembers {
     float areaX = 0.0f, areaY = 0.0f, pictureWidth = 0.0f, pictureHeight = 0.0f;
-    float glyphPerPixel = 0.0f;
 };
 
 // RGBA8 of a colour clamped to 0..1 (unpackUnorm4x8's order).

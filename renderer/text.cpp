@@ -72,10 +72,6 @@ bool finite(std::initializer_list<float> values) {
 
 } // namespace
 
-float glyphFieldPerPixel(const FontAtlas& font, float sizePixels) {
-    return 128.0f / 255.0f / font.spreadPixels() * font.emPixels() / sizePixels;
-}
-
 void buildTextQuads(const FontAtlas& font, const Kit& kit, const AnnotationBatch& batch,
                     std::vector<TextQuad>& out, std::vector<PlacedGlyph>& glyphs) {
     out.clear();
@@ -119,13 +115,11 @@ void buildTextQuads(const FontAtlas& font, const Kit& kit, const AnnotationBatch
         font.layout(t.text, t.sizePixels, t.alignX, t.alignY, glyphs);
         // Counter-clockwise on the screen (y down): (x, y) -> (x c + y s, -x s + y c).
         const float a = t.rotationDegrees * 0.017453292f, c = std::cos(a), s = std::sin(a);
-        const float perPixel = glyphFieldPerPixel(font, t.sizePixels);
         for (const PlacedGlyph& g : glyphs) {
             const float w = g.x1 - g.x0, h = g.y1 - g.y0;
             out.push_back(quad(t.x + g.x0 * c + g.y0 * s, t.y - g.x0 * s + g.y0 * c, w * c, -w * s,
                                h * s, h * c, {g.u0, g.v0, g.u1, g.v1}, t.color,
                                {float(ESTUARY_TEXT_GLYPH), 0, 0, 0}));
-            out.back().extra[0] = perPixel;
         }
     }
 }

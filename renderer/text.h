@@ -41,8 +41,8 @@ void recordFontUpload(FontImage& font, VkCommandBuffer cmd);
 
 // One quad as text.vert reads it (std430, 80 bytes): corners origin + s * axisU + t * axisV for
 // s, t in {0, 1}, local coordinates interpolated from local.xy to local.zw, and params.x its kind
-// (ESTUARY_TEXT_*: rect, ramp, line, glyph). extra[0]: a glyph's distance-field change over one
-// pixel (the compute path's fwidth); extra[1]: the compute path's clip index (uint bits).
+// (ESTUARY_TEXT_*: rect, ramp, line, glyph). extra[1]: the compute path's clip index (uint bits);
+// extra[0] unused.
 struct TextQuad {
     float origin[2];
     float axisU[2];
@@ -53,11 +53,6 @@ struct TextQuad {
     float params[4];
 };
 static_assert(sizeof(TextQuad) == 80, "TextQuad must match text.vert's std430 struct");
-
-// The distance field's change over one screen pixel for glyphs of `sizePixels` (what text.frag's
-// fwidth measures across an edge; the compute path's): FreeType's field changes by 128/255 over
-// the spread, in texels of the atlas's em size.
-float glyphFieldPerPixel(const FontAtlas& font, float sizePixels);
 
 // The batch's quads in drawing order (rects, ramps, lines, texts), for `font` and the kit's
 // colormaps (a ramp naming a row not in use is left out), into `out` (cleared first); `glyphs` is

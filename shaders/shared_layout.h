@@ -309,8 +309,7 @@
 // The labels' own members, after their placement (points_place.glsl's names): the em size and
 // the offset from the anchor in pixels, the colour (RGBA8 bits), the anchors drawn, the strings
 // and the longest string's glyphs (uints as bits); for the compute path, where the area placed in
-// (targetWidth x targetHeight) starts in the picture, the picture's size and the distance field's
-// change over one pixel at this size (text.h, glyphFieldPerPixel).
+// (targetWidth x targetHeight) starts in the picture, and the picture's size.
 #define ESTUARY_LABEL_MEMBERS                                                                      \
     float sizePixels;                                                                              \
     float offsetX;                                                                                 \
@@ -322,8 +321,7 @@
     float areaX;                                                                                   \
     float areaY;                                                                                   \
     float pictureWidth;                                                                            \
-    float pictureHeight;                                                                           \
-    float glyphPerPixel;
+    float pictureHeight;
 #define ESTUARY_LABELS_PUSH_CONSTANTS                                                              \
     float targetWidth;                                                                             \
     float targetHeight;                                                                            \
@@ -405,8 +403,8 @@ static_assert(sizeof(FieldPushConstants) == 15 * sizeof(float) &&
                   sizeof(MarkerPushConstants) == 25 * sizeof(float) &&
                   sizeof(Marker3dPushConstants) == 29 * sizeof(float) &&
                   sizeof(MeshPushConstants) == 30 * sizeof(float) &&
-                  sizeof(LabelsPushConstants) == 23 * sizeof(float) &&
-                  sizeof(Labels3dPushConstants) == 30 * sizeof(float),
+                  sizeof(LabelsPushConstants) == 22 * sizeof(float) &&
+                  sizeof(Labels3dPushConstants) == 29 * sizeof(float),
               "push constants must stay tightly packed scalars (std430 == C++)");
 inline constexpr unsigned kPushConstantBytes = sizeof(VolumePushConstants);
 static_assert(kPushConstantBytes <= 128, "the push range must fit every device's minimum limit");

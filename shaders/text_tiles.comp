@@ -5,7 +5,7 @@
 // pixel, which blends the tile's quads in their drawing order in registers over the picture's
 // pixel, read and written once. The coverage is text.frag's (text_coverage.glsl), a pixel covered
 // where its centre is inside the quad (the top-left rule on its edges, as raster), a glyph's
-// field change per pixel the one its quad carries (TextQuad extra.x) instead of fwidth.
+// fwidth taken as raster's fine derivatives take it (quadFwidth).
 #include "shared_layout.h"
 #include "text_coverage.glsl"
 #include "text_quad.glsl"
@@ -53,9 +53,18 @@ void main() {
         vec2 st = vec2(d.x * q.axisV.y - d.y * q.axisV.x, q.axisU.x * d.y - q.axisU.y * d.x) / det;
         if (!inside(st.x, q.axisU) || !inside(st.y, q.axisV)) continue;
         vec2 local = mix(q.local.xy, q.local.zw, st);
-        float distance = 0.0;
-        if (uint(q.params.x) == ESTUARY_TEXT_GLYPH) distance = textureLod(font, local, 0.0).r;
-        vec4 c = quadColour(colormaps, local, distance, q.extra.x, q.colour, q.params);
+        float distance = 0.0, perPixel = 1.0;
+        if (uint(q.params.x) == ESTUARY_TEXT_GLYPH) {
+            // (s, t) one pixel across and down: the inverse of the axes' matrix.
+            vec2 step = quadNeighbour(pixel);
+            vec2 across = st + step.x * vec2(q.axisV.y, -q.axisU.y) / det;
+            vec2 down = st + step.y * vec2(-q.axisV.x, q.axisU.x) / det;
+            distance = textureLod(font, local, 0.0).r;
+            perPixel = quadFwidth(
+                distance, textureLod(font, mix(q.local.xy, q.local.zw, across), 0.0).r,
+                textureLod(font, mix(q.local.xy, q.local.zw, down), 0.0).r);
+        }
+        vec4 c = quadColour(colormaps, local, distance, perPixel, q.colour, q.params);
         if (!touched) {
             below = imageLoad(target, pixel);
             touched = true;

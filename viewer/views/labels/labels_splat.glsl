@@ -37,8 +37,12 @@ void main() {
         for (uint i = gl_LocalInvocationID.x; i < n; i += gl_WorkGroupSize.x) {
             ivec2 p = lo + ivec2(int(i % uint(size.x)), int(i / uint(size.x)));
             vec2 st = (vec2(p) + 0.5 - quad.xy) / span;
+            // Quads of the picture's pixels, as raster's: the area starts anywhere.
+            vec2 step = quadNeighbour(ivec2(area) + p);
             float distance = textureLod(font, mix(uv.xy, uv.zw, st), 0.0).r;
-            float a = glyphCoverage(distance, pc.glyphPerPixel);
+            float across = textureLod(font, mix(uv.xy, uv.zw, st + vec2(step.x, 0.0) / span), 0.0).r;
+            float down = textureLod(font, mix(uv.xy, uv.zw, st + vec2(0.0, step.y) / span), 0.0).r;
+            float a = glyphCoverage(distance, quadFwidth(distance, across, down));
             if (a <= 0.0) continue;
             uvec2 pixel = uvec2(ivec2(area) + p);
             atomicMax(coverage[pixel.y * width + pixel.x], uint(round(a * 65535.0)));
