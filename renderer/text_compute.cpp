@@ -129,17 +129,15 @@ void recordAnnotationsCompute(const Device& device, TextRenderer& r, VkCommandBu
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.computePipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.computeLayout, 0, 1,
                             &r.computeSets[slot], 0, nullptr);
-    const TextTilesPushConstants pc{float(extent.width), float(extent.height),
-                                    std::bit_cast<float>(tiles.clipBase),
-                                    std::bit_cast<float>(tiles.indexBase)};
+    const TextTilesPushConstants pc{
+        float(extent.width), float(extent.height), std::bit_cast<float>(tiles.clipBase),
+        std::bit_cast<float>(tiles.indexBase), std::bit_cast<float>(tiles.tileCount)};
     vkCmdPushConstants(cmd, r.computeLayout, kCompute, 0, sizeof(pc), &pc);
-    // One workgroup a tile: a 16k-wide picture has 1M tiles, past the 65535 a dimension
-    // guarantees, so the tiles are dispatched in rows of at most 65535 groups.
+    // One workgroup a tile: a 16k-wide picture has 1M tiles, past the 65535 groups a dimension
+    // is sure to take, so they go in rows.
     constexpr uint32_t kRow = 65535;
-    if (tiles.tileCount > kRow)
-        throw runtimeError("recordAnnotationsCompute: " + std::to_string(tiles.tileCount) +
-                           " tiles hold annotations, more than one dispatch of 65535 groups");
-    vkCmdDispatch(cmd, tiles.tileCount, 1, 1);
+    const uint32_t rows = (tiles.tileCount + kRow - 1) / kRow;
+    vkCmdDispatch(cmd, std::min(tiles.tileCount, kRow), rows, 1);
 }
 
 void recordStorageBegin(VkCommandBuffer cmd, VkImage image) {

@@ -285,14 +285,16 @@
 // The compute path of text (text_tiles.comp): the picture's screen tiles of 16 x 16 pixels, each
 // with the quads that reach it in drawing order, as uints: per non-empty tile four (x | y << 16 in
 // tiles, the first of its quad indices, their count, 0), then per clip rectangle four (x0, y0, x1,
-// y1 pixels, exclusive), then the quad indices; the push block says where the last two start.
+// y1 pixels, exclusive), then the quad indices; the push block says where the last two start and
+// how many tiles there are (dispatched in rows of up to 65535 workgroups).
 #define ESTUARY_BINDING_TEXT_TILES 14
 #define ESTUARY_TEXT_TILE 16
 #define ESTUARY_TEXT_TILES_PUSH_CONSTANTS                                                          \
     float targetWidth;                                                                             \
     float targetHeight;                                                                            \
     float clipBaseBits;                                                                            \
-    float indexBaseBits;
+    float indexBaseBits;                                                                           \
+    float tileCountBits;
 // The labels' compute path (labels_splat.glsl, labels_resolve.comp): per pixel of the picture the
 // labels view's largest glyph coverage (0..65535), cleared back to 0 by the resolve.
 #define ESTUARY_BINDING_LABEL_COVERAGE 15

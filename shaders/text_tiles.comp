@@ -30,7 +30,8 @@ bool inside(float s, vec2 axis) {
 }
 
 void main() {
-    uint tile = gl_WorkGroupID.x;
+    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (tile >= floatBitsToUint(pc.tileCountBits)) return;
     uint packedXy = words[4u * tile], first = words[4u * tile + 1u],
          count = words[4u * tile + 2u];
     ivec2 pixel = ivec2(packedXy & 0xFFFFu, packedXy >> 16u) * ESTUARY_TEXT_TILE +
@@ -69,8 +70,10 @@ void main() {
             below = imageLoad(target, pixel);
             touched = true;
         }
-        // The raster pass's blend: SRC_ALPHA, ONE_MINUS_SRC_ALPHA on colour, alpha kept.
-        below.rgb = c.rgb * c.a + below.rgb * (1.0 - c.a);
+        // The raster pass's blend: SRC_ALPHA, ONE_MINUS_SRC_ALPHA on colour, alpha kept, rounded
+        // to the picture's 8 bits after each quad as raster's writes are (so overlapping
+        // translucent quads come out as raster draws them, not a level or two apart).
+        below.rgb = round((c.rgb * c.a + below.rgb * (1.0 - c.a)) * 255.0) / 255.0;
     }
     if (touched) imageStore(target, pixel, below);
 }
