@@ -1,6 +1,7 @@
 // The labels renderer (labels.h): the strings' glyph runs laid out once, one instanced draw a
 // frame.
 #include "labels.h"
+#include "labels_internal.h"
 #include "renderer_internal.h"
 #include "shared_layout.h"
 #include "vk_check.h"
@@ -94,15 +95,25 @@ LabelsRenderer createLabelsRenderer(const Device& device, const LabelsDesc& desc
                          "label glyph runs");
         std::memcpy(r.runs.mapped, table.data(), tableBytes);
 
-        const std::array<VkDescriptorSetLayoutBinding, 4> bindings{{
+        // The compute path's passes read the font, the runs and the channels too, and write the
+        // coverage and the picture.
+        const VkShaderStageFlags compute =
+            desc.compute ? VkShaderStageFlags(VK_SHADER_STAGE_COMPUTE_BIT) : 0u;
+        std::vector<VkDescriptorSetLayoutBinding> bindings{
             {ESTUARY_BINDING_COLORMAP, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
              VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
             {ESTUARY_BINDING_FONT, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1,
-             VK_SHADER_STAGE_FRAGMENT_BIT, nullptr},
+             VK_SHADER_STAGE_FRAGMENT_BIT | compute, nullptr},
             {ESTUARY_BINDING_LABEL_RUNS, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
-             VK_SHADER_STAGE_VERTEX_BIT, nullptr},
-            attributeBinding(VK_SHADER_STAGE_VERTEX_BIT),
-        }};
+             VK_SHADER_STAGE_VERTEX_BIT | compute, nullptr},
+            attributeBinding(VK_SHADER_STAGE_VERTEX_BIT | compute),
+        };
+        if (desc.compute) {
+            bindings.push_back({ESTUARY_BINDING_LABEL_COVERAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                1, compute, nullptr});
+            bindings.push_back({ESTUARY_BINDING_DRAW_TARGET, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1,
+                                compute, nullptr});
+        }
         VkDescriptorSetLayoutCreateInfo layoutInfo{
             VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
         layoutInfo.bindingCount = uint32_t(bindings.size());
@@ -133,6 +144,7 @@ LabelsRenderer createLabelsRenderer(const Device& device, const LabelsDesc& desc
         shape.name = desc.threeD ? "3D labels pipeline" : "labels pipeline";
         r.pipeline = createGraphicsPipeline(device, &r.kit->pipelineCache, desc.targetFormat,
                                             r.pipelineLayout, desc.dataDir, shape);
+        if (desc.compute) createLabelsCompute(device, r, desc.dataDir);
     } catch (...) {
         destroyLabelsRenderer(device, r);
         throw;
@@ -141,6 +153,7 @@ LabelsRenderer createLabelsRenderer(const Device& device, const LabelsDesc& desc
 }
 
 void destroyLabelsRenderer(const Device& device, LabelsRenderer& r) {
+    destroyLabelsCompute(device, r);
     vkDestroyPipeline(device.handle, r.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, r.pipelineLayout, nullptr);
     if (r.kit) freeKitSets(device, *r.kit, r.slotSets);
@@ -172,6 +185,14 @@ void setLabelsAttributeBuffer(const Device& device, LabelsRenderer& r, uint32_t 
                               channelBuffers(r.channels, r.mainBuffers[slot], r.ownBuffers[slot]));
 }
 
+uint32_t packLabelColour(const Rgba& colour) {
+    uint32_t bits = 0;
+    for (int i = 0; i < 4; ++i)
+        bits |= uint32_t(std::lround(std::clamp(colour[size_t(i)], 0.0f, 1.0f) * 255.0f))
+                << (8 * i);
+    return bits;
+}
+
 namespace {
 
 template <class Push>
@@ -179,17 +200,46 @@ void setLabelMembers(Push& pc, const LabelsRenderer& r, const LabelsDraw& draw, 
     pc.sizePixels = draw.sizePixels;
     pc.offsetX = draw.offsetX;
     pc.offsetY = draw.offsetY;
-    uint32_t colour = 0;
-    for (int i = 0; i < 4; ++i)
-        colour |= uint32_t(std::lround(std::clamp(draw.color[size_t(i)], 0.0f, 1.0f) * 255.0f))
-                  << (8 * i);
-    pc.colourBits = std::bit_cast<float>(colour);
+    pc.colourBits = std::bit_cast<float>(packLabelColour(draw.color));
     pc.labelCountBits = std::bit_cast<float>(count);
     pc.stringCountBits = std::bit_cast<float>(r.stringCount);
     pc.maxGlyphsBits = std::bit_cast<float>(r.maxGlyphs);
 }
 
 } // namespace
+
+void pushLabels(const LabelsRenderer& r, VkCommandBuffer cmd, VkPipelineLayout layout,
+                VkShaderStageFlags stages, VkExtent2D extent, const LabelsDraw& draw,
+                uint32_t count, const LabelsComputeMembers& compute) {
+    const PointsDraw& place = draw.place;
+    const auto setCompute = [&](auto& pc) {
+        pc.areaX = compute.areaX, pc.areaY = compute.areaY;
+        pc.pictureWidth = compute.pictureWidth, pc.pictureHeight = compute.pictureHeight;
+    };
+    if (r.threeD) {
+        Labels3dPushConstants pc{};
+        setOrbitPush(pc, extent, place.view, place.box);
+        setLabelMembers(pc, r, draw, count);
+        setCompute(pc);
+        vkCmdPushConstants(cmd, layout, stages, 0, sizeof(pc), &pc);
+    } else {
+        LabelsPushConstants pc{};
+        pc.targetWidth = float(extent.width);
+        pc.targetHeight = float(extent.height);
+        pc.fieldWidth = float(place.domain.width);
+        pc.fieldHeight = float(place.domain.height);
+        pc.panX = place.view.panX;
+        pc.panY = place.view.panY;
+        pc.zoom = place.view.zoom;
+        pc.uvScaleX = place.uvScale[0];
+        pc.uvScaleY = place.uvScale[1];
+        pc.uvOffsetX = place.uvOffset[0];
+        pc.uvOffsetY = place.uvOffset[1];
+        setLabelMembers(pc, r, draw, count);
+        setCompute(pc);
+        vkCmdPushConstants(cmd, layout, stages, 0, sizeof(pc), &pc);
+    }
+}
 
 void recordLabelsInPass(LabelsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkRect2D area,
                         VkExtent2D picture, const LabelsDraw& draw) {
@@ -210,7 +260,6 @@ void recordLabelsInPass(LabelsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
                            std::to_string(r.maxGlyphs) + " glyphs are more quads than one draw " +
                            "takes");
     const VkExtent2D extent = area.extent;
-    const PointsDraw& place = draw.place;
     const VkShaderStageFlags both = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
     const VkViewport viewport{float(area.offset.x),
                               float(area.offset.y),
@@ -225,27 +274,7 @@ void recordLabelsInPass(LabelsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
-    if (r.threeD) {
-        Labels3dPushConstants pc{};
-        setOrbitPush(pc, extent, place.view, place.box);
-        setLabelMembers(pc, r, draw, count);
-        vkCmdPushConstants(cmd, r.pipelineLayout, both, 0, sizeof(pc), &pc);
-    } else {
-        LabelsPushConstants pc{};
-        pc.targetWidth = float(extent.width);
-        pc.targetHeight = float(extent.height);
-        pc.fieldWidth = float(place.domain.width);
-        pc.fieldHeight = float(place.domain.height);
-        pc.panX = place.view.panX;
-        pc.panY = place.view.panY;
-        pc.zoom = place.view.zoom;
-        pc.uvScaleX = place.uvScale[0];
-        pc.uvScaleY = place.uvScale[1];
-        pc.uvOffsetX = place.uvOffset[0];
-        pc.uvOffsetY = place.uvOffset[1];
-        setLabelMembers(pc, r, draw, count);
-        vkCmdPushConstants(cmd, r.pipelineLayout, both, 0, sizeof(pc), &pc);
-    }
+    pushLabels(r, cmd, r.pipelineLayout, both, extent, draw, count, {});
     vkCmdDraw(cmd, uint32_t(vertices), 1, 0, 0);
 }
 

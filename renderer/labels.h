@@ -7,7 +7,10 @@
 // string (index channel) through attributes.glsl and placing it as the buffer views place elements
 // (points_place.glsl): 2D in the cells of the field below or the view's bounds, 3D under the orbit
 // camera. A string index past the table draws nothing. Glyphs are filled by text.frag from the font
-// image (text.h).
+// image (text.h). The compute path (LabelsDesc::compute, recordLabelsCompute) draws the same glyphs
+// without the rasterizer: each glyph's pixels' coverage kept as the largest by atomicMax in a
+// buffer of the picture's size, then blended in the view's one colour (so the order glyphs run in
+// does not matter) and cleared back (viewer/views/labels/labels_splat.glsl, labels_resolve.comp).
 #pragma once
 
 #include "annotation.h"
@@ -31,6 +34,7 @@ struct LabelsDesc {
     std::vector<std::string> strings;
     AlignX alignX = AlignX::Left;
     AlignY alignY = AlignY::Bottom;
+    bool compute = false; // also make the compute path (recordLabelsCompute)
 };
 
 struct LabelsRenderer : MoveOnly {
@@ -47,6 +51,14 @@ struct LabelsRenderer : MoveOnly {
     VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
     std::vector<VkDescriptorSet> slotSets;
+    // LabelsDesc::compute: the passes' layout and pipelines, and per slot the coverage buffer
+    // (made for the picture's extent at first use), that extent and the storage target its set
+    // names.
+    VkPipelineLayout computeLayout = VK_NULL_HANDLE;
+    VkPipeline splatPipeline = VK_NULL_HANDLE, resolvePipeline = VK_NULL_HANDLE;
+    std::vector<GpuBuffer> coverage;
+    std::vector<VkExtent2D> coverageExtents;
+    std::vector<VkImageView> computeTargets;
 };
 
 // The glyph-run table of `strings` (uvec4s as labels_vertex.glsl reads them) and the most glyphs
@@ -86,5 +98,14 @@ void recordLabels(LabelsRenderer& renderer, VkCommandBuffer cmd, uint32_t slot, 
 // size and clipped to it: sets its own viewport, scissor and pipeline.
 void recordLabelsInPass(LabelsRenderer& renderer, VkCommandBuffer cmd, uint32_t slot, VkRect2D area,
                         VkExtent2D picture, const LabelsDraw& draw);
+
+// The compute path (a renderer made with LabelsDesc::compute): the same glyphs as
+// recordLabelsInPass draws over `target` (a view of the picture `image` of `picture`, made with
+// storage use and in GENERAL layout: text.h's recordStorageBegin; earlier storage writes made
+// visible), outside a render pass. The slot's coverage buffer is made again (the slot's earlier
+// work done) when the picture's extent changes.
+void recordLabelsCompute(const Device& device, LabelsRenderer& renderer, VkCommandBuffer cmd,
+                         uint32_t slot, VkRect2D area, VkImageView target, VkExtent2D picture,
+                         const LabelsDraw& draw);
 
 } // namespace estuary

@@ -1,5 +1,6 @@
 // The text renderer (text.h): the batch's quads built on the CPU, one instanced draw.
 #include "text.h"
+#include "text_compute.h"
 #include "renderer_internal.h"
 #include "shared_layout.h"
 #include "vk_check.h"
@@ -187,6 +188,7 @@ TextRenderer createTextRenderer(const Device& device, const TextDesc& desc) {
         shape.name = "text pipeline";
         r.pipeline = createGraphicsPipeline(device, &r.kit->pipelineCache, desc.targetFormat,
                                             r.pipelineLayout, desc.dataDir, shape);
+        if (desc.compute) createTextCompute(device, r, desc.dataDir, desc.slotCount);
     } catch (...) {
         destroyTextRenderer(device, r);
         throw;
@@ -195,6 +197,7 @@ TextRenderer createTextRenderer(const Device& device, const TextDesc& desc) {
 }
 
 void destroyTextRenderer(const Device& device, TextRenderer& r) {
+    destroyTextCompute(device, r);
     vkDestroyPipeline(device.handle, r.pipeline, nullptr);
     vkDestroyPipelineLayout(device.handle, r.pipelineLayout, nullptr);
     for (GpuBuffer& b : r.quads)

@@ -3,7 +3,9 @@
 // element becomes a quad the CPU writes into the slot's host-visible buffer (TextQuad, read by
 // shaders/text.vert); text.frag fills it: glyphs from the font's signed-distance-field atlas
 // (font_atlas.h) with one-pixel antialiasing at any size, ramps from the kit's colormap atlas. The
-// same raster pass serves both draw paths (it only needs the picture as a colour attachment).
+// The compute draw path (TextDesc::compute) draws the same quads without the rasterizer where the
+// picture has storage use: binned into screen tiles on the CPU (text_tiles.h), then one dispatch,
+// a workgroup a tile, blending each pixel's quads in order (shaders/text_tiles.comp).
 // The font image (FontImage, shared with the labels renderer, labels.h) is uploaded by the first
 // command buffer that draws, through recordUploadForSampling: no host wait.
 #pragma once
@@ -39,12 +41,13 @@ void recordFontUpload(FontImage& font, VkCommandBuffer cmd);
 
 // One quad as text.vert reads it (std430, 80 bytes): corners origin + s * axisU + t * axisV for
 // s, t in {0, 1}, local coordinates interpolated from local.xy to local.zw, and params.x its kind
-// (ESTUARY_TEXT_*: rect, ramp, line, glyph).
+// (ESTUARY_TEXT_*: rect, ramp, line, glyph). extra[1]: the compute path's clip index (uint bits);
+// extra[0] unused.
 struct TextQuad {
     float origin[2];
     float axisU[2];
     float axisV[2];
-    float unused[2];
+    float extra[2];
     float local[4];
     float colour[4];
     float params[4];
@@ -64,7 +67,10 @@ struct TextDesc {
     std::filesystem::path fontFile; // empty: assets/fonts/DejaVuSans.ttf
     uint32_t slotCount = 1;
     uint32_t quadCapacity = 16384; // quads a slot draws at most (a glyph, a line, ... each)
+    bool compute = false;          // also make the compute path (recordAnnotationsCompute)
 };
+
+struct TextTiles;
 
 struct TextRenderer : MoveOnly {
     Kit* kit = nullptr;
@@ -78,6 +84,16 @@ struct TextRenderer : MoveOnly {
     std::vector<TextQuad> scratch;         // the batch's quads, reused frame to frame
     std::vector<PlacedGlyph> glyphScratch; // one text's glyphs, reused
     uint64_t droppedQuads = 0; // quads past quadCapacity, left out (counted, never an error)
+    // TextDesc::compute: the tile pass's pipeline and per slot its set, its tile lists
+    // (host-visible, grown when a frame needs more) and the storage target its set names.
+    VkDescriptorSetLayout computeSetLayout = VK_NULL_HANDLE;
+    VkPipelineLayout computeLayout = VK_NULL_HANDLE;
+    VkPipeline computePipeline = VK_NULL_HANDLE;
+    std::vector<VkDescriptorSet> computeSets;
+    std::vector<GpuBuffer> tiles;
+    std::vector<VkImageView> computeTargets;
+    std::shared_ptr<TextTiles> binning; // scratch
+    std::vector<VkRect2D> clips;        // scratch
 };
 
 // Throws a runtime error naming a missing shader or font file.
@@ -112,6 +128,20 @@ void recordAnnotationsInPass(TextRenderer& renderer, VkCommandBuffer cmd, uint32
 void recordAnnotations(TextRenderer& renderer, VkCommandBuffer cmd, uint32_t slot,
                        VkImageView target, VkExtent2D extent, const AnnotationBatch& batch,
                        VkRect2D area);
+
+// The compute path (a renderer made with TextDesc::compute): each panel's batch over `target` (a
+// view of a picture of `extent` made with storage use, in GENERAL layout: recordStorageBegin), as
+// recordAnnotations draws it, in one dispatch. The same slot rules; the slot's tile buffer grows
+// (the slot's earlier work done) where the frame's quads reach more tiles than it holds.
+void recordAnnotationsCompute(const Device& device, TextRenderer& renderer, VkCommandBuffer cmd,
+                              uint32_t slot, VkImageView target, VkExtent2D extent,
+                              std::span<const AnnotationPanel> panels);
+// The picture `image` from COLOR_ATTACHMENT_OPTIMAL (after colour, transfer or compute writes) to
+// GENERAL for the compute path's storage reads and writes, and back (for colour attachment use and
+// what reads it after); between two compute passes over it, recordStorageBetween.
+void recordStorageBegin(VkCommandBuffer cmd, VkImage image);
+void recordStorageBetween(VkCommandBuffer cmd);
+void recordStorageEnd(VkCommandBuffer cmd, VkImage image);
 
 // The scissor `area` and `clip` (x0, y0, x1, y1; all zero: none) leave of a picture of `extent`.
 VkRect2D clipRect(VkExtent2D extent, VkRect2D area, const std::array<float, 4>& clip);

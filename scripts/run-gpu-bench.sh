@@ -34,7 +34,8 @@
 #                                  pipelined, then 10^7 serialized
 #   run-gpu-bench.sh annotations   what annotations cost the draw at 1920x1080 (axes with grid,
 #                                  three colorbars, 1,000 CUDA-written labels): plain and annotated
-#                                  viewers alternating, 3 rounds of 2,000 frames
+#                                  viewers alternating, 3 rounds of 2,000 frames, by the raster
+#                                  draw path, then by the compute one
 #   run-gpu-bench.sh views-compare OLD  the buffer views at 10^7 (points, arrows and lines by
 #                                  raster and by compute splat, the mesh) at 1920x1080, pipelined,
 #                                  this bundle's estuary_points_bench against OLD's, alternating
@@ -80,7 +81,7 @@ if [ "${1:-gray-scott}" = fluid ]; then
     exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = annotations ]; then
-    ./estuary_annotations_bench 2000 3 2>&1 | tee "$out/bench-annotations.log"
+    ./estuary_annotations_bench 2000 3 both 2>&1 | tee "$out/bench-annotations.log"
     exit "${PIPESTATUS[0]}"
 fi
 if [ "${1:-gray-scott}" = points ]; then

@@ -282,10 +282,36 @@
 #define ESTUARY_TEXT_PUSH_CONSTANTS                                                                \
     float targetWidth;                                                                             \
     float targetHeight;
+// The compute path of text (text_tiles.comp): the picture's screen tiles of 16 x 16 pixels, each
+// with the quads that reach it in drawing order, as uints: per non-empty tile four (x | y << 16 in
+// tiles, the first of its quad indices, their count, 0), then per clip rectangle four (x0, y0, x1,
+// y1 pixels, exclusive), then the quad indices; the push block says where the last two start and
+// how many tiles there are (dispatched in rows of up to 65535 workgroups).
+#define ESTUARY_BINDING_TEXT_TILES 14
+#define ESTUARY_TEXT_TILE 16
+#define ESTUARY_TEXT_TILES_PUSH_CONSTANTS                                                          \
+    float targetWidth;                                                                             \
+    float targetHeight;                                                                            \
+    float clipBaseBits;                                                                            \
+    float indexBaseBits;                                                                           \
+    float tileCountBits;
+// The labels' compute path (labels_splat.glsl, labels_resolve.comp): per pixel of the picture the
+// labels view's largest glyph coverage (0..65535), cleared back to 0 by the resolve.
+#define ESTUARY_BINDING_LABEL_COVERAGE 15
+// The resolve's block: the area's pixels in the picture (x0, y0, width, height), the picture's
+// width and the view's colour (RGBA8 bits).
+#define ESTUARY_LABELS_RESOLVE_PUSH_CONSTANTS                                                      \
+    float x0;                                                                                      \
+    float y0;                                                                                      \
+    float width;                                                                                   \
+    float height;                                                                                  \
+    float pictureWidth;                                                                            \
+    float colourBits;
 
 // The labels' own members, after their placement (points_place.glsl's names): the em size and
 // the offset from the anchor in pixels, the colour (RGBA8 bits), the anchors drawn, the strings
-// and the longest string's glyphs (uints as bits).
+// and the longest string's glyphs (uints as bits); for the compute path, where the area placed in
+// (targetWidth x targetHeight) starts in the picture, and the picture's size.
 #define ESTUARY_LABEL_MEMBERS                                                                      \
     float sizePixels;                                                                              \
     float offsetX;                                                                                 \
@@ -293,7 +319,11 @@
     float colourBits;                                                                              \
     float labelCountBits;                                                                          \
     float stringCountBits;                                                                         \
-    float maxGlyphsBits;
+    float maxGlyphsBits;                                                                           \
+    float areaX;                                                                                   \
+    float areaY;                                                                                   \
+    float pictureWidth;                                                                            \
+    float pictureHeight;
 #define ESTUARY_LABELS_PUSH_CONSTANTS                                                              \
     float targetWidth;                                                                             \
     float targetHeight;                                                                            \
@@ -354,11 +384,17 @@ struct MeshPushConstants {
 struct TextPushConstants {
     ESTUARY_TEXT_PUSH_CONSTANTS
 };
+struct TextTilesPushConstants {
+    ESTUARY_TEXT_TILES_PUSH_CONSTANTS
+};
 struct LabelsPushConstants {
     ESTUARY_LABELS_PUSH_CONSTANTS
 };
 struct Labels3dPushConstants {
     ESTUARY_LABELS3D_PUSH_CONSTANTS
+};
+struct LabelsResolvePushConstants {
+    ESTUARY_LABELS_RESOLVE_PUSH_CONSTANTS
 };
 // All pipelines share one layout with one push range as large as the largest block (the volume's),
 // within the 128 bytes every device offers.
@@ -369,8 +405,8 @@ static_assert(sizeof(FieldPushConstants) == 15 * sizeof(float) &&
                   sizeof(MarkerPushConstants) == 25 * sizeof(float) &&
                   sizeof(Marker3dPushConstants) == 29 * sizeof(float) &&
                   sizeof(MeshPushConstants) == 30 * sizeof(float) &&
-                  sizeof(LabelsPushConstants) == 18 * sizeof(float) &&
-                  sizeof(Labels3dPushConstants) == 25 * sizeof(float),
+                  sizeof(LabelsPushConstants) == 22 * sizeof(float) &&
+                  sizeof(Labels3dPushConstants) == 29 * sizeof(float),
               "push constants must stay tightly packed scalars (std430 == C++)");
 inline constexpr unsigned kPushConstantBytes = sizeof(VolumePushConstants);
 static_assert(kPushConstantBytes <= 128, "the push range must fit every device's minimum limit");

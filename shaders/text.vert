@@ -3,18 +3,8 @@
 // origin along two axes in the picture's pixels, with what text.frag needs to fill it.
 #include "shared_layout.h"
 
-struct TextQuad {
-    vec2 origin;
-    vec2 axisU;
-    vec2 axisV;
-    vec2 unused;
-    vec4 local; // the local coordinates at the origin (xy) and at origin + axisU + axisV (zw)
-    vec4 colour;
-    vec4 params; // ESTUARY_TEXT_* kind, then the kind's own numbers
-};
-layout(std430, binding = ESTUARY_BINDING_TEXT_QUADS) readonly buffer Quads {
-    TextQuad quads[];
-};
+#include "text_quad.glsl"
+
 layout(push_constant) uniform Push {
     ESTUARY_TEXT_PUSH_CONSTANTS
 } pc;

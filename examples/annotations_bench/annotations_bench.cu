@@ -5,8 +5,11 @@
 // Each runs 300 frames to warm up, then FRAMES timed; each round runs plain, annotated, axes
 // alone and labels alone. It prints each round's median draw times (the Vulkan submission, GPU
 // timestamps) and their differences, and the median of what the frames measured of the
-// annotation layer itself (estuary_frame_stats.annotations_ms: timestamps around its one render
-// pass, every earlier command done first). Usage: estuary_annotations_bench [FRAMES] [ROUNDS]
+// annotation layer itself (estuary_frame_stats.annotations_ms: timestamps around its render pass
+// or its compute passes, every earlier command done first), for each draw path asked for: raster
+// (one render pass) and compute (tiles and the labels' coverage, no rasterizer; the views draw by
+// their compute path too, so each path has its own plain baseline).
+// Usage: estuary_annotations_bench [FRAMES] [ROUNDS] [raster|compute|both (default)]
 #include <estuary/estuary.hpp>
 
 #include <algorithm>
@@ -54,8 +57,9 @@ struct Medians {
     double draw = 0, annotations = 0;
 };
 
-Medians run(bool annotated, bool labelled, int frames) {
+Medians run(estuary_draw_path path, bool annotated, bool labelled, int frames) {
     estuary::ViewerDesc desc;
+    desc.draw_path = path;
     desc.display = ESTUARY_DISPLAY_HEADLESS;
     desc.width = 1920;
     desc.height = 1080;
@@ -130,33 +134,52 @@ Medians run(bool annotated, bool labelled, int frames) {
     return {median(draws), median(layer)};
 }
 
-} // namespace
+const char* pathName(estuary_draw_path path) {
+    return path == ESTUARY_DRAW_COMPUTE ? "compute" : "raster";
+}
 
-int main(int argc, char** argv) try {
-    const int frames = argc > 1 ? std::max(1, std::atoi(argv[1])) : 2000;
-    const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+void measure(estuary_draw_path path, int frames, int rounds) {
     std::vector<double> differences, axesOnly, labelsOnly, layerAll, layerAxes, layerLabels;
+    const char* name = pathName(path);
     for (int r = 0; r < rounds; ++r) {
-        const Medians plain = run(false, false, frames), all = run(true, true, frames);
-        const Medians axes = run(true, false, frames), labels = run(false, true, frames);
+        const Medians plain = run(path, false, false, frames);
+        const Medians all = run(path, true, true, frames);
+        const Medians axes = run(path, true, false, frames);
+        const Medians labels = run(path, false, true, frames);
         differences.push_back(all.draw - plain.draw);
         axesOnly.push_back(axes.draw - plain.draw);
         labelsOnly.push_back(labels.draw - plain.draw);
         layerAll.push_back(all.annotations);
         layerAxes.push_back(axes.annotations);
         layerLabels.push_back(labels.annotations);
-        std::printf("round %d: draw p50 plain %.4f ms, annotated %.4f ms (difference %.4f ms); "
+        std::printf("%s round %d: draw p50 plain %.4f ms, annotated %.4f ms (difference %.4f ms); "
                     "axes, grid and colorbars alone %.4f ms, labels alone %.4f ms; annotation "
                     "layer p50 %.4f ms (axes alone %.4f, labels alone %.4f)\n",
-                    r, plain.draw, all.draw, all.draw - plain.draw, axes.draw - plain.draw,
+                    name, r, plain.draw, all.draw, all.draw - plain.draw, axes.draw - plain.draw,
                     labels.draw - plain.draw, all.annotations, axes.annotations,
                     labels.annotations);
+        std::fflush(stdout);
     }
-    std::printf("annotations at 1920x1080 (axes, grid, 3 colorbars, 1000 CUDA-written labels): "
+    std::printf("%s: annotations at 1920x1080 (axes, grid, 3 colorbars, 1000 CUDA-written labels): "
                 "annotation layer median %.4f ms a frame over %d rounds (axes, grid and colorbars "
                 "%.4f ms, labels %.4f ms); draw differences %.4f ms (%.4f, %.4f)\n",
-                median(layerAll), rounds, median(layerAxes), median(layerLabels),
+                name, median(layerAll), rounds, median(layerAxes), median(layerLabels),
                 median(differences), median(axesOnly), median(labelsOnly));
+}
+
+} // namespace
+
+int main(int argc, char** argv) try {
+    const int frames = argc > 1 ? std::max(1, std::atoi(argv[1])) : 2000;
+    const int rounds = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
+    const std::string paths = argc > 3 ? argv[3] : "both";
+    if (paths != "raster" && paths != "compute" && paths != "both") {
+        std::fprintf(stderr, "annotations_bench: draw path '%s' is not raster, compute or both\n",
+                     paths.c_str());
+        return 2;
+    }
+    if (paths != "compute") measure(ESTUARY_DRAW_RASTER, frames, rounds);
+    if (paths != "raster") measure(ESTUARY_DRAW_COMPUTE, frames, rounds);
     return 0;
 } catch (const estuary::Error& e) {
     std::fprintf(stderr, "annotations_bench: %s\n", e.what());

@@ -58,11 +58,13 @@ TEST(AppDrawPath, ComputeDrawMatchesRasterForEverySimulationAndView) {
             ASSERT_EQ(a.pixels.size(), b.pixels.size());
             EXPECT_GT(test::countDistinctColors(b), 16u) << "the compute picture is (nearly) flat";
             // The shaders share every line but main, so only the rasterizer's and the compute
-            // dispatch's rounding could differ: 1/255 anywhere.
-            const test::ImageDiff diff = test::compareRgba8(a.pixels, b.pixels, 1);
+            // dispatch's rounding could differ: 1/255 in the views. The axes (on by default) are
+            // drawn by the annotation layer's compute path too, whose float blend of translucent
+            // grid lines and text over the views rounds up to 2/255 from lavapipe's blend unit.
+            const test::ImageDiff diff = test::compareRgba8(a.pixels, b.pixels, 2);
             std::printf("%s/%s: compute vs raster: max diff %d\n", def.name.c_str(),
                         view.name.c_str(), diff.maxAbsDiff);
-            EXPECT_LE(diff.maxAbsDiff, 1);
+            EXPECT_LE(diff.maxAbsDiff, 2);
         }
 }
 

@@ -17,6 +17,18 @@ namespace {
 
 class LibraryAnnotations : public LibraryTest {};
 
+// The tests that draw, by both draw paths (the annotation layer's raster pass and its compute
+// passes).
+class AnnotationsDrawn : public LibraryTest,
+                         public ::testing::WithParamInterface<estuary_draw_path> {
+  protected:
+    ViewerDesc drawn(uint32_t hostRing, uint32_t width, uint32_t height) {
+        ViewerDesc d = headless(hostRing, width, height);
+        d.draw_path = GetParam();
+        return d;
+    }
+};
+
 TEST_F(LibraryAnnotations, AnImageKeepsItsOriginAndSpacing) {
     open();
     estuary_image_desc d = hostImage(8, 4);
@@ -100,8 +112,8 @@ std::vector<uint8_t> twoPanels(Viewer& v, const estuary_panel_desc& left,
     return rgba;
 }
 
-TEST_F(LibraryAnnotations, APanelsAxesAndTitleAreDrawnInThatPanelOnly) {
-    Viewer& v = open(headless(2, 512, 256));
+TEST_P(AnnotationsDrawn, APanelsAxesAndTitleAreDrawnInThatPanelOnly) {
+    Viewer& v = open(drawn(2, 512, 256));
     estuary_panel_desc axes{};
     axes.flags = ESTUARY_PANEL_AXES;
     axes.title = "Temperature";
@@ -116,8 +128,8 @@ TEST_F(LibraryAnnotations, APanelsAxesAndTitleAreDrawnInThatPanelOnly) {
     EXPECT_EQ(brightIn(rgba, 512, 256, 0, 256, 256), 0u) << "panel 1 has no annotations";
 }
 
-TEST_F(LibraryAnnotations, AColorbarIsDrawnHeadlessAtThePanelsRightEdge) {
-    Viewer& v = open(headless(2, 512, 256));
+TEST_P(AnnotationsDrawn, AColorbarIsDrawnHeadlessAtThePanelsRightEdge) {
+    Viewer& v = open(drawn(2, 512, 256));
     const std::vector<uint8_t> with = twoPanels(v, {}, {}, 0);
     // Each panel's colorbar: its labels and name at the right edge of the panel, nothing to the
     // left of it.
@@ -135,8 +147,8 @@ struct Anchor {
 // Text and labels go into the annotation layer's one pass, placed in their panel of the picture:
 // a screen text 10 pixels into panel 1 and a label at the centre of panel 1's field light panel 1
 // only, where each was put.
-TEST_F(LibraryAnnotations, TextAndLabelsOfAPanelAreDrawnInsideItOnly) {
-    Viewer& v = open(headless(2, 512, 256));
+TEST_P(AnnotationsDrawn, TextAndLabelsOfAPanelAreDrawnInsideItOnly) {
+    Viewer& v = open(drawn(2, 512, 256));
     v.setLayout(1, 2);
     Image a = v.image(hostImage(32, 32, "A")), b = v.image(hostImage(32, 32, "B"));
     const View va = v.fieldView({.image = a.get(), .flags = ESTUARY_VIEW_NO_COLORBAR});
@@ -175,8 +187,8 @@ TEST_F(LibraryAnnotations, TextAndLabelsOfAPanelAreDrawnInsideItOnly) {
 
 // estuary_frame_stats.annotations_ms: measured (finite, within the draw) in frames whose
 // annotation layer draws, NaN in frames where it has nothing to draw.
-TEST_F(LibraryAnnotations, TheFrameStatsTimeTheAnnotationLayerWhereItDraws) {
-    Viewer& v = open(headless(2, 256, 128));
+TEST_P(AnnotationsDrawn, TheFrameStatsTimeTheAnnotationLayerWhereItDraws) {
+    Viewer& v = open(drawn(2, 256, 128));
     Image a = v.image(hostImage(32, 32, "A"));
     const View va = v.fieldView({.image = a.get(), .flags = ESTUARY_VIEW_NO_COLORBAR});
     const auto frames = [&](int n) {
@@ -213,8 +225,8 @@ TEST_F(LibraryAnnotations, TheFrameStatsTimeTheAnnotationLayerWhereItDraws) {
 // A time axis (ESTUARY_PANEL_TIME_X): x cells an hour apart from 2026-03-05 00:00 UTC draw clock
 // times below the plot, as a plain axis does numbers; a log time axis and a time origin that is
 // not finite are refused, saying why, and leave the panel as it was.
-TEST_F(LibraryAnnotations, ATimeAxisIsDrawnAndBadTimeSettingsAreRefused) {
-    Viewer& v = open(headless(2, 512, 256));
+TEST_P(AnnotationsDrawn, ATimeAxisIsDrawnAndBadTimeSettingsAreRefused) {
+    Viewer& v = open(drawn(2, 512, 256));
     estuary_panel_desc time{};
     time.struct_size = sizeof(time);
     time.flags = ESTUARY_PANEL_AXES | ESTUARY_PANEL_TIME_X;
@@ -258,6 +270,12 @@ TEST_F(LibraryAnnotations, BadPanelTextsAreRefusedNamingTheField) {
     d.flags = ESTUARY_PANEL_TIME_X << 1;
     EXPECT_REFUSED(v.setPanel(0, d), ESTUARY_ERROR_INVALID_ARGUMENT, "unknown flags");
 }
+
+INSTANTIATE_TEST_SUITE_P(DrawPaths, AnnotationsDrawn,
+                         ::testing::Values(ESTUARY_DRAW_RASTER, ESTUARY_DRAW_COMPUTE),
+                         [](const auto& path) {
+                             return path.param == ESTUARY_DRAW_RASTER ? "Raster" : "Compute";
+                         });
 
 } // namespace
 } // namespace estuary

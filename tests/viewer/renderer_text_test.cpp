@@ -2,6 +2,7 @@
 // read back. Text lands where the font's layout puts it and nowhere else, a large size has sharp
 // edges (the distance field antialiased over about one pixel), rotation turns it about its anchor,
 // alignment moves it, rectangles, lines and ramps fill what they say, and the clip bounds it all.
+// Each by both draw paths: the raster pass, and the compute tiles (recordAnnotationsCompute).
 #include "colormap.h"
 #include "kit_test.h"
 #include "offscreen.h"
@@ -22,15 +23,30 @@ struct Box {
     bool empty() const { return x1 < 0; }
 };
 
-class RendererText : public test::KitTest {
+class RendererText : public test::KitTest, public ::testing::WithParamInterface<bool> {
   protected:
     void SetUp() override {
         KitTest::SetUp();
+        if (!device.handle) return;
         TextDesc desc;
         desc.dataDir = test::binDir();
         desc.slotCount = 2;
+        desc.compute = GetParam();
         text = createTextRenderer(device, kitted(desc));
         target = createOffscreenTarget(device, kTarget);
+        if (GetParam() && !target.storage)
+            GTEST_SKIP() << "the device offers no storage use of the RGBA8 picture";
+    }
+    // The panels over the target (COLOR_ATTACHMENT_OPTIMAL), by the test's draw path.
+    void record(VkCommandBuffer cmd, uint32_t slot, std::span<const AnnotationPanel> panels) {
+        if (!GetParam()) {
+            recordAnnotations(text, cmd, slot, target.image.view, kTarget, panels);
+            return;
+        }
+        recordFontUpload(text.font, cmd);
+        recordStorageBegin(cmd, target.image.handle);
+        recordAnnotationsCompute(device, text, cmd, slot, target.image.view, kTarget, panels);
+        recordStorageEnd(cmd, target.image.handle);
     }
     void TearDown() override {
         if (device.handle) {
@@ -46,7 +62,8 @@ class RendererText : public test::KitTest {
             recordBeginTarget(cmd, target);
             beginTargetPass(cmd, target.image.view, kTarget, true, {0.0f, 0.0f, 0.0f});
             vkCmdEndRendering(cmd);
-            recordAnnotations(text, cmd, 1, target.image.view, kTarget, batch, area);
+            const AnnotationPanel panel{&batch, area};
+            record(cmd, 1, {&panel, 1});
             recordEndTarget(cmd, target, true);
         });
         return readbackPixels(target);
@@ -89,7 +106,7 @@ class RendererText : public test::KitTest {
     OffscreenTarget target;
 };
 
-TEST_F(RendererText, TextLandsWhereTheLayoutPutsItAndNowhereElse) {
+TEST_P(RendererText, TextLandsWhereTheLayoutPutsItAndNowhereElse) {
     AnnotationBatch batch;
     batch.texts.push_back(white("Hx", 40.0f, 120.0f, 64.0f));
     const std::vector<uint8_t> p = draw(batch);
@@ -106,7 +123,7 @@ TEST_F(RendererText, TextLandsWhereTheLayoutPutsItAndNowhereElse) {
     EXPECT_EQ(red(p, stemX, midY), 255);
 }
 
-TEST_F(RendererText, LargeTextHasSharpEdges) {
+TEST_P(RendererText, LargeTextHasSharpEdges) {
     AnnotationBatch batch;
     batch.texts.push_back(white("H", 60.0f, 200.0f, 200.0f)); // 4x the atlas's size
     const std::vector<uint8_t> p = draw(batch);
@@ -124,7 +141,7 @@ TEST_F(RendererText, LargeTextHasSharpEdges) {
     EXPECT_LE(partial, 8) << "edges should take about a pixel each";
 }
 
-TEST_F(RendererText, RotationTurnsTextCounterClockwiseAboutItsAnchor) {
+TEST_P(RendererText, RotationTurnsTextCounterClockwiseAboutItsAnchor) {
     AnnotationBatch batch;
     AnnotationText t = white("HHH", 200.0f, 200.0f, 40.0f);
     const Box upright = litBox(draw({{}, {}, {}, {t}}));
@@ -143,7 +160,7 @@ TEST_F(RendererText, RotationTurnsTextCounterClockwiseAboutItsAnchor) {
     EXPECT_GT(turned.y1, 200 - 0.25f * 40.0f);
 }
 
-TEST_F(RendererText, AlignmentMovesTextOntoItsAnchor) {
+TEST_P(RendererText, AlignmentMovesTextOntoItsAnchor) {
     AnnotationText t = white("HH", 160.0f, 120.0f, 40.0f);
     t.alignX = AlignX::Centre;
     t.alignY = AlignY::Middle;
@@ -158,7 +175,7 @@ TEST_F(RendererText, AlignmentMovesTextOntoItsAnchor) {
     EXPECT_LT(right.y0, 120 + 12);
 }
 
-TEST_F(RendererText, RectsLinesAndRampsFillWhatTheySay) {
+TEST_P(RendererText, RectsLinesAndRampsFillWhatTheySay) {
     AnnotationBatch batch;
     batch.rects.push_back({10.0f, 20.0f, 30.0f, 40.0f, {1.0f, 1.0f, 1.0f, 1.0f}});
     batch.lines.push_back({50.0f, 100.5f, 150.0f, 100.5f, 3.0f, {1.0f, 1.0f, 1.0f, 1.0f}});
@@ -192,7 +209,7 @@ TEST_F(RendererText, RectsLinesAndRampsFillWhatTheySay) {
     EXPECT_TRUE(near(at(210, 20), viridis.back())) << "top: the map's end";
 }
 
-TEST_F(RendererText, NothingIsDrawnOutsideTheAreaOrTheClip) {
+TEST_P(RendererText, NothingIsDrawnOutsideTheAreaOrTheClip) {
     AnnotationBatch batch;
     batch.rects.push_back({0.0f, 0.0f, 320.0f, 240.0f, {1.0f, 1.0f, 1.0f, 1.0f}});
     const Box inArea = litBox(draw(batch, {{100, 50}, {60, 40}}));
@@ -208,7 +225,7 @@ TEST_F(RendererText, NothingIsDrawnOutsideTheAreaOrTheClip) {
     EXPECT_EQ(clipped.y1, 59);
 }
 
-TEST_F(RendererText, BadTextAndBadNumbersDrawNothingOrReplacementGlyphs) {
+TEST_P(RendererText, BadTextAndBadNumbersDrawNothingOrReplacementGlyphs) {
     AnnotationBatch batch;
     batch.texts.push_back(white("\xFF\xFE", 100.0f, 100.0f, 30.0f)); // two U+FFFD
     batch.texts.push_back(white("nan", NAN, 100.0f, 30.0f));
@@ -220,7 +237,7 @@ TEST_F(RendererText, BadTextAndBadNumbersDrawNothingOrReplacementGlyphs) {
     EXPECT_LE(lit.x1, 100 + 2 * 30);
 }
 
-TEST_F(RendererText, PanelsOfOneFrameEachDrawTheirOwnBatchInTheirArea) {
+TEST_P(RendererText, PanelsOfOneFrameEachDrawTheirOwnBatchInTheirArea) {
     // Two panels side by side, each batch covering the whole picture: each draws only its own
     // half, and the left one's quads survive the right one's being written after them.
     AnnotationBatch left, right;
@@ -233,7 +250,7 @@ TEST_F(RendererText, PanelsOfOneFrameEachDrawTheirOwnBatchInTheirArea) {
         recordBeginTarget(cmd, target);
         beginTargetPass(cmd, target.image.view, kTarget, true, {0.0f, 0.0f, 0.0f});
         vkCmdEndRendering(cmd);
-        recordAnnotations(text, cmd, 0, target.image.view, kTarget, panels);
+        record(cmd, 0, panels);
         recordEndTarget(cmd, target, true);
     });
     const std::vector<uint8_t> p = readbackPixels(target);
@@ -253,6 +270,11 @@ TEST_F(RendererText, PanelsOfOneFrameEachDrawTheirOwnBatchInTheirArea) {
             whiteInRight += rgb(x, y) == std::array<int, 3>{255, 255, 255};
     EXPECT_GT(whiteInRight, 300u) << "the right panel's text";
 }
+
+INSTANTIATE_TEST_SUITE_P(DrawPaths, RendererText, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& path) {
+                             return path.param ? "Compute" : "Raster";
+                         });
 
 TEST(TextQuads, ClipRectIntersectsAreaAndClip) {
     const VkRect2D r = clipRect({100, 80}, {{-5, 10}, {50, 200}}, {0.0f, 0.0f, 0.0f, 0.0f});

@@ -65,6 +65,11 @@ bool panelSaysSomething(const estuary_viewer& v, uint32_t p, const Panel& panel)
 
 } // namespace
 
+bool annotatesByCompute(const estuary_viewer& v, VkImageView target) {
+    return v.drawPath == ESTUARY_DRAW_COMPUTE && v.headless && v.offscreen.storage &&
+           target == v.offscreen.image.view;
+}
+
 bool annotationsWanted(const estuary_viewer& v) {
     for (uint32_t p = 0; p < v.layout.panels.size(); ++p)
         if (panelSaysSomething(v, p, v.layout.panels[p])) return true;
@@ -123,10 +128,12 @@ void recordAnnotationLayer(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entr
     if (panels && (!v.annotations || v.annotations->format != v.targetFormat)) {
         closeAnnotationLayer(v);
         auto layer = Owned<AnnotationLayer>(new AnnotationLayer);
-        layer->renderer = createTextRenderer(v.device, TextDesc{.kit = &v.kit,
-                                                                .targetFormat = v.targetFormat,
-                                                                .dataDir = v.dataDir,
-                                                                .slotCount = v.hostRing});
+        layer->renderer =
+            createTextRenderer(v.device, TextDesc{.kit = &v.kit,
+                                                  .targetFormat = v.targetFormat,
+                                                  .dataDir = v.dataDir,
+                                                  .slotCount = v.hostRing,
+                                                  .compute = v.drawPath == ESTUARY_DRAW_COMPUTE});
         layer->format = v.targetFormat;
         v.annotations = std::move(layer);
     }
@@ -143,19 +150,39 @@ void recordAnnotationLayer(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entr
                              kTimestampsPerEntry * entry + 2);
         v.entries[entry].annotationsTimed = true;
     }
-    beginAnnotationPass(cmd, target, extent);
+    const bool compute = annotatesByCompute(v, target);
+    if (compute)
+        recordStorageBegin(cmd, targetImage);
+    else
+        beginAnnotationPass(cmd, target, extent);
+    bool first = true; // the compute passes after the first wait for the one before
+    const auto next = [&] {
+        if (compute && !first) recordStorageBetween(cmd);
+        first = false;
+    };
     if (annotating)
         for (uint32_t p = 0; p < v.layout.panels.size(); ++p) {
             const VkRect2D area = viewArea(v, p, extent);
             if (area.extent.width == 0 || area.extent.height == 0) continue;
             for (const auto& view : v.views)
-                if (view->params.visible && view->params.panel == p && view->type->annotates())
-                    view->type->record(v, *view, cmd, entry, {targetImage, target, extent, area});
+                if (view->params.visible && view->params.panel == p && view->type->annotates()) {
+                    next();
+                    view->type->record(v, *view, cmd, entry,
+                                       {targetImage, target, extent, area, compute});
+                }
         }
-    if (said)
+    if (said && compute) {
+        next();
+        recordAnnotationsCompute(v.device, v.annotations->renderer, cmd, entry, target, extent,
+                                 v.annotations->recorded);
+    } else if (said) {
         recordAnnotationsInPass(v.annotations->renderer, cmd, entry, extent,
                                 v.annotations->recorded);
-    vkCmdEndRendering(cmd);
+    }
+    if (compute)
+        recordStorageEnd(cmd, targetImage);
+    else
+        vkCmdEndRendering(cmd);
     if (timed)
         vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, v.timestamps,
                              kTimestampsPerEntry * entry + 3);

@@ -11,13 +11,16 @@
 namespace estuary::lib {
 
 // Records, over `target` (COLOR_ATTACHMENT_OPTIMAL before and after, the picture of `extent`),
-// in one render pass after the views: the annotating views (text, labels) of every panel, then
-// every panel's annotations; outside a render pass, for host-ring entry `entry`. Makes the text
-// renderer at first use (and again for a new picture format). Records nothing where nothing is
-// to be said. `timed`: the pass is bracketed by the entry's annotation timestamps
-// (kTimestampsPerEntry; the frame's own command buffer only).
+// in one render pass (or by compute: annotatesByCompute) after the views: the annotating views
+// (text, labels) of every panel, then every panel's annotations; outside a render pass, for
+// host-ring entry `entry`. Makes the text renderer at first use (and again for a new picture
+// format). Records nothing where nothing is to be said. `timed`: the pass is bracketed by the
+// entry's annotation timestamps (kTimestampsPerEntry; the frame's own command buffer only).
 void recordAnnotationLayer(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry,
                            VkImage targetImage, VkImageView target, VkExtent2D extent, bool timed);
+// Whether the layer draws by compute into `target`: the compute draw path, and the headless
+// picture made with storage use (the offscreen target); else by raster in one render pass.
+bool annotatesByCompute(const estuary_viewer& v, VkImageView target);
 // Whether some panel has something to say (a title, axes, a colorbar, a scale bar).
 bool annotationsWanted(const estuary_viewer& v);
 // Frees the text renderer (before the kit).

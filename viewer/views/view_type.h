@@ -21,6 +21,9 @@ struct DrawTarget {
     VkImageView view = VK_NULL_HANDLE;
     VkExtent2D extent{};
     VkRect2D area{};
+    // The annotation layer's compute path (annotation_layer.h): the picture is in GENERAL layout,
+    // `view` has storage use and no render pass is open; an annotating view draws by compute.
+    bool storage = false;
 };
 
 class ViewType {

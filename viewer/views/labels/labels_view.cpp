@@ -40,6 +40,7 @@ class LabelsType final : public PointsFamilyType {
         desc.strings = s.strings;
         desc.alignX = s.alignX;
         desc.alignY = s.alignY;
+        desc.compute = v.drawPath == ESTUARY_DRAW_COMPUTE;
         s.renderer = createLabelsRenderer(v.device, desc);
         if (const estuary_buffer* buffer = view.buffer())
             for (uint32_t entry = 0; entry < v.hostRing; ++entry)
@@ -69,7 +70,11 @@ class LabelsType final : public PointsFamilyType {
         d.offsetY = s.offsetY;
         d.color = s.colour;
         d.place = draw(v, view);
-        recordLabelsInPass(s.renderer, cmd, entry, target.area, target.extent, d);
+        if (target.storage)
+            recordLabelsCompute(v.device, s.renderer, cmd, entry, target.area, target.view,
+                                target.extent, d);
+        else
+            recordLabelsInPass(s.renderer, cmd, entry, target.area, target.extent, d);
     }
     void resize(estuary_viewer&, estuary_view&, VkExtent2D) const override {}
     void preparePick(estuary_viewer&, estuary_view&) const override {}

@@ -37,6 +37,7 @@ class TextType final : public PointsFamilyType {
         desc.dataDir = v.dataDir;
         desc.slotCount = v.hostRing;
         desc.quadCapacity = 4096;
+        desc.compute = v.drawPath == ESTUARY_DRAW_COMPUTE;
         view.as<TextState>().renderer = createTextRenderer(v.device, desc);
     }
     void release(estuary_viewer& v, estuary_view& view) const override {
@@ -59,7 +60,11 @@ class TextType final : public PointsFamilyType {
         t.x += float(target.area.offset.x); // the batch is in the picture's pixels
         t.y += float(target.area.offset.y);
         const AnnotationPanel panel{&s.batch, target.area};
-        recordAnnotationsInPass(s.renderer, cmd, entry, target.extent, {&panel, 1});
+        if (target.storage)
+            recordAnnotationsCompute(v.device, s.renderer, cmd, entry, target.view, target.extent,
+                                     {&panel, 1});
+        else
+            recordAnnotationsInPass(s.renderer, cmd, entry, target.extent, {&panel, 1});
     }
     void resize(estuary_viewer&, estuary_view&, VkExtent2D) const override {}
     void preparePick(estuary_viewer&, estuary_view&) const override {}
