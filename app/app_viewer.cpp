@@ -168,6 +168,7 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     if (def.name == o.simulation) {
         config.slabs = std::max(1u, o.slabs);
         config.gpus = o.gpus;
+        config.displayShare = o.displayShare;
         // A job of several ranks: at least a slab each (another simulation runs on rank 0 alone).
         if ((config.ranks = rankLinks()))
             config.slabs = std::max(config.slabs, config.ranks->size());

@@ -516,6 +516,11 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                    "CUDA backend: spread the slabs over N GPUs (the display GPU first), halos "
                    "through NCCL (default 1)")
         ->transform(wholeNumber(1, 64));
+    app.add_option("--display-share", o.displayShare,
+                   "With --gpus 2 or more: the part of the grid's planes the display GPU steps "
+                   "(0.05-0.95; default: 0.8 of an even share, 0.4 on two GPUs). The display "
+                   "GPU also writes the outputs and draws, so a smaller share balances the GPUs")
+        ->check(CLI::Range(0.05, 0.95));
     std::string presentMode = "fifo", benchMode = "pipelined";
     CLI::Option* framesInFlight = app.get_option("--frames-in-flight");
     CLI::Option* frames = app.get_option("--frames");
@@ -670,6 +675,10 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                               std::to_string(o.gpus) +
                               ": every GPU needs at least one slab (allowed: --slabs " +
                               std::to_string(o.gpus) + " or more)");
+    if (app.count("--display-share") > 0 && o.gpus < 2)
+        return usage(out, "--display-share " + std::to_string(o.displayShare) +
+                              " needs --gpus 2 or more: it is the display GPU's part of a grid "
+                              "split over GPUs");
     if (o.slabs > 1) {
         try {
             (void)sim::planSlabs({o.grid.width, o.grid.height, o.grid.depth}, o.slabs);

@@ -79,6 +79,7 @@ struct Options {
     // --gpus GPUs (the display GPU first; NCCL between them). Splittable simulations only.
     uint32_t slabs = 0;
     uint32_t gpus = 1;
+    double displayShare = 0; // --display-share: the display GPU's part of the planes; 0: default
     std::string colormap = "viridis";
     std::string screenshot; // headless default: estuary.png
     // --record: the frames shown, into this .mp4/.mkv (estuary_record_start); empty: none.

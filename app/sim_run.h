@@ -39,6 +39,7 @@ struct SimRunConfig {
     RunKind kind = RunKind::Cpu;
     bool cudaGraphs = true;
     uint32_t slabs = 1, gpus = 1; // the grid split into slabs over GPUs (sim::createSlabbed*)
+    double displayShare = 0;      // of the planes on the display GPU's slabs; 0: the default
     // A job of several processes (rank_run.h): the slabs spread over its ranks (sim::createRanked*)
     ranks::Links* ranks = nullptr;
     uint32_t view = 0;          // index into the simulation's visuals

@@ -71,7 +71,8 @@ std::unique_ptr<sim::CudaSimulation> makeCudaSimulation(const SimRunConfig& conf
         std::printf(" (%d draws)\n", display);
         std::fflush(stdout);
     }
-    return sim::createSlabbedCuda(def, grid, config.slabs, devices);
+    return sim::createSlabbedCuda(def, grid, config.slabs, devices, sim::kDefaultSlabHalo,
+                                  config.displayShare);
 }
 
 // The CUDA simulation writes the viewer's exported outputs. Its steps touch CUDA-private state

@@ -2,6 +2,7 @@
 #include "errors.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -47,6 +48,34 @@ SlabPlan makePlan(uint32_t planes, uint32_t slabs, uint32_t maxHalo, const char*
 }
 
 } // namespace
+
+SlabPlan planSlabs(const GridSize& grid, const std::vector<double>& weights, uint32_t maxHalo) {
+    const uint32_t planes = slabAxisPlanes(grid);
+    SlabPlan plan = makePlan(planes, uint32_t(weights.size()), maxHalo, slabPlaneName(grid));
+    double total = 0;
+    for (double w : weights) {
+        if (!(w > 0) || !std::isfinite(w))
+            throw usageError("a slab's share of the grid must be positive, got " +
+                             std::to_string(w));
+        total += w;
+    }
+    double sum = 0;
+    uint32_t next = 0;
+    for (size_t i = 0; i < weights.size(); ++i) {
+        sum += weights[i];
+        const uint32_t end =
+            i + 1 == weights.size() ? planes : uint32_t(std::llround(sum / total * planes));
+        if (end < next + 2)
+            throw usageError("slab " + std::to_string(i) + "'s share of the grid's " +
+                             std::to_string(planes) + " " + slabPlaneName(grid) +
+                             " is fewer than 2; give it a larger share");
+        plan.first[i] = next;
+        plan.count[i] = end - next;
+        next = end;
+    }
+    plan.halo = std::min(maxHalo, *std::min_element(plan.count.begin(), plan.count.end()));
+    return plan;
+}
 
 SlabPlan planSlabs(uint32_t planes, uint32_t slabs, uint32_t maxHalo) {
     return makePlan(planes, slabs, maxHalo, "planes");

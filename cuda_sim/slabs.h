@@ -38,6 +38,11 @@ GridSize withSlabPlanes(GridSize grid, uint32_t planes);
 SlabPlan planSlabs(uint32_t planes, uint32_t slabs, uint32_t maxHalo = kDefaultSlabHalo);
 // The same for a grid's slowest axis, its planes named "rows" or "slices" in the message.
 SlabPlan planSlabs(const GridSize& grid, uint32_t slabs, uint32_t maxHalo = kDefaultSlabHalo);
+// The same with slab i's share of the planes weights[i] / sum of weights (rounded; the last slab
+// takes what is left). Throws usageError as above, for a weight that is not positive, or where a
+// slab's share is fewer than 2 planes.
+SlabPlan planSlabs(const GridSize& grid, const std::vector<double>& weights,
+                   uint32_t maxHalo = kDefaultSlabHalo);
 // "rows" (2D) or "slices" (3D): what the planes of the grid's slowest axis are.
 const char* slabPlaneName(const GridSize& grid);
 

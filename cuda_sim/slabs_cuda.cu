@@ -94,8 +94,8 @@ class DeviceScope {
 class SlabbedCuda final : public CudaSimulation {
   public:
     SlabbedCuda(const SimDefinition& def, const GridSize& whole, uint32_t slabs,
-                const std::vector<int>& devices, uint32_t maxHalo)
-        : whole_(whole), plan_(planSlabs(whole, slabs, maxHalo)),
+                const std::vector<int>& devices, uint32_t maxHalo, double displayShare)
+        : whole_(whole), plan_(plan(whole, slabs, devices.size(), maxHalo, displayShare)),
           planeCells_(slabPlaneCells(whole)), haloCopies_(haloCopies(plan_)), devices_(devices) {
         if (!def.splittable || !def.createCuda)
             throw usageError(def.name + " cannot be split into slabs");
@@ -133,8 +133,11 @@ class SlabbedCuda final : public CudaSimulation {
         join(stream);
     }
 
+    // Across GPUs no fork: the slabs' streams wait for nothing of the caller's (what they read
+    // and write is theirs alone; reset and brush order themselves), so a frame's steps need not
+    // wait for the last frame's outputs. The join keeps the contract that the caller's stream
+    // finishing means the steps are done.
     void step(const ParamValues& params, int steps, cudaStream_t stream) override {
-        fork(stream);
         while (steps > 0) {
             const int now = std::min(steps, int(plan_.halo));
             exchange(stream);
@@ -167,12 +170,20 @@ class SlabbedCuda final : public CudaSimulation {
         return uint64_t(seenStates_.size() - 1);
     }
 
+    // Across GPUs the slabs step on streams of their own, which never wait for the caller's
+    // stream: the next frame's steps run while this frame's outputs are written and drawn. Only
+    // the gather into the whole-grid object waits, for the last outputs written from it.
     void writeOutputs(const DeviceTargets& targets, cudaStream_t stream) override {
-        fork(stream);
-        gather(wholeSim_->slabFields().shown, stream);
-        join(stream);
+        if (devices_.size() == 1) {
+            gather(wholeSim_->slabFields().shown, stream);
+            DeviceScope scope(devices_[0]);
+            wholeSim_->writeOutputs(targets, stream);
+            return;
+        }
+        gatherShown(stream);
         DeviceScope scope(devices_[0]);
         wholeSim_->writeOutputs(targets, stream);
+        CUDA_CHECK(cudaEventRecord(outputsWritten_, stream));
     }
 
     void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) override {
@@ -199,6 +210,29 @@ class SlabbedCuda final : public CudaSimulation {
     }
 
   private:
+    // On one GPU even; across GPUs the display GPU's slabs hold `displayShare` of the planes and
+    // the other GPUs share the rest evenly, since the display GPU also writes the outputs and
+    // draws. The default, 0.8 of an even share (0.4 of the planes on two GPUs), was the fastest of
+    // 0.35, 0.4, 0.45 and 0.5 for every grid measured on two H200s (SCALING.md).
+    static SlabPlan plan(const GridSize& whole, uint32_t slabs, size_t gpus, uint32_t maxHalo,
+                         double displayShare) {
+        if (gpus < 2 || slabs < gpus) return planSlabs(whole, slabs, maxHalo);
+        if (displayShare <= 0) displayShare = kDefaultDisplayShareOfEven / double(gpus);
+        if (!(displayShare < 1))
+            throw usageError("the display GPU's share of the grid must be between 0 and 1, got " +
+                             std::to_string(displayShare));
+        std::vector<size_t> onGpu(gpus);
+        for (uint32_t i = 0; i < slabs; ++i)
+            ++onGpu[i * gpus / slabs];
+        std::vector<double> weights;
+        for (uint32_t i = 0; i < slabs; ++i) {
+            const size_t g = i * gpus / slabs;
+            const double share = g == 0 ? displayShare : (1 - displayShare) / double(gpus - 1);
+            weights.push_back(share / double(onGpu[g]));
+        }
+        return planSlabs(whole, weights, maxHalo);
+    }
+
     void build(const SimDefinition& def) {
         const size_t gpus = devices_.size(), n = plan_.count.size();
         for (size_t i = 0; i < n; ++i)
@@ -207,8 +241,21 @@ class SlabbedCuda final : public CudaSimulation {
         events_.assign(gpus, nullptr);
         for (size_t g = 0; g < gpus; ++g) {
             DeviceScope scope(devices_[g]);
-            if (g > 0) CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[g], cudaStreamNonBlocking));
+            if (gpus > 1)
+                CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[g], cudaStreamNonBlocking));
             CUDA_CHECK(cudaEventCreateWithFlags(&events_[g], cudaEventDisableTiming));
+        }
+        {
+            DeviceScope scope(devices_[0]);
+            CUDA_CHECK(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming));
+            CUDA_CHECK(cudaEventCreateWithFlags(&outputsWritten_, cudaEventDisableTiming));
+        }
+        copyStreams_.assign(gpus, nullptr);
+        copied_.assign(gpus, nullptr);
+        for (size_t g = 1; g < gpus; ++g) {
+            DeviceScope scope(devices_[g]);
+            CUDA_CHECK(cudaStreamCreateWithFlags(&copyStreams_[g], cudaStreamNonBlocking));
+            CUDA_CHECK(cudaEventCreateWithFlags(&copied_[g], cudaEventDisableTiming));
         }
         // Peer copies to the display GPU go direct where the hardware allows it (else the driver
         // stages them through host memory).
@@ -236,16 +283,40 @@ class SlabbedCuda final : public CudaSimulation {
         }
         DeviceScope scope(devices_[0]);
         wholeSim_ = def.createCuda(whole_);
+        snapshots_.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            if (deviceOf_[i] == 0) continue;
+            DeviceScope on(devices_[deviceOf_[i]]);
+            for (size_t k = 0; k < wholeSim_->slabFields().shown.size(); ++k) {
+                float* p = nullptr;
+                CUDA_CHECK(cudaMalloc(&p, plan_.count[i] * planeCells_ * sizeof(float)));
+                snapshots_[i].push_back(p);
+            }
+        }
     }
 
     void release() {
         // The caller finished its stream; the other GPUs' streams may hold work a throw between
         // a fork and its join left uncovered.
-        for (size_t g = 1; g < streams_.size(); ++g)
-            if (streams_[g]) {
-                DeviceScope scope(devices_[g]);
-                (void)cudaStreamSynchronize(streams_[g]);
-            }
+        for (size_t g = 0; g < streams_.size(); ++g) {
+            DeviceScope scope(devices_[g]);
+            if (streams_[g]) (void)cudaStreamSynchronize(streams_[g]);
+            if (g < copyStreams_.size() && copyStreams_[g])
+                (void)cudaStreamSynchronize(copyStreams_[g]);
+        }
+        for (size_t i = 0; i < snapshots_.size(); ++i) {
+            DeviceScope scope(devices_[deviceOf_[i]]);
+            for (float* p : snapshots_[i])
+                (void)cudaFree(p);
+        }
+        snapshots_.clear();
+        for (size_t g = 1; g < copyStreams_.size(); ++g) {
+            DeviceScope scope(devices_[g]);
+            if (copyStreams_[g]) (void)cudaStreamDestroy(copyStreams_[g]);
+            if (copied_[g]) (void)cudaEventDestroy(copied_[g]);
+        }
+        copyStreams_.clear();
+        copied_.clear();
         for (size_t i = 0; i < slabs_.size(); ++i) {
             DeviceScope scope(devices_[deviceOf_[i]]);
             slabs_[i].reset();
@@ -265,30 +336,38 @@ class SlabbedCuda final : public CudaSimulation {
         }
         streams_.clear();
         events_.clear();
+        if (!devices_.empty()) {
+            DeviceScope scope(devices_[0]);
+            if (forked_) (void)cudaEventDestroy(forked_);
+            if (outputsWritten_) (void)cudaEventDestroy(outputsWritten_);
+        }
+        forked_ = outputsWritten_ = nullptr;
     }
 
+    // On one GPU every slab runs on the caller's stream; across GPUs each GPU's slabs on that
+    // GPU's own stream (the display GPU's too).
     cudaStream_t streamOf(size_t slab, cudaStream_t display) const {
-        const uint32_t g = deviceOf_[slab];
-        return g == 0 ? display : streams_[g];
+        return devices_.size() == 1 ? display : streams_[deviceOf_[slab]];
     }
 
-    // The other GPUs' streams wait for what the caller's stream holds so far.
+    // The slabs' streams wait for what the caller's stream holds so far.
     void fork(cudaStream_t stream) {
         if (devices_.size() == 1) return;
-        CUDA_CHECK(cudaEventRecord(events_[0], stream));
-        for (size_t g = 1; g < devices_.size(); ++g) {
+        CUDA_CHECK(cudaEventRecord(forked_, stream));
+        for (size_t g = 0; g < devices_.size(); ++g) {
             DeviceScope scope(devices_[g]);
-            CUDA_CHECK(cudaStreamWaitEvent(streams_[g], events_[0], 0));
+            CUDA_CHECK(cudaStreamWaitEvent(streams_[g], forked_, 0));
         }
     }
 
-    // The caller's stream waits for what the other GPUs' streams hold so far.
+    // The caller's stream waits for what the slabs' streams hold so far.
     void join(cudaStream_t stream) {
-        for (size_t g = 1; g < devices_.size(); ++g) {
+        if (devices_.size() == 1) return;
+        for (size_t g = 0; g < devices_.size(); ++g) {
             DeviceScope scope(devices_[g]);
             CUDA_CHECK(cudaEventRecord(events_[g], streams_[g]));
         }
-        for (size_t g = 1; g < devices_.size(); ++g)
+        for (size_t g = 0; g < devices_.size(); ++g)
             CUDA_CHECK(cudaStreamWaitEvent(stream, events_[g], 0));
     }
 
@@ -350,6 +429,49 @@ class SlabbedCuda final : public CudaSimulation {
         }
     }
 
+    // Across GPUs, the shown fields of every slab into the whole-grid object for this frame's
+    // outputs, then the caller's stream waits for them. The display GPU's slabs copy straight in
+    // on its slabs' stream. Another GPU's slabs first copy into a snapshot on that GPU (a local
+    // copy, fast), and the peer copy of the snapshot runs on a copy stream of that GPU, so the
+    // slabs' next steps overlap the transfer. A snapshot is rewritten only once its last peer copy
+    // is done, and the whole-grid object only once the last outputs written from it are.
+    void gatherShown(cudaStream_t stream) {
+        const SlabFields whole = wholeSim_->slabFields();
+        for (size_t g = 0; g < devices_.size(); ++g) {
+            DeviceScope scope(devices_[g]);
+            const cudaStream_t sim = streams_[g], out = copyStreams_[g];
+            if (g == 0)
+                CUDA_CHECK(cudaStreamWaitEvent(sim, outputsWritten_, 0));
+            else
+                CUDA_CHECK(cudaStreamWaitEvent(sim, copied_[g], 0));
+            for (size_t i = 0; i < slabs_.size(); ++i) {
+                if (deviceOf_[i] != g) continue;
+                const SlabFields slab = slabs_[i]->slabFields();
+                for (size_t k = 0; k < whole.shown.size(); ++k) {
+                    const uint32_t f = whole.shown[k];
+                    float* to =
+                        g == 0 ? whole.fields[f] + plan_.first[i] * planeCells_ : snapshots_[i][k];
+                    copy(to, uint32_t(g), slab.fields[f] + plan_.halo * planeCells_, uint32_t(g),
+                         plan_.count[i], sim);
+                }
+            }
+            CUDA_CHECK(cudaEventRecord(events_[g], sim));
+            if (g == 0) continue;
+            CUDA_CHECK(cudaStreamWaitEvent(out, events_[g], 0));
+            CUDA_CHECK(cudaStreamWaitEvent(out, outputsWritten_, 0));
+            for (size_t i = 0; i < slabs_.size(); ++i) {
+                if (deviceOf_[i] != g) continue;
+                for (size_t k = 0; k < whole.shown.size(); ++k)
+                    copy(whole.fields[whole.shown[k]] + plan_.first[i] * planeCells_, 0,
+                         snapshots_[i][k], uint32_t(g), plan_.count[i], out);
+            }
+            CUDA_CHECK(cudaEventRecord(copied_[g], out));
+        }
+        CUDA_CHECK(cudaStreamWaitEvent(stream, events_[0], 0));
+        for (size_t g = 1; g < devices_.size(); ++g)
+            CUDA_CHECK(cudaStreamWaitEvent(stream, copied_[g], 0));
+    }
+
     // The slabs' own planes of the listed fields into the display GPU's whole-grid object, each
     // on its slab's stream (then join).
     void gather(const std::vector<uint32_t>& which, cudaStream_t stream) {
@@ -368,11 +490,16 @@ class SlabbedCuda final : public CudaSimulation {
     SlabPlan plan_;
     size_t planeCells_;
     std::vector<HaloCopy> haloCopies_;
-    std::vector<int> devices_;          // CUDA ordinals; [0] is the display GPU
-    std::vector<uint32_t> deviceOf_;    // per slab: index into devices_
-    std::vector<cudaStream_t> streams_; // per GPU; [0] unused (the caller's stream)
-    std::vector<cudaEvent_t> events_;   // per GPU: fork ([0]) and join
-    std::vector<ncclComm_t> comms_;     // per GPU, where there are several
+    std::vector<int> devices_;              // CUDA ordinals; [0] is the display GPU
+    std::vector<uint32_t> deviceOf_;        // per slab: index into devices_
+    std::vector<cudaStream_t> streams_;     // per GPU where there are several (else the caller's)
+    std::vector<cudaEvent_t> events_;       // per GPU: its stream's work so far, for join
+    std::vector<cudaStream_t> copyStreams_; // per GPU but the display GPU: gathers' peer copies
+    std::vector<cudaEvent_t> copied_;       // per GPU but the display GPU: its last peer copies
+    std::vector<std::vector<float*>> snapshots_; // per slab off the display GPU, per shown field
+    cudaEvent_t forked_ = nullptr;               // the caller's stream at a fork
+    cudaEvent_t outputsWritten_ = nullptr;       // the caller's stream after the last writeOutputs
+    std::vector<ncclComm_t> comms_;              // per GPU, where there are several
     std::string ncclDescription_;
     std::vector<std::unique_ptr<CudaSimulation>> slabs_;
     std::unique_ptr<CudaSimulation> wholeSim_; // on the display GPU: the gathered planes
@@ -400,8 +527,8 @@ std::vector<int> slabDevices(int display, uint32_t gpus) {
 
 std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, const GridSize& whole,
                                                   uint32_t slabs, const std::vector<int>& devices,
-                                                  uint32_t maxHalo) {
-    return std::make_unique<SlabbedCuda>(def, whole, slabs, devices, maxHalo);
+                                                  uint32_t maxHalo, double displayShare) {
+    return std::make_unique<SlabbedCuda>(def, whole, slabs, devices, maxHalo, displayShare);
 }
 
 } // namespace estuary::sim

@@ -98,10 +98,26 @@ const std::vector<const char*> kEveryBenchOption = {
 
 // The options of 3D simulations, which the 2D command lines above refuse.
 // A window run: headless, the options of the view not drawn are refused.
-const std::vector<const char*> kEveryVolumeOption = {
-    "--sim",     "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
-    "--opacity", "3.5",           "--slice-axis", "x",        "--slice-position", "0.75",
-    "--draw",    "raster",        "--slabs",      "3",        "--gpus",           "2"};
+const std::vector<const char*> kEveryVolumeOption = {"--sim",
+                                                     "gray-scott-3d",
+                                                     "--size",
+                                                     "40x32x24",
+                                                     "--camera",
+                                                     "-30,60",
+                                                     "--opacity",
+                                                     "3.5",
+                                                     "--slice-axis",
+                                                     "x",
+                                                     "--slice-position",
+                                                     "0.75",
+                                                     "--draw",
+                                                     "raster",
+                                                     "--slabs",
+                                                     "3",
+                                                     "--gpus",
+                                                     "2",
+                                                     "--display-share",
+                                                     "0.4"};
 
 TEST(AppOptions, EveryVolumeOptionIsParsed) {
     const auto out = parse(kEveryVolumeOption);
@@ -118,6 +134,7 @@ TEST(AppOptions, EveryVolumeOptionIsParsed) {
     EXPECT_EQ(o.draw, DrawPath::Raster);
     EXPECT_EQ(o.slabs, 3u);
     EXPECT_EQ(o.gpus, 2u);
+    EXPECT_EQ(o.displayShare, 0.4);
 }
 
 TEST(AppOptions, EveryWindowOptionIsParsed) {
@@ -607,6 +624,8 @@ TEST(AppOptions, SlabsAndGpusAreCheckedAgainstTheSimulationGridAndBackend) {
         {{"--backend", "cpu", "--gpus", "2"}, {"--gpus", "--backend cpu"}},
         {{"--slabs", "0"}, {"--slabs", "0"}},
         {{"--gpus", "0"}, {"--gpus", "0"}},
+        {{"--display-share", "0.4"}, {"--display-share", "--gpus 2 or more"}},
+        {{"--gpus", "2", "--display-share", "0.99"}, {"--display-share", "0.99"}},
         {{"--fps-cap", "0"}, {"--fps-cap", "0"}},
         {{"--fps-cap", "1e3"}, {"--fps-cap", "1e3"}},
     };

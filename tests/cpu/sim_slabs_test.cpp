@@ -144,6 +144,31 @@ TEST(SimSlabs, ThePlanSplitsAsEvenlyAsItCanAndRefusesSlabsThinnerThanTwoPlanes) 
     }
 }
 
+TEST(SimSlabs, AWeightedPlanSplitsByShareAndRefusesSharesOfFewerThanTwoPlanes) {
+    const SlabPlan plan = planSlabs(GridSize{16, 100}, {0.4, 0.3, 0.3});
+    EXPECT_EQ(plan.first, (std::vector<uint32_t>{0, 40, 70}));
+    EXPECT_EQ(plan.count, (std::vector<uint32_t>{40, 30, 30}));
+    EXPECT_EQ(plan.halo, kDefaultSlabHalo);
+    const SlabPlan odd = planSlabs(GridSize{8, 8, 61}, {1.0, 2.0});
+    EXPECT_EQ(odd.count, (std::vector<uint32_t>{20, 41}));          // round(61 / 3), the rest
+    EXPECT_EQ(planSlabs(GridSize{16, 100}, {0.03, 0.97}).halo, 3u); // the thinnest bounds it
+    const std::pair<std::vector<double>, const char*> bad[] = {
+        {{0.01, 0.99}, "slab 0's share of the grid's 100 rows is fewer than 2"},
+        {{0.5, 0.0}, "must be positive, got 0"},
+        {{1.0, -1.0}, "must be positive, got -1"},
+    };
+    for (const auto& [weights, message] : bad) {
+        SCOPED_TRACE(message);
+        try {
+            (void)planSlabs(GridSize{16, 100}, weights);
+            ADD_FAILURE() << "accepted";
+        } catch (const Error& e) {
+            EXPECT_EQ(exitCode(e), ExitCode::Usage);
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(SimSlabs, SimulationsThatDoNotSplitAreRefused) {
     for (const SimDefinition& def : estuary::simulations()) {
         if (def.splittable) continue;

@@ -356,9 +356,12 @@ TEST_F(AppGpuRun, HostWrittenFramesReachOpenGlReleasedAndHandedOverBySemaphores)
 }
 
 // --slabs on the CUDA backend end to end: the split runs' pictures are the unsplit run's, under
-// validation, for both splittable simulations; --gpus above the GPUs present is exit 3 naming
-// how many there are.
+// validation, for both splittable simulations, and on a machine of two GPUs or more so are
+// --gpus 2's (slabs stepping on every GPU's own stream while the frames before are drawn); --gpus
+// above the GPUs present is exit 3 naming how many there are.
 TEST_F(AppGpuRun, SplitCudaRunsDrawTheUnsplitPictureAndMissingGpusExit3) {
+    int count = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
     for (const char* simulation : {"gray-scott", "gray-scott-3d"}) {
         SCOPED_TRACE(simulation);
         const bool volume = std::string(simulation) == "gray-scott-3d";
@@ -387,9 +390,20 @@ TEST_F(AppGpuRun, SplitCudaRunsDrawTheUnsplitPictureAndMissingGpusExit3) {
             EXPECT_EQ(split.output.find(" 0 of 60 frames replayed"), std::string::npos)
                 << split.output;
         }
+        if (count < 2) continue;
+        int n = 0;
+        for (const char* split :
+             {"--slabs 2", "--slabs 7", "--display-share 0.37", "--display-share 0.5"}) {
+            const auto shot = dir / ("gpus-" + std::to_string(n++) + ".png");
+            const auto run =
+                runEstuary(common + "'" + shot.string() + "' --gpus 2 " + std::string(split));
+            ASSERT_EQ(run.exitCode, 0) << run.output;
+            EXPECT_NE(run.output.find("validation layer reported 0 message"), std::string::npos)
+                << run.output;
+            EXPECT_TRUE(loadPng(shot).pixels == loadPng(dir / "whole.png").pixels)
+                << "--gpus 2 " << split << " drew another picture than one GPU";
+        }
     }
-    int count = 0;
-    ASSERT_EQ(cudaGetDeviceCount(&count), cudaSuccess);
     const auto more = runEstuary("--headless --backend cuda --frames 2 --size 64x64 --screenshot "
                                  "/dev/null --gpus " +
                                  std::to_string(count + 1));
