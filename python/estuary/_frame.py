@@ -195,6 +195,9 @@ class Frame:
                  "stream", "__weakref__")
 
     def __init__(self, viewer, stream, defer_wait):
+        # All that does not need estuary's answer is done before the call: the work after it
+        # delays the frame's submission (it counts in estuary's host busy time), while the work
+        # before it is hidden by the frames-in-flight wait of a loop that waits for the GPU.
         # The desc is the viewer's, set only where it changes: estuary reads it during the call.
         if stream is not viewer._stream_given:
             viewer._stream_handle = None if stream is None else _stream_handle(stream)
@@ -205,24 +208,26 @@ class Frame:
             viewer._frame_flags = viewer._frame_desc.flags = flags
         if viewer._handle is None:
             viewer._use()  # raises: the viewer is closed
+        self._viewer, self._by_display, self._host_arrays = viewer, False, ()
+        # The open frame's handle: the viewer's out parameter itself, which only the next begin
+        # writes, and that only once this frame has ended (c_void_p, as the calls take it).
+        self._handle = self._arg = arg = viewer._frame_out
+        index = viewer._next_index
+        if index is not None:
+            self.index, self.slot = index, index % viewer.frames_in_flight
+        stream, own = viewer._stream_handle, viewer._own_stream
+        self.stream = stream if stream else own or None
         status = _begin_frame(viewer._handle_arg, viewer._frame_desc_ref, viewer._frame_out_ref)
         if status:
             _fail(status)
-        # The open frame's handle as its calls take it: the viewer's out parameter itself, which
-        # only the next begin writes, and that only once this frame has ended.
-        self._arg = arg = viewer._frame_out
-        self._viewer, self._handle, self._by_display = viewer, arg.value, False
-        self._host_arrays = ()  # a list from the first host array on
-        index = viewer._next_index
-        if index is None:
-            index = _frame_index(arg)
-        self.index = index
-        self.slot = index % viewer.frames_in_flight
         viewer._frame = self
+        if index is None:
+            self.index = index = _frame_index(arg)
+            self.slot = index % viewer.frames_in_flight
         if viewer._pending_results:
             viewer._results_drawn_before(index)
-        stream = viewer._stream_handle
-        self.stream = stream if stream else viewer._own_stream or self._own_stream()
+        if not stream and own is None:
+            self.stream = self._own_stream()
 
     @classmethod
     def _begun(cls, viewer, handle):
@@ -262,8 +267,7 @@ class Frame:
     def end(self):
         """Enqueues the frame's signal on its stream and submits its draw. The frame has ended
         afterwards even where this raises. A second call does nothing."""
-        handle = self._handle
-        if handle is None:
+        if self._handle is None:
             return
         if self._by_display:
             raise InvalidArgument(f"frame {self.index} belongs to viewer.display(), which ends "
@@ -271,10 +275,9 @@ class Frame:
         viewer = self._viewer
         try:
             if viewer._handle is not None:
-                # estuary counts a frame once it has ended well: the next begin's index.
-                viewer._next_index = None
                 status = _end_frame(self._arg)
                 if status:
+                    viewer._next_index = None  # estuary counts only frames that ended well
                     _fail(status)
                 viewer._next_index = self.index + 1
         finally:
