@@ -15,10 +15,11 @@ Python side of the same loop, on the CPU alone, is binding_host_cost.py's. Print
 ROUNDS (default 1) repeats every loop and C++ that many times, alternated, and ends with each
 loop's median difference to C++ over the rounds: between device calls, and between processes of
 one call, host times drift by tens of µs (docs/PERFORMANCE.md), more than the binding's cost.
---old DIR (a folder holding another estuary/ package, say an older revision's) runs the binding
-loop without PyTorch with that package too, in a child process of its own beside this package's,
-every round; the last line then gives the two packages' median differences to C++ side by side:
-the number to compare.
+The last line is the headline: {"binding_minus_cxx_host_us": {"new": ...}}, the binding loop's
+Python minus C++ host busy p50 in a child process that never imports PyTorch, median over the
+rounds. --old DIR (a folder holding another estuary/ package, say an older revision's) runs that
+loop with the old package too, in a child of its own beside this package's each round (the two
+take turns to go first), and the headline gives "old" beside "new".
     python3 binding_cost.py [FRAMES] [PATH/TO/estuary_binding_baseline [ROUNDS]] [--old DIR]"""
 import contextlib
 import ctypes
@@ -204,14 +205,18 @@ def main():
                               "python_minus_cxx_host_us_median": round(statistics.median(values),
                                                                        2),
                               "python_minus_cxx_host_us": values}))
-    key = "Python, binding, no PyTorch"
-    if old_package and key in differences and key + " (old)" in differences:
-        print(json.dumps({"binding_minus_cxx_host_us": {
-            side: round(statistics.median(differences[key + suffix]), 2)
-            for side, suffix in (("new", ""), ("old", " (old)"))}, "rounds": rounds,
-            "loop": key, "new": os.path.dirname(estuary.__path__[0]),
-            "old": os.path.abspath(old_package)}))
-
+    # The headline: Python minus C++ for the binding loop, each package in a child process of
+    # its own that never imports PyTorch (the same kind of process for both), median of rounds;
+    # beside it this package's binding loop in the process that imported PyTorch.
+    key, medians = "Python, binding, no PyTorch", {}
+    for side, loop in (("new", key), ("old", key + " (old)"),
+                       ("new_pytorch_imported", "Python, binding")):
+        if differences.get(loop):
+            medians[side] = round(statistics.median(differences[loop]), 2)
+    if medians:
+        print(json.dumps({"binding_minus_cxx_host_us": medians, "rounds": rounds,
+                          "new": os.path.dirname(estuary.__path__[0])} |
+                         ({"old": os.path.abspath(old_package)} if old_package else {})))
 
 if __name__ == "__main__":
     main()
