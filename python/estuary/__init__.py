@@ -92,9 +92,7 @@ class Viewer:
         self._frame_out = ctypes.c_void_p()  # begin's out parameter: the open frame's handle
         self._frame_out_ref = ctypes.byref(self._frame_out)
         self._source = ctypes.c_void_p()  # show's source pointer
-        # The stream object the desc was last set for, its handle, and the desc's flags.
-        self._stream_given = self._stream_handle = None
-        self._frame_flags = 0
+        self._stream_cache = (None, None)  # the stream object last given, and its handle
         # The index the next frame() gets, as estuary counts (frames that ended well); None:
         # unknown (a failed end, display()'s frames), asked of estuary at the next begin.
         self._next_index = 0
@@ -134,8 +132,7 @@ class Viewer:
 
     def _forget(self):
         self._handle = None
-        self._stream_given = self._stream_handle = None  # the stream object held goes
-        self._frame_desc.stream = None
+        self._stream_cache = (None, None)  # the stream object held goes
         if self._frame is not None:
             self._frame._ended()
         self._pending_results.clear()

@@ -198,14 +198,15 @@ class Frame:
         # All that does not need estuary's answer is done before the call: the work after it
         # delays the frame's submission (it counts in estuary's host busy time), while the work
         # before it is hidden by the frames-in-flight wait of a loop that waits for the GPU.
-        # The desc is the viewer's, set only where it changes: estuary reads it during the call.
-        if stream is not viewer._stream_given:
-            viewer._stream_handle = None if stream is None else _stream_handle(stream)
-            viewer._stream_given = stream  # held: an id() reused would name another stream
-            viewer._frame_desc.stream = viewer._stream_handle
-        flags = _DEFER_WAIT if defer_wait else 0
-        if flags != viewer._frame_flags:
-            viewer._frame_flags = viewer._frame_desc.flags = flags
+        # A stream object's handle is worked out once: (the object, held so that its id() names
+        # no other, and its handle), replaced in one store.
+        given, handle = viewer._stream_cache
+        if stream is not given:
+            handle = None if stream is None else _stream_handle(stream)
+            viewer._stream_cache = (stream, handle)
+        desc = viewer._frame_desc  # the viewer's: estuary reads it during the call only
+        desc.stream = handle
+        desc.flags = _DEFER_WAIT if defer_wait else 0
         if viewer._handle is None:
             viewer._use()  # raises: the viewer is closed
         self._viewer, self._by_display, self._host_arrays = viewer, False, ()
@@ -215,8 +216,8 @@ class Frame:
         index = viewer._next_index
         if index is not None:
             self.index, self.slot = index, index % viewer.frames_in_flight
-        stream, own = viewer._stream_handle, viewer._own_stream
-        self.stream = stream if stream else own or None
+        own = viewer._own_stream
+        self.stream = handle if handle else own or None
         status = _begin_frame(viewer._handle_arg, viewer._frame_desc_ref, viewer._frame_out_ref)
         if status:
             _fail(status)
@@ -226,7 +227,7 @@ class Frame:
             self.slot = index % viewer.frames_in_flight
         if viewer._pending_results:
             viewer._results_drawn_before(index)
-        if not stream and own is None:
+        if not handle and own is None:
             self.stream = self._own_stream()
 
     @classmethod
@@ -275,9 +276,11 @@ class Frame:
         viewer = self._viewer
         try:
             if viewer._handle is not None:
+                # Unknown until the call has ended well (estuary counts only those), Ctrl-C
+                # between the call and the count included: estuary is asked then.
+                viewer._next_index = None
                 status = _end_frame(self._arg)
                 if status:
-                    viewer._next_index = None  # estuary counts only frames that ended well
                     _fail(status)
                 viewer._next_index = self.index + 1
         finally:
