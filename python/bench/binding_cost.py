@@ -15,10 +15,16 @@ Python side of the same loop, on the CPU alone, is binding_host_cost.py's. Print
 ROUNDS (default 1) repeats every loop and C++ that many times, alternated, and ends with each
 loop's median difference to C++ over the rounds: between device calls, and between processes of
 one call, host times drift by tens of µs (docs/PERFORMANCE.md), more than the binding's cost.
-    python3 binding_cost.py [FRAMES] [PATH/TO/estuary_binding_baseline [ROUNDS]]"""
+The last line is the headline: {"binding_minus_cxx_host_us": {"new": ...}}, the binding loop's
+Python minus C++ host busy p50 in a child process that never imports PyTorch, median over the
+rounds. --old DIR (a folder holding another estuary/ package, say an older revision's) runs that
+loop with the old package too, in a child of its own beside this package's each round (the two
+take turns to go first), and the headline gives "old" beside "new".
+    python3 binding_cost.py [FRAMES] [PATH/TO/estuary_binding_baseline [ROUNDS]] [--old DIR]"""
 import contextlib
 import ctypes
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -28,7 +34,11 @@ import estuary
 from estuary import _dlpack
 
 NO_TORCH = "--no-torch"  # the child's flag: the binding loops without PyTorch
-arguments = [a for a in sys.argv[1:] if a != NO_TORCH]
+OLD = "--old"
+_old_at = sys.argv.index(OLD) if OLD in sys.argv else None
+old_package = sys.argv[_old_at + 1] if _old_at is not None else None
+arguments = [a for i, a in enumerate(sys.argv[1:], 1)
+             if a != NO_TORCH and (_old_at is None or i not in (_old_at, _old_at + 1))]
 frames = int(arguments[0]) if arguments else 3000
 cudart = _dlpack._runtime()
 for _name, _args in {"cudaMemsetAsync": [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t,
@@ -143,15 +153,25 @@ def loop(viewer, variant, stream, field, points, source, bare_source, torch):
     return stats, parts
 
 
-def one_round(torch, baseline):
-    """Every loop once, then C++ (where `baseline` names it): the JSON lines of one round."""
+def one_round(torch, baseline, number):
+    """Every loop once, then C++ (where `baseline` names it): the JSON lines of one round. The
+    two packages' children take turns to go first, round by round."""
     results = [run(variant, torch) for variant in ("bare", "binding", "cai", "dlpack")]
-    done = subprocess.run([sys.executable, __file__, str(frames), NO_TORCH], capture_output=True,
-                          text=True)
-    if done.returncode == 0:
-        results += [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    else:  # reported, and the PyTorch loops still compared
-        results.append({"loop": "Python, binding, no PyTorch", "failed": done.stderr[-2000:]})
+    packages = {"": os.path.dirname(estuary.__path__[0])}
+    if old_package:
+        packages[" (old)"] = os.path.abspath(old_package)
+    for suffix, package in sorted(packages.items(), reverse=number % 2 == 1):
+        environment = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [package] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+        done = subprocess.run([sys.executable, __file__, str(frames), NO_TORCH],
+                              capture_output=True, text=True, env=environment)
+        if done.returncode == 0:
+            results += [json.loads(line) | {"loop": json.loads(line)["loop"] + suffix,
+                                            "package": package}
+                        for line in done.stdout.splitlines() if line.startswith("{")]
+        else:  # reported, and the other loops still compared
+            results.append({"loop": "Python, binding, no PyTorch" + suffix, "package": package,
+                            "failed": done.stderr[-2000:]})
     if baseline:
         done = subprocess.run([baseline, str(frames)], capture_output=True, text=True,
                               check=True)
@@ -169,7 +189,7 @@ def main():
     rounds = int(arguments[2]) if len(arguments) > 2 else 1
     differences = {}  # loop: its host busy p50 less C++'s, a round each
     for number in range(rounds):
-        results = one_round(torch, baseline)
+        results = one_round(torch, baseline, number)
         cxx = results[-1] if baseline else None
         for result in results:
             print(json.dumps(result if rounds == 1 else {"round": number, **result}))
@@ -185,7 +205,18 @@ def main():
                               "python_minus_cxx_host_us_median": round(statistics.median(values),
                                                                        2),
                               "python_minus_cxx_host_us": values}))
-
+    # The headline: Python minus C++ for the binding loop, each package in a child process of
+    # its own that never imports PyTorch (the same kind of process for both), median of rounds;
+    # beside it this package's binding loop in the process that imported PyTorch.
+    key, medians = "Python, binding, no PyTorch", {}
+    for side, loop in (("new", key), ("old", key + " (old)"),
+                       ("new_pytorch_imported", "Python, binding")):
+        if differences.get(loop):
+            medians[side] = round(statistics.median(differences[loop]), 2)
+    if medians:
+        print(json.dumps({"binding_minus_cxx_host_us": medians, "rounds": rounds,
+                          "new": os.path.dirname(estuary.__path__[0])} |
+                         ({"old": os.path.abspath(old_package)} if old_package else {})))
 
 if __name__ == "__main__":
     main()

@@ -17,10 +17,14 @@ median of the repeats:
   loop_us     the whole frame in Python (what a frame's Python costs the program)
   in_busy_us  from begin_frame's return to end_frame's call (what estuary's host busy time, and so
               binding_cost.py's difference to C++, sees of it)
+--evict KB makes the stub's begin_frame and end_frame walk KB of memory of their own (outside
+the in-busy window), as a driver's work between the binding's calls does: the loop then runs
+with the caches the real library leaves it, which is where a GPU machine's difference to C++
+comes from (the Python side measured warm is a few µs, against C++ on an H100 it was tens).
 Needs a C compiler (cc) and git, or --stub (a stub built before, with --keep-stub) and
 --old-package (a folder holding the old estuary/). Prints a table and one JSON line per loop.
     python3 binding_host_cost.py [--frames N] [--repeats N] [--old REV | --old-package DIR]
-                                 [--stub LIB | --keep-stub LIB]"""
+                                 [--stub LIB | --keep-stub LIB] [--evict KB]"""
 import argparse
 import ctypes
 import json
@@ -45,6 +49,11 @@ _SPECIAL = r"""
 #include <time.h>
 static uint64_t frames, begun_ns, ending_ns;
 static char host_memory[%(buffer_bytes)d];
+/* What a driver's calls do to the caches: EVICT_BYTES of memory written, a line at a time. */
+static volatile unsigned char evicted[%(evict_bytes)d + 64];
+static void evict(void) {
+    for (unsigned long i = 0; i < %(evict_bytes)dul; i += 64) evicted[i]++;
+}
 static uint64_t now_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -99,10 +108,15 @@ int estuary_add_field_view(void* viewer, const void* desc, void** out) { return 
 int estuary_add_points_view(void* viewer, const void* desc, void** out) { return handle_out(out); }
 int estuary_begin_frame(void* viewer, const void* desc, void** out) {
     *out = (void*)(uintptr_t)(0x100000 + 16 * (frames++ %% 2));
+    evict();
     begun_ns = now_ns();
     return 0;
 }
-int estuary_end_frame(void* frame) { ending_ns = now_ns(); return 0; }
+int estuary_end_frame(void* frame) {
+    ending_ns = now_ns();
+    evict();
+    return 0;
+}
 uint64_t estuary_frame_index(const void* frame) { return frames - 1; }
 void* estuary_frame_stream(const void* frame) { return 0; }
 int estuary_frame_device_pointer(void* frame, void* buffer, void** out) {
@@ -119,9 +133,9 @@ uint64_t stub_in_busy_ns(void) { return ending_ns - begun_ns; }
 """
 
 
-def build_stub(folder):
+def build_stub(folder, evict_kb=0):
     """libestuary's stub, its struct offsets taken from this checkout's _capi (the ABI test keeps
-    them equal to estuary.h's), compiled into `folder`."""
+    them equal to estuary.h's), compiled into `folder`; its begin and end evict `evict_kb` KB."""
     import importlib
     import types
     package = types.ModuleType("estuary")  # _capi alone: the package's __init__ loads libestuary
@@ -140,7 +154,8 @@ def build_stub(folder):
                "buffer_desc_writer": _capi.BufferDesc.writer.offset,
                "buffer_size": _capi.BufferInfo.size.offset,
                "buffer_copies": _capi.BufferInfo.copies.offset,
-               "buffer_writer": _capi.BufferInfo.writer.offset, "buffer_bytes": BUFFER_BYTES}
+               "buffer_writer": _capi.BufferInfo.writer.offset, "buffer_bytes": BUFFER_BYTES,
+               "evict_bytes": evict_kb * 1024}
     special = _SPECIAL % offsets
     rest = "".join(f"int {n}(void) {{ return 0; }}\n" for n in names
                    if f" {n}(" not in special)
@@ -267,6 +282,8 @@ def main():
     parser.add_argument("--old-package", help="a folder holding the old estuary/ instead")
     parser.add_argument("--stub", help="a stub library built before (--keep-stub)")
     parser.add_argument("--keep-stub", help="where to copy the stub library built")
+    parser.add_argument("--evict", type=int, default=0,
+                        help="KB of memory the stub's begin and end walk (a driver's footprint)")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -274,7 +291,7 @@ def main():
         return
     with tempfile.TemporaryDirectory() as temporary:
         folder = pathlib.Path(temporary)
-        library = pathlib.Path(args.stub) if args.stub else build_stub(folder)
+        library = pathlib.Path(args.stub) if args.stub else build_stub(folder, args.evict)
         if args.keep_stub:
             shutil.copyfile(library, args.keep_stub)
         old = (pathlib.Path(args.old_package) if args.old_package else
@@ -290,14 +307,15 @@ def main():
                     sys.exit(f"the {side} package's run failed:\n{done.stderr}")
                 runs[side].append(json.loads(done.stdout))
     print(f"Python side per frame, µs (p50 of {args.frames} frames, median of {args.repeats} "
-          f"runs; old = {args.old_package or args.old}, new = this checkout)")
+          f"runs; old = {args.old_package or args.old}, new = this checkout; the stub evicts "
+          f"{args.evict} KB in begin and end)")
     print(f"{'loop':<10}{'old loop':>10}{'new loop':>10}{'old busy':>10}{'new busy':>10}")
     for loop in LOOPS:
         row = {side: {key: statistics.median(run[loop][key] for run in runs[side])
                       for key in ("loop_us", "in_busy_us")} for side in runs}
         print(f"{loop:<10}{row['old']['loop_us']:>10.2f}{row['new']['loop_us']:>10.2f}"
               f"{row['old']['in_busy_us']:>10.2f}{row['new']['in_busy_us']:>10.2f}")
-        print(json.dumps({"loop": loop, "old": args.old_package or args.old,
+        print(json.dumps({"loop": loop, "old": args.old_package or args.old, "evict_kb": args.evict,
                           **{f"{side}_{key}": round(value, 2) for side in row
                              for key, value in row[side].items()}}))
 

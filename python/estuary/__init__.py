@@ -89,6 +89,13 @@ class Viewer:
         self._frame_desc_ref = ctypes.byref(self._frame_desc)
         self._out = ctypes.c_void_p()
         self._out_ref = ctypes.byref(self._out)
+        self._frame_out = ctypes.c_void_p()  # begin's out parameter: the open frame's handle
+        self._frame_out_ref = ctypes.byref(self._frame_out)
+        self._source = ctypes.c_void_p()  # show's source pointer
+        self._stream_cache = (None, None)  # the stream object last given, and its handle
+        # The index the next frame() gets, as estuary counts (frames that ended well); None:
+        # unknown (a failed end, display()'s frames), asked of estuary at the next begin.
+        self._next_index = 0
         self._host_memory = {}  # ctypes arrays over the frames' host memory (_frame._host_array)
         info = _capi.ViewerInfo()
         _check(_lib.estuary_get_viewer_info(self._handle, ctypes.byref(info)))
@@ -125,6 +132,7 @@ class Viewer:
 
     def _forget(self):
         self._handle = None
+        self._stream_cache = (None, None)  # the stream object held goes
         if self._frame is not None:
             self._frame._ended()
         self._pending_results.clear()
@@ -449,7 +457,8 @@ class Viewer:
     def frame(self, stream=None, defer_wait=False):
         """Begins the next frame: `with viewer.frame(stream=torch.cuda.current_stream()) as f:`.
         The slot's wait goes on `stream` before your work (GPU-side), the signal after it when the
-        block ends; the host waits only for the frames-in-flight limit."""
+        block ends; the host waits only for the frames-in-flight limit. A stream object's handle
+        is read when it is given, and kept while the same object is given frame after frame."""
         return Frame(self, stream, defer_wait)
 
     def display(self, callback, frames=0, stream=None):

@@ -13,23 +13,29 @@ from ._errors import InvalidArgument, InvalidHandleError, NotReady
 from ._library import check as _check, fail as _fail, lib as _lib
 
 
-def _as_given(name):
+def _as_given(name, library=_lib):
     """libestuary's `name` without argtypes, for the calls of every frame: they pass ctypes
-    objects made once (handles as c_void_p, byref()s of the viewer's desc and out parameter),
+    objects made once (handles as c_void_p, byref()s of the viewer's desc and out parameters),
     which ctypes hands to C as they are. The prototypes' conversion of a byref() alone costs
     about 0.25 us a call. Statuses are tested inline (`if status:`); only a failure calls out."""
-    function = _lib[name]  # a function object of its own: _lib's keeps its argtypes
+    function = library[name]  # a function object of its own: _lib's keeps its argtypes
     function.restype = ctypes.c_int
     return function
 
 
+# The lookups that return at once (a pointer of the frame's ring entry) keep the GIL: releasing
+# and taking it back costs more than the call, and they never wait.
+_holding_gil = ctypes.PyDLL(_lib.path)
 _begin_frame, _copy_to_image = _as_given("estuary_begin_frame"), \
     _as_given("estuary_frame_copy_to_image")
-_device_pointer, _host_pointer = _as_given("estuary_frame_device_pointer"), \
-    _as_given("estuary_frame_host_pointer")
-_end_frame, _frame_index = _lib.estuary_end_frame, _lib.estuary_frame_index
+_device_pointer = _as_given("estuary_frame_device_pointer", _holding_gil)
+_host_pointer = _as_given("estuary_frame_host_pointer", _holding_gil)
+_end_frame = _as_given("estuary_end_frame")
+_frame_index = _holding_gil["estuary_frame_index"]
+_frame_index.restype = ctypes.c_uint64
 _DEFER_WAIT = _capi.FRAME_DEFER_WAIT
 _void_p = ctypes.c_void_p
+_ndarray = np.ndarray
 
 
 def _stream_handle(stream):
@@ -189,40 +195,64 @@ class Frame:
                  "stream", "__weakref__")
 
     def __init__(self, viewer, stream, defer_wait):
-        desc = viewer._frame_desc  # one per viewer: estuary reads it during the call only
-        stream = None if stream is None else _stream_handle(stream)
-        desc.stream = stream
+        # All that does not need estuary's answer is done before the call: the work after it
+        # delays the frame's submission (it counts in estuary's host busy time), while the work
+        # before it is hidden by the frames-in-flight wait of a loop that waits for the GPU.
+        # A stream object's handle is worked out once: (the object, held so that its id() names
+        # no other, and its handle), replaced in one store.
+        given, handle = viewer._stream_cache
+        if stream is not given:
+            handle = None if stream is None else _stream_handle(stream)
+            viewer._stream_cache = (stream, handle)
+        desc = viewer._frame_desc  # the viewer's: estuary reads it during the call only
+        desc.stream = handle
         desc.flags = _DEFER_WAIT if defer_wait else 0
         if viewer._handle is None:
             viewer._use()  # raises: the viewer is closed
-        status = _begin_frame(viewer._handle_arg, viewer._frame_desc_ref, viewer._out_ref)
+        self._viewer, self._by_display, self._host_arrays = viewer, False, ()
+        # The open frame's handle: the viewer's out parameter itself, which only the next begin
+        # writes, and that only once this frame has ended (c_void_p, as the calls take it).
+        self._handle = self._arg = arg = viewer._frame_out
+        index = viewer._next_index
+        if index is not None:
+            self.index, self.slot = index, index % viewer.frames_in_flight
+        own = viewer._own_stream
+        self.stream = handle if handle else own or None
+        status = _begin_frame(viewer._handle_arg, viewer._frame_desc_ref, viewer._frame_out_ref)
         if status:
             _fail(status)
-        self._adopt(viewer, viewer._out.value, stream, False)
+        viewer._frame = self
+        if index is None:
+            self.index = index = _frame_index(arg)
+            self.slot = index % viewer.frames_in_flight
+        if viewer._pending_results:
+            viewer._results_drawn_before(index)
+        if not handle and own is None:
+            self.stream = self._own_stream()
 
     @classmethod
     def _begun(cls, viewer, handle):
         """A frame estuary_display began (on the viewer's own stream)."""
         frame = cls.__new__(cls)
-        frame._adopt(viewer, handle, None, True)
-        return frame
-
-    def _adopt(self, viewer, handle, stream, by_display):
-        self._viewer, self._handle, self._by_display = viewer, handle, by_display
-        self._arg = arg = _void_p(handle)  # the handle as the calls without argtypes take it
-        self._host_arrays = ()  # a list from the first host array on
-        self.index = index = _frame_index(arg)
-        self.slot = index % viewer.frames_in_flight
-        viewer._frame = self
+        frame._viewer, frame._handle, frame._by_display = viewer, handle, True
+        frame._arg = arg = _void_p(handle)
+        frame._host_arrays = ()
+        frame.index = index = _frame_index(arg)
+        frame.slot = index % viewer.frames_in_flight
+        viewer._frame = frame
+        viewer._next_index = None  # estuary_display ends it: whether it ended well is not seen
         if viewer._pending_results:
             viewer._results_drawn_before(index)
-        if stream:
-            self.stream = stream
-        else:  # the viewer's own, the same every frame
-            if viewer._own_stream is None:
-                viewer._own_stream = _lib.estuary_frame_stream(handle) or (
-                    1 if viewer.has_cuda else 0)
-            self.stream = viewer._own_stream or None
+        frame.stream = viewer._own_stream or frame._own_stream()
+        return frame
+
+    def _own_stream(self):
+        """The viewer's own stream, the same every frame: None without CUDA."""
+        viewer = self._viewer
+        if viewer._own_stream is None:
+            viewer._own_stream = _lib.estuary_frame_stream(self._handle) or (
+                1 if viewer.has_cuda else 0)
+        return viewer._own_stream or None
 
     def _active(self):
         if self._viewer._handle is None:
@@ -238,17 +268,21 @@ class Frame:
     def end(self):
         """Enqueues the frame's signal on its stream and submits its draw. The frame has ended
         afterwards even where this raises. A second call does nothing."""
-        handle = self._handle
-        if handle is None:
+        if self._handle is None:
             return
         if self._by_display:
             raise InvalidArgument(f"frame {self.index} belongs to viewer.display(), which ends "
                                   "it when the callback returns")
+        viewer = self._viewer
         try:
-            if self._viewer._handle is not None:
+            if viewer._handle is not None:
+                # Unknown until the call has ended well (estuary counts only those), Ctrl-C
+                # between the call and the count included: estuary is asked then.
+                viewer._next_index = None
                 status = _end_frame(self._arg)
                 if status:
                     _fail(status)
+                viewer._next_index = self.index + 1
         finally:
             self._ended()
 
@@ -287,6 +321,16 @@ class Frame:
         if handle is None or buffer._viewer._handle is None:
             buffer._use()
         if buffer.writer == "cuda":
+            pointers = buffer._device_pointers
+            if pointers is not None and buffer._viewer is viewer:
+                copy = self.index % len(pointers)
+                pointer = pointers[copy]
+                if pointer is None:
+                    status = _device_pointer(self._arg, buffer._handle_arg, viewer._out_ref)
+                    if status:
+                        _fail(status)
+                    pointer = pointers[copy] = viewer._out.value
+                return DeviceArray(self, pointer, buffer.shape, buffer.dtype)
             status = _device_pointer(self._arg, buffer._handle_arg, viewer._out_ref)
             if status:
                 _fail(status)
@@ -325,7 +369,7 @@ class Frame:
         if level.__class__ is not int or not 0 <= level < image.levels:
             level = image._level(level)
         expected_shape, dtype = image._level_shape_list[level], image.dtype
-        cuda = _cuda_interface(array)
+        cuda = None if array.__class__ is _ndarray else _cuda_interface(array)
         if cuda is not None:
             pointer, shape, got_dtype, stream = cuda
             if image.writer != "cuda":
@@ -341,7 +385,7 @@ class Frame:
             raise InvalidArgument(f"array of shape {tuple(shape)} for level {level} of a "
                                   f"{image.format} image: expected {tuple(expected_shape)}",
                                   _capi.ERROR_INVALID_ARGUMENT)
-        if got_dtype != dtype:
+        if got_dtype is not dtype and got_dtype != dtype:
             raise InvalidArgument(f"array of dtype {got_dtype} for a {image.format} image: "
                                   f"expected {dtype}", _capi.ERROR_INVALID_ARGUMENT)
         if host is not None:
@@ -350,8 +394,10 @@ class Frame:
             pointer = _host_address(host)
         elif stream is not None and stream != self.stream and self.stream is not None:
             _dlpack.stream_wait(self.stream, stream)  # the producer's work first
+        source = self._viewer._source  # the viewer's, set here: estuary reads it during the call
+        source.value = pointer
         # `level` goes as a C int, in the register of the uint32_t that estuary takes.
-        status = _copy_to_image(self._arg, image._handle_arg, level, _void_p(pointer),
+        status = _copy_to_image(self._arg, image._handle_arg, level, source,
                                 image._level_bytes_arg[level])
         if status:
             _fail(status)

@@ -95,6 +95,11 @@ class Buffer:
         _check(_lib.estuary_get_buffer_info(handle, ctypes.byref(info)))
         self.copies = info.copies
         self.writer = {1: "cuda", 2: "host"}[info.writer]
+        # A CUDA-written ring's device pointer of each copy (frame index % copies), kept from
+        # the first frame that asked: estuary's call is then a lookup that does nothing else. A
+        # single copy's first use in a frame also orders the frame's stream, so it always asks.
+        self._device_pointers = ([None] * self.copies if self.writer == "cuda" and
+                                 self.copies > 1 else None)
 
     def __repr__(self):
         name = f" {self.name!r}" if self.name else ""

@@ -29,6 +29,68 @@ def zeros(shape=(8, 8)):
     return np.zeros(shape, np.float32)
 
 
+# -- what the frame path keeps between frames
+
+
+def test_frame_indices_stay_estuarys_past_display_and_an_unknown_count(open_viewer):
+    """The binding counts frames itself instead of asking each frame: its index must be
+    estuary's after plain frames, after display()'s, and where it lost count (a failed end)."""
+    viewer = open_viewer()
+    field, _ = a_field(viewer)
+    seen = []
+
+    def check(frame):
+        seen.append((frame.index, lib.estuary_frame_index(frame._handle)))
+        assert frame.slot == frame.index % viewer.frames_in_flight
+        frame.show(field, zeros())
+
+    for _ in range(3):
+        with viewer.frame() as frame:
+            check(frame)
+    viewer.display(lambda frame: check(frame) or frame.index == 5)
+    with viewer.frame() as frame:
+        check(frame)
+    viewer._next_index = None  # as a failed end leaves it
+    for _ in range(2):
+        with viewer.frame() as frame:
+            check(frame)
+    assert seen == [(i, i) for i in range(9)]
+
+
+def test_each_frame_goes_on_the_stream_it_names(open_viewer, monkeypatch):
+    """The frame desc is set only where the stream changes: a stream, none, another, an int
+    given again as a new object, each must reach estuary_begin_frame. Without CUDA here estuary
+    refuses streams, so the desc's stream is taken at the call and NULL passed on."""
+    viewer = open_viewer()
+    desc, begin, given_to_c = viewer._frame_desc, estuary._frame._begin_frame, []
+
+    def begin_seen(*args):
+        given_to_c.append(desc.stream)
+        stream, desc.stream = desc.stream, None
+        try:
+            return begin(*args)
+        finally:
+            desc.stream = stream
+
+    monkeypatch.setattr(estuary._frame, "_begin_frame", begin_seen)
+
+    class Stream:
+        def __init__(self, handle):
+            self.cuda_stream = handle
+
+    first, second = Stream(0x5000), Stream(0x6000)
+    cases = ((first, 0x5000), (first, 0x5000), (None, None), (second, 0x6000), (0, 1),
+             (int("7000"), 7000), (int("7000"), 7000), (None, None))
+    for given, expected in cases:
+        with viewer.frame(stream=given) as frame:
+            assert frame.stream == expected, given
+    assert given_to_c == [expected for _, expected in cases]
+    with pytest.raises(estuary.InvalidArgument, match="stream 'fast'"):
+        viewer.frame(stream="fast")
+    with viewer.frame() as frame:  # the refused stream changed nothing
+        assert frame.stream is None and given_to_c[-1] is None
+
+
 # -- closing and stale objects
 
 

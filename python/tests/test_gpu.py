@@ -2,10 +2,13 @@
 zero-copy (the tensor's data pointer is the exported buffer's device address) through
 __cuda_array_interface__ and DLPack, and every frame's tensor reaching its own draw for 1-8
 frames in flight, with the frame's wait and signal on the caller's stream."""
+import ctypes
+
 import numpy as np
 import pytest
 
 import estuary
+from estuary._library import lib
 
 
 def _torch():
@@ -94,3 +97,20 @@ def test_a_cuda_array_into_a_host_image_is_refused(gpu):
         with pytest.raises(estuary.InvalidArgument, match="writer='cuda'"):
             frame.show(field, torch.zeros((8, 8), device="cuda"))
         frame.show(field, np.zeros((8, 8), np.float32))
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_each_frames_device_pointer_is_estuarys(gpu, single):
+    """The binding keeps a ring's device pointers from the first frames on: each must be the
+    one estuary gives the frame; a single copy is asked every frame (it orders the stream)."""
+    points = gpu.buffer((64, 4), single=single, name="points")
+    gpu.points_view(points)
+    pointers = set()
+    for _ in range(2 * points.copies + 1):
+        with gpu.frame() as frame:
+            pointer = ctypes.c_void_p()
+            assert lib.estuary_frame_device_pointer(frame._handle, points._handle,
+                                                    ctypes.byref(pointer)) == 0
+            assert frame.buffer(points).ptr == pointer.value
+            pointers.add(pointer.value)
+    assert len(pointers) == points.copies
