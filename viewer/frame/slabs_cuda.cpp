@@ -71,7 +71,9 @@ void enablePeers(const std::vector<int>& devices) {
 } // namespace
 
 void CudaSlabsDeleter::operator()(CudaSlabs* p) const {
+    const DeviceScope restore(kCudaDevices, -1);
     for (size_t i = 0; i < p->streams.size(); ++i) {
+        if (!p->streams[i]) continue;
         (void)cudaSetDevice(p->deviceOf[i]);
         (void)cudaStreamSynchronize(p->streams[i]);
     }
