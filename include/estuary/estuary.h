@@ -1339,7 +1339,7 @@ typedef struct estuary_metrics {
 } estuary_metrics;
 ESTUARY_API estuary_status estuary_get_metrics(estuary_viewer* viewer, estuary_metrics* metrics);
 
-/* ---- your kernel on slabs (since 0.3.3) --------------------------------------------------------
+/* ---- your kernel on slabs (since 0.3.4) --------------------------------------------------------
  * A field of your own split into slabs along its slowest axis (rows of a 2D field, slices of a 3D
  * one), one or more slabs on each of several CUDA devices of this process. Each slab is memory of
  * its own holding its rows plus `halo` rows on either side: your kernel steps its own slab on its
