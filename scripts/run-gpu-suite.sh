@@ -2,9 +2,11 @@
 # Runs estuary's GPU suite from a bundle folder (made by `cmake --build build --target bundle`) on a
 # machine that has only the NVIDIA driver, the Vulkan loader and, for the sanitizer runs, the CUDA
 # toolkit's compute-sanitizer. Results and logs go to $OUT (default: ./gpu-results).
-#   run-gpu-suite.sh [tests|sanitize|python|ranks|all]   (default: all)
+#   run-gpu-suite.sh [tests|sanitize|python|ranks|slabs|all]   (default: all)
 # ranks (not part of all; needs 2 GPUs): two CUDA ranks, one process each (estuary-ranks), against
 # one process, screenshots compared byte for byte, 2D and 3D at odd sizes.
+# slabs (not part of all; needs 2 GPUs): the library's slabs (estuary_create_slabs) on 2 GPUs
+# against 1 (SlabsGpu.*), and examples/heat_slabs on 2 GPUs against 1, pictures byte for byte.
 # python: the Python package's tests (PyTorch and CuPy where installed), its examples headless
 # under validation, and the binding's host cost per frame against the same loop in C++.
 set -u
@@ -87,6 +89,30 @@ if [ "$mode" = ranks ]; then
                 status=1
             fi
         done
+    fi
+fi
+
+if [ "$mode" = slabs ]; then
+    echo "== slabs: your kernel on slabs over two GPUs against one (docs/LIBRARY.md)"
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+    if [ "$gpus" -lt 2 ]; then
+        echo "slabs: this machine has $gpus GPU(s); two are needed: NOT run"
+        status=1
+    else
+        ./estuary_gpu_tests --gtest_filter='SlabsGpu.*' --gtest_output="json:$out/slabs-tests.json" \
+            2>&1 | tee "$out/slabs-tests.log"
+        [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        for n in 1 2; do
+            ESTUARY_VALIDATION=1 ./example_heat_slabs --gpus "$n" --frames 200 \
+                --screenshot "$out/heat-slabs-$n.png" 2>&1 | tee "$out/heat-slabs-$n.log"
+            [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+        done
+        if cmp "$out/heat-slabs-1.png" "$out/heat-slabs-2.png"; then
+            echo "slabs: heat_slabs on 2 GPUs drew the 1-GPU picture"
+        else
+            echo "slabs: heat_slabs pictures DIFFER between 1 and 2 GPUs"
+            status=1
+        fi
     fi
 fi
 

@@ -1339,6 +1339,91 @@ typedef struct estuary_metrics {
 } estuary_metrics;
 ESTUARY_API estuary_status estuary_get_metrics(estuary_viewer* viewer, estuary_metrics* metrics);
 
+/* ---- your kernel on slabs (since 0.3.4) --------------------------------------------------------
+ * A field of your own split into slabs along its slowest axis (rows of a 2D field, slices of a 3D
+ * one), one or more slabs on each of several CUDA devices of this process. Each slab is memory of
+ * its own holding its rows plus `halo` rows on either side: your kernel steps its own slab on its
+ * own device and stream (estuary_get_slab); estuary_slabs_exchange copies each slab's edge rows
+ * into its neighbours' halos (device copies on one GPU, peer copies between GPUs); and
+ * estuary_frame_gather_slabs copies every slab's own rows into a frame's image, which views draw.
+ * Everything is enqueued on streams and ordered by events: no host waits. An explicit stencil of
+ * radius 1 may take up to `halo` steps between two exchanges and give, bit for bit, what one slab
+ * over the whole field gives (each step spoils one more halo row from the slab's edge inwards).
+ * Host-written slabs (ESTUARY_WRITER_HOST) are host memory, exchanged and gathered by the host,
+ * for an image with a host writer: the same program without a GPU. */
+typedef struct estuary_slabs estuary_slabs;
+
+typedef enum estuary_slab_boundary {
+    /* The halos beyond the field's first and last rows are yours: estuary never writes them
+     * (hold a boundary value there, or skip those rows). */
+    ESTUARY_SLAB_BOUNDARY_OPEN = 0,
+    /* The field wraps along the split axis: the first slab's upper halo holds the last rows. */
+    ESTUARY_SLAB_BOUNDARY_PERIODIC = 1,
+    ESTUARY_SLAB_BOUNDARY_MAX_ENUM = 0x7FFFFFFF /* pins the enum to 32 bits */
+} estuary_slab_boundary;
+
+typedef struct estuary_slabs_desc {
+    ESTUARY_STRUCT_SIZE(estuary_slabs_desc);
+    estuary_format format;  /* any estuary_format; the texels are copied as bytes */
+    uint32_t width, height; /* the whole field */
+    uint32_t depth;         /* 0 or 1: a 2D field split into rows; above 1: 3D, split into slices */
+    uint32_t halo;          /* rows (slices) on each side of a slab: 1..the thinnest slab's rows */
+    /* CUDA devices of this process to spread the slabs over: the viewer's first, then the others
+     * in ordinal order; 0: 1. Host-written slabs: 0 or 1. */
+    uint32_t devices;
+    uint32_t slabs; /* 0: one per device; else at least `devices`, in contiguous blocks a device */
+    estuary_slab_boundary boundary;
+    /* CUDA: device memory on each slab's device (the viewer needs CUDA); HOST: host memory; AUTO:
+     * CUDA where the viewer has it. Gathered into images of the same writer. */
+    estuary_writer writer;
+    const char* name; /* for messages */
+} estuary_slabs_desc;
+
+typedef struct estuary_slabs_info {
+    ESTUARY_STRUCT_SIZE(estuary_slabs_info);
+    uint32_t slabs, devices, halo;
+    estuary_writer writer; /* as resolved */
+    uint32_t texel_bytes;
+} estuary_slabs_info;
+
+/* One slab: its memory holds halo + count + halo rows (2D) or slices (3D); plane p of it is plane
+ * first - halo + p of the whole field (wrapped with ESTUARY_SLAB_BOUNDARY_PERIODIC; outside the
+ * field, with OPEN, at the first and last slab: yours). The same for the slab's whole life. */
+typedef struct estuary_slab {
+    ESTUARY_STRUCT_SIZE(estuary_slab);
+    int32_t cuda_device; /* the CUDA ordinal of its memory and stream; -1: host memory */
+    void* data;          /* its first halo plane: device memory on cuda_device, or host memory */
+    void* stream;        /* the cudaStream_t (of cuda_device) to launch on; NULL for host memory */
+    uint32_t first, count; /* its own planes: [first, first + count) of the whole field */
+    uint32_t halo;
+    uint32_t width, height, depth; /* of its memory: the field's width; 2D: height count + 2 halo
+                                      and depth 1; 3D: the field's height and count + 2 halo */
+    uint64_t pitch;                /* bytes from one row to the next */
+    uint64_t plane_pitch;          /* bytes from one plane (2D: row, 3D: slice) to the next */
+} estuary_slab;
+
+/* Allocates the slabs (zeroed), their streams and events. Checks the desc first, naming the value
+ * and what is allowed: a halo of 0 or thicker than the thinnest slab, a field too small to split,
+ * more slabs than rows; more devices than this process sees is ESTUARY_ERROR_UNSUPPORTED. */
+ESTUARY_API estuary_status estuary_create_slabs(estuary_viewer* viewer,
+                                                const estuary_slabs_desc* desc,
+                                                estuary_slabs** slabs);
+/* Waits (bounded) for the slabs' streams, then frees them. NULL: nothing happens. */
+ESTUARY_API estuary_status estuary_destroy_slabs(estuary_viewer* viewer, estuary_slabs* slabs);
+ESTUARY_API estuary_status estuary_get_slabs_info(estuary_slabs* slabs, estuary_slabs_info* info);
+ESTUARY_API estuary_status estuary_get_slab(estuary_slabs* slabs, uint32_t index,
+                                            estuary_slab* slab);
+/* Each slab's halos from its neighbours' own edge planes, after all work enqueued so far on both
+ * slabs' streams and before any enqueued later (host memory: copied now). Inside or outside a
+ * frame. */
+ESTUARY_API estuary_status estuary_slabs_exchange(estuary_slabs* slabs);
+/* Every slab's own planes into level 0 of the frame's copy of `image` (of the slabs' format and
+ * extent, 2D or 3D as they are, of the same writer), after the work enqueued so far on the slabs'
+ * streams; the frame's stream waits for the copies, so the draw shows them. Not in a frame with a
+ * replay_key, nor before estuary_frame_wait in a frame with ESTUARY_FRAME_DEFER_WAIT. */
+ESTUARY_API estuary_status estuary_frame_gather_slabs(estuary_frame* frame, estuary_slabs* slabs,
+                                                      estuary_image* image);
+
 /* ---- testing the failure paths ------------------------------------------------------------------
  */
 

@@ -84,6 +84,10 @@ inline const char* leftToViewer(estuary_buffer*) {
     return "estuary::Buffer could not destroy its buffer (left to the viewer, which frees it when "
            "destroyed; destroy() throws this)";
 }
+inline const char* leftToViewer(estuary_slabs*) {
+    return "estuary::Slabs could not destroy its slabs (left to the viewer, which frees them when "
+           "destroyed; destroy() throws this)";
+}
 inline const char* leftToViewer(estuary_view*) {
     return "estuary::View could not destroy its view (left to the viewer, which frees it when "
            "destroyed; destroy() throws this)";
@@ -344,6 +348,31 @@ class Frame {
     mutable bool open_ = false; // begun here and not ended yet
 };
 
+// A field split into slabs, each stepped by your kernel on its own device and stream
+// (estuary_create_slabs): slab(i) says where, exchange() fills the halos, gather() the image.
+//   for (uint32_t i = 0; i < slabs.count(); ++i) { const estuary_slab s = slabs.slab(i); ... }
+//   slabs.exchange();
+//   slabs.gather(frame, field);
+class Slabs : public Owner<estuary_slabs, estuary_destroy_slabs> {
+  public:
+    using Owner::Owner;
+    estuary_slabs_info info() const {
+        estuary_slabs_info i{};
+        check(estuary_get_slabs_info(get(), &i));
+        return i;
+    }
+    uint32_t count() const { return info().slabs; }
+    estuary_slab slab(uint32_t index) const {
+        estuary_slab s{};
+        check(estuary_get_slab(get(), index, &s));
+        return s;
+    }
+    void exchange() const { check(estuary_slabs_exchange(get())); }
+    void gather(const Frame& frame, const Image& image) const {
+        check(estuary_frame_gather_slabs(frame.get(), get(), image.get()));
+    }
+};
+
 class Viewer {
   public:
     Viewer() : Viewer(ViewerDesc{}) {}
@@ -509,6 +538,12 @@ class Viewer {
     }
     void setBackground(float r, float g, float b) const {
         check(estuary_set_background(viewer_, r, g, b));
+    }
+
+    [[nodiscard]] Slabs slabs(const estuary_slabs_desc& desc) const {
+        estuary_slabs* handle = nullptr;
+        check(estuary_create_slabs(viewer_, &desc, &handle));
+        return Slabs(link_, handle);
     }
 
     // The explicit loop: `const estuary::Frame frame = viewer.beginFrame();`, your work on

@@ -314,6 +314,28 @@ class ServeInfo(Sized):
                       ("encode_ms_last", c_double), ("latency_ms_last", c_double))
 
 
+class SlabsDesc(Sized):
+    _c_name = "estuary_slabs_desc"
+    _fields_ = _sized(("format", c_int), ("width", c_uint32), ("height", c_uint32),
+                      ("depth", c_uint32), ("halo", c_uint32), ("devices", c_uint32),
+                      ("slabs", c_uint32), ("boundary", c_int), ("writer", c_int),
+                      ("name", c_char_p))
+
+
+class SlabsInfo(Sized):
+    _c_name = "estuary_slabs_info"
+    _fields_ = _sized(("slabs", c_uint32), ("devices", c_uint32), ("halo", c_uint32),
+                      ("writer", c_int), ("texel_bytes", c_uint32))
+
+
+class Slab(Sized):
+    _c_name = "estuary_slab"
+    _fields_ = _sized(("cuda_device", c_int32), ("data", c_void_p), ("stream", c_void_p),
+                      ("first", c_uint32), ("count", c_uint32), ("halo", c_uint32),
+                      ("width", c_uint32), ("height", c_uint32), ("depth", c_uint32),
+                      ("pitch", c_uint64), ("plane_pitch", c_uint64))
+
+
 class FrameDesc(Sized):
     _c_name = "estuary_frame_desc"
     _fields_ = _sized(("stream", c_void_p), ("flags", c_uint32), ("replay_key", c_uint64))
@@ -438,6 +460,12 @@ _PROTOTYPES = {
     "estuary_record_start": (c_int, [_P, POINTER(RecordDesc)]),
     "estuary_record_stop": (c_int, [_P, POINTER(RecordInfo)]),
     "estuary_serve_start": (c_int, [_P, POINTER(ServeDesc)]),
+    "estuary_create_slabs": (c_int, [_P, POINTER(SlabsDesc), POINTER(_P)]),
+    "estuary_destroy_slabs": (c_int, [_P, _P]),
+    "estuary_get_slabs_info": (c_int, [_P, POINTER(SlabsInfo)]),
+    "estuary_get_slab": (c_int, [_P, c_uint32, POINTER(Slab)]),
+    "estuary_slabs_exchange": (c_int, [_P]),
+    "estuary_frame_gather_slabs": (c_int, [_P, _P, _P]),
     "estuary_serve_stop": (c_int, [_P]),
     "estuary_get_serve_info": (c_int, [_P, POINTER(ServeInfo)]),
     "estuary_destroy_view": (c_int, [_P, _P]),

@@ -10,7 +10,7 @@ namespace {
 
 TEST(Examples, EachDrawsItsPictureOrSaysWhyThisMachineCannot) {
     for (const char* name : {"c_field", "quickstart", "nbody", "image_filter", "cellular3d",
-                             "vector_glyphs", "mesh_deform", "soa_markers"}) {
+                             "vector_glyphs", "mesh_deform", "soa_markers", "heat_slabs"}) {
         SCOPED_TRACE(name);
         if (!std::filesystem::exists(test::binDir() / (std::string("example_") + name))) {
             EXPECT_NE(std::string(name), "c_field") << "the C example is built everywhere";

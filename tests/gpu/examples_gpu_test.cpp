@@ -13,7 +13,7 @@ TEST(ExamplesGpu, EachCudaExampleDrawsAPicture) {
     const auto cuda = interop::listCudaDevices();
     if (cuda.devices.empty()) GTEST_SKIP() << "no NVIDIA GPU usable by CUDA here: " << cuda.problem;
     for (const char* name : {"quickstart", "nbody", "image_filter", "cellular3d", "vector_glyphs",
-                             "mesh_deform", "soa_markers"}) {
+                             "mesh_deform", "soa_markers", "heat_slabs"}) {
         SCOPED_TRACE(name);
         const test::ExampleRun run = test::runExample(name, 120);
         ASSERT_EQ(run.result.exitCode, 0) << run.result.output;

@@ -30,27 +30,6 @@ void endPublishedFrame(estuary_frame& frame) {
 
 namespace {
 
-// The frame a live frame handle names (begun, not yet ended).
-estuary_frame& activeFrame(estuary_frame* frame) {
-    require(frame, "frame");
-    estuary_frame* f = lookup(frame);
-    if (!f || !f->active)
-        throw invalidHandle("the frame has ended (or was never begun): call this between "
-                            "estuary_begin_frame and estuary_end_frame, with the frame it gave");
-    return *f;
-}
-
-// The frame's copy of a CUDA-written image or buffer: a single's first use in the frame makes
-// the frame's stream wait for the earlier draws. (With one frame in flight the slot's own wait
-// already covers every earlier draw.)
-template <class Allocation> uint32_t cudaCopyOf(estuary_frame& frame, const Allocation& a) {
-    if (a.copies == 1 && frame.viewer->slots > 1 && !frame.replayed && !frame.allDrawnWaited) {
-        cudaWaitAllDrawn(*frame.viewer, frame);
-        frame.allDrawnWaited = true;
-    }
-    return copyOf(a, frame.index);
-}
-
 uint32_t cudaCopy(estuary_frame& frame, estuary_image& image, uint32_t level) {
     if (image.writer != ESTUARY_WRITER_CUDA)
         throw usageError(image.name + " is written by the host: use estuary_frame_host_level");

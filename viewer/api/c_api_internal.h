@@ -7,6 +7,7 @@
 #include "cuda_side.h"
 #include "errors.h"
 #include "handles.h"
+#include "slabs.h"
 #include "viewer.h"
 
 #include <algorithm>
@@ -54,6 +55,7 @@ template <class T> constexpr HandleKind kindOf() {
     if constexpr (std::is_same_v<T, estuary_image>) return HandleKind::Image;
     if constexpr (std::is_same_v<T, estuary_buffer>) return HandleKind::Buffer;
     if constexpr (std::is_same_v<T, estuary_view>) return HandleKind::View;
+    if constexpr (std::is_same_v<T, estuary_slabs>) return HandleKind::Slabs;
     return HandleKind::Frame;
 }
 
@@ -75,7 +77,7 @@ template <class T> T& resolve(const T* handle, const char* name) {
     if (T* object = lookup(handle)) return *object;
     const uint32_t kind = HandleTable::kindBits(handleBits(handle));
     std::string why = "was destroyed, or was never made by estuary";
-    if (kind != uint32_t(kindOf<T>()) && kind >= 1 && kind <= 5)
+    if (kind != uint32_t(kindOf<T>()) && kind >= 1 && kind <= 6)
         why = std::string("is a handle of a") + (kind == 2 ? "n " : " ") +
               handleKindName(HandleKind(kind)) + ", not of a" +
               (kindOf<T>() == HandleKind::Image ? "n " : " ") + handleKindName(kindOf<T>());
@@ -129,6 +131,10 @@ ESTUARY_SINCE_0_3(estuary_panel_desc, scale_bar_unit);
 // New in 0.3.x (serving): their whole structs.
 ESTUARY_SINCE_0_3(estuary_serve_desc, jpeg_quality);
 ESTUARY_SINCE_0_3(estuary_serve_info, latency_ms_last);
+// New in 0.3.x (slabs): their whole structs.
+ESTUARY_SINCE_0_3(estuary_slabs_desc, name);
+ESTUARY_SINCE_0_3(estuary_slabs_info, texel_bytes);
+ESTUARY_SINCE_0_3(estuary_slab, plane_pitch);
 #undef ESTUARY_SINCE_0_3
 
 template <class T> void checkSize(uint32_t size, const char* name, const char* type) {
@@ -183,6 +189,27 @@ template <class T> T* handleOf(const T* object) {
 inline void retire(uint64_t& handle) {
     handles().remove(handle);
     handle = 0;
+}
+
+// The frame a live frame handle names (begun, not yet ended).
+inline estuary_frame& activeFrame(estuary_frame* frame) {
+    require(frame, "frame");
+    estuary_frame* f = lookup(frame);
+    if (!f || !f->active)
+        throw invalidHandle("the frame has ended (or was never begun): call this between "
+                            "estuary_begin_frame and estuary_end_frame, with the frame it gave");
+    return *f;
+}
+
+// The frame's copy of a CUDA-written image or buffer: a single's first use in the frame makes
+// the frame's stream wait for the earlier draws. (With one frame in flight the slot's own wait
+// already covers every earlier draw.)
+template <class Allocation> uint32_t cudaCopyOf(estuary_frame& frame, const Allocation& a) {
+    if (a.copies == 1 && frame.viewer->slots > 1 && !frame.replayed && !frame.allDrawnWaited) {
+        cudaWaitAllDrawn(*frame.viewer, frame);
+        frame.allDrawnWaited = true;
+    }
+    return copyOf(a, frame.index);
 }
 
 // A frame begun with a handle of its own, and ended dropping it.

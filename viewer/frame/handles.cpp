@@ -19,6 +19,8 @@ const char* handleKindName(HandleKind kind) {
         return "view";
     case HandleKind::Frame:
         return "frame";
+    case HandleKind::Slabs:
+        return "slabs";
     }
     return "handle";
 }

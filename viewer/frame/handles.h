@@ -14,7 +14,7 @@
 
 namespace estuary::lib {
 
-enum class HandleKind : uint32_t { Viewer = 1, Image = 2, Buffer = 3, View = 4, Frame = 5 };
+enum class HandleKind : uint32_t { Viewer = 1, Image = 2, Buffer = 3, View = 4, Frame = 5, Slabs = 6 };
 
 const char* handleKindName(HandleKind kind);
 

@@ -5,6 +5,7 @@
 #include "viewer.h"
 #include "annotation_layer.h"
 #include "cuda_side.h"
+#include "slabs.h"
 #include "swapchain.h"
 #include "vk_check.h"
 
@@ -431,6 +432,8 @@ uint32_t destroyViewer(estuary_viewer* v) {
             (void)p.release();
         for (auto& p : v->buffers)
             (void)p.release();
+        for (auto& p : v->slabs)
+            (void)p.release();
         (void)v->cuda.release();
         v->device = Device{};
         v->instance = Instance{};
@@ -440,6 +443,7 @@ uint32_t destroyViewer(estuary_viewer* v) {
     uint32_t messages = 0;
     if (v->device.handle) {
         (void)vkDeviceWaitIdle(v->device.handle); // settled: returns at once (or device lost)
+        v->slabs.clear(); // their streams finish first (the deleter waits for them)
         v->views.clear();
         closeOverlay(*v);
         closeGl(*v); // its imports before the Vulkan objects they import

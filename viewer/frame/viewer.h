@@ -69,6 +69,8 @@ struct Deleter {
 template <class T> using Owned = std::unique_ptr<T, Deleter>;
 } // namespace estuary::lib
 
+struct estuary_slabs; // slabs.h
+
 struct estuary_image {
     estuary_viewer* viewer = nullptr;
     uint64_t handle = 0; // what the C API hands out (handles.h)
@@ -359,6 +361,7 @@ struct estuary_viewer {
     std::vector<std::unique_ptr<estuary_image>> images;
     std::vector<std::unique_ptr<estuary_buffer>> buffers;
     std::vector<std::unique_ptr<estuary_view>> views;
+    std::vector<std::unique_ptr<estuary_slabs>> slabs; // slabs.h: defined where it is complete
     uint64_t drawVersion = 1; // bumped by every change a recorded command buffer depends on
 
     estuary::lib::Layout layout; // the panels and their cameras (layout.h)
