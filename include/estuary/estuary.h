@@ -84,7 +84,7 @@ extern "C" {
 #define ESTUARY_VERSION_MAJOR(version) ((uint32_t)(version) >> 22)
 #define ESTUARY_VERSION_MINOR(version) (((uint32_t)(version) >> 12) & 0x3FFu)
 #define ESTUARY_VERSION_PATCH(version) ((uint32_t)(version)&0xFFFu)
-#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 3, 3)
+#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 3, 4)
 
 /* Every description and info struct starts with `struct_size`, the sizeof the caller's header
  * gave it, so later versions append fields and the library reads (and writes) only the bytes the
