@@ -66,6 +66,11 @@ struct Server {
     // latency reports: ended -> drawn -> copied -> encoded -> sent -> decoded and shown -> the
     // report back, so an upper bound of the one-way time by the report's trip.
     std::array<std::pair<uint64_t, int64_t>, 64> taken{};
+    // Since the last serve_stats message (a page that reports frames shown gets one a second):
+    // each frame's encode time and each report's latency, at most kSamplesMax of each.
+    std::vector<double> encodeSamples, latencySamples;
+    bool statsWanted = false;
+    Clock::time_point statsSent{};
 
     // The steering page's events, for the loop's next poll.
     std::mutex inputMutex;
@@ -92,6 +97,7 @@ namespace {
 
 constexpr size_t kInputMax = 1024; // page events waiting for the loop; more are dropped
 constexpr size_t kFrameHeader = 16;
+constexpr size_t kSamplesMax = 4096;
 
 bool loopback(const std::string& address) {
     return address == "127.0.0.1" || address == "::1";
@@ -197,6 +203,7 @@ void countEncoded(Server& s, Clock::time_point start) {
     ++s.framesEncoded;
     s.encodeMsTotal += ms;
     s.encodeMsLast = ms;
+    if (s.encodeSamples.size() < kSamplesMax) s.encodeSamples.push_back(ms);
 }
 
 // Frame `frame`'s picture, in the NVENC input, to the pages as H.264. A failure ends NVENC for
@@ -314,7 +321,11 @@ std::string onPageMessage(Server& s, const nlohmann::json& message, bool steerin
         const uint64_t frame = message["frame"].get<uint64_t>();
         std::lock_guard lock(s.mutex);
         const auto& [taken, at] = s.taken[frame % s.taken.size()];
-        if (taken == frame) s.latencyMsLast = double(hostNowNs() - at) / 1e6;
+        if (taken == frame) {
+            s.latencyMsLast = double(hostNowNs() - at) / 1e6;
+            if (s.latencySamples.size() < kSamplesMax) s.latencySamples.push_back(s.latencyMsLast);
+        }
+        s.statsWanted = true;
     }
     if (!steering || events.empty()) return ""; // watchers' input is theirs alone
     std::lock_guard lock(s.inputMutex);
@@ -345,6 +356,25 @@ std::string pickReadout(const estuary_viewer& v) {
     }
     out["picks"] = picks;
     return out.dump();
+}
+
+// Once a second, to a steering page that reports the frames it shows (the page with ?stats, the
+// probe): the encode times and latencies since the last message, and the counts.
+void sendServeStats(Server& s) {
+    const Clock::time_point now = Clock::now();
+    if (now - s.statsSent < std::chrono::seconds(1)) return;
+    nlohmann::json m{{"type", "serve_stats"}, {"encoder", s.encoder}};
+    {
+        std::lock_guard lock(s.mutex);
+        if (!s.statsWanted) return;
+        m["encode_ms"] = std::exchange(s.encodeSamples, {});
+        m["latency_ms"] = std::exchange(s.latencySamples, {});
+        m["frames_encoded"] = s.framesEncoded;
+        m["frames_dropped"] = s.framesDropped;
+    }
+    m["sends_dropped"] = s.net->counts().sendsDropped.load();
+    s.statsSent = now;
+    s.net->sendToSteering(m.dump());
 }
 
 } // namespace
@@ -540,6 +570,7 @@ void takeServedInput(estuary_viewer& v) {
             if (v.injected.size() < 4096) v.injected.push_back(e);
         s->input.clear();
     }
+    sendServeStats(*s);
     std::string readout = pickReadout(v);
     if (readout != s->lastPick) {
         s->net->sendToSteering(readout);
