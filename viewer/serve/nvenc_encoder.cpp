@@ -106,6 +106,7 @@ struct NvencEncoder {
     uint64_t encoded = 0;
 
     void release() noexcept {
+        if (device >= 0) (void)cudaSetDevice(device);
         if (stream) (void)cudaStreamSynchronize(stream);
         if (session) {
             if (bitstream) api->nvEncDestroyBitstreamBuffer(session, bitstream);
@@ -166,7 +167,9 @@ std::string openSession(NvencEncoder& e) {
                                          NV_ENC_TUNING_INFO_ULTRA_LOW_LATENCY, &preset);
     if (r != NV_ENC_SUCCESS) return nvencError(api, e.session, r, "nvEncGetEncodePresetConfigEx");
     NV_ENC_CONFIG config = preset.presetCfg;
-    config.profileGUID = NV_ENC_H264_PROFILE_HIGH_GUID;
+    // Constrained baseline, as the page declares to WebCodecs (avc1.42E034) and FFmpeg's path
+    // sends: every decoder a page may get takes it.
+    config.profileGUID = NV_ENC_H264_PROFILE_BASELINE_GUID;
     config.gopLength = NVENC_INFINITE_GOPLENGTH; // IDRs only when a page needs one
     config.frameIntervalP = 1;                   // no B-frames: nothing waits for a later picture
     config.rcParams.rateControlMode = NV_ENC_PARAMS_RC_CBR;
@@ -266,8 +269,7 @@ void recordNvencCopy(estuary_viewer& v, NvencEncoder& e, VkCommandBuffer cmd, Vk
     // The encoder's last read of the input ended before this frame claimed it (serve.cpp waits
     // for nvEncLockBitstream's return on the host), so the acquire waits for nothing on the GPU.
     interop::recordAcquireFromExternal(cmd, v.interop, e.input, VK_PIPELINE_STAGE_2_COPY_BIT,
-                                       VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                                       VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT);
+                                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_NONE);
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {e.extent.width, e.extent.height, 1};
