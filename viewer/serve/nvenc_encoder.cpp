@@ -101,7 +101,9 @@ struct NvencEncoder {
     interop::ExportedBuffer input;  // Vulkan writes the picture here
     interop::CudaBuffer cudaInput;  // the same memory, seen by CUDA
     interop::SharedTimeline copied; // signalled frame + 1 by each served frame's submission
+    void* ownInput = nullptr;       // where NVENC refuses the imported memory: a copy (cudaMalloc)
     NV_ENC_REGISTERED_PTR registered = nullptr;
+    std::string name = "nvenc (CUDA input)";
     NV_ENC_OUTPUT_PTR bitstream = nullptr;
     uint64_t encoded = 0;
 
@@ -114,6 +116,7 @@ struct NvencEncoder {
             api->nvEncDestroyEncoder(session);
         }
         if (stream) (void)cudaStreamDestroy(stream);
+        if (ownInput) (void)cudaFree(ownInput);
         interop::destroyCudaBuffer(cudaInput);
         interop::destroySharedTimeline(viewer->interop, copied);
         interop::destroyExportedBuffer(viewer->interop, input);
@@ -132,8 +135,8 @@ std::string nvencLibraryProblem() {
     return library().problem;
 }
 
-const char* nvencName() {
-    return "nvenc (CUDA input)";
+const char* nvencName(const NvencEncoder& e) {
+    return e.name.c_str();
 }
 
 VkExtent2D nvencExtent(const NvencEncoder& e) {
@@ -141,6 +144,22 @@ VkExtent2D nvencExtent(const NvencEncoder& e) {
 }
 
 namespace {
+
+NVENCSTATUS registerInput(NvencEncoder& e, void* pointer) {
+    NV_ENC_REGISTER_RESOURCE reg{};
+    reg.version = NV_ENC_REGISTER_RESOURCE_VER;
+    reg.resourceType = NV_ENC_INPUT_RESOURCE_TYPE_CUDADEVICEPTR;
+    reg.width = e.extent.width;
+    reg.height = e.extent.height;
+    reg.pitch = e.extent.width * 4;
+    reg.resourceToRegister = pointer;
+    // Word-ordered formats: bytes R, G, B, A are ABGR (R in the lowest 8 bits); B, G, R, A ARGB.
+    reg.bufferFormat = e.bgra ? NV_ENC_BUFFER_FORMAT_ARGB : NV_ENC_BUFFER_FORMAT_ABGR;
+    reg.bufferUsage = NV_ENC_INPUT_IMAGE;
+    const NVENCSTATUS r = e.api->nvEncRegisterResource(e.session, &reg);
+    if (r == NV_ENC_SUCCESS) e.registered = reg.registeredResource;
+    return r;
+}
 
 // The session, its low-latency configuration, the output buffer and the registered input.
 std::string openSession(NvencEncoder& e) {
@@ -208,19 +227,18 @@ std::string openSession(NvencEncoder& e) {
     if (r != NV_ENC_SUCCESS) return nvencError(api, e.session, r, "nvEncCreateBitstreamBuffer");
     e.bitstream = out.bitstreamBuffer;
 
-    NV_ENC_REGISTER_RESOURCE reg{};
-    reg.version = NV_ENC_REGISTER_RESOURCE_VER;
-    reg.resourceType = NV_ENC_INPUT_RESOURCE_TYPE_CUDADEVICEPTR;
-    reg.width = e.extent.width;
-    reg.height = e.extent.height;
-    reg.pitch = e.extent.width * 4;
-    reg.resourceToRegister = e.cudaInput.pointer;
-    // Word-ordered formats: bytes R, G, B, A are ABGR (R in the lowest 8 bits); B, G, R, A ARGB.
-    reg.bufferFormat = e.bgra ? NV_ENC_BUFFER_FORMAT_ARGB : NV_ENC_BUFFER_FORMAT_ABGR;
-    reg.bufferUsage = NV_ENC_INPUT_IMAGE;
-    r = api.nvEncRegisterResource(e.session, &reg);
-    if (r != NV_ENC_SUCCESS) return nvencError(api, e.session, r, "nvEncRegisterResource");
-    e.registered = reg.registeredResource;
+    r = registerInput(e, e.cudaInput.pointer);
+    if (r == NV_ENC_SUCCESS) return "";
+    // NVENC's documentation speaks of cuMemAlloc'd pointers; should a driver refuse memory
+    // imported from Vulkan, NVENC reads a copy of it in CUDA's own memory instead (one
+    // device-to-device copy on the encoder's stream, microseconds at 1080p).
+    const std::string imported = nvencError(api, e.session, r, "nvEncRegisterResource");
+    CUDA_CHECK(cudaMalloc(&e.ownInput, e.cudaInput.size));
+    r = registerInput(e, e.ownInput);
+    if (r != NV_ENC_SUCCESS)
+        return imported + "; of CUDA's own memory too: " +
+               nvencError(api, e.session, r, "nvEncRegisterResource");
+    e.name = "nvenc (CUDA input, copied)";
     return "";
 }
 
@@ -292,6 +310,9 @@ bool nvencWaitCopied(NvencEncoder& e, uint64_t frame, std::string& error) {
         CUDA_CHECK(cudaSetDevice(e.device));
         // NVENC reads the input on e.stream (nvEncSetIOCudaStreams): after the frame's copy.
         interop::cudaWaitTimeline(e.copied, frame + 1, e.stream);
+        if (e.ownInput)
+            CUDA_CHECK(cudaMemcpyAsync(e.ownInput, e.cudaInput.pointer, e.cudaInput.size,
+                                       cudaMemcpyDeviceToDevice, e.stream));
         // The encoder thread (never the loop) waits too, so that the encode time it reports is
         // NVENC's own and not the rest of the frame's draw.
         CUDA_CHECK(cudaStreamSynchronize(e.stream));

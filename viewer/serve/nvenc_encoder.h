@@ -32,8 +32,9 @@ std::string nvencLibraryProblem();
 // On the viewer's CUDA device, for pictures of `extent` (`bgra`: the picture's bytes are B, G, R,
 // A). Null with `why` set when NVENC cannot encode here.
 NvencPtr openNvenc(estuary_viewer& v, VkExtent2D extent, bool bgra, std::string& why);
-// "nvenc (CUDA input)".
-const char* nvencName();
+// "nvenc (CUDA input)"; "nvenc (CUDA input, copied)" where NVENC refused the memory imported from
+// Vulkan and reads a device-to-device copy of it.
+const char* nvencName(const NvencEncoder& e);
 VkExtent2D nvencExtent(const NvencEncoder& e);
 
 // Loop thread, in a frame's draw after the picture is complete (TRANSFER_SRC_OPTIMAL): copies it

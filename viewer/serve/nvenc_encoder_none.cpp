@@ -23,8 +23,8 @@ NvencPtr openNvenc(estuary_viewer&, VkExtent2D, bool, std::string& why) {
     return nullptr;
 }
 
-const char* nvencName() {
-    return "nvenc (CUDA input)";
+const char* nvencName(const NvencEncoder&) {
+    return "nvenc";
 }
 
 VkExtent2D nvencExtent(const NvencEncoder&) {

@@ -285,7 +285,7 @@ void openStream(estuary_viewer& v, Server& s, bool required) {
     else
         s.nvenc = openNvenc(v, pictureExtent(v), s.bgra, s.nvencWhy);
     if (s.nvenc) {
-        s.encoder = nvencName();
+        s.encoder = nvencName(*s.nvenc);
         return;
     }
     std::string why;
