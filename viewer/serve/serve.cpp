@@ -49,7 +49,8 @@ struct Server {
     // once that frame is submitted, free again once NVENC has read it; broken after a failure.
     enum class Gpu { Free, Claimed, Pending, Encoding, Broken } gpu = Gpu::Free;
     uint64_t gpuFrame = 0;
-    std::string gpuError;
+    std::string gpuError; // why it broke, logged once by the loop
+    bool gpuErrorLogged = false;
 
     // The loop's picture for the encoder: filled only while the encoder is idle and it is empty.
     std::mutex mutex;
@@ -491,9 +492,12 @@ void servePictureCopy(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, ui
     if (!s) return;
     const serve::NetCounts& counts = s->net->counts();
     bool gpu = false, gpuWorks = false;
+    std::string broken;
     if (s->nvenc) {
         const VkExtent2D e = nvencExtent(*s->nvenc);
         std::lock_guard lock(s->mutex);
+        if (s->gpu == Server::Gpu::Broken && !std::exchange(s->gpuErrorLogged, true))
+            broken = s->gpuError;
         gpuWorks =
             s->gpu != Server::Gpu::Broken && e.width == extent.width && e.height == extent.height;
         if (gpuWorks && counts.h264Clients > 0) {
@@ -506,6 +510,8 @@ void servePictureCopy(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, ui
             }
         }
     }
+    if (!broken.empty()) // outside the lock: a log callback may ask for the serve info
+        logMessage(v, ESTUARY_LOG_ERROR, "serving: NVENC failed, JPEG from now on: " + broken);
     if (gpu) recordNvencCopy(v, *s->nvenc, cmd, image);
     // The host copy, for JPEG pages (and H.264 ones when NVENC cannot take this picture).
     if (!gpuWorks || counts.jpegClients > 0)
