@@ -6,6 +6,7 @@
 
 #include "estuary/interop/cuda_import.h"
 #include "estuary/interop/exported.h"
+#include "estuary/interop/frame_timelines.h"
 
 #include <ffnvcodec/nvEncodeAPI.h>
 
@@ -20,6 +21,7 @@ namespace {
 
 constexpr const char* kLibrary = "libnvidia-encode.so.1";
 constexpr uint32_t kBitrate = 20'000'000; // bits a second at 1080p60: sharp text, a small queue
+constexpr uint64_t kCopyWaitNs = 5'000'000'000; // a frame's copy, at most
 
 // The library, loaded once and kept for the process (unloading a driver library is not safe
 // while another thread may still be in it).
@@ -109,7 +111,7 @@ struct NvencEncoder {
 
     void release() noexcept {
         if (device >= 0) (void)cudaSetDevice(device);
-        if (stream) (void)cudaStreamSynchronize(stream);
+        if (stream) (void)interop::cudaStreamSettled(stream, kCopyWaitNs);
         if (session) {
             if (bitstream) api->nvEncDestroyBitstreamBuffer(session, bitstream);
             if (registered) api->nvEncUnregisterResource(session, registered);
@@ -314,8 +316,10 @@ bool nvencWaitCopied(NvencEncoder& e, uint64_t frame, std::string& error) {
             CUDA_CHECK(cudaMemcpyAsync(e.ownInput, e.cudaInput.pointer, e.cudaInput.size,
                                        cudaMemcpyDeviceToDevice, e.stream));
         // The encoder thread (never the loop) waits too, so that the encode time it reports is
-        // NVENC's own and not the rest of the frame's draw.
-        CUDA_CHECK(cudaStreamSynchronize(e.stream));
+        // NVENC's own and not the rest of the frame's draw; bounded, so that a GPU that stopped
+        // (a lost device never signals) cannot keep estuary_serve_stop waiting.
+        interop::finishCudaStream(e.stream, kCopyWaitNs,
+                                  "frame " + std::to_string(frame) + "'s copy for NVENC");
     } catch (const std::exception& ex) {
         error = ex.what();
         return false;

@@ -2,11 +2,12 @@
 // copies its picture into an exportable Vulkan buffer (the encoder's one input) that CUDA imports
 // and NVENC reads as an ABGR/ARGB CUDA device pointer (NVENC converts the colour). Order is kept on
 // the GPU: each frame's submission signals the encoder's own exported timeline (frame + 1), and
-// the encoder's CUDA stream waits for that value before NVENC reads; the host never waits for the
-// draw. libnvidia-encode.so.1 is loaded at run time (dlopen): where it, CUDA or an NVENC-capable
-// device is missing, openNvenc says why and the server falls back to FFmpeg or JPEG. Low latency:
-// preset P2, ultra-low-latency tuning, no B-frames, an infinite GOP with an IDR (and SPS/PPS) on
-// request. Who calls it: serve.cpp; the loop thread copies and signals, the encoder thread encodes.
+// the encoder's CUDA stream waits for that value before NVENC reads; the frame loop never waits
+// (the encoder thread does, bounded, to time NVENC alone). libnvidia-encode.so.1 is loaded at run
+// time (dlopen): where it, CUDA or an NVENC-capable device is missing, openNvenc says why and the
+// server falls back to FFmpeg or JPEG. Low latency: preset P2, ultra-low-latency tuning, no
+// B-frames, an infinite GOP with an IDR (and SPS/PPS) on request. Who calls it: serve.cpp; the loop
+// thread copies and signals, the encoder thread encodes.
 #pragma once
 
 #include <vulkan/vulkan_core.h>
