@@ -6,8 +6,8 @@
 // (the encoder thread does, bounded, to time NVENC alone). libnvidia-encode.so.1 is loaded at run
 // time (dlopen): where it, CUDA or an NVENC-capable device is missing, openNvenc says why and the
 // server falls back to FFmpeg or JPEG. Low latency: preset P2, ultra-low-latency tuning, no
-// B-frames, an infinite GOP with an IDR (and SPS/PPS) on request. Who calls it: serve.cpp; the loop
-// thread copies and signals, the encoder thread encodes.
+// B-frames, an infinite GOP with an IDR (and SPS/PPS) on request. Who calls it: serve.cpp; the
+// loop thread copies and signals, the encoder thread encodes.
 #pragma once
 
 #include <vulkan/vulkan_core.h>
