@@ -108,6 +108,7 @@ struct NvencEncoder {
     std::string name = "nvenc (CUDA input)";
     NV_ENC_OUTPUT_PTR bitstream = nullptr;
     uint64_t encoded = 0;
+    bool released = false; // the input was handed to CUDA once (loop thread only)
 
     void release() noexcept {
         if (device >= 0) (void)cudaSetDevice(device);
@@ -288,8 +289,11 @@ NvencPtr openNvenc(estuary_viewer& v, VkExtent2D extent, bool bgra, std::string&
 void recordNvencCopy(estuary_viewer& v, NvencEncoder& e, VkCommandBuffer cmd, VkImage image) {
     // The encoder's last read of the input ended before this frame claimed it (serve.cpp waits
     // for nvEncLockBitstream's return on the host), so the acquire waits for nothing on the GPU.
-    interop::recordAcquireFromExternal(cmd, v.interop, e.input, VK_PIPELINE_STAGE_2_COPY_BIT,
-                                       VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_NONE);
+    // The first copy has nothing to acquire: Vulkan's queue family owns a new buffer.
+    if (e.released)
+        interop::recordAcquireFromExternal(cmd, v.interop, e.input, VK_PIPELINE_STAGE_2_COPY_BIT,
+                                           VK_ACCESS_2_TRANSFER_WRITE_BIT,
+                                           VK_PIPELINE_STAGE_2_NONE);
     VkBufferImageCopy region{};
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {e.extent.width, e.extent.height, 1};
@@ -297,6 +301,7 @@ void recordNvencCopy(estuary_viewer& v, NvencEncoder& e, VkCommandBuffer cmd, Vk
                            1, &region);
     interop::recordReleaseToExternal(cmd, v.interop, e.input, VK_PIPELINE_STAGE_2_COPY_BIT,
                                      VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    e.released = true;
 }
 
 VkSemaphoreSubmitInfo nvencSignal(const NvencEncoder& e, uint64_t frame) {
