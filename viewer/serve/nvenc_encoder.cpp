@@ -178,7 +178,8 @@ std::string openSession(NvencEncoder& e) {
     open.apiVersion = NVENCAPI_VERSION;
     NVENCSTATUS r = api.nvEncOpenEncodeSessionEx(&open, &e.session);
     if (r != NV_ENC_SUCCESS) {
-        e.session = nullptr; // a failed open leaves nothing to destroy
+        // NVENC's API asks for nvEncDestroyEncoder after a failed open too: release() does it
+        // for whatever handle came back.
         return nvencError(api, nullptr, r, "nvEncOpenEncodeSessionEx") +
                " (no NVENC on this device, or its sessions are all taken)";
     }
