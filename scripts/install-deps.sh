@@ -9,6 +9,7 @@ packages=(
     libglfw3-dev libglm-dev libimgui-dev libstb-dev libcli11-dev libgtest-dev libepoxy-dev
     libfreetype-dev fonts-dejavu-core
     nlohmann-json3-dev libboost-dev libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
+    libffmpeg-nvenc-dev
     xvfb xauth python3 python3-matplotlib python3-numpy python3-pytest python3-pip
     abigail-tools
     chromium chromium-driver python3-selenium

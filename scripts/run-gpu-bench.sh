@@ -44,6 +44,10 @@
 #                                  one call: gray-scott at 1024², 2048² and 4096², the fluid at
 #                                  2048²/16M, 512²/1M and 2048² without particles, gray-scott-3d
 #                                  at 256³ and 512³; then the new gray-scott-3d at a 60 fps cap
+#   run-gpu-bench.sh serve         serving at 1920x1080: estuary_serve_probe (the bundle's headless
+#                                  page) watches NVENC's stream, capped and not, and the JPEG
+#                                  fallback; the simulation's frames/s with and without serving
+#                                  (scripts/serve-bench.sh says what each number is)
 set -u
 # A run that fails or crashes counts even when it printed its line before (the pipes into grep).
 set -o pipefail
@@ -55,6 +59,9 @@ if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && [ -z "${VK_DRI
     export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 status=0
+if [ "${1:-gray-scott}" = serve ]; then
+    exec "$here/serve-bench.sh"
+fi
 if [ "${1:-gray-scott}" = fluid ]; then
     {
         [ "${BENCH_PHASE:-all}" = particles ] ||

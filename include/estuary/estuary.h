@@ -1007,7 +1007,8 @@ typedef struct estuary_serve_info {
     uint32_t port;
     const char* url;     /* the page's address, token included; owned by the viewer, valid until
                             the server stops */
-    const char* encoder; /* "jpeg", or the H.264 encoder that opened (h264_nvenc, libx264) */
+    const char* encoder; /* "jpeg", or the H.264 encoder that opened: "nvenc (CUDA input)"
+                            (NVENC from GPU memory), or FFmpeg's h264_nvenc or libx264 */
     uint32_t clients;    /* pages connected now */
     uint64_t frames_encoded, frames_sent;
     uint64_t frames_dropped;   /* pictures not encoded: the encoder was busy */

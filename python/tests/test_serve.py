@@ -26,7 +26,8 @@ def test_the_page_is_served_and_other_paths_are_not(open_viewer):
     viewer.field_view(field, colorbar=False)
     info = viewer.serve()
     assert info["running"] and info["port"] > 0
-    assert info["encoder"] in ("jpeg", "libx264", "h264_nvenc")
+    assert info["encoder"] in ("jpeg", "libx264", "h264_nvenc", "nvenc (CUDA input)",
+                               "nvenc (CUDA input, copied)")
     assert info["url"] == f"http://127.0.0.1:{info['port']}/"
     for _ in range(3):
         with viewer.frame() as frame:

@@ -228,7 +228,7 @@ void submitFrame(estuary_viewer& v, const estuary_frame& frame, VkCommandBuffer 
         w.stageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
         waits[waitCount++] = w;
     }
-    VkSemaphoreSubmitInfo signals[3];
+    VkSemaphoreSubmitInfo signals[4];
     uint32_t signalCount = 0;
     VkSemaphoreSubmitInfo drawn{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
     drawn.semaphore = v.frameTimeline;
@@ -236,6 +236,7 @@ void submitFrame(estuary_viewer& v, const estuary_frame& frame, VkCommandBuffer 
     drawn.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
     signals[signalCount++] = drawn;
     if (cudaWait) signals[signalCount++] = cudaDrawSignal(v, frame.index);
+    if (servedSignal(v, frame.index, signals[signalCount])) ++signalCount;
     if (window.valid) {
         VkSemaphoreSubmitInfo s{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
         s.semaphore = window.renderFinished;
@@ -246,6 +247,7 @@ void submitFrame(estuary_viewer& v, const estuary_frame& frame, VkCommandBuffer 
         throwVkFailure(VK_ERROR_DEVICE_LOST, "vkQueueSubmit2 (estuary_inject_fault)", __FILE__,
                        __LINE__);
     submitCommands(v.device, cmd, {waits, waitCount}, {signals, signalCount});
+    servedFrameSubmitted(v, frame.index);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "serve.h"
 #include "errors.h"
 #include "net.h"
+#include "nvenc_encoder.h"
 #include "page_input.h"
 #include "picture_tap.h"
 #include "recorder.h"
@@ -19,6 +20,7 @@
 #include <array>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -40,6 +42,15 @@ struct Server {
     uint32_t streamWidth = 0, streamHeight = 0;
     int jpegQuality = 80;
     bool bgra = false;
+    // H.264 by NVENC from GPU memory (nvenc_encoder.h), before FFmpeg; `nvencWhy`: why not.
+    NvencPtr nvenc;
+    std::string nvencWhy;
+    // The NVENC input's hand-off (under `mutex`): claimed by a frame's draw while Free, pending
+    // once that frame is submitted, free again once NVENC has read it; broken after a failure.
+    enum class Gpu { Free, Claimed, Pending, Encoding, Broken } gpu = Gpu::Free;
+    uint64_t gpuFrame = 0;
+    std::string gpuError; // why it broke, logged once by the loop
+    bool gpuErrorLogged = false;
 
     // The loop's picture for the encoder: filled only while the encoder is idle and it is empty.
     std::mutex mutex;
@@ -56,6 +67,11 @@ struct Server {
     // latency reports: ended -> drawn -> copied -> encoded -> sent -> decoded and shown -> the
     // report back, so an upper bound of the one-way time by the report's trip.
     std::array<std::pair<uint64_t, int64_t>, 64> taken{};
+    // Since the last serve_stats message (a page that reports frames shown gets one a second):
+    // each frame's encode time and each report's latency, at most kSamplesMax of each.
+    std::vector<double> encodeSamples, latencySamples;
+    bool statsWanted = false;
+    Clock::time_point statsSent{};
 
     // The steering page's events, for the loop's next poll.
     std::mutex inputMutex;
@@ -82,6 +98,7 @@ namespace {
 
 constexpr size_t kInputMax = 1024; // page events waiting for the loop; more are dropped
 constexpr size_t kFrameHeader = 16;
+constexpr size_t kSamplesMax = 4096;
 
 bool loopback(const std::string& address) {
     return address == "127.0.0.1" || address == "::1";
@@ -180,6 +197,40 @@ std::shared_ptr<std::string> encodeH264(Server& s, const std::vector<uint8_t>& p
     return std::make_shared<std::string>(std::move(out.bytes));
 }
 
+void countEncoded(Server& s, Clock::time_point start) {
+    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    std::lock_guard lock(s.mutex);
+    s.encoding = false;
+    ++s.framesEncoded;
+    s.encodeMsTotal += ms;
+    s.encodeMsLast = ms;
+    if (s.encodeSamples.size() < kSamplesMax) s.encodeSamples.push_back(ms);
+}
+
+// Frame `frame`'s picture, in the NVENC input, to the pages as H.264. A failure ends NVENC for
+// this server: the frames after go by the picture tap (JPEG).
+void encodeFromGpu(Server& s, uint64_t frame) {
+    std::string error;
+    bool ok = nvencWaitCopied(*s.nvenc, frame, error);
+    const auto start = Clock::now();
+    const VkExtent2D extent = nvencExtent(*s.nvenc);
+    const bool idr = s.net->counts().keyframeWanted.exchange(false);
+    auto out =
+        std::make_shared<std::string>(frameHeader(2, false, extent.width, extent.height, frame));
+    bool key = false;
+    ok = ok && nvencEncode(*s.nvenc, idr, *out, key, error);
+    if (ok) {
+        (*out)[1] = char(key ? 1 : 0);
+        s.net->sendFrame(nullptr, std::move(out), key);
+    }
+    {
+        std::lock_guard lock(s.mutex);
+        s.gpu = ok ? Server::Gpu::Free : Server::Gpu::Broken;
+        if (!ok) s.gpuError = error;
+    }
+    countEncoded(s, start);
+}
+
 void encodeLoop(Server& s) {
     std::vector<uint8_t> picture;
     for (;;) {
@@ -187,8 +238,17 @@ void encodeLoop(Server& s) {
         uint64_t frame = 0;
         {
             std::unique_lock lock(s.mutex);
-            s.changed.wait(lock, [&] { return s.closing || s.pendingFull; });
+            s.changed.wait(
+                lock, [&] { return s.closing || s.pendingFull || s.gpu == Server::Gpu::Pending; });
             if (s.closing) return;
+            if (s.gpu == Server::Gpu::Pending) {
+                s.gpu = Server::Gpu::Encoding;
+                s.encoding = true;
+                frame = s.gpuFrame;
+                lock.unlock();
+                encodeFromGpu(s, frame);
+                continue;
+            }
             std::swap(picture, s.pending);
             width = s.pendingWidth;
             height = s.pendingHeight;
@@ -211,19 +271,24 @@ void encodeLoop(Server& s) {
                 jpeg.reset(); // a picture this small cannot fail; if it does, the frame is lost
             }
         }
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
         if (jpeg || h264) s.net->sendFrame(std::move(jpeg), std::move(h264), key);
-        std::lock_guard lock(s.mutex);
-        s.encoding = false;
-        ++s.framesEncoded;
-        s.encodeMsTotal += ms;
-        s.encodeMsLast = ms;
+        countEncoded(s, start);
     }
 }
 
-// H.264 for pages that decode it: NVENC where it opens, else libx264. Where neither does (no
-// FFmpeg, or one without them), AUTO serves JPEG alone and H264 is refused naming why.
+// H.264 for pages that decode it: NVENC from GPU memory where it opens (unless
+// ESTUARY_SERVE_NVENC=0), else FFmpeg's h264_nvenc (from host memory) or libx264. Where none does
+// (no FFmpeg, or one without them), AUTO serves JPEG alone and H264 is refused naming why.
 void openStream(estuary_viewer& v, Server& s, bool required) {
+    const char* nvencWanted = std::getenv("ESTUARY_SERVE_NVENC");
+    if (nvencWanted && std::string(nvencWanted) == "0")
+        s.nvencWhy = "ESTUARY_SERVE_NVENC=0";
+    else
+        s.nvenc = openNvenc(v, pictureExtent(v), s.bgra, s.nvencWhy);
+    if (s.nvenc) {
+        s.encoder = nvencName(*s.nvenc);
+        return;
+    }
     std::string why;
     try {
         s.video = loadVideoModule();
@@ -245,7 +310,7 @@ void openStream(estuary_viewer& v, Server& s, bool required) {
         why = error;
     }
     s.video = nullptr;
-    if (required) throw unsupported("H.264 serving: " + why);
+    if (required) throw unsupported("H.264 serving: " + why + "; NVENC: " + s.nvencWhy);
 }
 
 // The page's messages, on the network thread.
@@ -257,7 +322,11 @@ std::string onPageMessage(Server& s, const nlohmann::json& message, bool steerin
         const uint64_t frame = message["frame"].get<uint64_t>();
         std::lock_guard lock(s.mutex);
         const auto& [taken, at] = s.taken[frame % s.taken.size()];
-        if (taken == frame) s.latencyMsLast = double(hostNowNs() - at) / 1e6;
+        if (taken == frame) {
+            s.latencyMsLast = double(hostNowNs() - at) / 1e6;
+            if (s.latencySamples.size() < kSamplesMax) s.latencySamples.push_back(s.latencyMsLast);
+        }
+        s.statsWanted = true;
     }
     if (!steering || events.empty()) return ""; // watchers' input is theirs alone
     std::lock_guard lock(s.inputMutex);
@@ -288,6 +357,25 @@ std::string pickReadout(const estuary_viewer& v) {
     }
     out["picks"] = picks;
     return out.dump();
+}
+
+// Once a second, to a steering page that reports the frames it shows (the page with ?stats, the
+// probe): the encode times and latencies since the last message, and the counts.
+void sendServeStats(Server& s) {
+    const Clock::time_point now = Clock::now();
+    if (now - s.statsSent < std::chrono::seconds(1)) return;
+    nlohmann::json m{{"type", "serve_stats"}, {"encoder", s.encoder}};
+    {
+        std::lock_guard lock(s.mutex);
+        if (!s.statsWanted) return;
+        m["encode_ms"] = std::exchange(s.encodeSamples, {});
+        m["latency_ms"] = std::exchange(s.latencySamples, {});
+        m["frames_encoded"] = s.framesEncoded;
+        m["frames_dropped"] = s.framesDropped;
+    }
+    m["sends_dropped"] = s.net->counts().sendsDropped.load();
+    s.statsSent = now;
+    s.net->sendToSteering(m.dump());
 }
 
 } // namespace
@@ -347,11 +435,13 @@ void startServing(estuary_viewer& v, const estuary_serve_desc& d) {
     v.server.reset(s.release());
     ++v.drawVersion; // frames drawn from now on copy their picture out
     // Neither the URL nor the token in the log: the caller shows estuary_serve_info.url once.
-    logMessage(v, ESTUARY_LOG_INFO,
-               "server on " + address + " port " + std::to_string(raw->net->port()) +
-                   (token.empty() ? "" : ", token required") + ", frames as " +
-                   (raw->stream ? raw->encoder + " H.264 (JPEG where a page lacks it)"
-                                : std::string("JPEG")));
+    const bool h264 = raw->stream || raw->nvenc;
+    logMessage(
+        v, ESTUARY_LOG_INFO,
+        "server on " + address + " port " + std::to_string(raw->net->port()) +
+            (token.empty() ? "" : ", token required") + ", frames as " +
+            (h264 ? raw->encoder + " H.264 (JPEG where a page lacks it)" : std::string("JPEG")) +
+            (raw->nvenc || raw->nvencWhy.empty() ? "" : "; NVENC not used: " + raw->nvencWhy));
 }
 
 void stopServing(estuary_viewer& v) {
@@ -398,7 +488,52 @@ estuary_serve_info serveInfo(estuary_viewer& v) {
 
 void servePictureCopy(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, uint64_t frame,
                       VkImage image, VkExtent2D extent) {
-    if (v.server) tapPicture(v, v.server->tap, cmd, entry, frame, image, extent);
+    Server* s = v.server.get();
+    if (!s) return;
+    const serve::NetCounts& counts = s->net->counts();
+    bool gpu = false, gpuWorks = false;
+    std::string broken;
+    if (s->nvenc) {
+        const VkExtent2D e = nvencExtent(*s->nvenc);
+        std::lock_guard lock(s->mutex);
+        if (s->gpu == Server::Gpu::Broken && !std::exchange(s->gpuErrorLogged, true))
+            broken = s->gpuError;
+        gpuWorks =
+            s->gpu != Server::Gpu::Broken && e.width == extent.width && e.height == extent.height;
+        if (gpuWorks && counts.h264Clients > 0) {
+            gpu = s->gpu == Server::Gpu::Free;
+            if (gpu) {
+                s->gpu = Server::Gpu::Claimed;
+                s->gpuFrame = frame;
+            } else {
+                ++s->framesDropped; // NVENC still has the last picture
+            }
+        }
+    }
+    if (!broken.empty()) // outside the lock: a log callback may ask for the serve info
+        logMessage(v, ESTUARY_LOG_ERROR, "serving: NVENC failed, JPEG from now on: " + broken);
+    if (gpu) recordNvencCopy(v, *s->nvenc, cmd, image);
+    // The host copy, for JPEG pages (and H.264 ones when NVENC cannot take this picture).
+    if (!gpuWorks || counts.jpegClients > 0)
+        tapPicture(v, s->tap, cmd, entry, frame, image, extent);
+}
+
+bool servedSignal(const estuary_viewer& v, uint64_t frame, VkSemaphoreSubmitInfo& signal) {
+    if (!v.server || !v.server->nvenc) return false;
+    signal = nvencSignal(*v.server->nvenc, frame);
+    return true;
+}
+
+void servedFrameSubmitted(estuary_viewer& v, uint64_t frame) {
+    Server* s = v.server.get();
+    if (!s || !s->nvenc) return;
+    {
+        std::lock_guard lock(s->mutex);
+        if (s->gpu != Server::Gpu::Claimed || s->gpuFrame != frame) return;
+        s->gpu = Server::Gpu::Pending;
+        s->taken[frame % s->taken.size()] = {frame, hostNowNs()};
+    }
+    s->changed.notify_all();
 }
 
 void collectServedPicture(estuary_viewer& v, uint64_t frame) {
@@ -441,6 +576,7 @@ void takeServedInput(estuary_viewer& v) {
             if (v.injected.size() < 4096) v.injected.push_back(e);
         s->input.clear();
     }
+    sendServeStats(*s);
     std::string readout = pickReadout(v);
     if (readout != s->lastPick) {
         s->net->sendToSteering(readout);

@@ -33,6 +33,10 @@ estuary_serve_info serveInfo(estuary_viewer& v);
 // In a frame's draw, after the picture is complete (TRANSFER_SRC_OPTIMAL): its copy, when serving.
 void servePictureCopy(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, uint64_t frame,
                       VkImage image, VkExtent2D extent);
+// In a frame's submission: NVENC's signal that its picture was copied (true: add `signal`).
+bool servedSignal(const estuary_viewer& v, uint64_t frame, VkSemaphoreSubmitInfo& signal);
+// Once frame `frame` is submitted: its picture, copied for NVENC, to the encoder thread.
+void servedFrameSubmitted(estuary_viewer& v, uint64_t frame);
 // Once frame `frame` is drawn: its picture to the encoder, if idle and a page watches.
 void collectServedPicture(estuary_viewer& v, uint64_t frame);
 // At each poll: the steering page's events join v.injected; its pick readout is sent back.
