@@ -3,7 +3,8 @@
 // CUDA-imported Vulkan memory, and the headless page (viewer/serve/probe) checks what arrives:
 // H.264 only, the first frame an IDR with SPS and PPS, a second page joining later gets its own
 // IDR first, the server's encode times and latencies come back, and no periodic keyframes (an
-// infinite GOP). Validation on: any message fails. Skips without CUDA or libnvidia-encode.so.1.
+// infinite GOP). Validation on: any message fails. Skips without CUDA or libnvidia-encode.so.1,
+// and on GPUs without an encoder (the H100 and H200 it was run on have none).
 #include <cuda_runtime.h>
 
 #include "estuary/estuary.hpp"
@@ -64,7 +65,13 @@ TEST(ServeNvencGpu, StreamsH264FromGpuMemoryWithAnIdrForEachPageThatJoins) {
     const View view = v.fieldView(fd);
     estuary_serve_desc sd{};
     sd.codec = ESTUARY_SERVE_CODEC_H264;
-    ASSERT_EQ(estuary_serve_start(v.get(), &sd), ESTUARY_OK) << estuary_last_error();
+    if (estuary_serve_start(v.get(), &sd) != ESTUARY_OK) {
+        const std::string error = estuary_last_error();
+        // The driver's library is there but the GPU has no encoder (H100, H200, A100): H.264 needs
+        // FFmpeg then, and the server says so. Anything else is a failure.
+        if (error.find("this GPU has no NVENC encoder") != std::string::npos) GTEST_SKIP() << error;
+        FAIL() << error;
+    }
     estuary_serve_info info{};
     info.struct_size = sizeof(info);
     ASSERT_EQ(estuary_get_serve_info(v.get(), &info), ESTUARY_OK);
