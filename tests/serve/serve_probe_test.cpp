@@ -86,6 +86,41 @@ TEST(ServeProbe, GetsJpegFramesAndTheServersEncodeTimesAndLatencies) {
     EXPECT_EQ(report["server"]["latency_ms"]["count"].get<size_t>(), r.latencyMs.size());
 }
 
+// Several JPEG encoders at once (ESTUARY_SERVE_JPEG_THREADS; by default a quarter of the hardware
+// threads, one on a 2-core machine): frames still arrive in order, and the server counts what it
+// encoded and dropped.
+TEST(ServeProbe, SeveralJpegEncodersSendFramesInOrder) {
+    ASSERT_EQ(setenv("ESTUARY_SERVE_JPEG_THREADS", "3", 1), 0);
+    struct Unset {
+        ~Unset() { unsetenv("ESTUARY_SERVE_JPEG_THREADS"); }
+    } unset;
+    estuary_serve_desc d{};
+    d.codec = ESTUARY_SERVE_CODEC_JPEG;
+    ServedViewer served(d);
+    ASSERT_EQ(served.status, ESTUARY_OK) << served.error;
+    const ProbeResult r = runProbe(optionsFor(served.port, false, 3.0));
+    EXPECT_EQ(r.error, "");
+    EXPECT_GE(r.frames, 5u);
+    EXPECT_EQ(r.outOfOrder, 0u);
+    EXPECT_GT(r.framesEncoded, 0u);
+}
+
+TEST(ServeProbe, AJpegEncoderCountOutsideOneTo16IsRefusedNamingIt) {
+    for (const char* bad : {"0", "17", "four", "2x"}) {
+        SCOPED_TRACE(bad);
+        ASSERT_EQ(setenv("ESTUARY_SERVE_JPEG_THREADS", bad, 1), 0);
+        estuary_serve_desc d{};
+        d.codec = ESTUARY_SERVE_CODEC_JPEG;
+        ServedViewer served(d);
+        EXPECT_EQ(served.status, ESTUARY_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(served.error.find(std::string("ESTUARY_SERVE_JPEG_THREADS=") + bad),
+                  std::string::npos)
+            << served.error;
+        EXPECT_NE(served.error.find("1 to 16"), std::string::npos) << served.error;
+    }
+    unsetenv("ESTUARY_SERVE_JPEG_THREADS");
+}
+
 TEST(ServeProbe, H264StartsWithAKeyframeCarryingSpsAndPps) {
     ServedViewer served({});
     ASSERT_EQ(served.status, ESTUARY_OK) << served.error;

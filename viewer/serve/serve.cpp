@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <condition_variable>
@@ -58,8 +59,15 @@ struct Server {
     std::vector<uint8_t> pending;
     uint32_t pendingWidth = 0, pendingHeight = 0;
     uint64_t pendingFrame = 0;
-    bool pendingFull = false, encoding = false, closing = false;
-    std::thread encoderThread;
+    bool pendingFull = false, closing = false;
+    // Encoder threads: one, or where JPEG is all that is served several (jpegEncoders), each
+    // taking the newest picture while it is free; `busy` of them encode now. Frames are sent in
+    // order: one that finishes after a later frame was sent is dropped.
+    uint32_t encoders = 1, busy = 0;
+    std::vector<std::thread> encoderThreads;
+    std::mutex sendMutex;
+    uint64_t lastSent = 0;
+    bool sentAny = false;
     // Counts (under `mutex`).
     uint64_t framesEncoded = 0, framesDropped = 0;
     double encodeMsTotal = 0, encodeMsLast = 0, latencyMsLast = 0;
@@ -85,7 +93,8 @@ struct Server {
             closing = true;
         }
         changed.notify_all();
-        if (encoderThread.joinable()) encoderThread.join();
+        for (std::thread& t : encoderThreads)
+            if (t.joinable()) t.join();
         if (stream) video->streamClose(stream);
     }
 };
@@ -200,7 +209,7 @@ std::shared_ptr<std::string> encodeH264(Server& s, const std::vector<uint8_t>& p
 void countEncoded(Server& s, Clock::time_point start) {
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     std::lock_guard lock(s.mutex);
-    s.encoding = false;
+    --s.busy;
     ++s.framesEncoded;
     s.encodeMsTotal += ms;
     s.encodeMsLast = ms;
@@ -231,6 +240,21 @@ void encodeFromGpu(Server& s, uint64_t frame) {
     countEncoded(s, start);
 }
 
+// How many JPEG encoders run at once: ESTUARY_SERVE_JPEG_THREADS (1..16), else a quarter of the
+// machine's hardware threads, 1 to 4. One 1920x1080 picture takes 30-55 ms to encode on an H100
+// machine's CPU, so one encoder alone serves at most about 25 frames a second.
+uint32_t jpegEncoders() {
+    if (const char* text = std::getenv("ESTUARY_SERVE_JPEG_THREADS")) {
+        char* end = nullptr;
+        const long n = std::strtol(text, &end, 10);
+        if (end == text || *end != '\0' || n < 1 || n > 16)
+            throw usageError(std::string("ESTUARY_SERVE_JPEG_THREADS=") + text +
+                             ": the JPEG encoders to run at once, a whole number from 1 to 16");
+        return uint32_t(n);
+    }
+    return std::clamp(std::thread::hardware_concurrency() / 4, 1u, 4u);
+}
+
 void encodeLoop(Server& s) {
     std::vector<uint8_t> picture;
     for (;;) {
@@ -243,7 +267,7 @@ void encodeLoop(Server& s) {
             if (s.closing) return;
             if (s.gpu == Server::Gpu::Pending) {
                 s.gpu = Server::Gpu::Encoding;
-                s.encoding = true;
+                ++s.busy;
                 frame = s.gpuFrame;
                 lock.unlock();
                 encodeFromGpu(s, frame);
@@ -254,7 +278,7 @@ void encodeLoop(Server& s) {
             height = s.pendingHeight;
             frame = s.pendingFrame;
             s.pendingFull = false;
-            s.encoding = true;
+            ++s.busy;
         }
         const auto start = Clock::now();
         const serve::NetCounts& counts = s.net->counts();
@@ -271,7 +295,17 @@ void encodeLoop(Server& s) {
                 jpeg.reset(); // a picture this small cannot fail; if it does, the frame is lost
             }
         }
-        if (jpeg || h264) s.net->sendFrame(std::move(jpeg), std::move(h264), key);
+        if (jpeg || h264) {
+            std::lock_guard order(s.sendMutex);
+            if (!s.sentAny || frame > s.lastSent) {
+                s.net->sendFrame(std::move(jpeg), std::move(h264), key);
+                s.lastSent = frame;
+                s.sentAny = true;
+            } else {
+                std::lock_guard lock(s.mutex);
+                ++s.framesDropped; // overtaken by a later frame another encoder sent first
+            }
+        }
         countEncoded(s, start);
     }
 }
@@ -431,7 +465,9 @@ void startServing(estuary_viewer& v, const estuary_serve_desc& d) {
         throw runtimeError(e.what());
     }
     s->url = pageUrl(address, s->net->port(), token);
-    s->encoderThread = std::thread([raw] { encodeLoop(*raw); });
+    if (!raw->stream && !raw->nvenc) raw->encoders = jpegEncoders();
+    for (uint32_t i = 0; i < raw->encoders; ++i)
+        raw->encoderThreads.emplace_back([raw] { encodeLoop(*raw); });
     v.server.reset(s.release());
     ++v.drawVersion; // frames drawn from now on copy their picture out
     // Neither the URL nor the token in the log: the caller shows estuary_serve_info.url once.
@@ -440,7 +476,9 @@ void startServing(estuary_viewer& v, const estuary_serve_desc& d) {
         v, ESTUARY_LOG_INFO,
         "server on " + address + " port " + std::to_string(raw->net->port()) +
             (token.empty() ? "" : ", token required") + ", frames as " +
-            (h264 ? raw->encoder + " H.264 (JPEG where a page lacks it)" : std::string("JPEG")) +
+            (h264 ? raw->encoder + " H.264 (JPEG where a page lacks it)"
+                  : "JPEG (" + std::to_string(raw->encoders) + " encoder" +
+                        (raw->encoders > 1 ? "s" : "") + " at once)") +
             (raw->nvenc || raw->nvencWhy.empty() ? "" : "; NVENC not used: " + raw->nvencWhy));
 }
 
@@ -456,7 +494,8 @@ void stopServing(estuary_viewer& v) {
         s.closing = true;
     }
     s.changed.notify_all();
-    s.encoderThread.join();
+    for (std::thread& t : s.encoderThreads)
+        t.join();
     waitIdle(v, "stopping the server"); // the frames in flight copy into the tap's buffers
     releaseTap(v, s.tap);
     v.server.reset();
@@ -543,7 +582,7 @@ void collectServedPicture(estuary_viewer& v, uint64_t frame) {
     if (!staged || s->net->counts().clients == 0) return; // nobody watches: nothing to encode
     {
         std::lock_guard lock(s->mutex);
-        if (s->pendingFull || s->encoding) { // dropped, never queued: the encoder is busy
+        if (s->pendingFull || s->busy >= s->encoders) { // dropped, never queued: encoders busy
             ++s->framesDropped;
             return;
         }

@@ -165,7 +165,8 @@ struct Session {
         r.height = uint32_t(le(d + 4, 2));
         const int64_t index = int64_t(le(d + 8, 8));
         if (lastIndex >= 0 && index > lastIndex + 1) r.indexGaps += uint64_t(index - lastIndex - 1);
-        lastIndex = index;
+        if (lastIndex >= 0 && index <= lastIndex) ++r.outOfOrder;
+        lastIndex = std::max(lastIndex, index);
         r.keyframes += key;
         if (codec == 1) ++r.jpegFrames;
         if (codec == 2) {
@@ -269,6 +270,7 @@ nlohmann::json reportJson(const ProbeResult& r, const std::string& url) {
                           {"jpeg_frames", r.jpegFrames},
                           {"keyframes", r.keyframes},
                           {"frames_missed", r.indexGaps},
+                          {"frames_out_of_order", r.outOfOrder},
                           {"width", r.width},
                           {"height", r.height},
                           {"first_h264",

@@ -47,7 +47,8 @@ struct ProbeResult {
     int closeCode = 0;  // the server's, if it closed
     double seconds = 0; // from the first frame to the last
     uint64_t frames = 0, bytes = 0, h264Frames = 0, jpegFrames = 0, keyframes = 0;
-    uint64_t indexGaps = 0; // frames of the server the probe never got (indices skipped)
+    uint64_t indexGaps = 0;  // frames of the server the probe never got (indices skipped)
+    uint64_t outOfOrder = 0; // frames whose index was not above the last one's
     uint32_t width = 0, height = 0;
     // The first H.264 frame: flagged key, holding SPS (7), PPS (8) and an IDR slice (5).
     bool firstH264Seen = false, firstH264Key = false, firstH264Sps = false, firstH264Pps = false,
