@@ -180,10 +180,10 @@ std::string openSession(NvencEncoder& e) {
     if (r != NV_ENC_SUCCESS) {
         // NVENC's API asks for nvEncDestroyEncoder after a failed open too: release() does it
         // for whatever handle came back.
-        // Measured on an H100 and an H200 (driver 580): NV_ENC_ERR_NO_ENCODE_DEVICE, as those
+        // Measured on an H100 and an H200 (driver 580): NV_ENC_ERR_UNSUPPORTED_DEVICE, as those
         // data-centre GPUs (like the A100) carry NVDEC and JPEG decoders but no video encoder.
         return nvencError(api, nullptr, r, "nvEncOpenEncodeSessionEx") +
-               (r == NV_ENC_ERR_NO_ENCODE_DEVICE
+               (r == NV_ENC_ERR_UNSUPPORTED_DEVICE || r == NV_ENC_ERR_NO_ENCODE_DEVICE
                     ? std::string(" (this GPU has no NVENC encoder: data-centre GPUs such as the "
                                   "A100, H100 and H200 have none)")
                     : std::string(" (no NVENC on this device, or its sessions are all taken)"));
