@@ -210,6 +210,9 @@ class SlabbedCuda final : public CudaSimulation {
     }
 
   private:
+    // Which of the GPUs slab i of `slabs` lives on: contiguous blocks (slabs_cuda.h).
+    static size_t gpuOfSlab(size_t i, size_t slabs, size_t gpus) { return i * gpus / slabs; }
+
     // On one GPU even; across GPUs the display GPU's slabs hold `displayShare` of the planes and
     // the other GPUs share the rest evenly, since the display GPU also writes the outputs and
     // draws. The default, 0.8 of an even share (0.4 of the planes on two GPUs), was the fastest of
@@ -223,10 +226,10 @@ class SlabbedCuda final : public CudaSimulation {
                              std::to_string(displayShare));
         std::vector<size_t> onGpu(gpus);
         for (uint32_t i = 0; i < slabs; ++i)
-            ++onGpu[i * gpus / slabs];
+            ++onGpu[gpuOfSlab(i, slabs, gpus)];
         std::vector<double> weights;
         for (uint32_t i = 0; i < slabs; ++i) {
-            const size_t g = i * gpus / slabs;
+            const size_t g = gpuOfSlab(i, slabs, gpus);
             const double share = g == 0 ? displayShare : (1 - displayShare) / double(gpus - 1);
             weights.push_back(share / double(onGpu[g]));
         }
@@ -236,7 +239,7 @@ class SlabbedCuda final : public CudaSimulation {
     void build(const SimDefinition& def) {
         const size_t gpus = devices_.size(), n = plan_.count.size();
         for (size_t i = 0; i < n; ++i)
-            deviceOf_.push_back(uint32_t(i * gpus / n));
+            deviceOf_.push_back(uint32_t(gpuOfSlab(i, n, gpus)));
         streams_.assign(gpus, nullptr);
         events_.assign(gpus, nullptr);
         for (size_t g = 0; g < gpus; ++g) {

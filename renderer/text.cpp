@@ -124,6 +124,17 @@ void buildTextQuads(const FontAtlas& font, const Kit& kit, const AnnotationBatch
     }
 }
 
+uint32_t buildPanelQuads(TextRenderer& r, VkExtent2D extent, const AnnotationPanel& panel,
+                         uint32_t used, VkRect2D& scissor) {
+    if (!panel.batch) return 0;
+    scissor = clipRect(extent, panel.area, panel.batch->clip);
+    if (panel.batch->empty() || scissor.extent.width == 0) return 0;
+    buildTextQuads(*r.font.atlas, *r.kit, *panel.batch, r.scratch, r.glyphScratch);
+    const uint32_t count = uint32_t(std::min<size_t>(r.scratch.size(), r.quadCapacity - used));
+    r.droppedQuads += r.scratch.size() - count;
+    return count;
+}
+
 VkRect2D clipRect(VkExtent2D extent, VkRect2D area, const std::array<float, 4>& clip) {
     int64_t x0 = std::max<int64_t>(area.offset.x, 0), y0 = std::max<int64_t>(area.offset.y, 0);
     int64_t x1 = std::min<int64_t>(int64_t(area.offset.x) + area.extent.width, extent.width);
@@ -223,12 +234,8 @@ void recordAnnotationsInPass(TextRenderer& r, VkCommandBuffer cmd, uint32_t slot
     uint32_t used = 0;
     bool bound = false;
     for (const AnnotationPanel& panel : panels) {
-        if (!panel.batch) continue;
-        const VkRect2D scissor = clipRect(extent, panel.area, panel.batch->clip);
-        if (panel.batch->empty() || scissor.extent.width == 0) continue;
-        buildTextQuads(*r.font.atlas, *r.kit, *panel.batch, r.scratch, r.glyphScratch);
-        const uint32_t count = uint32_t(std::min<size_t>(r.scratch.size(), r.quadCapacity - used));
-        r.droppedQuads += r.scratch.size() - count;
+        VkRect2D scissor{};
+        const uint32_t count = buildPanelQuads(r, extent, panel, used, scissor);
         if (count == 0) continue;
         std::memcpy(quads + used, r.scratch.data(), count * sizeof(TextQuad));
         if (!bound) {

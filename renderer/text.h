@@ -146,4 +146,10 @@ void recordStorageEnd(VkCommandBuffer cmd, VkImage image);
 // The scissor `area` and `clip` (x0, y0, x1, y1; all zero: none) leave of a picture of `extent`.
 VkRect2D clipRect(VkExtent2D extent, VkRect2D area, const std::array<float, 4>& clip);
 
+// Both draw paths of the annotation layer: `panel`'s quads built into r.scratch, as many as fit
+// in the slot's buffer after the `used` already there (the rest counted in r.droppedQuads), and
+// its scissor. 0: the panel draws nothing.
+uint32_t buildPanelQuads(TextRenderer& r, VkExtent2D extent, const AnnotationPanel& panel,
+                         uint32_t used, VkRect2D& scissor);
+
 } // namespace estuary

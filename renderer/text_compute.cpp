@@ -100,12 +100,8 @@ void recordAnnotationsCompute(const Device& device, TextRenderer& r, VkCommandBu
     uint32_t used = 0;
     r.clips.clear();
     for (const AnnotationPanel& panel : panels) {
-        if (!panel.batch) continue;
-        const VkRect2D scissor = clipRect(extent, panel.area, panel.batch->clip);
-        if (panel.batch->empty() || scissor.extent.width == 0) continue;
-        buildTextQuads(*r.font.atlas, *r.kit, *panel.batch, r.scratch, r.glyphScratch);
-        const uint32_t count = uint32_t(std::min<size_t>(r.scratch.size(), r.quadCapacity - used));
-        r.droppedQuads += r.scratch.size() - count;
+        VkRect2D scissor{};
+        const uint32_t count = buildPanelQuads(r, extent, panel, used, scissor);
         if (count == 0) continue;
         const float clip = std::bit_cast<float>(uint32_t(r.clips.size()));
         for (uint32_t i = 0; i < count; ++i)
