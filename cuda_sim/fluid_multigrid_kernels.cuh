@@ -47,7 +47,7 @@ __global__ void fluidRestrictKernel(const float* __restrict__ x, const float* __
 // fluidDivergenceRedCell's red half-sweep is the first here). Every cell goes through the CPU
 // passes' functions in their order, so the result is theirs bit for bit.
 constexpr int kFluidTileHalfSweeps = 4;
-constexpr int kFluidTileX = 64, kFluidTileY = 32;
+constexpr int kFluidTileX = 64, kFluidTileY = 32; // multiples of 4, as every level's sides
 static_assert(2 * kFluidFineSweeps <= kFluidTileHalfSweeps, "level 0's sweeps fit one launch");
 
 __global__ void __launch_bounds__(256)
@@ -70,16 +70,21 @@ __global__ void __launch_bounds__(256)
         }
     }
     __syncthreads();
+    // x0 and y0 are multiples of 4 and so are w and h: a tile cell's colour is fluidColour of its
+    // tile coordinates. Each thread takes only cells of the half-sweep's colour: in a row they come
+    // in pairs, every other pair (sx = 4j + 2 phase + {0, 1}).
     for (int k = 1; k <= halfSweeps; ++k) {
         const int edge = 2 * k, c = colour ^ ((k - 1) & 1);
         for (int sy = edge + int(threadIdx.y); sy < kSideY - edge; sy += ny) {
-            const int gy = fluidWrapAny(y0 + sy, h);
-            for (int sx = edge + int(threadIdx.x); sx < kSideX - edge; sx += nx)
-                if (fluidColour(fluidWrapAny(x0 + sx, w), gy) == c) {
-                    const float far =
-                        (tx[sy][sx - 2] + tx[sy][sx + 2]) + (tx[sy - 2][sx] + tx[sy + 2][sx]);
-                    tx[sy][sx] = fluidRelax(far, scale * tb[sy][sx]);
-                }
+            const int phase = c ^ ((sy >> 1) & 1);
+            for (int t = int(threadIdx.x);; t += nx) {
+                const int sx = 4 * (t >> 1) + 2 * phase + (t & 1);
+                if (sx >= kSideX - edge) break;
+                if (sx < edge) continue;
+                const float far =
+                    (tx[sy][sx - 2] + tx[sy][sx + 2]) + (tx[sy - 2][sx] + tx[sy + 2][sx]);
+                tx[sy][sx] = fluidRelax(far, scale * tb[sy][sx]);
+            }
         }
         __syncthreads();
     }
