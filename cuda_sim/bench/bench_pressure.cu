@@ -23,7 +23,8 @@ std::vector<float> noise(int w, int h, uint32_t salt) {
 }
 
 // The CUDA V-cycles against fluidMultigridProject from a random velocity and a random warm
-// pressure: every hierarchy shape (launched levels: 1, 2, 5; none below the first), 1 and 2
+// pressure: levels launched one by one above the one-block kernel's: 1, 2, 1 (8 x 8: level 0
+// alone) and 3; 1 and 2
 // cycles, the divergence and the final pressure bit for bit.
 bool checkMultigrid(cudaStream_t stream) {
     const int sizes[][2] = {{96, 64}, {256, 192}, {8, 8}, {512, 512}};

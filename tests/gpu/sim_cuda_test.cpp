@@ -148,7 +148,7 @@ TEST_F(SimCudaTest, FluidParticlesWrittenInPlaceIntoARingMatchTheCpuEveryFrame) 
 
 // The multigrid pressure solve (fluid_multigrid.h) on grids that have a hierarchy, which the test
 // above (131 x 77) does not: one level launched per pass and the rest in the one-block kernel
-// (96 x 64), two launched levels (256 x 192), no launched level below the first (8 x 8); one and
+// (96 x 64), two launched levels (256 x 192), level 0 and a 4 x 4 coarsest one (8 x 8); one and
 // two V-cycles a step (the second starts with its own red half-sweep), brush strokes, and the
 // switch to the Jacobi sweeps and back, which share the warm-started pressure.
 TEST_F(SimCudaTest, FluidMultigridMatchesTheCpuBitForBitOnEveryHierarchyShape) {
