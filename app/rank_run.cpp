@@ -5,6 +5,7 @@
 #include "slabs_ranks.h"
 
 #include <cstdio>
+#include <unistd.h>
 
 namespace estuary {
 namespace {
@@ -46,7 +47,17 @@ int runRank(const Options& options, const ranks::Job& job, const std::string& co
     std::printf("estuary: rank %u linked to the job's %u ranks\n", job.rank, job.size);
     std::fflush(stdout);
     if (job.rank != 0) {
-        const sim::ServedRank served = sim::serveRank(links, findByName);
+        sim::ServedRank served;
+        try {
+            served = sim::serveRank(links, findByName);
+        } catch (const Error& e) {
+            if (!sim::rankGpuWorkAbandoned()) throw;
+            // The exit handlers could wait for NCCL kernels that never end.
+            std::fprintf(stderr, "estuary: error: %s (GPU work left unfinished)\n", e.what());
+            std::fflush(stdout);
+            std::fflush(stderr);
+            _exit(int(exitCode(e)));
+        }
         std::printf("estuary: rank %u done: %llu run(s), %llu steps, %llu gathers\n", job.rank,
                     static_cast<unsigned long long>(served.runs),
                     static_cast<unsigned long long>(served.steps),
