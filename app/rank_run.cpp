@@ -30,6 +30,15 @@ void checkOptions(const Options& o, const ranks::Job& job) {
                          def->name + " cannot be split");
 }
 
+// GPU work of the run was left waiting on a rank that is gone: the exit handlers could wait for
+// its NCCL kernels, which never end.
+[[noreturn]] void endAbandoned(const std::string& why, int code) {
+    std::fprintf(stderr, "estuary: error: %s (GPU work left unfinished)\n", why.c_str());
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code);
+}
+
 } // namespace
 
 ranks::Links* rankLinks() {
@@ -52,11 +61,7 @@ int runRank(const Options& options, const ranks::Job& job, const std::string& co
             served = sim::serveRank(links, findByName);
         } catch (const Error& e) {
             if (!sim::rankGpuWorkAbandoned()) throw;
-            // The exit handlers could wait for NCCL kernels that never end.
-            std::fprintf(stderr, "estuary: error: %s (GPU work left unfinished)\n", e.what());
-            std::fflush(stdout);
-            std::fflush(stderr);
-            _exit(int(exitCode(e)));
+            endAbandoned(e.what(), int(exitCode(e)));
         }
         std::printf("estuary: rank %u done: %llu run(s), %llu steps, %llu gathers\n", job.rank,
                     static_cast<unsigned long long>(served.runs),
@@ -68,7 +73,15 @@ int runRank(const Options& options, const ranks::Job& job, const std::string& co
     struct Clear {
         ~Clear() { gLinks = nullptr; }
     } clear;
-    const int code = lead();
+    int code = 1;
+    try {
+        code = lead();
+    } catch (const Error& e) {
+        if (!sim::rankGpuWorkAbandoned()) throw;
+        endAbandoned(e.what(), int(exitCode(e)));
+    }
+    if (sim::rankGpuWorkAbandoned())
+        endAbandoned("a rank's GPU work did not finish", code ? code : 1);
     // A failed rank 0 just closes the links: the others exit naming it.
     if (code == 0 || code >= 128) sim::endRanks(links);
     return code;
