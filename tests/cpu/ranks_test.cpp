@@ -290,6 +290,7 @@ TEST(RankedSplit, RankZeroHoldsItsShareOfThePlanesAndTheOthersTheRest) {
     }
 }
 
+// 2, 3, 4 and 8 ranks, one slab each or more, rank 0 holding the default share or a named one.
 TEST(RankedSplit, RanksWithAnyShareEqualTheOneProcessRunBitForBit) {
     const struct {
         const char* simulation;
@@ -300,7 +301,8 @@ TEST(RankedSplit, RanksWithAnyShareEqualTheOneProcessRunBitForBit) {
         {"gray-scott", {97, 61}, 2, 2, 0},        {"gray-scott", {97, 61}, 2, 2, 0.37},
         {"gray-scott", {97, 61}, 2, 2, 0.5},      {"gray-scott", {97, 61}, 3, 3, 0.37},
         {"gray-scott", {97, 61}, 3, 5, 0.5},      {"gray-scott", {97, 61}, 4, 4, 0},
-        {"gray-scott-3d", {17, 19, 23}, 2, 3, 0}, {"gray-scott-3d", {17, 19, 23}, 3, 3, 0.37}};
+        {"gray-scott-3d", {17, 19, 23}, 2, 3, 0}, {"gray-scott-3d", {17, 19, 23}, 3, 3, 0.37},
+        {"gray-scott", {97, 61}, 8, 11, 0.3}};
     for (const auto& c : cases) {
         SCOPED_TRACE(std::string(c.simulation) + ", " + std::to_string(c.ranks) + " ranks, " +
                      std::to_string(c.slabs) + " slabs, share " + std::to_string(c.share));
