@@ -18,8 +18,9 @@
 // Shown), and within a group the calls follow haloCopies' list or ascending rank and field. The
 // waits between streams point only to earlier frames (a snapshot waits for the previous send,
 // which waits for rank 0's previous receive, which waits for the output write before it), so
-// they form no cycle. The two communicators' kernels may run at once on a GPU: each is a few
-// blocks, which fit beside each other (what NCCL asks of concurrent communicators).
+// they form no cycle. The two communicators' kernels may run at once on a GPU (each is a few
+// blocks, which fit beside each other: what NCCL asks of concurrent communicators); and were a GPU
+// to run them one at a time in the order they were issued, that order is the same on every rank.
 #include "errors.h"
 #include "rank_commands.h"
 
@@ -256,8 +257,9 @@ class DeviceSlab {
         bool finished = true;
         for (cudaStream_t s : {sim_, gather_})
             if (s && !finishedWithin(s, limit)) finished = false;
-        if (!finished) {
+        if (!finished) { // freeing memory would wait for the stuck kernels: leave it all
             abandonRankGpuWork();
+            (void)slab_.release();
             return;
         }
         for (float* p : snapshots_)
@@ -353,6 +355,7 @@ class RankedCuda final : public CudaSimulation {
         } catch (const Error&) { // a closed link was reported where it closed
         }
         part_.reset();
+        if (rankGpuWorkAbandoned()) (void)wholeSim_.release(); // see DeviceSlab::release
         for (cudaEvent_t e : {forked_, joined_, wholeFree_})
             if (e) (void)cudaEventDestroy(e);
     }
