@@ -398,18 +398,19 @@ class RankedCuda final : public CudaSimulation {
 
     // Gather every field, paint, scatter: each move after everything before it.
     void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) override {
-        const SlabFields whole = wholeSim_->slabFields();
         Command c = command(CommandKind::Gather);
         c.fields = allMask_;
         broadcast(links_, c);
         fork(stream);
-        part_->move(allMask_, &whole, true);
+        const SlabFields gathered = wholeSim_->slabFields();
+        part_->move(allMask_, &gathered, true);
         join(stream);
         wholeSim_->brush(brush, params, stream);
         c.kind = CommandKind::Scatter;
         broadcast(links_, c);
         fork(stream);
-        part_->move(allMask_, &whole, false);
+        const SlabFields painted = wholeSim_->slabFields();
+        part_->move(allMask_, &painted, false);
         join(stream);
         CUDA_CHECK(cudaEventRecord(wholeFree_, stream)); // the scatter read the whole grid
     }
