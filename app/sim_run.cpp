@@ -52,7 +52,7 @@ std::unique_ptr<sim::CpuSimulation> makeCpuSimulation(const SimRunConfig& config
                              config.particles};
     if (config.ranks)
         return sim::createRankedCpu(*config.simulation, grid, config.slabs, *config.ranks,
-                                    config.displayShare);
+                                    sim::kDefaultSlabHalo, config.displayShare);
     if (config.slabs > 1) return sim::createSlabbedCpu(*config.simulation, grid, config.slabs);
     return config.simulation->createCpu(grid);
 }

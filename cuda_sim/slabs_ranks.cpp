@@ -286,7 +286,7 @@ class HostPart final : public RankPart {
 
 std::unique_ptr<CpuSimulation> createRankedCpu(const SimDefinition& def, const GridSize& whole,
                                                uint32_t slabs, ranks::Links& links,
-                                               double displayShare, uint32_t maxHalo) {
+                                               uint32_t maxHalo, double displayShare) {
     return std::make_unique<RankedCpu>(def, whole, slabs, displayShare, maxHalo, links);
 }
 

@@ -47,8 +47,8 @@ SlabPlan planRankSlabs(const GridSize& whole, uint32_t slabs, uint32_t ranks, do
 // link).
 std::unique_ptr<CpuSimulation> createRankedCpu(const SimDefinition& def, const GridSize& whole,
                                                uint32_t slabs, ranks::Links& links,
-                                               double displayShare = 0,
-                                               uint32_t maxHalo = kDefaultSlabHalo);
+                                               uint32_t maxHalo = kDefaultSlabHalo,
+                                               double displayShare = 0);
 
 // Ranks above 0: follow rank 0's commands until it ends the job (returns what was done) or its
 // link closes (throws runtimeError). `find` gives the simulation a start names (nullptr: none).

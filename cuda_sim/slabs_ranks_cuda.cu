@@ -489,8 +489,8 @@ class DevicePart final : public RankPart {
 } // namespace
 
 std::unique_ptr<CudaSimulation> createRankedCuda(const SimDefinition& def, const GridSize& whole,
-                                                 ranks::Links& links, double displayShare,
-                                                 uint32_t maxHalo) {
+                                                 ranks::Links& links, uint32_t maxHalo,
+                                                 double displayShare) {
     return std::make_unique<RankedCuda>(def, whole, links, displayShare, maxHalo);
 }
 

@@ -17,7 +17,8 @@ namespace estuary::sim {
 // planRankSlabs). Throws usageError (the plan, the share), unsupported (NCCL missing) or
 // runtimeError (a link, NCCL).
 std::unique_ptr<CudaSimulation> createRankedCuda(const SimDefinition& def, const GridSize& whole,
-                                                 ranks::Links& links, double displayShare = 0,
-                                                 uint32_t maxHalo = kDefaultSlabHalo);
+                                                 ranks::Links& links,
+                                                 uint32_t maxHalo = kDefaultSlabHalo,
+                                                 double displayShare = 0);
 
 } // namespace estuary::sim

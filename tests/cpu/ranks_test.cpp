@@ -320,7 +320,8 @@ TEST(RankedSplit, RanksWithAnyShareEqualTheOneProcessRunBitForBit) {
                                         [&, r] { return sim::serveRank(s.links[r], find); }));
         const sim::ParamValues params = sim::initialParams(def);
         {
-            auto ranked = sim::createRankedCpu(def, c.grid, c.slabs, s.links[0], c.share);
+            auto ranked = sim::createRankedCpu(def, c.grid, c.slabs, s.links[0],
+                                               sim::kDefaultSlabHalo, c.share);
             auto whole = def.createCpu(c.grid);
             ranked->reset(5);
             whole->reset(5);
