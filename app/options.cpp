@@ -2,6 +2,7 @@
 #include "serving.h"
 #include "estuary/estuary.h"
 #include "errors.h"
+#include "job.h"
 #include "output_file.h"
 #include "simulations.h"
 #include "slabs.h"
@@ -388,6 +389,16 @@ std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
     return std::nullopt;
 }
 
+// In a job of several ranks (rank_run.h) rank 0 holds --display-share of the planes, whatever
+// --gpus says. Bad job variables count as a job here: the run reports them, naming them.
+bool inJobOfRanks() {
+    try {
+        return ranks::jobFromEnvironment().has_value();
+    } catch (const Error&) {
+        return true;
+    }
+}
+
 } // namespace
 
 ParseOutcome parseOptions(int argc, const char* const* argv) {
@@ -675,10 +686,10 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                               std::to_string(o.gpus) +
                               ": every GPU needs at least one slab (allowed: --slabs " +
                               std::to_string(o.gpus) + " or more)");
-    if (app.count("--display-share") > 0 && o.gpus < 2)
+    if (app.count("--display-share") > 0 && o.gpus < 2 && !inJobOfRanks())
         return usage(out, "--display-share " + std::to_string(o.displayShare) +
-                              " needs --gpus 2 or more: it is the display GPU's part of a grid "
-                              "split over GPUs");
+                              " needs --gpus 2 or more, or a job of several ranks: it is the "
+                              "display GPU's (rank 0's) part of a grid split over GPUs (ranks)");
     if (o.slabs > 1) {
         try {
             (void)sim::planSlabs({o.grid.width, o.grid.height, o.grid.depth}, o.slabs);

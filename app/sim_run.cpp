@@ -51,7 +51,8 @@ std::unique_ptr<sim::CpuSimulation> makeCpuSimulation(const SimRunConfig& config
     const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth,
                              config.particles};
     if (config.ranks)
-        return sim::createRankedCpu(*config.simulation, grid, config.slabs, *config.ranks);
+        return sim::createRankedCpu(*config.simulation, grid, config.slabs, *config.ranks,
+                                    sim::kDefaultSlabHalo, config.displayShare);
     if (config.slabs > 1) return sim::createSlabbedCpu(*config.simulation, grid, config.slabs);
     return config.simulation->createCpu(grid);
 }

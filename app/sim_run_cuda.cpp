@@ -57,7 +57,8 @@ std::unique_ptr<sim::CudaSimulation> makeCudaSimulation(const SimRunConfig& conf
         std::printf("estuary: halos and gathers between ranks through %s\n",
                     sim::loadNccl().c_str());
         std::fflush(stdout);
-        return sim::createRankedCuda(def, grid, *config.ranks);
+        return sim::createRankedCuda(def, grid, *config.ranks, sim::kDefaultSlabHalo,
+                                     config.displayShare);
     }
     if (config.slabs <= 1 && config.gpus <= 1) return def.createCuda(grid);
     int display = 0;
