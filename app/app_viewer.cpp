@@ -10,6 +10,7 @@
 #include "simulations.h"
 #include "stop_signal.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -169,6 +170,8 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
         config.slabs = std::max(1u, o.slabs);
         config.gpus = o.gpus;
         config.displayShare = o.displayShare;
+        config.halo = o.halo;
+        config.stepsPerFrame = startSteps(o, def);
         // A job of several ranks: at least a slab each (another simulation runs on rank 0 alone).
         if ((config.ranks = rankLinks()))
             config.slabs = std::max(config.slabs, config.ranks->size());
@@ -194,15 +197,26 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     std::unique_ptr<SimRun> run = SimRun::create(viewer, config);
     if (config.slabs > 1) {
         const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth};
-        const sim::SlabPlan plan = sim::planSlabs(grid, config.slabs);
+        // What the run built: one process across GPUs weighs the display GPU's share; CUDA
+        // ranks split evenly, their halo aimed across GPUs; the CPU's even, halo as on one GPU.
+        const bool cudaRanks = config.ranks && kind != RunKind::Cpu;
+        sim::SlabRunLayout layout = slabRunLayout(config, config.ranks ? 1 : config.gpus);
+        sim::SlabPlan plan = sim::planSlabRun(grid, layout);
+        if (cudaRanks)
+            plan.halo =
+                config.halo > 0
+                    ? config.halo
+                    : sim::autoSlabHalo(*std::min_element(plan.count.begin(), plan.count.end()),
+                                        config.ranks->size(), config.stepsPerFrame);
         const std::string where =
             config.ranks ? std::to_string(config.ranks->size()) + " ranks (one process each, " +
                                (kind == RunKind::Cpu ? "the CPU" : "a GPU each") + ")"
             : kind == RunKind::Cpu ? "the CPU"
                                    : std::to_string(config.gpus) + " GPU(s)";
         std::printf("estuary: the grid in %u slabs of %u..%u %s (halos of %u), on %s\n",
-                    config.slabs, plan.count.back(), plan.count.front(), sim::slabPlaneName(grid),
-                    plan.halo, where.c_str());
+                    config.slabs, *std::min_element(plan.count.begin(), plan.count.end()),
+                    *std::max_element(plan.count.begin(), plan.count.end()),
+                    sim::slabPlaneName(grid), plan.halo, where.c_str());
         std::fflush(stdout);
     }
     return run;
