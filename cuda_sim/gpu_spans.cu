@@ -102,6 +102,7 @@ std::vector<GpuSpan> GpuSpanRecorder::take() {
     std::vector<GpuSpan> done;
     while (!pending_.empty()) {
         Pending& p = pending_.front();
+        CurrentDevice scope(devices_[p.span.gpu]);
         const cudaError_t r = cudaEventQuery(p.last);
         if (r == cudaErrorNotReady) break;
         CUDA_CHECK(r);

@@ -93,6 +93,12 @@ uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame) {
     return deep <= thinnest && 32 * redundant <= thinnest ? deep : shallow;
 }
 
+double defaultDisplayShare(uint32_t gpus) {
+    if (gpus <= 1) return 1;
+    const double g = gpus;
+    return std::max((1 - kDisplayExtraWork * (g - 1)) / g, 0.25 / g);
+}
+
 SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
     if (layout.halo > kMaxSlabHalo)
         throw usageError("--halo " + std::to_string(layout.halo) + ": allowed 1.." +
@@ -107,9 +113,8 @@ SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
     if (layout.gpus < 2) {
         plan = planSlabs(grid, layout.slabs, kMaxSlabHalo);
     } else {
-        const double share = layout.displayShare > 0
-                                 ? layout.displayShare
-                                 : kDefaultDisplayShareOfEven / double(layout.gpus);
+        const double share =
+            layout.displayShare > 0 ? layout.displayShare : defaultDisplayShare(layout.gpus);
         if (!(share < 1))
             throw usageError("the display GPU's share of the grid must be between 0 and 1, got " +
                              std::to_string(share));

@@ -74,17 +74,21 @@ struct SlabRunLayout {
 uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame);
 
 // The plan of a split run: planSlabs, even on one GPU; across GPUs (slabs >= gpus >= 2) the
-// display GPU's slabs (gpuOfSlab 0) hold displayShare of the planes (0: kDefaultDisplayShareOfEven
-// of an even share) and the other GPUs share the rest evenly. Halo: layout.halo, else
-// autoSlabHalo. Throws usageError as planSlabs does, for a share outside (0, 1), for gpus of 0 or
-// above slabs, and for a halo outside 1..kMaxSlabHalo or deeper than the thinnest slab (naming
-// the most allowed).
+// display GPU's slabs (gpuOfSlab 0) hold displayShare of the planes (0: defaultDisplayShare) and
+// the other GPUs share the rest evenly. Halo: layout.halo, else autoSlabHalo. Throws usageError as
+// planSlabs does, for a share outside (0, 1), for gpus of 0 or above slabs, and for a halo
+// outside 1..kMaxSlabHalo or deeper than the thinnest slab (naming the most allowed).
 SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout);
 
-// The display GPU's default share of the planes, as a part of an even share: it also writes the
-// outputs and draws, so less than its even share balances the GPUs (SCALING.md: 0.8, i.e. 0.4 of
-// the planes on two GPUs, was the fastest of 0.35..0.5 for every grid measured on two H200s).
-inline constexpr double kDefaultDisplayShareOfEven = 0.8;
+// The display GPU's extra work each frame (writing the whole grid's outputs, drawing) as a part of
+// the whole grid's steps on one GPU: 0.2 is what makes 0.4 of the planes the balanced share on two
+// GPUs, the fastest of 0.35..0.5 at every grid measured on two H200s (SCALING.md).
+inline constexpr double kDisplayExtraWork = 0.2;
+// The display GPU's default share of the planes on `gpus` GPUs: balanced when its share plus
+// kDisplayExtraWork equals each other GPU's, (1 - share) / (gpus - 1): 0.4 on two GPUs, 0.2 on
+// three, 0.1 on four; at least a quarter of an even share (balance asks for less from five GPUs
+// on and for nothing from six: the display GPU's output work alone outweighs an even share).
+double defaultDisplayShare(uint32_t gpus);
 
 // "rows" (2D) or "slices" (3D): what the planes of the grid's slowest axis are.
 const char* slabPlaneName(const GridSize& grid);

@@ -10,21 +10,25 @@
 #                the efficiencies are against it)
 #   --ranks      also one process per GPU (estuary-ranks G) for the strong-scaling grids
 #   --old DIR    an older bundle's estuary run with the same flags before each new run
-#   --sweep      on 2 GPUs: --display-share 0.3..0.5 and --halo 2..16 at 8192² and 512³
+#   --sweep      at 8192² and 512³: --display-share 0.3..0.5 and --halo 2..16 on 2 GPUs,
+#                --display-share 0.05..0.25 on 4
 #   --quick      a third of the frames
 #
 # In order (each part is skipped, saying so, once SCALING_BUDGET_S seconds, default 540, have
 # passed, so that the whole fits a 600 s call):
 #   1. bit-exactness: 2D 515x389 and 3D 96x80x70, 60 frames, screenshot of --gpus G (default
-#      plan; --halo 8; two slabs a GPU in 2D) and of G ranks (--ranks) against one GPU's, cmp;
+#      plan; --halo 8, in 3D with --display-share 0.25; two slabs a GPU in 2D) and of G ranks
+#      (--ranks) against one GPU's, cmp;
 #   2. strong scaling, pipelined, 8 frames in flight: 2D 8192² and 16384², 3D 512³ and 768³;
 #   3. weak scaling: 2D 8192² per GPU (8192x16384 on 2; 16384² on 4, since --size stops at
 #      16384 a side; 8 not run) and 3D 512x512x(512 G);
 #   4. a trace (--trace) of 40 frames of 8192² at the largest G;
 #   5. the sweeps (--sweep).
 # Frames per run (measured + warm-up), overridable: SCALING_FRAMES_2D (600+100 at 8192²; 16384²
-# gets a third), SCALING_FRAMES_3D (300+50 at 512³; 768³ gets a third). On 4 H100s the default
-# set is about 30 runs of 3-8 s each (start-up, NCCL's set-up, warm-up, the frames): ~4 minutes.
+# gets a third), SCALING_FRAMES_3D (300+50 at 512³; 768³ gets a third). Estimated for --gpus
+# "1 2 4" at ~5 s of start-up a run (Vulkan, CUDA on every GPU, NCCL) plus the frames: the
+# default set ~30 runs, ~3 minutes; --ranks adds ~1.5, --sweep ~2.5, --old ~2 (all of them
+# together would pass 540 s: the budget then skips the sweeps' end).
 set -u
 set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -178,9 +182,14 @@ for run in "2d gray-scott 515x389" "3d gray-scott-3d 96x80x70"; do
     picture "$name" "$name" 1 one --sim "$sim" --size "$size"
     for g in "${gpus[@]:1}"; do
         picture "$name" "$name" "$g" one --sim "$sim" --size "$size"
-        # 70 slices leave the display GPU 56 / G: too few for --halo 8 from 8 GPUs on.
-        [ "$name" = 2d ] || [ "$g" -le 4 ] &&
+        # 70 slices leave the display GPU 7 on 4 GPUs by default: a quarter of them (17) holds a
+        # halo of 8 up to 4 GPUs.
+        if [ "$name" = 2d ]; then
             picture "$name-halo8" "$name" "$g" one --sim "$sim" --size "$size" --halo 8
+        elif [ "$g" -le 4 ]; then
+            picture "$name-halo8" "$name" "$g" one --sim "$sim" --size "$size" --halo 8 \
+                --display-share 0.25
+        fi
         [ "$name" = 2d ] &&
             picture "$name-2slabs" "$name" "$g" one --sim "$sim" --size "$size" --slabs $((2 * g))
         [ "$ranks" = 1 ] && picture "$name" "$name" "$g" ranks --sim "$sim" --size "$size"
@@ -238,7 +247,8 @@ if [ "$largest" -gt 1 ] && in_budget "trace"; then
     fi
 fi
 
-# 5. Sweeps on 2 GPUs.
+# 5. Sweeps: the display GPU's share and the halo on 2 GPUs, the share on 4 (their defaults:
+#    0.4 and 0.1, the halo 8 in 2D and 4 at 512³; the strong set above holds those runs).
 if [ "$sweep" = 1 ] && [ "$present" -ge 2 ]; then
     for run in "2d-8192 gray-scott 8192x8192 $frames2d $((frames2d / 6))" \
         "3d-512 gray-scott-3d 512x512x512 $frames3d $((frames3d / 6))"; do
@@ -252,6 +262,12 @@ if [ "$sweep" = 1 ] && [ "$present" -ge 2 ]; then
             bench "$name-halo$halo" new 2 process "$frames" "$warmup" --sim "$sim" --size "$size" \
                 --halo "$halo"
         done
+        if [ "$present" -ge 4 ] && [[ " ${gpus[*]} " == *" 4 "* ]]; then
+            for share in 0.05 0.15 0.2 0.25; do
+                bench "$name-share$share" new 4 process "$frames" "$warmup" --sim "$sim" \
+                    --size "$size" --display-share "$share"
+            done
+        fi
     done
 fi
 
@@ -287,13 +303,13 @@ for (name, build, g, how), v in sorted(fps.items()):
 sweeps = [(k, v) for k, v in fps.items() if "-share" in k[0] or "-halo" in k[0]]
 if sweeps:
     lines.append("")
-    lines.append("sweeps on 2 GPUs (against the default of the strong set)")
-    for (name, build, g, how), v in sorted(sweeps):
+    lines.append("sweeps (the defaults are in the strong set: share 0.4 on 2 GPUs, 0.1 on 4)")
+    for (name, build, g, how), v in sorted(sweeps, key=lambda k: (k[0][2], k[0][0])):
         base = name.split("-share")[0].split("-halo")[0]
         ref = fps.get((base, build, 1, "process"))
-        e = eff(v, 2 * ref if ref else None)
+        e = eff(v, g * ref if ref else None)
         data["sweeps"].append({"run": name, "gpus": g, "fps": v, "efficiency": e})
-        lines.append(f"{name:<22} {v if v is not None else '-':>9} {pct(e):>7}")
+        lines.append(f"{name:<22} G={g:<2} {v if v is not None else '-':>9} {pct(e):>7}")
 lines.append("")
 lines.append("bit-exactness against one GPU (screenshots, cmp)")
 for r in rows:
