@@ -200,14 +200,9 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
         // What the run built: one process across GPUs weighs the display GPU's share; CUDA
         // ranks split evenly, their halo aimed across GPUs; the CPU's even, halo as on one GPU.
         const bool cudaRanks = config.ranks && kind != RunKind::Cpu;
-        sim::SlabRunLayout layout = slabRunLayout(config, config.ranks ? 1 : config.gpus);
-        sim::SlabPlan plan = sim::planSlabRun(grid, layout);
-        if (cudaRanks)
-            plan.halo =
-                config.halo > 0
-                    ? config.halo
-                    : sim::autoSlabHalo(*std::min_element(plan.count.begin(), plan.count.end()),
-                                        config.ranks->size(), config.stepsPerFrame);
+        sim::SlabPlan plan =
+            sim::planSlabRun(grid, slabRunLayout(config, config.ranks ? 1 : config.gpus));
+        if (cudaRanks) plan.halo = cudaRanksHalo(config, config.ranks->size());
         const std::string where =
             config.ranks ? std::to_string(config.ranks->size()) + " ranks (one process each, " +
                                (kind == RunKind::Cpu ? "the CPU" : "a GPU each") + ")"

@@ -71,6 +71,18 @@ inline sim::SlabRunLayout slabRunLayout(const SimRunConfig& config, uint32_t gpu
     return layout;
 }
 
+// The halo of a job of CUDA ranks: one even slab per rank, the halo aimed across GPUs as one
+// process's is (--halo, else sim::autoSlabHalo over the job's ranks).
+inline uint32_t cudaRanksHalo(const SimRunConfig& config, uint32_t ranks) {
+    if (config.halo > 0) return config.halo;
+    const sim::SlabPlan even = sim::planSlabRun(
+        {config.grid.width, config.grid.height, config.grid.depth}, slabRunLayout(config, 1));
+    uint32_t thinnest = even.count.front();
+    for (uint32_t c : even.count)
+        thinnest = c < thinnest ? c : thinnest;
+    return sim::autoSlabHalo(thinnest, ranks, config.stepsPerFrame);
+}
+
 // A frame's simulation as the host measured it (cpu and host-copy runs): its time, and its spans
 // in steady-clock µs: steps (for host-copy: the CUDA work and the wait for its download), then
 // the output write.

@@ -57,14 +57,8 @@ std::unique_ptr<sim::CudaSimulation> makeCudaSimulation(const SimRunConfig& conf
         std::printf("estuary: halos and gathers between ranks through %s\n",
                     sim::loadNccl().c_str());
         std::fflush(stdout);
-        // An even plan (one slab per rank); its halo aimed like one process's across GPUs.
-        const sim::SlabPlan even = sim::planSlabRun(grid, slabRunLayout(config, 1));
-        const uint32_t halo =
-            config.halo > 0
-                ? config.halo
-                : sim::autoSlabHalo(*std::min_element(even.count.begin(), even.count.end()),
-                                    config.ranks->size(), config.stepsPerFrame);
-        return sim::createRankedCuda(def, grid, *config.ranks, halo);
+        return sim::createRankedCuda(def, grid, *config.ranks,
+                                     cudaRanksHalo(config, config.ranks->size()));
     }
     if (config.slabs <= 1 && config.gpus <= 1) return def.createCuda(grid);
     int display = 0;
