@@ -171,6 +171,8 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
         config.slabs = std::max(1u, o.slabs);
         config.gpus = o.gpus;
         config.displayShare = o.displayShare;
+        config.halo = o.halo;
+        config.stepsPerFrame = startSteps(o, def);
         // A job of several ranks: at least a slab each (another simulation runs on rank 0 alone).
         if ((config.ranks = rankLinks()))
             config.slabs = std::max(config.slabs, config.ranks->size());
@@ -196,10 +198,17 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     std::unique_ptr<SimRun> run = SimRun::create(viewer, config);
     if (config.slabs > 1) {
         const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth};
-        const uint32_t ranks = config.ranks ? config.ranks->size() : 1;
+        // What the run built: one process across GPUs weighs the display GPU's share; ranks
+        // give rank 0 its share, the CUDA ranks' halo aimed across GPUs.
+        const uint32_t ranks = config.ranks ? uint32_t(config.ranks->size()) : 1;
+        const bool cudaRanks = config.ranks && kind != RunKind::Cpu;
+        const uint32_t rankHalo = cudaRanks         ? cudaRanksHalo(config, ranks)
+                                  : config.halo > 0 ? config.halo
+                                                    : sim::kDefaultSlabHalo;
         const sim::SlabPlan plan =
-            config.ranks ? sim::planRankSlabs(grid, config.slabs, ranks, config.displayShare)
-                         : sim::planSlabs(grid, config.slabs);
+            config.ranks
+                ? sim::planRankSlabs(grid, config.slabs, ranks, config.displayShare, rankHalo)
+                : sim::planSlabRun(grid, slabRunLayout(config, config.gpus));
         uint32_t rankZero = 0; // planes on rank 0
         for (uint32_t i = 0; i < config.slabs; ++i)
             if (sim::rankOfSlab(i, config.slabs, ranks) == 0) rankZero += plan.count[i];

@@ -74,6 +74,7 @@ uint64_t drainStats(const Viewer& viewer, const SimRun& run, FrameTrace* trace) 
         fromGraphs += stats.from_graph != 0;
         if (trace) trace->add(stats, run.hostTimes(stats.frame));
     }
+    if (trace) trace->addGpuSpans(run.takeGpuSpans());
     return fromGraphs;
 }
 
@@ -90,6 +91,7 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
     if (outputs.trace) {
         trace.emplace(frames);
         trace->beginPart("headless", sim->name());
+        trace->reserveGpuSpans(frames, sim->traceGpus());
     }
     FrameTimes times;
     using Clock = std::chrono::steady_clock;

@@ -529,9 +529,16 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         ->transform(wholeNumber(1, 64));
     app.add_option("--display-share", o.displayShare,
                    "With --gpus 2 or more: the part of the grid's planes the display GPU steps "
-                   "(0.05-0.95; default: 0.8 of an even share, 0.4 on two GPUs). The display "
-                   "GPU also writes the outputs and draws, so a smaller share balances the GPUs")
+                   "(0.05-0.95; default: 0.4 on two GPUs, 0.2 on three, 0.1 on four). The "
+                   "display GPU also writes the outputs and draws, so a smaller share balances "
+                   "the GPUs")
         ->check(CLI::Range(0.05, 0.95));
+    app.add_option("--halo", o.halo,
+                   "Planes of each slab's halos, the most steps between two exchanges (1-" +
+                       std::to_string(sim::kMaxSlabHalo) +
+                       ", at most the thinnest slab; default: 4 on one GPU, across GPUs a "
+                       "frame's steps where the slabs are thick enough, so one exchange a frame)")
+        ->transform(wholeNumber(1, sim::kMaxSlabHalo));
     std::string presentMode = "fifo", benchMode = "pipelined";
     CLI::Option* framesInFlight = app.get_option("--frames-in-flight");
     CLI::Option* frames = app.get_option("--frames");
@@ -692,7 +699,13 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                               "display GPU's (rank 0's) part of a grid split over GPUs (ranks)");
     if (o.slabs > 1) {
         try {
-            (void)sim::planSlabs({o.grid.width, o.grid.height, o.grid.depth}, o.slabs);
+            sim::SlabRunLayout layout;
+            layout.slabs = o.slabs;
+            layout.gpus = o.gpus;
+            layout.halo = o.halo;
+            layout.displayShare = o.displayShare;
+            layout.stepsPerFrame = o.stepsPerFrame >= 0 ? o.stepsPerFrame : def.stepsPerFrame;
+            (void)sim::planSlabRun({o.grid.width, o.grid.height, o.grid.depth}, layout);
         } catch (const Error& e) {
             return usage(out, e.what());
         }

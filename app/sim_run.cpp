@@ -52,8 +52,11 @@ std::unique_ptr<sim::CpuSimulation> makeCpuSimulation(const SimRunConfig& config
                              config.particles};
     if (config.ranks)
         return sim::createRankedCpu(*config.simulation, grid, config.slabs, *config.ranks,
-                                    sim::kDefaultSlabHalo, config.displayShare);
-    if (config.slabs > 1) return sim::createSlabbedCpu(*config.simulation, grid, config.slabs);
+                                    config.halo > 0 ? config.halo : sim::kDefaultSlabHalo,
+                                    config.displayShare);
+    if (config.slabs > 1)
+        return sim::createSlabbedCpu(*config.simulation, grid,
+                                     sim::planSlabRun(grid, slabRunLayout(config, 1)));
     return config.simulation->createCpu(grid);
 }
 
