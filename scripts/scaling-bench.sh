@@ -210,8 +210,11 @@ for run in "${strong[@]}"; do
         for build in "${builds[@]}"; do
             bench "$name" "$build" "$g" process "$frames" "$warmup" --sim "$sim" --size "$size"
         done
-        [ "$ranks" = 1 ] && [ "$g" -gt 1 ] &&
-            bench "$name" new "$g" ranks "$frames" "$warmup" --sim "$sim" --size "$size"
+        if [ "$ranks" = 1 ] && [ "$g" -gt 1 ]; then
+            for build in "${builds[@]}"; do
+                bench "$name" "$build" "$g" ranks "$frames" "$warmup" --sim "$sim" --size "$size"
+            done
+        fi
     done
 done
 for g in "${gpus[@]:1}"; do
