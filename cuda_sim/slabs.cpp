@@ -85,18 +85,16 @@ SlabPlan planSlabs(const GridSize& grid, uint32_t slabs, uint32_t maxHalo) {
     return makePlan(slabAxisPlanes(grid), slabs, maxHalo, slabPlaneName(grid));
 }
 
-uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame) {
+uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame, bool volume) {
     const uint32_t shallow = std::min(kDefaultSlabHalo, thinnest);
-    if (gpus <= 1 || stepsPerFrame <= int(kDefaultSlabHalo)) return shallow;
+    if (volume || gpus <= 1 || stepsPerFrame <= int(kDefaultSlabHalo)) return shallow;
     const uint32_t deep = uint32_t(std::min<int64_t>(stepsPerFrame, kMaxSlabHalo));
     const uint64_t redundant = 2 * uint64_t(deep - kDefaultSlabHalo);
     return deep <= thinnest && 32 * redundant <= thinnest ? deep : shallow;
 }
 
 double defaultDisplayShare(uint32_t gpus) {
-    if (gpus <= 1) return 1;
-    const double g = gpus;
-    return std::max((1 - kDisplayExtraWork * (g - 1)) / g, 0.25 / g);
+    return gpus <= 1 ? 1 : kDefaultDisplayShareOfEven / double(gpus);
 }
 
 SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
@@ -135,8 +133,9 @@ SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
                          std::to_string(thinnest) + " " + slabPlaneName(grid) +
                          ", and a halo is copied from one neighbour's own planes; allowed: 1.." +
                          std::to_string(thinnest));
-    plan.halo =
-        layout.halo > 0 ? layout.halo : autoSlabHalo(thinnest, layout.gpus, layout.stepsPerFrame);
+    plan.halo = layout.halo > 0
+                    ? layout.halo
+                    : autoSlabHalo(thinnest, layout.gpus, layout.stepsPerFrame, grid.depth > 1);
     return plan;
 }
 

@@ -71,7 +71,8 @@ struct SlabRunLayout {
 // a frame) where the thinnest slab holds them and the redundant planes the deeper halo adds,
 // 2 x (steps - kDefaultSlabHalo), stay within 1/32 of that slab; else kDefaultSlabHalo. Capped
 // by the thinnest slab and kMaxSlabHalo.
-uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame);
+// Volumes keep kDefaultSlabHalo: at 512³ and 768³ on two H200s the deep halo was slower.
+uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame, bool volume = false);
 
 // The plan of a split run: planSlabs, even on one GPU; across GPUs (slabs >= gpus >= 2) the
 // display GPU's slabs (gpuOfSlab 0) hold displayShare of the planes (0: defaultDisplayShare) and
@@ -80,14 +81,12 @@ uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame);
 // outside 1..kMaxSlabHalo or deeper than the thinnest slab (naming the most allowed).
 SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout);
 
-// The display GPU's extra work each frame (writing the whole grid's outputs, drawing) as a part of
-// the whole grid's steps on one GPU: 0.2 is what makes 0.4 of the planes the balanced share on two
-// GPUs, the fastest of 0.35..0.5 at every grid measured on two H200s (SCALING.md).
-inline constexpr double kDisplayExtraWork = 0.2;
-// The display GPU's default share of the planes on `gpus` GPUs: balanced when its share plus
-// kDisplayExtraWork equals each other GPU's, (1 - share) / (gpus - 1): 0.4 on two GPUs, 0.2 on
-// three, 0.1 on four; at least a quarter of an even share (balance asks for less from five GPUs
-// on and for nothing from six: the display GPU's output work alone outweighs an even share).
+// The display GPU's default share of the planes on `gpus` GPUs: 0.8 of an even share (0.4 on two,
+// 0.2 on four). It also writes the whole grid's outputs and draws, and it receives every other
+// GPU's slabs, so a smaller share trades its steps for more peer traffic into it. On two H200s
+// 0.4 was the fastest of 0.3..0.5 at 8192² and 512³; on four, 0.2 left the display GPU bound by
+// the gather's peer copies into it (SCALING.md), so a smaller share there would not help.
+inline constexpr double kDefaultDisplayShareOfEven = 0.8;
 double defaultDisplayShare(uint32_t gpus);
 
 // "rows" (2D) or "slices" (3D): what the planes of the grid's slowest axis are.

@@ -58,7 +58,8 @@ SlabPlan planOf(const Command& start, uint32_t ranks) {
 
 double resolveDisplayShare(double displayShare, uint32_t ranks) {
     if (ranks <= 1) return 1;
-    if (displayShare == 0) displayShare = kDefaultRankShareOfEven / double(ranks);
+    if (displayShare == 0)
+        displayShare = defaultDisplayShare(ranks); // as one process's display GPU
     if (!(displayShare > 0 && displayShare < 1))
         throw usageError("rank 0's share of the grid (--display-share) must be between 0 and 1, "
                          "got " +

@@ -26,10 +26,6 @@ inline uint32_t rankOfSlab(size_t slab, size_t slabs, uint32_t ranks) {
     return uint32_t(slab * ranks / slabs);
 }
 
-// The default part of the planes rank 0 holds: 0.8 of an even share, as on the display GPU of an
-// in-process split (slabs_cuda.h's kDefaultDisplayShareOfEven, measured there).
-inline constexpr double kDefaultRankShareOfEven = 0.8;
-
 // Rank 0's part of the planes: `displayShare`, or where it is 0 the default for `ranks` ranks (a
 // job of one rank: all). Throws usageError unless the result is in (0, 1) (or 1 for one rank).
 double resolveDisplayShare(double displayShare, uint32_t ranks);

@@ -251,7 +251,7 @@ if [ "$largest" -gt 1 ] && in_budget "trace"; then
 fi
 
 # 5. Sweeps: the display GPU's share and the halo on 2 GPUs, the share on 4 (their defaults:
-#    0.4 and 0.1, the halo 8 in 2D and 4 at 512³; the strong set above holds those runs).
+#    0.4 and 0.2, the halo 8 in 2D and 4 in 3D; the strong set above holds those runs).
 if [ "$sweep" = 1 ] && [ "$present" -ge 2 ]; then
     for run in "2d-8192 gray-scott 8192x8192 $frames2d $((frames2d / 6))" \
         "3d-512 gray-scott-3d 512x512x512 $frames3d $((frames3d / 6))"; do
@@ -306,7 +306,7 @@ for (name, build, g, how), v in sorted(fps.items()):
 sweeps = [(k, v) for k, v in fps.items() if "-share" in k[0] or "-halo" in k[0]]
 if sweeps:
     lines.append("")
-    lines.append("sweeps (the defaults are in the strong set: share 0.4 on 2 GPUs, 0.1 on 4)")
+    lines.append("sweeps (the defaults are in the strong set: share 0.4 on 2 GPUs, 0.2 on 4)")
     for (name, build, g, how), v in sorted(sweeps, key=lambda k: (k[0][2], k[0][0])):
         base = name.split("-share")[0].split("-halo")[0]
         ref = fps.get((base, build, 1, "process"))

@@ -5,6 +5,7 @@
 #include "errors.h"
 #include "simulations.h"
 #include "slabs.h"
+#include "slabs_ranks.h"
 
 #include <gtest/gtest.h>
 
@@ -173,40 +174,37 @@ TEST(SimSlabs, SlabsSpreadOverThreeFourAndEightGpusInContiguousBlocks) {
     EXPECT_EQ(gpusOf(8, 8), (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
     EXPECT_EQ(gpusOf(16, 8), (std::vector<size_t>{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7}));
 
-    // The display GPU's default share balances its output work (kDisplayExtraWork): 0.4 on 2
-    // GPUs as measured, 0.2 on 3, 0.1 on 4, a quarter of an even share from 5 on.
+    // The display GPU's default share: 0.8 of an even share, for ranks as for one process.
+    EXPECT_DOUBLE_EQ(defaultDisplayShare(1), 1.0);
     EXPECT_DOUBLE_EQ(defaultDisplayShare(2), 0.4);
-    EXPECT_NEAR(defaultDisplayShare(3), 0.2, 1e-12);
-    EXPECT_NEAR(defaultDisplayShare(4), 0.1, 1e-12);
-    EXPECT_NEAR(defaultDisplayShare(8), 0.25 / 8, 1e-12);
-    for (uint32_t g = 2; g <= 8; ++g) { // the others' share: (1 - s) / (g - 1) = s + the extra
-        if (defaultDisplayShare(g) > 0.25 / g + 1e-12) {
-            EXPECT_NEAR((1 - defaultDisplayShare(g)) / (g - 1),
-                        defaultDisplayShare(g) + kDisplayExtraWork, 1e-12)
-                << g;
-        }
-    }
-    // 4 GPUs: 0.1 on the display GPU, 0.3 on each other.
+    EXPECT_NEAR(defaultDisplayShare(4), 0.2, 1e-12);
+    EXPECT_NEAR(defaultDisplayShare(8), 0.1, 1e-12);
+    for (uint32_t g = 2; g <= 8; ++g)
+        EXPECT_DOUBLE_EQ(resolveDisplayShare(0, g), defaultDisplayShare(g)) << g;
+    // 4 GPUs: 0.2 on the display GPU, 0.2667 on each other.
     const SlabPlan four = planSlabRun(GridSize{16, 1000}, {4, 4, 0});
-    EXPECT_EQ(four.first, (std::vector<uint32_t>{0, 100, 400, 700}));
-    EXPECT_EQ(four.count, (std::vector<uint32_t>{100, 300, 300, 300}));
-    // 8 GPUs over 8192 rows: 1/32 on the display GPU (256 rows), 1133..1134 on the others.
+    EXPECT_EQ(four.first, (std::vector<uint32_t>{0, 200, 467, 734}));
+    EXPECT_EQ(four.count, (std::vector<uint32_t>{200, 267, 267, 266}));
+    // 8 GPUs over 8192 rows: 0.1 on the display GPU (819 rows), 1053..1054 on the others.
     const SlabPlan eight = planSlabRun(GridSize{8192, 8192}, {8, 8, 0});
     ASSERT_EQ(eight.count.size(), 8u);
-    EXPECT_EQ(eight.count[0], 256u);
+    EXPECT_TRUE(eight.count[0] == 819 || eight.count[0] == 820) << eight.count[0];
     uint32_t total = eight.count[0];
     for (size_t i = 1; i < 8; ++i) {
-        EXPECT_TRUE(eight.count[i] == 1133 || eight.count[i] == 1134) << eight.count[i];
+        EXPECT_TRUE(eight.count[i] == 1053 || eight.count[i] == 1054) << eight.count[i];
         total += eight.count[i];
     }
     EXPECT_EQ(total, 8192u);
-    EXPECT_EQ(eight.halo, 8u); // one exchange a frame: 256 rows hold 2 x 4 more within 1/32
-    // 3 GPUs, 2 slabs each in 3D: the display GPU's 0.2 of the slices halved.
+    EXPECT_EQ(eight.halo, 8u); // one exchange a frame: 819 rows hold 2 x 4 more within 1/32
+    // 3 GPUs, 2 slabs each in 3D: the display GPU's 0.8 / 3 of the slices halved.
     const SlabPlan three = planSlabRun(GridSize{64, 64, 300}, {6, 3, 0});
-    EXPECT_EQ(three.count[0] + three.count[1], 60u);
-    EXPECT_EQ(three.count[2] + three.count[3], 120u);
-    EXPECT_EQ(three.count[4] + three.count[5], 120u);
-    EXPECT_EQ(three.halo, kDefaultSlabHalo); // 30-slice slabs: too thin for a deep halo
+    EXPECT_EQ(three.count[0] + three.count[1], 80u);
+    EXPECT_EQ(three.count[2] + three.count[3], 110u);
+    EXPECT_EQ(three.count[4] + three.count[5], 110u);
+    EXPECT_EQ(three.halo, kDefaultSlabHalo);
+    // Volumes keep the shallow halo however thick their slabs (measured slower deep).
+    EXPECT_EQ(planSlabRun(GridSize{64, 64, 3000}, {2, 2, 0}).halo, kDefaultSlabHalo);
+    EXPECT_EQ(autoSlabHalo(100000, 2, 8, true), kDefaultSlabHalo);
     // One GPU: even, the default halo.
     const SlabPlan one = planSlabRun(GridSize{16, 1000}, {4, 1, 0});
     EXPECT_EQ(one.count, (std::vector<uint32_t>{250, 250, 250, 250}));
