@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <exception>
@@ -72,6 +73,8 @@ void encodeLoop(Recorder& r) {
         }
         char error[512] = {};
         const auto start = std::chrono::steady_clock::now();
+        if (r.encodeDelayMs)
+            std::this_thread::sleep_for(std::chrono::milliseconds(r.encodeDelayMs));
         const int code = encode(r, *staged, error, sizeof(error));
         const double ms = msSince(start);
         releaseTapped(r.tap, staged);
@@ -190,6 +193,8 @@ void startRecording(estuary_viewer& v, const estuary_record_desc& desc) {
     r->bgra =
         pictureFormat(v) == VK_FORMAT_B8G8R8A8_UNORM || pictureFormat(v) == VK_FORMAT_B8G8R8A8_SRGB;
     r->tap.spare = kQueueFrames;
+    if (const char* delay = std::getenv("ESTUARY_FAULT_ENCODE_DELAY_MS"))
+        r->encodeDelayMs = uint32_t(std::strtoul(delay, nullptr, 10));
     r->path = desc.path;
     // Beside the file replaced, so that the rename stays in its folder (a link's target's).
     const std::string finalPath = target.string();

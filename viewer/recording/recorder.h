@@ -50,6 +50,9 @@ struct Recorder {
     std::string failure; // the first encoding error; later pictures are dropped
     bool failureReported = false;
     std::thread worker;
+    // ESTUARY_FAULT_ENCODE_DELAY_MS: the worker holds each picture this long before encoding it,
+    // so that tests can make the encoder fall behind the loop and see the loop wait.
+    uint32_t encodeDelayMs = 0;
     // Counts, for estuary_record_info and the stop's log line. encodeMs: the worker's time per
     // picture (conversion and encoder), whose mean says whether it keeps up with a frame rate.
     uint64_t framesQueued = 0, framesWritten = 0;
