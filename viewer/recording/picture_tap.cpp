@@ -3,6 +3,7 @@
 #include "viewer.h"
 #include "vk_check.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace estuary::lib {
@@ -29,7 +30,7 @@ PictureTap::Staged makeStaged(const Device& device, VkDeviceSize bytes) {
 }
 
 // A buffer no draw in flight writes and no consumer holds, fit for `bytes` (grown if need be);
-// null when every buffer is in use and the pool is full.
+// null when the pool is full and the consumer holds some.
 PictureTap::Staged* freeBuffer(estuary_viewer& v, PictureTap& tap, VkDeviceSize bytes) {
     for (auto& staged : tap.pool) {
         if (staged->frame != UINT64_MAX || staged->held) continue;
@@ -39,7 +40,11 @@ PictureTap::Staged* freeBuffer(estuary_viewer& v, PictureTap& tap, VkDeviceSize 
         }
         return staged.get();
     }
-    if (tap.pool.size() >= size_t(v.hostRing) + tap.spare) return nullptr;
+    // Full, and a consumer holds some: one will come back. (With none held, every buffer would
+    // be in a draw in flight, more than the ring allows; grown rather than waited for forever.)
+    const bool someHeld =
+        std::any_of(tap.pool.begin(), tap.pool.end(), [](const auto& s) { return s->held; });
+    if (tap.pool.size() >= size_t(v.hostRing) + tap.spare && someHeld) return nullptr;
     tap.pool.push_back(std::make_unique<PictureTap::Staged>(makeStaged(v.device, bytes)));
     return tap.pool.back().get();
 }
