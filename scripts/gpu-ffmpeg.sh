@@ -90,6 +90,7 @@ cp -L /usr/lib/x86_64-linux-gnu/libx264.so.164 "$out/"
 for lib in "$out"/*.so*; do
     chmod u+w "$lib"
     strip --strip-unneeded "$lib"
+    # shellcheck disable=SC2016 # $ORIGIN is the loader's, not the shell's
     patchelf --set-rpath '$ORIGIN' "$lib"
 done
 
@@ -108,10 +109,10 @@ done
 [[ $missing == 0 ]] || exit 1
 # And the loader agrees: each resolves its FFmpeg and x264 libraries from this folder.
 for lib in "$out"/*.so*; do
-    if LD_LIBRARY_PATH= ldd "$lib" | grep -E 'lib(av|sw|x264)' | grep -v "=> $out/" >&2; then
+    if LD_LIBRARY_PATH='' ldd "$lib" | grep -E 'lib(av|sw|x264)' | grep -v "=> $out/" >&2; then
         echo "gpu-ffmpeg.sh: $(basename "$lib") resolves a library from outside $out" >&2
         exit 1
     fi
 done
 echo "gpu-ffmpeg.sh: FFmpeg $upstream (libx264 only) in $out: $(du -sh "$out" | cut -f1)," \
-    "$(ls "$out" | wc -l) files"
+    "$(find "$out" -type f | wc -l) files"
