@@ -12,7 +12,8 @@
 #                waits for it, and its time a picture under 16.7 ms)
 # Host busy per frame is estuary_frame_stats::host_busy_us (begin to submit, the frames-in-flight
 # wait left out): the hand-off of the picture and any wait for the encoder are in it. Reports go to
-# $OUT (default ./bench-results): record-TAG.log, record-summary.json and a table with the ratios.
+# $OUT (default ./bench-results): record-TAG.log, record-summary.json, record-clips.txt (the videos'
+# sizes; the videos themselves are deleted) and a table with the ratios.
 # RECORD_BACKEND (cuda) and the others are for trying the script where there is no GPU.
 set -u
 set -o pipefail
@@ -62,11 +63,14 @@ run_one() {
         "${encodeMax:-null}" "${waits:-null}" "${waited:-null}"
 }
 
-rm -f "$out"/record-*.mp4
+# The videos (tens of MB at 1080p) stay out of $OUT, which comes back from the machine.
+clips=$(mktemp -d)
+trap 'rm -rf "$clips"' EXIT
 plain=$(run_one plain)
-record=$(run_one record --record "$out/record.mp4" --record-encoder "$encoder")
+record=$(run_one record --record "$clips/record.mp4" --record-encoder "$encoder")
 plain60=$(run_one plain-60 --fps-cap 60)
-record60=$(run_one record-60 --fps-cap 60 --record "$out/record-60.mp4" --record-encoder "$encoder")
+record60=$(run_one record-60 --fps-cap 60 --record "$clips/record-60.mp4" --record-encoder "$encoder")
+ls -l "$clips" >"$out/record-clips.txt"
 summary="$out/record-summary.json"
 printf '{"resolution": "%s", "frames": %s, "encoder": "%s", "runs": [\n  %s,\n  %s,\n  %s,\n  %s\n]}\n' \
     "${RECORD_RESOLUTION:-1920x1080}" "$frames" "$encoder" "$plain" "$record" "$plain60" \
