@@ -235,8 +235,8 @@ uint32_t closeAppViewer(Viewer& viewer, const Options& o) {
         const estuary_status stopped = estuary_record_stop(viewer.get(), &info);
         setHardStopRemoval(nullptr); // finished and renamed, or failed and deleted
         check(stopped);
-        std::printf("estuary: recorded %llu frames to %s with %s (%.3f ms a frame to take each "
-                    "picture out, %.1f ms waiting for the encoder in all)\n",
+        std::printf("estuary: recorded %llu frames to %s with %s (%.3f ms a frame to hand each "
+                    "picture to the encoder, %.1f ms waiting for it in all)\n",
                     static_cast<unsigned long long>(info.frames), o.record.c_str(), info.encoder,
                     info.copy_ms_mean, info.stall_ms_total);
     }

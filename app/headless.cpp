@@ -56,6 +56,16 @@ void printFrameTimes(FrameTimes times, double wallSeconds) {
                 ms[ms.size() / 2], ms[std::min(ms.size() - 1, ms.size() * 99 / 100)], ms.back());
 }
 
+// The host's busy time per frame (estuary_frame_stats::host_busy_us: begin to submit, the
+// frames-in-flight wait left out; a recording's hand-off and its waits for the encoder in it).
+void printHostBusy(FrameTimes busy) {
+    if (busy.count == 0) return;
+    std::vector<double>& ms = busy.recent;
+    std::sort(ms.begin(), ms.end());
+    std::printf("  host busy per frame (ms): p50 %.3f  p99 %.3f  max %.3f\n", ms[ms.size() / 2],
+                ms[std::min(ms.size() - 1, ms.size() * 99 / 100)], ms.back());
+}
+
 // Whether Space was pressed in the last frame's input (a served page's keys arrive there).
 bool spacePressed(const Viewer& viewer) {
     estuary_input input{};
@@ -67,11 +77,12 @@ bool spacePressed(const Viewer& viewer) {
 }
 
 // Returns how many of the drained frames were replayed from CUDA graphs.
-uint64_t drainStats(const Viewer& viewer, const SimRun& run, FrameTrace* trace) {
+uint64_t drainStats(const Viewer& viewer, const SimRun& run, FrameTrace* trace, FrameTimes& busy) {
     estuary_frame_stats stats{};
     uint64_t fromGraphs = 0;
     while (viewer.nextFrameStats(stats)) {
         fromGraphs += stats.from_graph != 0;
+        busy.add(stats.host_busy_us / 1000.0);
         if (trace) trace->add(stats, run.hostTimes(stats.frame));
     }
     if (trace) trace->addGpuSpans(run.takeGpuSpans());
@@ -93,7 +104,7 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
         trace->beginPart("headless", sim->name());
         trace->reserveGpuSpans(frames, sim->traceGpus());
     }
-    FrameTimes times;
+    FrameTimes times, busy;
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     auto previous = start;
@@ -111,7 +122,7 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
             reportServeStats(viewer.get(), o);
         }
         ++drawn;
-        fromGraphs += drainStats(viewer, *sim, trace ? &*trace : nullptr);
+        fromGraphs += drainStats(viewer, *sim, trace ? &*trace : nullptr, busy);
         const auto now = Clock::now();
         times.add(std::chrono::duration<double, std::milli>(now - previous).count());
         previous = now;
@@ -121,8 +132,9 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
                                   2 * frameTimeoutNs(times.slowestMs));
         viewer.finish(); // every frame drawn, its times collected, the clocks aligned again
     }
-    fromGraphs += drainStats(viewer, *sim, trace ? &*trace : nullptr);
+    fromGraphs += drainStats(viewer, *sim, trace ? &*trace : nullptr, busy);
     printFrameTimes(std::move(times), std::chrono::duration<double>(Clock::now() - start).count());
+    printHostBusy(std::move(busy));
     if (viewer.info().has_cuda && o.backend != Backend::Cpu)
         std::printf("estuary: %llu of %llu frames replayed from CUDA graphs\n",
                     static_cast<unsigned long long>(fromGraphs),

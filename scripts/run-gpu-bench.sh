@@ -49,6 +49,9 @@
 #                                  page) watches NVENC's stream, capped and not, and the JPEG
 #                                  fallback; the simulation's frames/s with and without serving
 #                                  (scripts/serve-bench.sh says what each number is)
+#   run-gpu-bench.sh record        recording at 1920x1080 (libx264): the loop's host busy per frame
+#                                  and frames/s without and with --record, uncapped and at 60 fps
+#                                  (scripts/record-bench.sh says what each number is)
 set -u
 # A run that fails or crashes counts even when it printed its line before (the pipes into grep).
 set -o pipefail
@@ -64,6 +67,9 @@ if [ "${1:-gray-scott}" = serve ]; then
     exec "$here/serve-bench.sh"
 fi
 [ "${1:-gray-scott}" = scaling ] && { shift; OUT=$out exec "$here/scaling-bench.sh" "$@"; }
+if [ "${1:-gray-scott}" = record ]; then
+    exec "$here/record-bench.sh"
+fi
 if [ "${1:-gray-scott}" = fluid ]; then
     {
         [ "${BENCH_PHASE:-all}" = particles ] ||

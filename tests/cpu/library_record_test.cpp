@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -90,8 +91,9 @@ class RecordTest : public LibraryTest {
         field.flags = ESTUARY_VIEW_NO_COLORBAR;
         shown.emplace(viewer->fieldView(field));
     }
-    // Draws `count` frames, returning each frame's picture as read back after it.
-    std::vector<std::vector<uint8_t>> drawFrames(int count, int first = 0) {
+    // Draws `count` frames, returning each frame's picture as read back after it (unless not
+    // `read`: then the frames follow each other as fast as the loop goes, nothing returned).
+    std::vector<std::vector<uint8_t>> drawFrames(int count, int first = 0, bool read = true) {
         std::vector<std::vector<uint8_t>> pictures;
         for (int f = first; f < first + count; ++f) {
             const Frame frame = viewer->beginFrame();
@@ -101,7 +103,7 @@ class RecordTest : public LibraryTest {
                     texels[y * 32 + x] =
                         0.5f + 0.5f * std::sin(0.2f * float(x + 3 * f) + 0.1f * float(y));
             frame.end();
-            pictures.push_back(pixels());
+            if (read) pictures.push_back(pixels());
         }
         return pictures;
     }
@@ -142,6 +144,44 @@ TEST_F(RecordTest, EveryFrameDrawnWhileRecordingIsInTheFileInOrder) {
         for (size_t j : {i - 1, i + 1}) {
             if (j < pictures.size()) {
                 EXPECT_LT(same, meanDifference(pictures[j], 96, 64, d.frames[i], d.width))
+                    << "frame " << i << " against picture " << j;
+            }
+        }
+    }
+}
+
+TEST_F(RecordTest, FramesDrawnFasterThanTheEncoderTakesThemAreAllInTheFileInOrder) {
+    // No read-back between frames, and an encoder made slow (20 ms a picture): the loop runs
+    // ahead of it, its held pictures fill the tap's spare buffers, and the draws wait for it
+    // (stall_ms_total) instead of dropping or overwriting a picture it has not read yet.
+    constexpr uint32_t kW = 160, kH = 96;
+    constexpr int kFrames = 40;
+    openField(kW, kH);
+    const std::filesystem::path path = folder / "fast.mp4";
+    estuary_record_desc desc{.path = path.c_str()};
+    desc.quality = 10;
+    desc.encoder = "libx264";
+    ::setenv("ESTUARY_FAULT_ENCODE_DELAY_MS", "20", 1);
+    const estuary_status started = estuary_record_start(viewer->get(), &desc);
+    ::unsetenv("ESTUARY_FAULT_ENCODE_DELAY_MS");
+    check(started);
+    drawFrames(kFrames, 0, /*read=*/false);
+    estuary_record_info info{};
+    check(estuary_record_stop(viewer->get(), &info));
+    EXPECT_EQ(info.frames, uint64_t(kFrames));
+    // 40 pictures at 20 ms are 800 ms of encoding; at most the spare buffers and the frames in
+    // flight (about 10) are held without a wait, so the loop waited at least ~500 ms of it.
+    EXPECT_GT(info.stall_ms_total, 200.0) << "the loop never waited for the encoder";
+    // The same frames drawn again, each read back: the pictures the file must hold.
+    const auto pictures = drawFrames(kFrames);
+    const Decoded d = decode(path);
+    ASSERT_EQ(d.frames.size(), size_t(kFrames));
+    for (size_t i = 0; i < d.frames.size(); ++i) {
+        const double same = meanDifference(pictures[i], kW, kH, d.frames[i], d.width);
+        EXPECT_LT(same, 4.0) << "frame " << i;
+        for (size_t j : {i - 1, i + 1}) {
+            if (j < pictures.size()) {
+                EXPECT_LT(same, meanDifference(pictures[j], kW, kH, d.frames[i], d.width))
                     << "frame " << i << " against picture " << j;
             }
         }

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <exception>
@@ -19,32 +21,63 @@
 namespace estuary::lib {
 namespace {
 
-constexpr size_t kQueueFrames = 8; // pictures waiting for the encoder before the loop waits
+// Pictures the worker may hold (queued or being encoded) beyond the frames in flight before the
+// loop waits for it: the tap keeps this many buffers more than the host ring.
+constexpr uint32_t kQueueFrames = 8;
 
 double msSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
         .count();
 }
 
+// `staged`'s picture at the recording's size, nearest texel, where the target's size changed
+// since the recording started (e.g. a resized window); the byte order is kept.
+std::vector<uint8_t> resampled(const Recorder& r, const PictureTap::Staged& staged) {
+    const auto* source = static_cast<const uint32_t*>(staged.buffer.mapped);
+    std::vector<uint8_t> picture(size_t(r.width) * r.height * 4);
+    auto* out = reinterpret_cast<uint32_t*>(picture.data());
+    for (uint32_t y = 0; y < r.height; ++y) {
+        const uint32_t sy = uint32_t(uint64_t(y) * staged.extent.height / r.height);
+        for (uint32_t x = 0; x < r.width; ++x) {
+            const uint32_t sx = uint32_t(uint64_t(x) * staged.extent.width / r.width);
+            out[size_t(y) * r.width + x] = source[size_t(sy) * staged.extent.width + sx];
+        }
+    }
+    return picture;
+}
+
+// Encodes one held picture, straight from the tap's buffer where it has the recording's size.
+int encode(Recorder& r, const PictureTap::Staged& staged, char* error, size_t errorSize) {
+    if (staged.extent.width == r.width && staged.extent.height == r.height)
+        return r.api->write(r.video, static_cast<const uint8_t*>(staged.buffer.mapped), error,
+                            errorSize);
+    const std::vector<uint8_t> picture = resampled(r, staged);
+    return r.api->write(r.video, picture.data(), error, errorSize);
+}
+
 void encodeLoop(Recorder& r) {
     for (;;) {
-        std::vector<uint8_t> picture;
+        const PictureTap::Staged* staged = nullptr;
+        bool failed = false;
         {
             std::unique_lock lock(r.mutex);
             r.changed.wait(lock, [&] { return r.closing || !r.queue.empty(); });
             if (r.queue.empty()) return; // closing, and everything was written
-            picture = std::move(r.queue.front());
+            staged = r.queue.front();
             r.queue.pop_front();
-        }
-        r.changed.notify_all(); // room in the queue
-        bool failed = false;
-        {
-            std::lock_guard lock(r.mutex);
             failed = !r.failure.empty();
         }
-        if (failed) continue; // drop: the file is lost anyway
+        if (failed) { // drop: the file is lost anyway
+            releaseTapped(r.tap, staged);
+            continue;
+        }
         char error[512] = {};
-        const int code = r.api->write(r.video, picture.data(), error, sizeof(error));
+        const auto start = std::chrono::steady_clock::now();
+        if (r.encodeDelayMs)
+            std::this_thread::sleep_for(std::chrono::milliseconds(r.encodeDelayMs));
+        const int code = encode(r, *staged, error, sizeof(error));
+        const double ms = msSince(start);
+        releaseTapped(r.tap, staged);
         if (code != 0) {
             // The file is lost: its temporary goes now (a full disk gets its space back), and the
             // target keeps its previous file. stopRecording reports the error.
@@ -52,33 +85,12 @@ void encodeLoop(Recorder& r) {
         }
         std::lock_guard lock(r.mutex);
         if (code != 0 && r.failure.empty()) r.failure = error[0] ? error : "the encoder failed";
-        if (code == 0) ++r.framesWritten;
-    }
-}
-
-// The picture of `staged`, as RGBA at the recording's size (nearest texel where the target's size
-// changed since the recording started, e.g. a resized window).
-std::vector<uint8_t> takePicture(const Recorder& r, const PictureTap::Staged& staged) {
-    const auto* source = static_cast<const uint8_t*>(staged.buffer.mapped);
-    std::vector<uint8_t> rgba(size_t(r.width) * r.height * 4);
-    const bool sameSize = staged.extent.width == r.width && staged.extent.height == r.height;
-    if (sameSize && !r.bgra) {
-        std::memcpy(rgba.data(), source, rgba.size());
-        return rgba;
-    }
-    for (uint32_t y = 0; y < r.height; ++y) {
-        const uint32_t sy = uint32_t(uint64_t(y) * staged.extent.height / r.height);
-        for (uint32_t x = 0; x < r.width; ++x) {
-            const uint32_t sx = uint32_t(uint64_t(x) * staged.extent.width / r.width);
-            const uint8_t* in = source + (size_t(sy) * staged.extent.width + sx) * 4;
-            uint8_t* out = rgba.data() + (size_t(y) * r.width + x) * 4;
-            out[0] = in[r.bgra ? 2 : 0];
-            out[1] = in[1];
-            out[2] = in[r.bgra ? 0 : 2];
-            out[3] = in[3];
+        if (code == 0) {
+            ++r.framesWritten;
+            r.encodeMs += ms;
+            r.encodeMaxMs = std::max(r.encodeMaxMs, ms);
         }
     }
-    return rgba;
 }
 
 // Checks the request; returns the file the recording replaces when it stops (links followed, the
@@ -180,6 +192,9 @@ void startRecording(estuary_viewer& v, const estuary_record_desc& desc) {
     r->height = extent.height;
     r->bgra =
         pictureFormat(v) == VK_FORMAT_B8G8R8A8_UNORM || pictureFormat(v) == VK_FORMAT_B8G8R8A8_SRGB;
+    r->tap.spare = kQueueFrames;
+    if (const char* delay = std::getenv("ESTUARY_FAULT_ENCODE_DELAY_MS"))
+        r->encodeDelayMs = uint32_t(std::strtoul(delay, nullptr, 10));
     r->path = desc.path;
     // Beside the file replaced, so that the rename stays in its folder (a link's target's).
     const std::string finalPath = target.string();
@@ -192,6 +207,7 @@ void startRecording(estuary_viewer& v, const estuary_record_desc& desc) {
     options.fps = desc.fps ? desc.fps : 60;
     options.quality = desc.quality ? desc.quality : 23;
     options.encoder = desc.encoder;
+    options.bgra = r->bgra ? 1 : 0;
     char error[512] = {};
     const char* encoder = nullptr;
     r->video = r->api->open(&options, &encoder, error, sizeof(error));
@@ -224,20 +240,16 @@ void collectRecordedPicture(estuary_viewer& v, uint64_t frame) {
     Recorder* r = v.recorder.get();
     if (!r) return;
     reportFailureOnce(v, *r);
-    const PictureTap::Staged* staged = takeTapped(r->tap, frame);
-    if (!staged) return; // drawn before the recording, or nothing drawn
     const auto start = std::chrono::steady_clock::now();
-    std::vector<uint8_t> picture = takePicture(*r, *staged);
-    r->copyMs += msSince(start);
-    const auto waitStart = std::chrono::steady_clock::now();
+    const PictureTap::Staged* staged = takeTapped(r->tap, frame, /*hold=*/true);
+    if (!staged) return; // drawn before the recording, or nothing drawn
     {
-        std::unique_lock lock(r->mutex);
-        r->changed.wait(lock, [&] { return r->queue.size() < kQueueFrames; });
-        r->queue.push_back(std::move(picture));
+        std::lock_guard lock(r->mutex);
+        r->queue.push_back(staged);
         ++r->framesQueued;
     }
-    r->stallMs += msSince(waitStart);
     r->changed.notify_all();
+    r->copyMs += msSince(start);
 }
 
 void stopRecording(estuary_viewer& v, estuary_record_info* info) {
@@ -262,7 +274,7 @@ void stopRecording(estuary_viewer& v, estuary_record_info* info) {
         *info = estuary_record_info{};
         info->frames = r->framesWritten;
         info->copy_ms_mean = r->framesQueued ? r->copyMs / double(r->framesQueued) : 0.0;
-        info->stall_ms_total = r->stallMs;
+        info->stall_ms_total = r->tap.waitMs;
         v.lastEncoder = r->encoder;
         info->encoder = v.lastEncoder.c_str();
     }
@@ -274,8 +286,14 @@ void stopRecording(estuary_viewer& v, estuary_record_info* info) {
     if (r->api->finish(video, error, sizeof(error)) != 0)
         throw runtimeError("recording " + r->path + " failed: " + std::string(error) +
                            "; the file at that path was left as it was");
+    char timing[200];
+    std::snprintf(timing, sizeof(timing),
+                  "; the encoder took %.3f ms a picture (mean; %.3f the slowest), the loop "
+                  "waited for it at %llu frames (%.1f ms in all)",
+                  r->framesWritten ? r->encodeMs / double(r->framesWritten) : 0.0, r->encodeMaxMs,
+                  static_cast<unsigned long long>(r->tap.waits), r->tap.waitMs);
     logMessage(v, ESTUARY_LOG_INFO,
-               "recorded " + std::to_string(r->framesWritten) + " frames to " + r->path);
+               "recorded " + std::to_string(r->framesWritten) + " frames to " + r->path + timing);
 }
 
 void closeRecorder(estuary_viewer& v) noexcept {

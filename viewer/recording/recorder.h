@@ -1,8 +1,11 @@
 // Recording the picture to a video file (estuary_record_start / estuary_record_stop). Each frame's
-// draw also copies the picture into a host-visible buffer of its ring entry; when the frame is
-// known drawn (the host waits for the entry anyway before reusing it), the pixels are queued for a
-// worker thread that encodes them through libestuary_video.so (video/video_module.h), loaded on
-// the first recording. The loop does not wait for the encoder unless its queue is full. The file is
+// draw also copies the picture into a host-visible buffer of the recorder's picture tap; when the
+// frame is known drawn (the host waits for its ring entry anyway before reusing it), the buffer
+// itself is queued for a worker thread, which encodes straight from it through
+// libestuary_video.so (video/video_module.h; BGRA targets converted by its swscale, no swizzle),
+// loaded on the first recording, and hands the buffer back. The frame loop touches no pixel: its
+// cost per frame is the copy's command and a queue push. It waits for the encoder only when the
+// tap's buffers beyond the frames in flight (kQueueFrames) are all queued. The file is
 // written beside its name ("<path>.part"; beside a symbolic link's target, which is the file
 // replaced) and renamed when the recording stops. The path gets the checks of estuary's other
 // outputs (output_file.h: no folder, FIFO, device or write-protected file). The first write error
@@ -39,17 +42,21 @@ struct Recorder {
     std::string path, encoder;
     uint32_t width = 0, height = 0;
     bool bgra = false; // the target's bytes are B, G, R, A
-    // The worker's queue of pictures (RGBA, width x height), and what it found.
+    // The worker's queue of pictures (the tap's buffers it holds), and what it found.
     std::mutex mutex;
     std::condition_variable changed;
-    std::deque<std::vector<uint8_t>> queue;
+    std::deque<const PictureTap::Staged*> queue;
     bool closing = false;
     std::string failure; // the first encoding error; later pictures are dropped
     bool failureReported = false;
     std::thread worker;
-    // Counts, for estuary_record_info.
+    // ESTUARY_FAULT_ENCODE_DELAY_MS: the worker holds each picture this long before encoding it,
+    // so that tests can make the encoder fall behind the loop and see the loop wait.
+    uint32_t encodeDelayMs = 0;
+    // Counts, for estuary_record_info and the stop's log line. encodeMs: the worker's time per
+    // picture (conversion and encoder), whose mean says whether it keeps up with a frame rate.
     uint64_t framesQueued = 0, framesWritten = 0;
-    double copyMs = 0, stallMs = 0;
+    double copyMs = 0, encodeMs = 0, encodeMaxMs = 0;
     PictureTap tap; // each frame's picture, copied out by its draw
 };
 

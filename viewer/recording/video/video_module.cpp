@@ -1,6 +1,6 @@
-// libestuary_video.so: writes RGBA8 pictures to an H.264 or HEVC file through FFmpeg's libraries,
-// and decodes one back (video_module.h has the contract). libestuary loads it with dlopen when a
-// recording starts, so only recording needs FFmpeg on the machine.
+// libestuary_video.so: writes RGBA8 (or BGRA8) pictures to an H.264 or HEVC file through FFmpeg's
+// libraries, and decodes one back (video_module.h has the contract). libestuary loads it with
+// dlopen when a recording starts, so only recording needs FFmpeg on the machine.
 //
 // Encoders are tried in order, the first that opens wins: NVENC where the GPU and driver have it
 // (an H100 has none: its open fails and the next is tried), then the software ones Debian's FFmpeg
@@ -295,9 +295,9 @@ void* videoOpen(const EstuaryVideoOptions* o, const char** encoderName, char* er
         std::filesystem::remove(o->tempPath, ignored);
         return nullptr;
     }
-    v->scale =
-        sws_getContext(v->codedWidth, v->codedHeight, AV_PIX_FMT_RGBA, v->codedWidth,
-                       v->codedHeight, AV_PIX_FMT_YUV420P, SWS_POINT, nullptr, nullptr, nullptr);
+    v->scale = sws_getContext(
+        v->codedWidth, v->codedHeight, o->bgra ? AV_PIX_FMT_BGRA : AV_PIX_FMT_RGBA, v->codedWidth,
+        v->codedHeight, AV_PIX_FMT_YUV420P, SWS_POINT, nullptr, nullptr, nullptr);
     v->frame = av_frame_alloc();
     v->frame->format = AV_PIX_FMT_YUV420P;
     v->frame->width = v->codedWidth;

@@ -2,11 +2,12 @@
 // links FFmpeg's libraries (libavcodec, libavformat, libavutil, libswscale). libestuary loads the
 // module only when a recording starts, so it runs where FFmpeg is absent (the recording is then
 // refused, naming the library that did not load). The module writes a file frame by frame: RGBA8
-// pictures in, H.264 or HEVC out; and decodes one back (tests compare the frames). Every call is
-// from one thread at a time per handle; errors come back as text in `error` (size `errorSize`).
-// Every write of the file is checked, buffered ones included: a failure is returned by the call
-// that met it (open, write or finish), and finish renames only a file whose every byte reached the
-// disk (fsync); after a failure the caller abandons the handle, which deletes tempPath.
+// or BGRA8 pictures in, H.264 or HEVC out; and decodes one back (tests compare the frames). Every
+// call is from one thread at a time per handle; errors come back as text in `error` (size
+// `errorSize`). Every write of the file is checked, buffered ones included: a failure is returned
+// by the call that met it (open, write or finish), and finish renames only a file whose every
+// byte reached the disk (fsync); after a failure the caller abandons the handle, which deletes
+// tempPath.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +22,7 @@ struct EstuaryVideoOptions {
     uint32_t fps;        // frames a second of the file
     uint32_t quality;    // 0..51, lower is better (x264/x265 CRF, NVENC CQ)
     const char* encoder; // an FFmpeg encoder name, or null: the first that opens of kEncoders
+    uint32_t bgra;       // non-zero: write's pictures are B, G, R, A (converted as they are)
 };
 
 // Called for each decoded frame: RGBA8, width x height, tightly packed.
@@ -37,7 +39,8 @@ struct EstuaryVideoApi {
     // "writing "; anything else is the encoder's or the container's.
     void* (*open)(const EstuaryVideoOptions* options, const char** encoderName, char* error,
                   size_t errorSize);
-    int (*write)(void* video, const uint8_t* rgba, char* error, size_t errorSize); // 0: ok
+    // `rgba`: width x height, tightly packed, in the order of options.bgra; only read. 0: ok.
+    int (*write)(void* video, const uint8_t* rgba, char* error, size_t errorSize);
     // Flushes, writes the trailer, closes and renames tempPath to path; frees the handle.
     int (*finish)(void* video, char* error, size_t errorSize);
     // Closes without renaming and deletes tempPath; frees the handle.
@@ -65,4 +68,4 @@ void streamClose(void* stream);
 const EstuaryVideoApi* estuary_video_api(void);
 }
 
-inline constexpr uint32_t kEstuaryVideoApiVersion = 2;
+inline constexpr uint32_t kEstuaryVideoApiVersion = 3;
