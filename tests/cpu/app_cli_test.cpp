@@ -618,8 +618,8 @@ TEST(AppOptions, SlabsAndGpusAreCheckedAgainstTheSimulationGridAndBackend) {
         {{"--slabs", "2", "--halo", "65"}, {"--halo", "65"}},
         {{"--size", "64x40", "--slabs", "4", "--halo", "11"},
          {"--halo 11", "10 rows", "allowed: 1..10"}},
-        {{"--sim", "gray-scott-3d", "--size", "8x8x40", "--gpus", "4", "--halo", "5"},
-         {"--halo 5", "4 slices", "allowed: 1..4"}}, // the display GPU's 0.1 of 40 slices
+        {{"--sim", "gray-scott-3d", "--size", "8x8x40", "--gpus", "4", "--halo", "9"},
+         {"--halo 9", "8 slices", "allowed: 1..8"}}, // the display GPU's 0.2 of 40 slices
     };
     for (const auto& c : cases)
         expectBadUsage(c);
