@@ -84,7 +84,12 @@ struct Server {
     // The steering page's events, for the loop's next poll.
     std::mutex inputMutex;
     std::vector<estuary_event> input;
-    std::string lastPick; // the readout last sent (loop thread only)
+    // The steering page's size (pictureSizeFor) and when it last changed; 0: none asked.
+    std::array<uint32_t, 2> wantedSize{};
+    Clock::time_point wantedAt{};
+    std::string lastPick;                  // the readout last sent (loop thread only)
+    Clock::time_point resizedAt{};         // loop thread only
+    std::array<uint32_t, 2> refusedSize{}; // a size not applied, said once (loop thread)
 
     ~Server() { // normally after stopServing; here only when that failed
         if (net) net->stop();
@@ -362,7 +367,16 @@ std::string onPageMessage(Server& s, const nlohmann::json& message, bool steerin
         }
         s.statsWanted = true;
     }
-    if (!steering || events.empty()) return ""; // watchers' input is theirs alone
+    if (!steering) return ""; // watchers' input and size are theirs alone
+    if (message["type"] == "resize") {
+        const auto size =
+            serve::pictureSizeFor(message["width"].get<double>(), message["height"].get<double>());
+        std::lock_guard lock(s.inputMutex);
+        if (size != s.wantedSize) s.wantedAt = Clock::now();
+        s.wantedSize = size;
+        return "";
+    }
+    if (events.empty()) return "";
     std::lock_guard lock(s.inputMutex);
     for (const estuary_event& e : events)
         if (s.input.size() < kInputMax) s.input.push_back(e);
@@ -621,6 +635,36 @@ void takeServedInput(estuary_viewer& v) {
         s->net->sendToSteering(readout);
         s->lastPick = std::move(readout);
     }
+}
+
+void applyServedSize(estuary_viewer& v) {
+    Server* s = v.server.get();
+    if (!s || !v.headless) return; // a window keeps its size: the page scales its picture
+    std::array<uint32_t, 2> size{};
+    {
+        std::lock_guard lock(s->inputMutex);
+        // A page being resized sends a size per step of the drag: the picture follows once the
+        // size has held for 150 ms, and at most twice a second (each resize waits for the GPU).
+        const auto now = Clock::now();
+        if (s->wantedSize[0] == 0 || now - s->wantedAt < std::chrono::milliseconds(150) ||
+            now - s->resizedAt < std::chrono::milliseconds(500))
+            return;
+        size = std::exchange(s->wantedSize, {});
+    }
+    if (size[0] == v.width && size[1] == v.height) return;
+    if (v.recorder) { // a recording's size is fixed: it keeps the picture's
+        if (std::exchange(s->refusedSize, size) != size)
+            logMessage(v, ESTUARY_LOG_WARNING,
+                       "the page's size " + std::to_string(size[0]) + "x" +
+                           std::to_string(size[1]) +
+                           " is not applied: a recording runs, and its size is fixed");
+        return;
+    }
+    resizeOffscreen(v, {size[0], size[1]});
+    s->resizedAt = Clock::now();
+    logMessage(v, ESTUARY_LOG_INFO,
+               "the picture is now " + std::to_string(size[0]) + "x" + std::to_string(size[1]) +
+                   ", the steering page's size");
 }
 
 void closeServer(estuary_viewer& v) noexcept {
