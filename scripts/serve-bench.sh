@@ -166,13 +166,13 @@ tmp = os.path.join(out, "serve-summary.json.tmp")
 with open(tmp, "w") as f:
     json.dump(rows, f, indent=1)
 os.replace(tmp, os.path.join(out, "serve-summary.json"))
-print(f'{"run":9} {"encoder":20} {"size":10} {"fps@probe":>9} {"Mbit/s":>7} {"enc p50":>8} '
+print(f'{"run":12} {"encoder":20} {"size":10} {"fps@probe":>9} {"Mbit/s":>7} {"enc p50":>8} '
       f'{"lat p50":>8} {"lat p95":>8} {"sim fps":>8}')
 for tag, r in rows.items():
     if tag == "cost":
         continue
     g = lambda k, f="{:.2f}": f.format(r[k]) if k in r else "-"
-    print(f'{tag:9} {r.get("encoder", "-"):20} {r.get("size", "-"):10} {g("delivered_fps", "{:.1f}"):>9} '
+    print(f'{tag:12} {r.get("encoder", "-"):20} {r.get("size", "-"):10} {g("delivered_fps", "{:.1f}"):>9} '
           f'{g("mbit_per_s", "{:.1f}"):>7} {g("encode_ms_p50"):>8} {g("latency_ms_p50", "{:.1f}"):>8} '
           f'{g("latency_ms_p95", "{:.1f}"):>8} {g("sim_fps", "{:.1f}"):>8}')
 if "cost" in rows:
