@@ -117,6 +117,10 @@ void applyServedSize(estuary_viewer& v) {
         if (s->wantedSize[0] == 0 || now - s->wantedAt < std::chrono::milliseconds(150) ||
             now - s->resizedAt < std::chrono::milliseconds(500))
             return;
+        if (s->nvenc) { // NVENC is opened again for the new size: not while it holds a picture
+            std::lock_guard gpu(s->mutex);
+            if (s->gpu != Server::Gpu::Free && s->gpu != Server::Gpu::Broken) return;
+        }
         size = std::exchange(s->wantedSize, {});
     }
     if (size[0] == v.width && size[1] == v.height) return;
@@ -130,6 +134,21 @@ void applyServedSize(estuary_viewer& v) {
     }
     resizeOffscreen(v, {size[0], size[1]});
     s->resizedAt = Clock::now();
+    if (s->nvenc) {       // idle (above), and only this thread hands it a picture
+        s->nvenc.reset(); // its session goes before the next opens
+        try {
+            s->nvenc = openNvenc(v, {size[0], size[1]}, s->bgra, s->nvencWhy);
+        } catch (const std::exception& e) {
+            s->nvencWhy = e.what();
+        }
+        if (!s->nvenc)
+            logMessage(v, ESTUARY_LOG_WARNING,
+                       "serving: NVENC did not open again at the new size, JPEG from now on: " +
+                           s->nvencWhy);
+        std::lock_guard gpu(s->mutex);
+        s->gpu = Server::Gpu::Free;
+        s->net->counts().keyframeWanted = true;
+    }
     logMessage(v, ESTUARY_LOG_INFO,
                "the picture is now " + std::to_string(size[0]) + "x" + std::to_string(size[1]) +
                    ", the steering page's size");
