@@ -1,6 +1,7 @@
 #include "app_viewer.h"
 #include "serving.h"
 #include "slabs.h"
+#include "slabs_ranks.h"
 #include "links.h"
 #include "rank_run.h"
 #include "errors.h"
@@ -10,6 +11,7 @@
 #include "simulations.h"
 #include "stop_signal.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -169,6 +171,8 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
         config.slabs = std::max(1u, o.slabs);
         config.gpus = o.gpus;
         config.displayShare = o.displayShare;
+        config.halo = o.halo;
+        config.stepsPerFrame = startSteps(o, def);
         // A job of several ranks: at least a slab each (another simulation runs on rank 0 alone).
         if ((config.ranks = rankLinks()))
             config.slabs = std::max(config.slabs, config.ranks->size());
@@ -194,15 +198,31 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     std::unique_ptr<SimRun> run = SimRun::create(viewer, config);
     if (config.slabs > 1) {
         const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth};
-        const sim::SlabPlan plan = sim::planSlabs(grid, config.slabs);
-        const std::string where =
-            config.ranks ? std::to_string(config.ranks->size()) + " ranks (one process each, " +
-                               (kind == RunKind::Cpu ? "the CPU" : "a GPU each") + ")"
-            : kind == RunKind::Cpu ? "the CPU"
-                                   : std::to_string(config.gpus) + " GPU(s)";
+        // What the run built: one process across GPUs weighs the display GPU's share; ranks
+        // give rank 0 its share, the CUDA ranks' halo aimed across GPUs.
+        const uint32_t ranks = config.ranks ? uint32_t(config.ranks->size()) : 1;
+        const bool cudaRanks = config.ranks && kind != RunKind::Cpu;
+        const uint32_t rankHalo = cudaRanks         ? cudaRanksHalo(config, ranks)
+                                  : config.halo > 0 ? config.halo
+                                                    : sim::kDefaultSlabHalo;
+        const sim::SlabPlan plan =
+            config.ranks
+                ? sim::planRankSlabs(grid, config.slabs, ranks, config.displayShare, rankHalo)
+                : sim::planSlabRun(grid, slabRunLayout(config, config.gpus));
+        uint32_t rankZero = 0; // planes on rank 0
+        for (uint32_t i = 0; i < config.slabs; ++i)
+            if (sim::rankOfSlab(i, config.slabs, ranks) == 0) rankZero += plan.count[i];
+        const std::string where = config.ranks
+                                      ? std::to_string(ranks) + " ranks (one process each, " +
+                                            (kind == RunKind::Cpu ? "the CPU" : "a GPU each") +
+                                            "), rank 0 holding " + std::to_string(rankZero) + " " +
+                                            sim::slabPlaneName(grid)
+                                  : kind == RunKind::Cpu ? "the CPU"
+                                                         : std::to_string(config.gpus) + " GPU(s)";
+        const auto [least, most] = std::minmax_element(plan.count.begin(), plan.count.end());
         std::printf("estuary: the grid in %u slabs of %u..%u %s (halos of %u), on %s\n",
-                    config.slabs, plan.count.back(), plan.count.front(), sim::slabPlaneName(grid),
-                    plan.halo, where.c_str());
+                    config.slabs, *least, *most, sim::slabPlaneName(grid), plan.halo,
+                    where.c_str());
         std::fflush(stdout);
     }
     return run;

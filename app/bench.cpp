@@ -117,8 +117,12 @@ void runFrames(const Viewer& viewer, SimRun& run, const Options& o, BenchMode mo
     result.frames.reserve(o.frames);
     std::vector<HandoffMarks> handoffs;
     handoffs.reserve(o.frames);
-    if (trace) trace->beginPart(result.mode, run.name());
+    if (trace) {
+        trace->beginPart(result.mode, run.name());
+        trace->reserveGpuSpans(total, run.traceGpus());
+    }
     const auto take = [&] {
+        if (trace) trace->addGpuSpans(run.takeGpuSpans());
         estuary_frame_stats s{};
         while (viewer.nextFrameStats(s)) {
             const std::optional<HostSimTimes> host = run.hostTimes(s.frame);

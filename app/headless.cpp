@@ -65,6 +65,7 @@ uint64_t drainStats(const Viewer& viewer, const SimRun& run, FrameTrace* trace) 
         fromGraphs += stats.from_graph != 0;
         if (trace) trace->add(stats, run.hostTimes(stats.frame));
     }
+    if (trace) trace->addGpuSpans(run.takeGpuSpans());
     return fromGraphs;
 }
 
@@ -83,6 +84,7 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs, WindowRun*
     if (outputs.trace) {
         trace.emplace(frames);
         trace->beginPart("headless", sim().name());
+        trace->reserveGpuSpans(frames, sim().traceGpus());
     }
     FrameTimes times;
     using Clock = std::chrono::steady_clock;

@@ -2,6 +2,7 @@
 #include "serving.h"
 #include "estuary/estuary.h"
 #include "errors.h"
+#include "job.h"
 #include "output_file.h"
 #include "simulations.h"
 #include "slabs.h"
@@ -388,6 +389,16 @@ std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
     return std::nullopt;
 }
 
+// In a job of several ranks (rank_run.h) rank 0 holds --display-share of the planes, whatever
+// --gpus says. Bad job variables count as a job here: the run reports them, naming them.
+bool inJobOfRanks() {
+    try {
+        return ranks::jobFromEnvironment().has_value();
+    } catch (const Error&) {
+        return true;
+    }
+}
+
 } // namespace
 
 ParseOutcome parseOptions(int argc, const char* const* argv) {
@@ -518,9 +529,16 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         ->transform(wholeNumber(1, 64));
     app.add_option("--display-share", o.displayShare,
                    "With --gpus 2 or more: the part of the grid's planes the display GPU steps "
-                   "(0.05-0.95; default: 0.8 of an even share, 0.4 on two GPUs). The display "
-                   "GPU also writes the outputs and draws, so a smaller share balances the GPUs")
+                   "(0.05-0.95; default: 0.4 on two GPUs, 0.2 on three, 0.1 on four). The "
+                   "display GPU also writes the outputs and draws, so a smaller share balances "
+                   "the GPUs")
         ->check(CLI::Range(0.05, 0.95));
+    app.add_option("--halo", o.halo,
+                   "Planes of each slab's halos, the most steps between two exchanges (1-" +
+                       std::to_string(sim::kMaxSlabHalo) +
+                       ", at most the thinnest slab; default: 4 on one GPU, across GPUs a "
+                       "frame's steps where the slabs are thick enough, so one exchange a frame)")
+        ->transform(wholeNumber(1, sim::kMaxSlabHalo));
     std::string presentMode = "fifo", benchMode = "pipelined";
     CLI::Option* framesInFlight = app.get_option("--frames-in-flight");
     CLI::Option* frames = app.get_option("--frames");
@@ -677,13 +695,19 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                               std::to_string(o.gpus) +
                               ": every GPU needs at least one slab (allowed: --slabs " +
                               std::to_string(o.gpus) + " or more)");
-    if (app.count("--display-share") > 0 && o.gpus < 2)
+    if (app.count("--display-share") > 0 && o.gpus < 2 && !inJobOfRanks())
         return usage(out, "--display-share " + std::to_string(o.displayShare) +
-                              " needs --gpus 2 or more: it is the display GPU's part of a grid "
-                              "split over GPUs");
+                              " needs --gpus 2 or more, or a job of several ranks: it is the "
+                              "display GPU's (rank 0's) part of a grid split over GPUs (ranks)");
     if (o.slabs > 1) {
         try {
-            (void)sim::planSlabs({o.grid.width, o.grid.height, o.grid.depth}, o.slabs);
+            sim::SlabRunLayout layout;
+            layout.slabs = o.slabs;
+            layout.gpus = o.gpus;
+            layout.halo = o.halo;
+            layout.displayShare = o.displayShare;
+            layout.stepsPerFrame = o.stepsPerFrame >= 0 ? o.stepsPerFrame : def.stepsPerFrame;
+            (void)sim::planSlabRun({o.grid.width, o.grid.height, o.grid.depth}, layout);
         } catch (const Error& e) {
             return usage(out, e.what());
         }

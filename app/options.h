@@ -80,6 +80,7 @@ struct Options {
     uint32_t slabs = 0;
     uint32_t gpus = 1;
     double displayShare = 0; // --display-share: the display GPU's part of the planes; 0: default
+    uint32_t halo = 0; // --halo: planes of each slab's halos; 0: automatic (sim::autoSlabHalo)
     std::string colormap = "viridis";
     std::string screenshot; // headless default: estuary.png
     // --record: the frames shown, into this .mp4/.mkv (estuary_record_start); empty: none.

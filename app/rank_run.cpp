@@ -5,6 +5,7 @@
 #include "slabs_ranks.h"
 
 #include <cstdio>
+#include <unistd.h>
 
 namespace estuary {
 namespace {
@@ -29,6 +30,15 @@ void checkOptions(const Options& o, const ranks::Job& job) {
                          def->name + " cannot be split");
 }
 
+// GPU work of the run was left waiting on a rank that is gone: the exit handlers could wait for
+// its NCCL kernels, which never end.
+[[noreturn]] void endAbandoned(const std::string& why, int code) {
+    std::fprintf(stderr, "estuary: error: %s (GPU work left unfinished)\n", why.c_str());
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(code);
+}
+
 } // namespace
 
 ranks::Links* rankLinks() {
@@ -46,7 +56,13 @@ int runRank(const Options& options, const ranks::Job& job, const std::string& co
     std::printf("estuary: rank %u linked to the job's %u ranks\n", job.rank, job.size);
     std::fflush(stdout);
     if (job.rank != 0) {
-        const sim::ServedRank served = sim::serveRank(links, findByName);
+        sim::ServedRank served;
+        try {
+            served = sim::serveRank(links, findByName);
+        } catch (const Error& e) {
+            if (!sim::rankGpuWorkAbandoned()) throw;
+            endAbandoned(e.what(), int(exitCode(e)));
+        }
         std::printf("estuary: rank %u done: %llu run(s), %llu steps, %llu gathers\n", job.rank,
                     static_cast<unsigned long long>(served.runs),
                     static_cast<unsigned long long>(served.steps),
@@ -57,7 +73,15 @@ int runRank(const Options& options, const ranks::Job& job, const std::string& co
     struct Clear {
         ~Clear() { gLinks = nullptr; }
     } clear;
-    const int code = lead();
+    int code = 1;
+    try {
+        code = lead();
+    } catch (const Error& e) {
+        if (!sim::rankGpuWorkAbandoned()) throw;
+        endAbandoned(e.what(), int(exitCode(e)));
+    }
+    if (sim::rankGpuWorkAbandoned())
+        endAbandoned("a rank's GPU work did not finish", code ? code : 1);
     // A failed rank 0 just closes the links: the others exit naming it.
     if (code == 0 || code >= 128) sim::endRanks(links);
     return code;

@@ -51,8 +51,12 @@ std::unique_ptr<sim::CpuSimulation> makeCpuSimulation(const SimRunConfig& config
     const sim::GridSize grid{config.grid.width, config.grid.height, config.grid.depth,
                              config.particles};
     if (config.ranks)
-        return sim::createRankedCpu(*config.simulation, grid, config.slabs, *config.ranks);
-    if (config.slabs > 1) return sim::createSlabbedCpu(*config.simulation, grid, config.slabs);
+        return sim::createRankedCpu(*config.simulation, grid, config.slabs, *config.ranks,
+                                    config.halo > 0 ? config.halo : sim::kDefaultSlabHalo,
+                                    config.displayShare);
+    if (config.slabs > 1)
+        return sim::createSlabbedCpu(*config.simulation, grid,
+                                     sim::planSlabRun(grid, slabRunLayout(config, 1)));
     return config.simulation->createCpu(grid);
 }
 

@@ -14,6 +14,7 @@
 #include "estuary/estuary.hpp"
 #include "options.h"
 #include "simulation.h"
+#include "slabs.h"
 
 #include <array>
 #include <functional>
@@ -40,6 +41,8 @@ struct SimRunConfig {
     bool cudaGraphs = true;
     uint32_t slabs = 1, gpus = 1; // the grid split into slabs over GPUs (sim::createSlabbed*)
     double displayShare = 0;      // of the planes on the display GPU's slabs; 0: the default
+    uint32_t halo = 0;            // --halo; 0: automatic (sim::autoSlabHalo)
+    int stepsPerFrame = 8;        // at the start: what the automatic halo covers
     // A job of several processes (rank_run.h): the slabs spread over its ranks (sim::createRanked*)
     ranks::Links* ranks = nullptr;
     uint32_t view = 0;          // index into the simulation's visuals
@@ -56,6 +59,29 @@ struct SimRunConfig {
     // ESTUARY_FAULT=cuda-fault@N: the frame whose CUDA work launches a faulting kernel.
     std::optional<uint64_t> cudaFault;
 };
+
+// The split run's shape on `gpus` GPUs (one process: config.gpus; ranks: the job's size).
+inline sim::SlabRunLayout slabRunLayout(const SimRunConfig& config, uint32_t gpus) {
+    sim::SlabRunLayout layout;
+    layout.slabs = config.slabs;
+    layout.gpus = gpus;
+    layout.halo = config.halo;
+    layout.displayShare = config.displayShare;
+    layout.stepsPerFrame = config.stepsPerFrame;
+    return layout;
+}
+
+// The halo of a job of CUDA ranks: one even slab per rank, the halo aimed across GPUs as one
+// process's is (--halo, else sim::autoSlabHalo over the job's ranks).
+inline uint32_t cudaRanksHalo(const SimRunConfig& config, uint32_t ranks) {
+    if (config.halo > 0) return config.halo;
+    const sim::SlabPlan even = sim::planSlabRun(
+        {config.grid.width, config.grid.height, config.grid.depth}, slabRunLayout(config, 1));
+    uint32_t thinnest = even.count.front();
+    for (uint32_t c : even.count)
+        thinnest = c < thinnest ? c : thinnest;
+    return sim::autoSlabHalo(thinnest, ranks, config.stepsPerFrame);
+}
 
 // A frame's simulation as the host measured it (cpu and host-copy runs): its time, and its spans
 // in steady-clock µs: steps (for host-copy: the CUDA work and the wait for its download), then
@@ -89,6 +115,10 @@ class SimRun {
     const Buffer& buffer(uint32_t index) const { return buffers_.at(index); }
     // The host's measure of a recent frame (the last 64), where the simulation runs on the host.
     std::optional<HostSimTimes> hostTimes(uint64_t frame) const;
+    // --trace: a run split across GPUs marks each GPU's work from now on; returns the GPUs traced
+    // (0: none, the frame's stream says it all). takeGpuSpans: those completed, never waiting.
+    virtual size_t traceGpus() { return 0; }
+    virtual std::vector<sim::GpuSpan> takeGpuSpans() const { return {}; }
 
     uint32_t viewIndex() const { return shown_; }
     void showView(uint32_t index);

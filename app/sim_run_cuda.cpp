@@ -57,7 +57,9 @@ std::unique_ptr<sim::CudaSimulation> makeCudaSimulation(const SimRunConfig& conf
         std::printf("estuary: halos and gathers between ranks through %s\n",
                     sim::loadNccl().c_str());
         std::fflush(stdout);
-        return sim::createRankedCuda(def, grid, *config.ranks);
+        return sim::createRankedCuda(def, grid, *config.ranks,
+                                     cudaRanksHalo(config, uint32_t(config.ranks->size())),
+                                     config.displayShare);
     }
     if (config.slabs <= 1 && config.gpus <= 1) return def.createCuda(grid);
     int display = 0;
@@ -71,8 +73,9 @@ std::unique_ptr<sim::CudaSimulation> makeCudaSimulation(const SimRunConfig& conf
         std::printf(" (%d draws)\n", display);
         std::fflush(stdout);
     }
-    return sim::createSlabbedCuda(def, grid, config.slabs, devices, sim::kDefaultSlabHalo,
-                                  config.displayShare);
+    return sim::createSlabbedCuda(
+        def, grid, sim::planSlabRun(grid, slabRunLayout(config, uint32_t(devices.size()))),
+        devices);
 }
 
 // The CUDA simulation writes the viewer's exported outputs. Its steps touch CUDA-private state
@@ -102,6 +105,8 @@ class CudaRun final : public SimRun {
         sim_->brush(brush, params, stream_);
     }
     void reset(uint64_t seed) override { sim_->reset(seed, stream_); }
+    size_t traceGpus() override { return sim::traceSlabSpans(*sim_); }
+    std::vector<sim::GpuSpan> takeGpuSpans() const override { return sim::takeSlabSpans(*sim_); }
 
   private:
     // Frames may still run on the stream: the viewer waits for its frames before images go.

@@ -15,6 +15,8 @@ using nlohmann::json;
 
 // Thread ids within the two processes of a part.
 constexpr int kCudaStream = 1, kVulkanQueue = 2;   // process "GPU"
+constexpr int kGpuThreads = 10;                    // process "GPU": a split run's GPUs
+constexpr uint64_t kMaxGpuSpans = 4'000'000;       // about 160 MB
 constexpr int kFrameLoop = 1, kHostSimulation = 2; // process "host"
 
 // The trace's resolution is a nanosecond: rounding keeps the JSON's numbers short.
@@ -110,7 +112,29 @@ void FrameTrace::beginPart(const std::string& name, const std::string& backend) 
     part.backend = backend;
     part.hostSimulation = backend != "cuda";
     part.first = frames_.size();
+    part.firstSpan = gpuSpans_.size();
     parts_.push_back(part);
+}
+
+void FrameTrace::reserveGpuSpans(uint64_t frames, size_t gpus) {
+    if (gpus == 0) return;
+    gpusTraced_ = std::max(gpusTraced_, gpus);
+    // A frame of a split run is at most ~6 spans a GPU at the default halo: steps and exchanges
+    // (one or two), a gather or snapshot, a peer copy; 8 leaves room for shallower halos.
+    const uint64_t wanted = std::min<uint64_t>(frames * gpus * 8, kMaxGpuSpans);
+    if (gpuSpans_.capacity() < gpuSpans_.size() + wanted)
+        gpuSpans_.reserve(gpuSpans_.size() + size_t(wanted));
+}
+
+void FrameTrace::addGpuSpans(const std::vector<sim::GpuSpan>& spans) {
+    for (const sim::GpuSpan& span : spans) {
+        if (gpuSpans_.size() == gpuSpans_.capacity() || parts_.empty()) {
+            ++spansDropped_;
+            continue;
+        }
+        gpuSpans_.push_back(span);
+        ++parts_.back().spanCount;
+    }
 }
 
 void FrameTrace::add(const estuary_frame_stats& stats, const std::optional<HostSimTimes>& host) {
@@ -193,6 +217,11 @@ void FrameTrace::write(const WriteChunk& put) const {
         {"run_start_monotonic_ns", originNs_},
         {"frames_kept", frames_.size()},
         {"frames_dropped", dropped_},
+        {"gpu_spans_kept", gpuSpans_.size()},
+        {"gpu_spans_dropped", spansDropped_},
+        {"gpu_spans_clock",
+         "each GPU's CUDA events from one reference event per GPU, bracketed by the host clock "
+         "once when the trace started (error about half a bracket, a few µs, plus drift)"},
         {"parts", std::move(parts)}};
 
     EventWriter w(put);
@@ -267,6 +296,20 @@ void FrameTrace::write(const WriteChunk& put) const {
                        {"name", "hand-off"},
                        {"cat", "handoff"}});
             }
+        }
+        // Threads kGpuThreads + 2g (its slabs' stream) and + 2g + 1 (its copy stream).
+        std::vector<bool> named(2 * gpusTraced_, false);
+        for (size_t i = part.firstSpan; i < part.firstSpan + part.spanCount; ++i) {
+            const sim::GpuSpan& g = gpuSpans_[i];
+            const size_t track = 2 * size_t(g.gpu) + (g.copyStream ? 1 : 0);
+            const int tid = kGpuThreads + int(track);
+            if (track < named.size() && !named[track]) {
+                named[track] = true;
+                nameTrack(w, gpu, tid,
+                          "GPU " + std::to_string(g.gpu) + (g.copyStream ? " copies" : " slabs"),
+                          tid);
+            }
+            span(w, gpu, tid, g.name, axis(g.startUs), axis(g.endUs), {{"frame", g.frame}});
         }
     }
     w.raw("\n]}\n");

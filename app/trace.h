@@ -7,6 +7,8 @@
 //            its output write (level 0, mips, buffers); thread "Vulkan queue": the draw submission
 //            from its first timestamp to its last; a flow arrow from each frame's write to its
 //            draw;
+//            for a run split across GPUs, threads "GPU g slabs" and "GPU g copies": each GPU's
+//            steps, halo exchanges, gather or snapshot copies and peer copies (GpuSpan);
 //   "host" — thread "frame loop": the frame (begin to submit), the frames-in-flight wait, the
 //            simulation's enqueue (or host work), recording, vkQueueSubmit2; for runs that
 //            simulate on the host (cpu, host-copy) thread "simulation": their steps and output
@@ -41,6 +43,10 @@ class FrameTrace {
     void beginPart(const std::string& name, const std::string& backend);
     // A drawn frame, in order, with the host's measure of its simulation where it has one.
     void add(const estuary_frame_stats& stats, const std::optional<HostSimTimes>& host);
+    // Room for the GPU spans of `frames` frames over `gpus` GPUs (none: 0), before the frames.
+    void reserveGpuSpans(uint64_t frames, size_t gpus);
+    // Completed GPU spans of the current part; those beyond the room are counted, not kept.
+    void addGpuSpans(const std::vector<sim::GpuSpan>& spans);
     // The part's clock alignment, after the viewer's last calibration (estuary_finish): each
     // frame's GPU marks are aligned again with it.
     void endPart(estuary_viewer* viewer);
@@ -68,11 +74,14 @@ class FrameTrace {
         Alignment vulkan, crossCheck, cuda;
         double crossCheckOffsetUs = 0, handoffErrorUs = 0;
         bool hostSimulation = false;
-        size_t first = 0, count = 0; // into frames_
+        size_t first = 0, count = 0;         // into frames_
+        size_t firstSpan = 0, spanCount = 0; // into gpuSpans_
     };
 
     int64_t originNs_ = 0;
     std::vector<Frame> frames_;
+    std::vector<sim::GpuSpan> gpuSpans_; // every part's, in order; part.firstSpan indexes them
+    size_t gpusTraced_ = 0, spansDropped_ = 0;
     std::vector<Part> parts_;
     size_t dropped_ = 0;
 };

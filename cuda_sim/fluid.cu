@@ -5,8 +5,10 @@
 // Built with -fmad=false and -ffp-contract=off (cuda_sim/CMakeLists.txt), so CPU and GPU round
 // every operation alike. Without nvcc this file compiles as C++ and only the CPU half exists.
 #include "fluid.h"
+#include "fluid_multigrid.h"
 #ifdef __CUDACC__
 #include "fluid_kernels.cuh"
+#include "fluid_multigrid_kernels.cuh"
 #endif
 #include "errors.h"
 #include "half_float.h"
@@ -64,6 +66,7 @@ class CpuFluid final : public CpuSimulation {
         pressure_.resize(cells);
         pressureNext_.resize(cells);
         scratch_.resize(cells);
+        pool_.resize(hierarchy_.poolFloats);
         particles_.resize(particleCount_);
         ages_.resize(particleCount_);
     }
@@ -111,8 +114,11 @@ class CpuFluid final : public CpuSimulation {
                 uNext_[i] = fluidViscosityCell(u_.data(), w_, h_, x, y, s.viscosity);
             });
             // Warm start: the pressure from the previous step is the guess (see fluid.h).
-            if (fluidProject(uNext_.data(), u_.data(), scratch_.data(), pressure_.data(),
-                             pressureNext_.data(), w_, h_, s.iterations) != pressure_.data())
+            if (s.cycles > 0 && hierarchy_.levels > 0)
+                fluidMultigridProject(hierarchy_, uNext_.data(), u_.data(), scratch_.data(),
+                                      pressure_.data(), pool_.data(), s.cycles);
+            else if (fluidProject(uNext_.data(), u_.data(), scratch_.data(), pressure_.data(),
+                                  pressureNext_.data(), w_, h_, s.iterations) != pressure_.data())
                 pressure_.swap(pressureNext_);
             for (uint32_t i = 0; i < active; ++i)
                 fluidParticleCell(u_.data(), w_, h_, seed32_, i, steps_, s.particleLife,
@@ -152,6 +158,8 @@ class CpuFluid final : public CpuSimulation {
 
     int w_, h_;
     uint32_t particleCount_;
+    FluidHierarchy hierarchy_ = fluidHierarchy(w_, h_);
+    std::vector<float> pool_; // the multigrid's coarse levels
     std::vector<FluidVelocity> u_, uNext_;
     std::vector<FluidDye> dye_, dyeNext_;
     std::vector<float> pressure_, pressureNext_, scratch_; // scratch: the curl, then divergence
@@ -292,6 +300,10 @@ class CudaFluid final : public CudaSimulation {
             CUDA_CHECK(cudaMalloc(&pressure_[0], 3 * cells * sizeof(float)));
             pressure_[1] = pressure_[0] + cells;
             scratch_ = pressure_[1] + cells;
+            // x and b of each coarse level, then a spare x for the launched ones (offset / 2).
+            if (hierarchy_.levels > 0)
+                CUDA_CHECK(cudaMalloc(&pool_, (hierarchy_.poolFloats + hierarchy_.poolFloats / 2) *
+                                                  sizeof(float)));
             if (particleCount_ > 0) {
                 CUDA_CHECK(cudaMalloc(&particles_, particleCount_ * sizeof(ParticleVertex)));
                 CUDA_CHECK(cudaMalloc(&ages_, particleCount_ * sizeof(uint32_t)));
@@ -350,7 +362,10 @@ class CudaFluid final : public CudaSimulation {
             CUDA_CHECK(cudaGetLastError());
             fluidViscosityKernel<<<grid(), block(), 0, stream>>>(u_[0], u_[1], w_, h_, s.viscosity);
             CUDA_CHECK(cudaGetLastError());
-            project(s.iterations, stream);
+            if (s.cycles > 0 && hierarchy_.levels > 0)
+                projectMultigrid(s.cycles, stream);
+            else
+                project(s.iterations, stream);
             // The last step's particles wait for writeOutputs, which may advect them straight
             // into the exported buffer; u_[0] stays this step's velocity until the next step or
             // brush, which run them first.
@@ -445,7 +460,22 @@ class CudaFluid final : public CudaSimulation {
         CUDA_CHECK(cudaGetLastError());
     }
 
+    // fluidMultigridProject's passes from u_[1] into u_[0]; the pressure ends in either buffer.
+    void projectMultigrid(int cycles, cudaStream_t stream) {
+        float* spare[kFluidMaxLevels] = {pressure_[1 - pressureCurrent_]};
+        for (int l = 1; l < hierarchy_.levels; ++l)
+            spare[l] = pool_ + hierarchy_.poolFloats + hierarchy_.offset[l] / 2;
+        const float* pressure = fluidMultigridCycles(
+            hierarchy_, fluidLevels(hierarchy_, pressure_[pressureCurrent_], scratch_, pool_),
+            spare, u_[1], cycles, stream);
+        if (pressure != pressure_[pressureCurrent_]) pressureCurrent_ = 1 - pressureCurrent_;
+        fluidSubtractGradientKernel<<<grid(), block(), 0, stream>>>(u_[1], pressure, u_[0], w_, h_);
+        CUDA_CHECK(cudaGetLastError());
+    }
+
     void release() {
+        (void)cudaFree(pool_);
+        pool_ = nullptr;
         (void)cudaFree(u_[0]);
         (void)cudaFree(dye_[0]);
         (void)cudaFree(pressure_[0]);
@@ -466,6 +496,8 @@ class CudaFluid final : public CudaSimulation {
 
     int w_, h_;
     uint32_t particleCount_;
+    FluidHierarchy hierarchy_ = fluidHierarchy(w_, h_);
+    float* pool_ = nullptr; // the multigrid's coarse levels
     // u_[0] holds the velocity between steps; u_[1] is a step's intermediate.
     FluidVelocity* u_[2] = {};
     FluidDye* dye_[2] = {};
@@ -494,7 +526,8 @@ SimDefinition fluidSimulation() {
         {"viscosity", "diffusion of velocity per step (explicit, stable up to 0.25)", 0.0f, 0.0f,
          0.2f},
         {"dissipation", "fraction of the dye lost per step", 0.001f, 0.0f, 0.05f},
-        {"iterations", "Jacobi sweeps of the pressure solve per step", 40.0f, 1.0f, 200.0f, true},
+        {"iterations", "Jacobi sweeps of the pressure solve per step (when v_cycles is 0)", 40.0f,
+         1.0f, 200.0f, true},
         {"vorticity", "vorticity confinement: restores the swirls numerical diffusion blurs", 0.25f,
          0.0f, 1.0f},
         {"jets", "jets of dye orbiting the centre", 2.0f, 0.0f, 4.0f, true},
@@ -503,6 +536,10 @@ SimDefinition fluidSimulation() {
         {"particle_share", "share of the particles moved and drawn", 1.0f, 0.0f, 1.0f},
         {"particle_life", "steps a particle lives before it is re-seeded", 600.0f, 10.0f, 5000.0f,
          true},
+        {"v_cycles",
+         "multigrid V-cycles of the pressure solve per step; 0: the Jacobi sweeps of iterations "
+         "(also where the grid has no multigrid: sides not multiples of 4, or not halving to 32)",
+         1.0f, 0.0f, 8.0f, true},
     };
     def.presets = {
         {"smoke",
@@ -540,14 +577,16 @@ SimDefinition fluidSimulation() {
     def.glyphs = {0, kSpeedMax, 16}; // the velocity image
     def.particles = {20000, 1000000, 1u << 25};
     def.stepsPerFrame = 1;
-    // DRAM bytes per cell per step at the initial 40 sweeps and 2 jets, each pass reading its
-    // inputs and writing its outputs once (neighbour and bilinear reads hit the caches): jets
-    // 48 (velocity 8 + dye 16, read and written), advection 48, curl 12, confinement 20, viscosity
-    // 16, divergence with the first sweep 20 (velocity, guess; divergence, pressure), 39 more
-    // sweeps 4 to a launch, 12 each launch (120; the halos come from L2), u -= G p 20.
-    def.bytesPerCellStep = 304.0;
-    // Velocity and dye twice (ping-pong), pressure twice, one scratch (curl, then divergence).
-    def.stateBytesPerCell = 2 * 8 + 2 * 16 + 2 * 4 + 4;
+    // DRAM bytes per cell per step at the initial parameters (one V-cycle, 2 jets), each pass
+    // reading its inputs and writing its outputs once (neighbour and bilinear reads hit the
+    // caches): jets 48 (velocity 8 + dye 16, read and written), advection 48, curl 12,
+    // confinement 20, viscosity 16, the V-cycle about 55 (fluid_multigrid.h), u -= G p 20. With
+    // v_cycles 0 and 40 Jacobi sweeps: the first sweep with the divergence 20, 39 more 4 to a
+    // launch, 12 each launch (120): 304.
+    def.bytesPerCellStep = 220.0;
+    // Velocity and dye twice (ping-pong), pressure twice, one scratch (curl, then divergence), the
+    // multigrid's coarse levels (x, b and a spare x on a quarter, a sixteenth, ...: 1 float).
+    def.stateBytesPerCell = 2 * 8 + 2 * 16 + 2 * 4 + 4 + 4;
     // A particle and its age read and written once a step; its two bilinear velocity reads hit
     // the L2 cache while the velocity field fits there (up to about 2048 x 2048) and are not
     // counted.

@@ -24,7 +24,9 @@
 // each step from the previous step's pressure (a warm start; 0 after reset). rho^K is close to 1
 // for the longest waves (0.98 for K = 40 on 256 cells), so from p0 = 0 every step the divergence
 // that advection makes each step piles up in them: measured, the dye total grew 65% in 300 steps on
-// 256 x 256. Warm, the solve continues across steps: 4% lost instead.
+// 256 x 256. Warm, the solve continues across steps: 4% lost instead. fluid_multigrid.h solves the
+// same equation by V-cycles, which shrink every mode alike (the "v_cycles" parameter, the default
+// where the grid allows it); the sweeps remain for the grids it cannot coarsen.
 #pragma once
 
 #include "mip_chain.h" // ESTUARY_HD
@@ -51,6 +53,7 @@ enum FluidParam {
     kFluidParticleSize,  // point size in pixels (the renderer's)
     kFluidParticleShare, // share of the particles moved and drawn
     kFluidParticleLife,  // steps a particle lives before it is re-seeded
+    kFluidCycles,        // multigrid V-cycles of the pressure solve; 0: the Jacobi sweeps
     kFluidParamCount
 };
 
@@ -159,6 +162,7 @@ struct FluidStep {
     float vorticity = 0;  // confinement strength
     float viscosity = 0;  // diffusion per step
     int iterations = 1;   // Jacobi sweeps, >= 1
+    int cycles = 0;       // multigrid V-cycles (fluid_multigrid.h); 0: the Jacobi sweeps
     int particleLife = 1; // steps, >= 1
 };
 
@@ -468,6 +472,7 @@ struct FluidClock {
         s.vorticity = p[kFluidVorticity];
         s.viscosity = p[kFluidViscosity];
         s.iterations = std::max(1, int(p[kFluidIterations]));
+        s.cycles = std::max(0, int(p[kFluidCycles]));
         s.particleLife = std::max(1, int(p[kFluidParticleLife]));
         // Kept within one turn, so a long run loses no precision in sin/cos.
         for (int i = 0; i < kFluidMaxJets; ++i) {

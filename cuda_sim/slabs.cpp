@@ -85,6 +85,61 @@ SlabPlan planSlabs(const GridSize& grid, uint32_t slabs, uint32_t maxHalo) {
     return makePlan(slabAxisPlanes(grid), slabs, maxHalo, slabPlaneName(grid));
 }
 
+uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame) {
+    const uint32_t shallow = std::min(kDefaultSlabHalo, thinnest);
+    if (gpus <= 1 || stepsPerFrame <= int(kDefaultSlabHalo)) return shallow;
+    const uint32_t deep = uint32_t(std::min<int64_t>(stepsPerFrame, kMaxSlabHalo));
+    const uint64_t redundant = 2 * uint64_t(deep - kDefaultSlabHalo);
+    return deep <= thinnest && 32 * redundant <= thinnest ? deep : shallow;
+}
+
+double defaultDisplayShare(uint32_t gpus) {
+    if (gpus <= 1) return 1;
+    const double g = gpus;
+    return std::max((1 - kDisplayExtraWork * (g - 1)) / g, 0.25 / g);
+}
+
+SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
+    if (layout.halo > kMaxSlabHalo)
+        throw usageError("--halo " + std::to_string(layout.halo) + ": allowed 1.." +
+                         std::to_string(kMaxSlabHalo) + " planes");
+    if (layout.gpus < 1) throw usageError("--gpus must be at least 1");
+    if (layout.slabs >= 1 && layout.gpus > layout.slabs)
+        throw usageError("--slabs " + std::to_string(layout.slabs) + " for " +
+                         std::to_string(layout.gpus) +
+                         " GPUs: every GPU needs at least one slab (allowed: --slabs " +
+                         std::to_string(layout.gpus) + " or more)");
+    SlabPlan plan;
+    if (layout.gpus < 2) {
+        plan = planSlabs(grid, layout.slabs, kMaxSlabHalo);
+    } else {
+        const double share =
+            layout.displayShare > 0 ? layout.displayShare : defaultDisplayShare(layout.gpus);
+        if (!(share < 1))
+            throw usageError("the display GPU's share of the grid must be between 0 and 1, got " +
+                             std::to_string(share));
+        std::vector<size_t> onGpu(layout.gpus);
+        for (uint32_t i = 0; i < layout.slabs; ++i)
+            ++onGpu[gpuOfSlab(i, layout.slabs, layout.gpus)];
+        std::vector<double> weights;
+        for (uint32_t i = 0; i < layout.slabs; ++i) {
+            const size_t g = gpuOfSlab(i, layout.slabs, layout.gpus);
+            const double gpuShare = g == 0 ? share : (1 - share) / double(layout.gpus - 1);
+            weights.push_back(gpuShare / double(onGpu[g]));
+        }
+        plan = planSlabs(grid, weights, kMaxSlabHalo);
+    }
+    const uint32_t thinnest = *std::min_element(plan.count.begin(), plan.count.end());
+    if (layout.halo > thinnest)
+        throw usageError("--halo " + std::to_string(layout.halo) + ": the thinnest slab holds " +
+                         std::to_string(thinnest) + " " + slabPlaneName(grid) +
+                         ", and a halo is copied from one neighbour's own planes; allowed: 1.." +
+                         std::to_string(thinnest));
+    plan.halo =
+        layout.halo > 0 ? layout.halo : autoSlabHalo(thinnest, layout.gpus, layout.stepsPerFrame);
+    return plan;
+}
+
 std::vector<HaloCopy> haloCopies(const SlabPlan& plan) {
     std::vector<HaloCopy> copies;
     const size_t n = plan.count.size();
@@ -101,9 +156,9 @@ namespace {
 // The CPU backend's split run (slabs.h): host copies between the slabs' grids.
 class SlabbedCpu final : public CpuSimulation {
   public:
-    SlabbedCpu(const SimDefinition& def, const GridSize& whole, uint32_t slabs, uint32_t maxHalo)
-        : whole_(whole), plan_(planSlabs(whole, slabs, maxHalo)),
-          planeCells_(slabPlaneCells(whole)), haloCopies_(haloCopies(plan_)) {
+    SlabbedCpu(const SimDefinition& def, const GridSize& whole, const SlabPlan& plan)
+        : whole_(whole), plan_(plan), planeCells_(slabPlaneCells(whole)),
+          haloCopies_(haloCopies(plan_)) {
         if (!def.splittable || !def.createCpu)
             throw usageError(def.name + " cannot be split into slabs");
         for (size_t i = 0; i < plan_.count.size(); ++i)
@@ -193,7 +248,15 @@ class SlabbedCpu final : public CpuSimulation {
 
 std::unique_ptr<CpuSimulation> createSlabbedCpu(const SimDefinition& def, const GridSize& whole,
                                                 uint32_t slabs, uint32_t maxHalo) {
-    return std::make_unique<SlabbedCpu>(def, whole, slabs, maxHalo);
+    return std::make_unique<SlabbedCpu>(def, whole, planSlabs(whole, slabs, maxHalo));
+}
+
+std::unique_ptr<CpuSimulation> createSlabbedCpu(const SimDefinition& def, const GridSize& whole,
+                                                const SlabPlan& plan) {
+    if (plan.planes != slabAxisPlanes(whole) || plan.count.empty() || plan.halo < 1 ||
+        plan.halo > *std::min_element(plan.count.begin(), plan.count.end()))
+        throw usageError("a slab plan that does not fit the grid");
+    return std::make_unique<SlabbedCpu>(def, whole, plan);
 }
 
 } // namespace estuary::sim

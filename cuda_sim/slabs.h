@@ -17,8 +17,12 @@
 
 namespace estuary::sim {
 
-// The default halo: four planes, so an exchange every four steps.
+// The default halo on one GPU: four planes, an exchange every four steps, as many as the 2D
+// step's temporal blocking advances in one pass (gray_scott_tiling.h), so a slab's pass between
+// two exchanges is one kernel; deeper halos cost 2 planes of redundant work per slab per plane.
 inline constexpr uint32_t kDefaultSlabHalo = 4;
+// The deepest halo --halo accepts.
+inline constexpr uint32_t kMaxSlabHalo = 64;
 
 struct SlabPlan {
     uint32_t planes = 0;                // of the whole grid along its slowest axis
@@ -43,6 +47,49 @@ SlabPlan planSlabs(const GridSize& grid, uint32_t slabs, uint32_t maxHalo = kDef
 // slab's share is fewer than 2 planes.
 SlabPlan planSlabs(const GridSize& grid, const std::vector<double>& weights,
                    uint32_t maxHalo = kDefaultSlabHalo);
+
+// Which of `gpus` GPUs slab i of `slabs` lives on: contiguous blocks, so neighbours share a GPU
+// wherever they can and each GPU holds slabs / gpus of them (the first ones one fewer where it
+// does not divide). Requires 1 <= gpus <= slabs.
+inline size_t gpuOfSlab(size_t slab, size_t slabs, size_t gpus) {
+    return slab * gpus / slabs;
+}
+
+// A split run's shape: slabs over GPUs (or ranks, one per GPU), the halo asked for and what the
+// automatic halo aims at.
+struct SlabRunLayout {
+    uint32_t slabs = 1;
+    uint32_t gpus = 1;       // 1: one GPU (or the CPU); ranks count as GPUs
+    uint32_t halo = 0;       // --halo; 0: autoSlabHalo
+    double displayShare = 0; // the display GPU's part of the planes across GPUs; 0: default
+    int stepsPerFrame = 8;   // what the automatic halo covers with one exchange
+};
+
+// The automatic halo for slabs of which the thinnest holds `thinnest` planes. On one GPU (halo
+// copies are device copies, cheap) kDefaultSlabHalo. Across GPUs every exchange is an NCCL group
+// all GPUs must reach, holding them in step: the halo covers a whole frame's steps (one exchange
+// a frame) where the thinnest slab holds them and the redundant planes the deeper halo adds,
+// 2 x (steps - kDefaultSlabHalo), stay within 1/32 of that slab; else kDefaultSlabHalo. Capped
+// by the thinnest slab and kMaxSlabHalo.
+uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame);
+
+// The plan of a split run: planSlabs, even on one GPU; across GPUs (slabs >= gpus >= 2) the
+// display GPU's slabs (gpuOfSlab 0) hold displayShare of the planes (0: defaultDisplayShare) and
+// the other GPUs share the rest evenly. Halo: layout.halo, else autoSlabHalo. Throws usageError as
+// planSlabs does, for a share outside (0, 1), for gpus of 0 or above slabs, and for a halo
+// outside 1..kMaxSlabHalo or deeper than the thinnest slab (naming the most allowed).
+SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout);
+
+// The display GPU's extra work each frame (writing the whole grid's outputs, drawing) as a part of
+// the whole grid's steps on one GPU: 0.2 is what makes 0.4 of the planes the balanced share on two
+// GPUs, the fastest of 0.35..0.5 at every grid measured on two H200s (SCALING.md).
+inline constexpr double kDisplayExtraWork = 0.2;
+// The display GPU's default share of the planes on `gpus` GPUs: balanced when its share plus
+// kDisplayExtraWork equals each other GPU's, (1 - share) / (gpus - 1): 0.4 on two GPUs, 0.2 on
+// three, 0.1 on four; at least a quarter of an even share (balance asks for less from five GPUs
+// on and for nothing from six: the display GPU's output work alone outweighs an even share).
+double defaultDisplayShare(uint32_t gpus);
+
 // "rows" (2D) or "slices" (3D): what the planes of the grid's slowest axis are.
 const char* slabPlaneName(const GridSize& grid);
 
@@ -63,9 +110,23 @@ struct HaloCopy {
 // GPU issues its sends and receives in it). Copies read own planes and write halos only.
 std::vector<HaloCopy> haloCopies(const SlabPlan& plan);
 
+// A span of one GPU's work in a split run across GPUs (--trace): on its slabs' stream ("steps",
+// "halo exchange", "gather", "snapshot") or its copy stream ("peer copy"), in host steady_clock
+// µs, for the frame whose outputs follow it.
+struct GpuSpan {
+    uint32_t gpu = 0; // index into the run's GPUs; 0 draws
+    bool copyStream = false;
+    const char* name = ""; // a string literal
+    uint64_t frame = 0;
+    double startUs = 0, endUs = 0;
+};
+
 // The CPU backend's split run: `slabs` CpuSimulations of def, host copies between them.
 std::unique_ptr<CpuSimulation> createSlabbedCpu(const SimDefinition& def, const GridSize& whole,
                                                 uint32_t slabs,
                                                 uint32_t maxHalo = kDefaultSlabHalo);
+// The same for a plan made for `whole` (planSlabs or planSlabRun).
+std::unique_ptr<CpuSimulation> createSlabbedCpu(const SimDefinition& def, const GridSize& whole,
+                                                const SlabPlan& plan);
 
 } // namespace estuary::sim

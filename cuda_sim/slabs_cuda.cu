@@ -4,6 +4,7 @@
 #ifdef __CUDACC__
 #include "slabs_cuda.h"
 #include "cuda_check.h"
+#include "gpu_spans.h"
 #include "nccl_api.h"
 
 #include <cuda_runtime.h>
@@ -93,12 +94,16 @@ class DeviceScope {
 
 class SlabbedCuda final : public CudaSimulation {
   public:
-    SlabbedCuda(const SimDefinition& def, const GridSize& whole, uint32_t slabs,
-                const std::vector<int>& devices, uint32_t maxHalo, double displayShare)
-        : whole_(whole), plan_(plan(whole, slabs, devices.size(), maxHalo, displayShare)),
-          planeCells_(slabPlaneCells(whole)), haloCopies_(haloCopies(plan_)), devices_(devices) {
+    SlabbedCuda(const SimDefinition& def, const GridSize& whole, const SlabPlan& plan,
+                const std::vector<int>& devices)
+        : whole_(whole), plan_(plan), planeCells_(slabPlaneCells(whole)),
+          haloCopies_(haloCopies(plan_)), devices_(devices) {
         if (!def.splittable || !def.createCuda)
             throw usageError(def.name + " cannot be split into slabs");
+        const size_t slabs = plan.count.size();
+        if (plan.planes != slabAxisPlanes(whole) || slabs == 0 || plan.halo < 1 ||
+            plan.halo > *std::min_element(plan.count.begin(), plan.count.end()))
+            throw usageError("a slab plan that does not fit the grid");
         if (devices.empty() || devices.size() > slabs)
             throw usageError("--slabs " + std::to_string(slabs) + " for " +
                              std::to_string(devices.size()) +
@@ -141,9 +146,13 @@ class SlabbedCuda final : public CudaSimulation {
         while (steps > 0) {
             const int now = std::min(steps, int(plan_.halo));
             exchange(stream);
-            for (size_t i = 0; i < slabs_.size(); ++i) {
-                DeviceScope scope(devices_[deviceOf_[i]]);
-                slabs_[i]->step(params, now, streamOf(i, stream));
+            for (size_t g = 0; g < devices_.size(); ++g) {
+                DeviceScope scope(devices_[g]);
+                const cudaStream_t on = devices_.size() == 1 ? stream : streams_[g];
+                const cudaEvent_t span = spans_.begin(g, on);
+                for (size_t i = 0; i < slabs_.size(); ++i)
+                    if (deviceOf_[i] == g) slabs_[i]->step(params, now, on);
+                spans_.end(g, false, "steps", frame_, span, on);
             }
             steps -= now;
         }
@@ -184,7 +193,17 @@ class SlabbedCuda final : public CudaSimulation {
         DeviceScope scope(devices_[0]);
         wholeSim_->writeOutputs(targets, stream);
         CUDA_CHECK(cudaEventRecord(outputsWritten_, stream));
+        ++frame_;
     }
+
+    // Across GPUs only: on one GPU every slab's work is on the caller's stream (traced by the
+    // viewer) and may be replayed as a graph, which timed events would not survive.
+    size_t traceSpans() {
+        if (devices_.size() < 2) return 0;
+        spans_.start(devices_, streams_);
+        return devices_.size();
+    }
+    std::vector<GpuSpan> takeSpans() { return spans_.take(); }
 
     void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) override {
         std::vector<uint32_t> all(wholeSim_->slabFields().fields.size());
@@ -210,32 +229,6 @@ class SlabbedCuda final : public CudaSimulation {
     }
 
   private:
-    // Which of the GPUs slab i of `slabs` lives on: contiguous blocks (slabs_cuda.h).
-    static size_t gpuOfSlab(size_t i, size_t slabs, size_t gpus) { return i * gpus / slabs; }
-
-    // On one GPU even; across GPUs the display GPU's slabs hold `displayShare` of the planes and
-    // the other GPUs share the rest evenly, since the display GPU also writes the outputs and
-    // draws. The default, 0.8 of an even share (0.4 of the planes on two GPUs), was the fastest of
-    // 0.35, 0.4, 0.45 and 0.5 for every grid measured on two H200s (SCALING.md).
-    static SlabPlan plan(const GridSize& whole, uint32_t slabs, size_t gpus, uint32_t maxHalo,
-                         double displayShare) {
-        if (gpus < 2 || slabs < gpus) return planSlabs(whole, slabs, maxHalo);
-        if (displayShare <= 0) displayShare = kDefaultDisplayShareOfEven / double(gpus);
-        if (!(displayShare < 1))
-            throw usageError("the display GPU's share of the grid must be between 0 and 1, got " +
-                             std::to_string(displayShare));
-        std::vector<size_t> onGpu(gpus);
-        for (uint32_t i = 0; i < slabs; ++i)
-            ++onGpu[gpuOfSlab(i, slabs, gpus)];
-        std::vector<double> weights;
-        for (uint32_t i = 0; i < slabs; ++i) {
-            const size_t g = gpuOfSlab(i, slabs, gpus);
-            const double share = g == 0 ? displayShare : (1 - displayShare) / double(gpus - 1);
-            weights.push_back(share / double(onGpu[g]));
-        }
-        return planSlabs(whole, weights, maxHalo);
-    }
-
     void build(const SimDefinition& def) {
         const size_t gpus = devices_.size(), n = plan_.count.size();
         for (size_t i = 0; i < n; ++i)
@@ -299,6 +292,7 @@ class SlabbedCuda final : public CudaSimulation {
     }
 
     void release() {
+        spans_.release();
         // The caller finished its stream; the other GPUs' streams may hold work a throw between
         // a fork and its join left uncovered.
         for (size_t g = 0; g < streams_.size(); ++g) {
@@ -390,6 +384,21 @@ class SlabbedCuda final : public CudaSimulation {
     // device copies between slabs on one GPU, then one NCCL group for the rest, every GPU issuing
     // its sends and receives in the list's order, field by field.
     void exchange(cudaStream_t stream) {
+        std::vector<cudaEvent_t> marks(devices_.size(), nullptr);
+        if (spans_.on())
+            for (size_t g = 0; g < devices_.size(); ++g) {
+                DeviceScope scope(devices_[g]);
+                marks[g] = spans_.begin(g, streams_[g]);
+            }
+        exchangeHalos(stream);
+        if (spans_.on())
+            for (size_t g = 0; g < devices_.size(); ++g) {
+                DeviceScope scope(devices_[g]);
+                spans_.end(g, false, "halo exchange", frame_, marks[g], streams_[g]);
+            }
+    }
+
+    void exchangeHalos(cudaStream_t stream) {
         std::vector<SlabFields> f;
         for (auto& slab : slabs_)
             f.push_back(slab->slabFields());
@@ -447,6 +456,7 @@ class SlabbedCuda final : public CudaSimulation {
                 CUDA_CHECK(cudaStreamWaitEvent(sim, outputsWritten_, 0));
             else
                 CUDA_CHECK(cudaStreamWaitEvent(sim, copied_[g], 0));
+            const cudaEvent_t local = spans_.begin(g, sim);
             for (size_t i = 0; i < slabs_.size(); ++i) {
                 if (deviceOf_[i] != g) continue;
                 const SlabFields slab = slabs_[i]->slabFields();
@@ -458,16 +468,19 @@ class SlabbedCuda final : public CudaSimulation {
                          plan_.count[i], sim);
                 }
             }
+            spans_.end(g, false, g == 0 ? "gather" : "snapshot", frame_, local, sim);
             CUDA_CHECK(cudaEventRecord(events_[g], sim));
             if (g == 0) continue;
             CUDA_CHECK(cudaStreamWaitEvent(out, events_[g], 0));
             CUDA_CHECK(cudaStreamWaitEvent(out, outputsWritten_, 0));
+            const cudaEvent_t peer = spans_.begin(g, out);
             for (size_t i = 0; i < slabs_.size(); ++i) {
                 if (deviceOf_[i] != g) continue;
                 for (size_t k = 0; k < whole.shown.size(); ++k)
                     copy(whole.fields[whole.shown[k]] + plan_.first[i] * planeCells_, 0,
                          snapshots_[i][k], uint32_t(g), plan_.count[i], out);
             }
+            spans_.end(g, true, "peer copy", frame_, peer, out);
             CUDA_CHECK(cudaEventRecord(copied_[g], out));
         }
         CUDA_CHECK(cudaStreamWaitEvent(stream, events_[0], 0));
@@ -507,12 +520,24 @@ class SlabbedCuda final : public CudaSimulation {
     std::vector<std::unique_ptr<CudaSimulation>> slabs_;
     std::unique_ptr<CudaSimulation> wholeSim_; // on the display GPU: the gathered planes
     mutable std::vector<std::vector<uint64_t>> seenStates_; // replayState's numbering
+    GpuSpanRecorder spans_;                                 // --trace across GPUs
+    uint64_t frame_ = 0; // outputs written so far: the frame the next spans belong to
 };
 
 } // namespace
 
 std::string loadNccl() {
     return nccl().description;
+}
+
+size_t traceSlabSpans(CudaSimulation& sim) {
+    auto* slabbed = dynamic_cast<SlabbedCuda*>(&sim);
+    return slabbed ? slabbed->traceSpans() : 0;
+}
+
+std::vector<GpuSpan> takeSlabSpans(CudaSimulation& sim) {
+    auto* slabbed = dynamic_cast<SlabbedCuda*>(&sim);
+    return slabbed ? slabbed->takeSpans() : std::vector<GpuSpan>{};
 }
 
 std::vector<int> slabDevices(int display, uint32_t gpus) {
@@ -529,9 +554,21 @@ std::vector<int> slabDevices(int display, uint32_t gpus) {
 }
 
 std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, const GridSize& whole,
+                                                  const SlabPlan& plan,
+                                                  const std::vector<int>& devices) {
+    return std::make_unique<SlabbedCuda>(def, whole, plan, devices);
+}
+
+std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, const GridSize& whole,
                                                   uint32_t slabs, const std::vector<int>& devices,
-                                                  uint32_t maxHalo, double displayShare) {
-    return std::make_unique<SlabbedCuda>(def, whole, slabs, devices, maxHalo, displayShare);
+                                                  uint32_t halo, double displayShare) {
+    SlabRunLayout layout;
+    layout.slabs = slabs;
+    layout.gpus = uint32_t(std::max<size_t>(devices.size(), 1));
+    layout.halo = halo;
+    layout.displayShare = displayShare;
+    layout.stepsPerFrame = def.stepsPerFrame;
+    return createSlabbedCuda(def, whole, planSlabRun(whole, layout), devices);
 }
 
 } // namespace estuary::sim

@@ -1,7 +1,7 @@
 // The CUDA backend's split run (slabs.h): slabs on one GPU or spread over several (--gpus), one
-// process. Slab i lives on devices[i * devices.size() / slabs] (contiguous blocks, so neighbours
-// share a GPU wherever they can); devices[0] is the display GPU, where the outputs are written
-// and whose stream the caller passes. Halos between slabs on one GPU move by device copies,
+// process. Slab i lives on devices[gpuOfSlab(i, slabs, devices.size())] (contiguous blocks, so
+// neighbours share a GPU wherever they can); devices[0] is the display GPU, where the outputs are
+// written and whose stream the caller passes. Halos between slabs on one GPU move by device copies,
 // between GPUs by ncclSend/ncclRecv in one group per exchange (NCCL loaded at run time, one
 // communicator over the devices, NVLink multicast off); each slab's planes reach the display GPU
 // by peer copies into the gathering object of the whole grid there. Every call only enqueues.
@@ -21,17 +21,28 @@
 
 namespace estuary::sim {
 
-inline constexpr double kDefaultDisplayShareOfEven = 0.8;
-
-// displayShare: the part of the planes the display GPU's slabs hold across GPUs (0: the default,
-// kDefaultDisplayShareOfEven of an even share: the display GPU also writes the outputs and
-// draws, so less than its even share balances the GPUs).
-// Throws usageError (bad plan or share), unsupported (fewer CUDA devices than listed, NCCL
-// missing, a device listed twice) or estuary::Error (CUDA). Leaves devices[0] current.
+// Slab i of `plan` on devices[gpuOfSlab(i, slabs, devices.size())]; the plan made for this many
+// GPUs (planSlabRun: across GPUs the display GPU's share and the halo are the plan's).
+// Throws usageError (a plan that does not fit the grid or the GPUs), unsupported (fewer CUDA
+// devices than listed, NCCL missing, a device listed twice) or estuary::Error (CUDA). Leaves
+// devices[0] current.
+std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, const GridSize& whole,
+                                                  const SlabPlan& plan,
+                                                  const std::vector<int>& devices);
+// The same with planSlabRun's plan for `slabs` over devices.size() GPUs (halo 0: automatic;
+// displayShare 0: the default), aiming the automatic halo at def's steps per frame.
 std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, const GridSize& whole,
                                                   uint32_t slabs, const std::vector<int>& devices,
-                                                  uint32_t maxHalo = kDefaultSlabHalo,
-                                                  double displayShare = 0);
+                                                  uint32_t halo = 0, double displayShare = 0);
+
+// --trace of a split run across GPUs: from now on each GPU's steps, halo exchanges, gather copies
+// and peer copies are marked with CUDA events (no host waits; each GPU's clock is put on the
+// host's once, here, bracketed by a synchronize). Returns the GPUs traced: 0 for a run on one GPU
+// (its work is on the caller's stream, which the viewer traces) or not split.
+size_t traceSlabSpans(CudaSimulation& sim);
+// The spans whose events have completed, in the order enqueued; never waits. Events that are
+// still pending stay for a later call (the readback lags the GPU by the frames in flight).
+std::vector<GpuSpan> takeSlabSpans(CudaSimulation& sim);
 
 // The CUDA devices to use for `gpus` GPUs with `display` first, then the others in ordinal
 // order. Throws unsupported naming how many are present when there are fewer.

@@ -6,6 +6,7 @@
 #include "rank_commands.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <map>
 #include <string>
@@ -31,25 +32,75 @@ ParamValues paramsOf(const Command& c) {
     return ParamValues(c.params, c.params + std::min(c.paramCount, kMaxCommandParams));
 }
 
+Command startCommand(const SimDefinition& def, const GridSize& whole, uint32_t slabs,
+                     uint32_t maxHalo, double displayShare, RankBackend backend) {
+    static uint32_t runs = 0;
+    Command c;
+    c.kind = CommandKind::Start;
+    c.run = ++runs;
+    c.backend = backend;
+    c.width = whole.width;
+    c.height = whole.height;
+    c.depth = whole.depth;
+    c.slabs = slabs;
+    c.maxHalo = maxHalo;
+    c.displayShare = displayShare;
+    if (def.name.size() >= sizeof(c.simulation))
+        throw usageError("a ranked run's simulation name is at most 63 characters");
+    std::memcpy(c.simulation, def.name.c_str(), def.name.size());
+    return c;
+}
+
+SlabPlan planOf(const Command& start, uint32_t ranks) {
+    return planRankSlabs({start.width, start.height, start.depth}, start.slabs, ranks,
+                         start.displayShare, start.maxHalo);
+}
+
+double resolveDisplayShare(double displayShare, uint32_t ranks) {
+    if (ranks <= 1) return 1;
+    if (displayShare == 0) displayShare = kDefaultRankShareOfEven / double(ranks);
+    if (!(displayShare > 0 && displayShare < 1))
+        throw usageError("rank 0's share of the grid (--display-share) must be between 0 and 1, "
+                         "got " +
+                         std::to_string(displayShare));
+    return displayShare;
+}
+
+SlabPlan planRankSlabs(const GridSize& whole, uint32_t slabs, uint32_t ranks, double displayShare,
+                       uint32_t maxHalo) {
+    if (ranks <= 1) return planSlabs(whole, slabs, maxHalo);
+    if (slabs < ranks)
+        throw usageError(std::to_string(slabs) + " slabs for " + std::to_string(ranks) +
+                         " ranks: every rank needs a slab");
+    const double share = resolveDisplayShare(displayShare, ranks);
+    std::vector<uint32_t> onRank(ranks);
+    for (uint32_t i = 0; i < slabs; ++i)
+        ++onRank[rankOfSlab(i, slabs, ranks)];
+    std::vector<double> weights;
+    for (uint32_t i = 0; i < slabs; ++i) {
+        const uint32_t r = rankOfSlab(i, slabs, ranks);
+        const double part = r == 0 ? share : (1 - share) / double(ranks - 1);
+        weights.push_back(part / double(onRank[r]));
+    }
+    return planSlabs(whole, weights, maxHalo);
+}
+
 namespace {
 
 // One rank's slabs of a run on the host: the same objects, plan and copies as SlabbedCpu, the
 // copies between ranks over the links.
 class HostSlabs {
   public:
-    HostSlabs(const SimDefinition& def, const GridSize& whole, uint32_t slabs, uint32_t maxHalo,
-              ranks::Links& links)
-        : links_(links), whole_(whole), plan_(planSlabs(whole, slabs, maxHalo)),
-          planeCells_(slabPlaneCells(whole)), copies_(haloCopies(plan_)) {
+    HostSlabs(const SimDefinition& def, const Command& start, ranks::Links& links)
+        : links_(links), whole_{start.width, start.height, start.depth},
+          plan_(planOf(start, links.size())), planeCells_(slabPlaneCells(whole_)),
+          copies_(haloCopies(plan_)) {
         if (!def.splittable || !def.createCpu)
             throw usageError(def.name + " cannot be split into slabs");
-        if (slabs < links.size())
-            throw usageError(std::to_string(slabs) + " slabs for " + std::to_string(links.size()) +
-                             " ranks: every rank needs a slab");
-        slabs_.resize(slabs);
-        for (size_t i = 0; i < slabs; ++i)
+        slabs_.resize(plan_.count.size());
+        for (size_t i = 0; i < slabs_.size(); ++i)
             if (rankOf(i) == links.rank())
-                slabs_[i] = def.createCpu(withSlabPlanes(whole, plan_.count[i] + 2 * plan_.halo));
+                slabs_[i] = def.createCpu(withSlabPlanes(whole_, plan_.count[i] + 2 * plan_.halo));
     }
 
     uint32_t rankOf(size_t slab) const { return rankOfSlab(slab, slabs_.size(), links_.size()); }
@@ -135,38 +186,15 @@ class HostSlabs {
     std::vector<std::unique_ptr<CpuSimulation>> slabs_; // nullptr: another rank's
 };
 
-uint32_t maskOf(const std::vector<uint32_t>& fields) {
-    uint32_t mask = 0;
-    for (uint32_t f : fields)
-        mask |= 1u << f;
-    return mask;
-}
-
-Command startCommand(const SimDefinition& def, const GridSize& whole, uint32_t slabs,
-                     uint32_t maxHalo, RankBackend backend) {
-    static uint32_t runs = 0;
-    Command c;
-    c.kind = CommandKind::Start;
-    c.run = ++runs;
-    c.backend = backend;
-    c.width = whole.width;
-    c.height = whole.height;
-    c.depth = whole.depth;
-    c.slabs = slabs;
-    c.maxHalo = maxHalo;
-    if (def.name.size() >= sizeof(c.simulation))
-        throw usageError("a ranked run's simulation name is at most 63 characters");
-    std::memcpy(c.simulation, def.name.c_str(), def.name.size());
-    return c;
-}
-
 // Rank 0's object (createRankedCpu).
 class RankedCpu final : public CpuSimulation {
   public:
-    RankedCpu(const SimDefinition& def, const GridSize& whole, uint32_t slabs, uint32_t maxHalo,
-              ranks::Links& links)
-        : links_(links), start_(startCommand(def, whole, slabs, maxHalo, RankBackend::Cpu)),
-          part_(def, whole, slabs, maxHalo, links), wholeSim_(def.createCpu(whole)) {
+    RankedCpu(const SimDefinition& def, const GridSize& whole, uint32_t slabs, double displayShare,
+              uint32_t maxHalo, ranks::Links& links)
+        : links_(links),
+          start_(startCommand(def, whole, slabs, maxHalo,
+                              resolveDisplayShare(displayShare, links.size()), RankBackend::Cpu)),
+          part_(def, start_, links), wholeSim_(def.createCpu(whole)) {
         broadcast(links_, start_);
         const std::vector<uint32_t> all = allFields();
         allMask_ = maskOf(all);
@@ -196,12 +224,12 @@ class RankedCpu final : public CpuSimulation {
     }
 
     void writeOutputs(const HostTargets& targets) override {
-        gather(maskOf(wholeSim_->slabFields().shown));
+        gather(maskOf(wholeSim_->slabFields().shown), CommandKind::Shown);
         wholeSim_->writeOutputs(targets);
     }
 
     void brush(const Brush& brush, const ParamValues& params) override {
-        gather(allMask_);
+        gather(allMask_, CommandKind::Gather);
         wholeSim_->brush(brush, params);
         Command c = command(CommandKind::Scatter);
         c.fields = allMask_;
@@ -218,8 +246,8 @@ class RankedCpu final : public CpuSimulation {
         return c;
     }
 
-    void gather(uint32_t mask) {
-        Command c = command(CommandKind::Gather);
+    void gather(uint32_t mask, CommandKind kind) {
+        Command c = command(kind);
         c.fields = mask;
         broadcast(links_, c);
         const SlabFields whole = wholeSim_->slabFields();
@@ -244,8 +272,7 @@ class RankedCpu final : public CpuSimulation {
 class HostPart final : public RankPart {
   public:
     HostPart(const SimDefinition& def, const Command& start, ranks::Links& links)
-        : slabs_(def, {start.width, start.height, start.depth}, start.slabs, start.maxHalo, links) {
-    }
+        : slabs_(def, start, links) {}
     void reset(uint64_t seed) override { slabs_.reset(seed); }
     void step(const ParamValues& params, int steps) override { slabs_.step(params, steps); }
     void gather(uint32_t fields) override { slabs_.move(fields, nullptr, true); }
@@ -259,8 +286,8 @@ class HostPart final : public RankPart {
 
 std::unique_ptr<CpuSimulation> createRankedCpu(const SimDefinition& def, const GridSize& whole,
                                                uint32_t slabs, ranks::Links& links,
-                                               uint32_t maxHalo) {
-    return std::make_unique<RankedCpu>(def, whole, slabs, maxHalo, links);
+                                               uint32_t maxHalo, double displayShare) {
+    return std::make_unique<RankedCpu>(def, whole, slabs, displayShare, maxHalo, links);
 }
 
 ServedRank serveRank(ranks::Links& links, FindSimulation find) {
@@ -304,6 +331,10 @@ ServedRank serveRank(ranks::Links& links, FindSimulation find) {
             part(c).gather(c.fields);
             ++served.gathers;
             break;
+        case CommandKind::Shown:
+            part(c).gatherShown(c.fields);
+            ++served.gathers;
+            break;
         case CommandKind::Scatter:
             part(c).scatter(c.fields);
             break;
@@ -314,6 +345,18 @@ ServedRank serveRank(ranks::Links& links, FindSimulation find) {
                                std::to_string(uint32_t(c.kind)) + ")");
         }
     }
+}
+
+namespace {
+std::atomic<bool> gAbandoned{false};
+} // namespace
+
+void abandonRankGpuWork() {
+    gAbandoned = true;
+}
+
+bool rankGpuWorkAbandoned() {
+    return gAbandoned;
 }
 
 void endRanks(ranks::Links& links) {

@@ -44,6 +44,7 @@
 #                                  one call: gray-scott at 1024², 2048² and 4096², the fluid at
 #                                  2048²/16M, 512²/1M and 2048² without particles, gray-scott-3d
 #                                  at 256³ and 512³; then the new gray-scott-3d at a 60 fps cap
+#   run-gpu-bench.sh scaling [ARGS]  scaling over this machine's GPUs: scaling-bench.sh ARGS
 #   run-gpu-bench.sh serve         serving at 1920x1080: estuary_serve_probe (the bundle's headless
 #                                  page) watches NVENC's stream, capped and not, and the JPEG
 #                                  fallback; the simulation's frames/s with and without serving
@@ -62,6 +63,7 @@ status=0
 if [ "${1:-gray-scott}" = serve ]; then
     exec "$here/serve-bench.sh"
 fi
+[ "${1:-gray-scott}" = scaling ] && { shift; OUT=$out exec "$here/scaling-bench.sh" "$@"; }
 if [ "${1:-gray-scott}" = fluid ]; then
     {
         [ "${BENCH_PHASE:-all}" = particles ] ||

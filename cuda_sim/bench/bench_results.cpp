@@ -25,6 +25,9 @@ void writeBenchJson(const std::string& path, const BenchDevice& device, double b
         } else if (r.kind == "jacobi") {
             item["usPer39Sweeps"] = r.us;
             item["GBsAsIfOneSweepALaunch"] = r.gbs;
+        } else if (r.kind == "pressure") {
+            item["usPerStep"] = r.us;
+            item["rmsDivergence"] = r.divergence;
         } else {
             item[r.kind.starts_with("mips") ? "usPerWrite" : "usPerFrame"] = r.us;
         }

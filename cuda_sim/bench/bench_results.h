@@ -17,7 +17,7 @@ struct BenchDevice {
 };
 
 struct BenchResult {
-    std::string kind; // step, mips, frame or jacobi; step3d, mips3d or frame3d (gray-scott-3d)
+    std::string kind; // step, mips, frame, jacobi or pressure; step3d, mips3d or frame3d (3D)
     std::string variant;
     int size = 0;                         // size x size grid (size³ for the 3D kinds)
     double us = 0;                        // per step, per output write or per frame
@@ -25,6 +25,7 @@ struct BenchResult {
     std::optional<StepTiling3d> tiling3d; // temporal 3D steps
     double gbs = 0, percentOfPeak = 0;    // steps, counted at bytesPerCellStep
     int launches = 0;                     // output writes, sweeps
+    double divergence = 0;                // pressure: RMS divergence left in the velocity
 };
 
 // Writes {device, bytesPerCellStep, stepsPerFrame, results} to `path` through a temporary file

@@ -10,6 +10,9 @@
 //   estuary_kernel_bench jacobi <sweep|blocked> [--size N]  the fluid's 39 pressure sweeps a step:
 //                                                           one a launch, or 4 a launch in shared
 //                                                           memory (fluid_kernels.cuh)
+//   estuary_kernel_bench pressure <jacobi|multigrid> [--size N]  the fluid's step with either
+//                                           solver: µs a step, the divergence left
+//                                           (bench_pressure.h)
 //   estuary_kernel_bench step3d <column|temporal1..4|auto> [--size N] [--block-y N] [--slices N]
 //   estuary_kernel_bench mips3d <level-by-level|fused> [--size N]   gray-scott-3d (bench_volume.cu)
 //   estuary_kernel_bench frame3d <old|new> [--size N]
@@ -21,6 +24,7 @@
 // auto is what the simulation runs. Exit 0; 1 when a variant differs from the CPU (the first
 // difference printed); 2 on bad usage.
 #include "bench_common.cuh"
+#include "bench_pressure.h"
 #include "bench_volume.h"
 #include "cpu_gray_scott.h"
 #include "cuda_simulation.h"
@@ -405,6 +409,9 @@ void print(const BenchResult& r) {
                     "sweep a launch (%.0f%% of HBM peak)\n",
                     r.variant.c_str(), r.size, r.us, kFluidSweeps, r.launches, r.gbs,
                     r.percentOfPeak);
+    } else if (r.kind == "pressure") {
+        std::printf("pressure %-9s %5d²  %9.2f µs/step  RMS divergence after projection %.3g\n",
+                    r.variant.c_str(), r.size, r.us, r.divergence);
     } else if (r.kind == "frame3d") {
         std::printf("frame3d %-8s %4d³  %9.2f µs/frame\n", r.variant.c_str(), r.size, r.us);
     } else {
@@ -457,6 +464,7 @@ int usage(const char* problem) {
     std::fprintf(stderr,
                  "%s\nusage: estuary_kernel_bench step <naive|sweep|temporal1..4|auto> | mips "
                  "<level-by-level|fused> | frame <old|new> | jacobi <sweep|blocked> | tune\n"
+                 "       | pressure <jacobi|multigrid>\n"
                  "       | step3d <column|temporal1..4|auto> | mips3d <level-by-level|fused>\n"
                  "       | frame3d <old|new> | tune3d | all\n"
                  "       [--size N] [--threads N] [--rows N] [--block-y N] [--slices N] "
@@ -469,7 +477,7 @@ int run(int argc, char** argv) {
     if (argc < 2) return usage("missing command");
     const std::string command = argv[1];
     const bool takesVariant = command == "step" || command == "mips" || command == "frame" ||
-                              command == "jacobi" ||
+                              command == "jacobi" || command == "pressure" ||
                               (isVolumeCommand(command) && command != "tune3d");
     if (takesVariant && argc < 3) return usage("missing variant");
     const std::string variantName = takesVariant ? argv[2] : "";
@@ -538,6 +546,12 @@ int run(int argc, char** argv) {
             return usage("unknown jacobi variant");
         for (int size : options.sizes)
             ok = ok && bench.sweeps(variantName == "blocked", size);
+    } else if (command == "pressure") {
+        try {
+            ok = runPressureBench(variantName, options.sizes, bench.stream, add);
+        } catch (const std::invalid_argument& e) {
+            return usage(e.what());
+        }
     } else if (command == "tune") {
         for (int size : options.sizes)
             for (int steps = 1; steps <= kMaxStepsPerPass && ok; ++steps)

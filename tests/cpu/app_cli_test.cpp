@@ -98,26 +98,11 @@ const std::vector<const char*> kEveryBenchOption = {
 
 // The options of 3D simulations, which the 2D command lines above refuse.
 // A window run: headless, the options of the view not drawn are refused.
-const std::vector<const char*> kEveryVolumeOption = {"--sim",
-                                                     "gray-scott-3d",
-                                                     "--size",
-                                                     "40x32x24",
-                                                     "--camera",
-                                                     "-30,60",
-                                                     "--opacity",
-                                                     "3.5",
-                                                     "--slice-axis",
-                                                     "x",
-                                                     "--slice-position",
-                                                     "0.75",
-                                                     "--draw",
-                                                     "raster",
-                                                     "--slabs",
-                                                     "3",
-                                                     "--gpus",
-                                                     "2",
-                                                     "--display-share",
-                                                     "0.4"};
+const std::vector<const char*> kEveryVolumeOption = {
+    "--sim",           "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
+    "--opacity",       "3.5",           "--slice-axis", "x",        "--slice-position", "0.75",
+    "--draw",          "raster",        "--slabs",      "3",        "--gpus",           "2",
+    "--display-share", "0.4",           "--halo",       "2"};
 
 TEST(AppOptions, EveryVolumeOptionIsParsed) {
     const auto out = parse(kEveryVolumeOption);
@@ -133,6 +118,7 @@ TEST(AppOptions, EveryVolumeOptionIsParsed) {
     EXPECT_EQ(o.slicePosition, 0.75f);
     EXPECT_EQ(o.draw, DrawPath::Raster);
     EXPECT_EQ(o.slabs, 3u);
+    EXPECT_EQ(o.halo, 2u);
     EXPECT_EQ(o.gpus, 2u);
     EXPECT_EQ(o.displayShare, 0.4);
 }
@@ -628,9 +614,19 @@ TEST(AppOptions, SlabsAndGpusAreCheckedAgainstTheSimulationGridAndBackend) {
         {{"--gpus", "2", "--display-share", "0.99"}, {"--display-share", "0.99"}},
         {{"--fps-cap", "0"}, {"--fps-cap", "0"}},
         {{"--fps-cap", "1e3"}, {"--fps-cap", "1e3"}},
+        {{"--slabs", "2", "--halo", "0"}, {"--halo", "0"}},
+        {{"--slabs", "2", "--halo", "65"}, {"--halo", "65"}},
+        {{"--size", "64x40", "--slabs", "4", "--halo", "11"},
+         {"--halo 11", "10 rows", "allowed: 1..10"}},
+        {{"--sim", "gray-scott-3d", "--size", "8x8x40", "--gpus", "4", "--halo", "5"},
+         {"--halo 5", "4 slices", "allowed: 1..4"}}, // the display GPU's 0.1 of 40 slices
     };
     for (const auto& c : cases)
         expectBadUsage(c);
+    const Options deep = parse({"--gpus", "4", "--halo", "8"}).options;
+    EXPECT_EQ(deep.halo, 8u);
+    EXPECT_EQ(deep.slabs, 4u);
+    EXPECT_EQ(parse({"--slabs", "2"}).options.halo, 0u) << "0: the automatic halo";
     const Options o = parse({"--gpus", "2"}).options;
     EXPECT_EQ(o.slabs, 2u) << "--slabs defaults to one per GPU";
     EXPECT_EQ(parse({}).options.slabs, 1u);
@@ -693,6 +689,14 @@ TEST(AppRun, ASplitCpuRunDrawsTheUnsplitPicture) {
         << split.output;
     EXPECT_NE(split.output.find("validation layer reported 0 message"), std::string::npos);
     EXPECT_EQ(test::loadPng(dir / "whole.png").pixels, test::loadPng(dir / "split.png").pixels);
+    // One exchange a frame: --halo 8 covers the frame's 8 steps.
+    const auto deep =
+        runEstuary(common + "'" + (dir / "deep.png").string() + "' --slabs 3 --halo 8");
+    ASSERT_EQ(deep.exitCode, 0) << deep.output;
+    EXPECT_NE(deep.output.find("the grid in 3 slabs of 23..24 rows (halos of 8)"),
+              std::string::npos)
+        << deep.output;
+    EXPECT_EQ(test::loadPng(dir / "whole.png").pixels, test::loadPng(dir / "deep.png").pixels);
     const auto gpus = runEstuary("--headless --frames 2 --size 64x64 --gpus 2 --screenshot "
                                  "/dev/null");
     if (gpus.exitCode == 0) return; // a machine with two GPUs: the GPU suite covers it

@@ -47,36 +47,64 @@ bool has(const ControlledRun& r, const std::string& text) {
     return r.out.find(text) != std::string::npos || r.err.find(text) != std::string::npos;
 }
 
-void expectTwoRanksDrawTheOneProcessPicture(const std::string& name,
-                                            std::vector<std::string> args) {
+// `ranks` ranks, each also given `jobArgs`, draw the picture one process draws.
+void expectRanksDrawTheOneProcessPicture(const std::string& name, std::vector<std::string> args,
+                                         uint32_t ranks = 2,
+                                         const std::vector<std::string>& jobArgs = {},
+                                         const std::string& rankZeroSays = "") {
     const auto dir = test::scratchDir("app-ranks-" + name);
     args.insert(args.end(), {"--headless", "--backend", "cpu", "--validate", "--seed", "6"});
-    std::vector<std::string> one = args, two = args;
+    std::vector<std::string> one = args, job = args;
     one.insert(one.end(), {"--screenshot", (dir / "one.png").string()});
-    two.insert(two.end(), {"--screenshot", (dir / "two.png").string()});
+    job.insert(job.end(), {"--screenshot", (dir / "job.png").string()});
+    job.insert(job.end(), jobArgs.begin(), jobArgs.end());
     const ControlledRun whole = test::runEstuaryControlled(one);
     ASSERT_EQ(whole.exitCode, 0) << whole.out << whole.err;
-    const auto runs = runRanks(two, {rankControl(0, 2, dir), rankControl(1, 2, dir)});
-    ASSERT_EQ(runs[0].exitCode, 0) << runs[0].out << runs[0].err;
-    ASSERT_EQ(runs[1].exitCode, 0) << runs[1].out << runs[1].err;
-    EXPECT_TRUE(has(runs[0], "on 2 ranks (one process each, the CPU)")) << runs[0].out;
+    std::vector<RunControl> controls;
+    for (uint32_t r = 0; r < ranks; ++r)
+        controls.push_back(rankControl(r, ranks, dir));
+    const auto runs = runRanks(job, controls);
+    for (uint32_t r = 0; r < ranks; ++r)
+        ASSERT_EQ(runs[r].exitCode, 0) << "rank " << r << ": " << runs[r].out << runs[r].err;
+    const std::string on = "on " + std::to_string(ranks) + " ranks (one process each, the CPU)";
+    EXPECT_TRUE(has(runs[0], on)) << runs[0].out;
+    EXPECT_TRUE(has(runs[0], rankZeroSays)) << runs[0].out;
     EXPECT_TRUE(has(runs[0], "validation layer reported 0 message")) << runs[0].out;
-    EXPECT_TRUE(has(runs[1], "rank 1 done: 1 run(s)")) << runs[1].out;
-    EXPECT_FALSE(has(runs[1], "llvmpipe")) << "rank 1 opened a Vulkan device: " << runs[1].out;
+    for (uint32_t r = 1; r < ranks; ++r) {
+        EXPECT_TRUE(has(runs[r], "rank " + std::to_string(r) + " done: 1 run(s)")) << runs[r].out;
+        EXPECT_FALSE(has(runs[r], "llvmpipe")) << "rank " << r << " opened a Vulkan device";
+    }
     EXPECT_FALSE(std::filesystem::exists(dir / "rendezvous")) << "rank 0 leaves no rendezvous";
-    const auto a = test::loadPng(dir / "one.png"), b = test::loadPng(dir / "two.png");
+    const auto a = test::loadPng(dir / "one.png"), b = test::loadPng(dir / "job.png");
     EXPECT_GT(test::countDistinctColors(a), 16u) << "the picture is (nearly) uniform";
-    EXPECT_TRUE(a.pixels == b.pixels) << "two ranks drew another picture than one process";
+    EXPECT_TRUE(a.pixels == b.pixels) << ranks << " ranks drew another picture than one process";
 }
 
 TEST(AppRanks, TwoRanksDrawTheOneProcessPictureIn2D) {
-    expectTwoRanksDrawTheOneProcessPicture("2d", {"--sim", "gray-scott", "--size", "97x61",
-                                                  "--resolution", "194x122", "--frames", "12"});
+    expectRanksDrawTheOneProcessPicture("2d", {"--sim", "gray-scott", "--size", "97x61",
+                                               "--resolution", "194x122", "--frames", "12"});
 }
 
 TEST(AppRanks, TwoRanksDrawTheOneProcessPictureIn3D) {
-    expectTwoRanksDrawTheOneProcessPicture("3d", {"--sim", "gray-scott-3d", "--size", "21x17x19",
-                                                  "--resolution", "160x120", "--frames", "6"});
+    expectRanksDrawTheOneProcessPicture("3d", {"--sim", "gray-scott-3d", "--size", "21x17x19",
+                                               "--resolution", "160x120", "--frames", "6"});
+}
+
+// --display-share, refused in one process without --gpus, is rank 0's part of the planes in a
+// job: 0.37 of 61 rows is 23 (the default, 0.4, would be 24), 0.5 of them on three ranks 31.
+TEST(AppRanks, RanksWithADisplayShareDrawTheOneProcessPicture) {
+    const std::vector<std::string> args{"--sim",        "gray-scott", "--size",   "97x61",
+                                        "--resolution", "194x122",    "--frames", "12"};
+    {
+        SCOPED_TRACE("2 ranks, share 0.37");
+        expectRanksDrawTheOneProcessPicture("share-2", args, 2, {"--display-share", "0.37"},
+                                            "rank 0 holding 23 rows");
+    }
+    {
+        SCOPED_TRACE("3 ranks, share 0.5");
+        expectRanksDrawTheOneProcessPicture("share-3", args, 3, {"--display-share", "0.5"},
+                                            "rank 0 holding 31 rows");
+    }
 }
 
 TEST(AppRanks, AMissingRankEndsRankZeroInBoundedTimeNamingIt) {

@@ -6,12 +6,14 @@
 // CUDA), and its trace every mode. A bad --trace path, or --trace where nothing would be traced,
 // exits 2 before any GPU work.
 #include "test_support.h"
+#include "trace.h"
 
 #include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -235,6 +237,61 @@ TEST(AppTrace, TraceWhereNothingWouldBeTracedExits2) {
         EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(trace));
     }
+}
+
+} // namespace
+} // namespace estuary
+
+namespace estuary {
+namespace {
+
+// A split run's GPU spans (sim::GpuSpan, from CUDA events on each GPU) land in the part's "GPU"
+// process, one named thread per GPU and stream, on the trace's axis; those beyond the room
+// reserved are counted as dropped, not kept.
+TEST(AppTrace, EachGpusSpansOfASplitRunGetTheirOwnTracksAndBeyondTheRoomAreDropped) {
+    FrameTrace trace(4);
+    trace.beginPart("pipelined", "cuda");
+    const double now = std::chrono::duration<double, std::micro>(
+                           std::chrono::steady_clock::now().time_since_epoch())
+                           .count();
+    trace.reserveGpuSpans(1, 2); // room for 16 spans
+    std::vector<sim::GpuSpan> spans;
+    for (uint32_t i = 0; i < 20; ++i) {
+        sim::GpuSpan s;
+        s.gpu = i % 2;
+        s.copyStream = i % 4 == 3;
+        s.name = s.copyStream ? "peer copy" : "steps";
+        s.frame = i / 4;
+        s.startUs = now + 100.0 * i;
+        s.endUs = s.startUs + 50.0;
+        spans.push_back(s);
+    }
+    trace.addGpuSpans(spans);
+    std::string text;
+    trace.write([&](std::string_view piece) { text += piece; });
+    const json doc = json::parse(text);
+    EXPECT_EQ(doc["otherData"]["gpu_spans_kept"], 16);
+    EXPECT_EQ(doc["otherData"]["gpu_spans_dropped"], 4);
+    std::map<int, std::string> threads;
+    std::vector<json> gpuSpans;
+    for (const json& e : doc["traceEvents"]) {
+        if (e["ph"] == "M" && e["name"] == "thread_name" && e["tid"].get<int>() >= 10)
+            threads[e["tid"].get<int>()] = e["args"]["name"];
+        if (e["ph"] == "X" && e["tid"].get<int>() >= 10) gpuSpans.push_back(e);
+    }
+    EXPECT_EQ(threads, (std::map<int, std::string>{
+                           {10, "GPU 0 slabs"}, {12, "GPU 1 slabs"}, {13, "GPU 1 copies"}}));
+    ASSERT_EQ(gpuSpans.size(), 16u);
+    for (size_t i = 0; i < gpuSpans.size(); ++i) {
+        EXPECT_NEAR(gpuSpans[i]["dur"].get<double>(), 50.0, kRoundingUs);
+        EXPECT_EQ(gpuSpans[i]["args"]["frame"], i / 4);
+        if (i > 0) { // on one axis, 100 µs apart, as recorded
+            EXPECT_NEAR(gpuSpans[i]["ts"].get<double>() - gpuSpans[i - 1]["ts"].get<double>(),
+                        100.0, kRoundingUs);
+        }
+    }
+    EXPECT_EQ(gpuSpans[3]["name"], "peer copy");
+    EXPECT_EQ(gpuSpans[3]["tid"], 13);
 }
 
 } // namespace

@@ -268,18 +268,49 @@ const sim::SimDefinition* find(std::string_view name) {
     return findSimulation(name);
 }
 
-TEST(RankedSplit, TwoAndThreeRanksEqualTheOneProcessRunBitForBit) {
+TEST(RankedSplit, RankZeroHoldsItsShareOfThePlanesAndTheOthersTheRest) {
+    // 2D 97x61: 61 rows. Two ranks: 0.37 of 61 is 22.57, rounded 23; the default is 0.4 (24.4).
+    EXPECT_EQ(sim::planRankSlabs({97, 61}, 2, 2, 0.37).count, (std::vector<uint32_t>{23, 38}));
+    EXPECT_EQ(sim::planRankSlabs({97, 61}, 2, 2, 0).count, (std::vector<uint32_t>{24, 37}));
+    EXPECT_EQ(sim::planRankSlabs({97, 61}, 2, 2, 0.5).count, (std::vector<uint32_t>{31, 30}));
+    // Three ranks, five slabs (ranks 0, 0, 1, 1, 2): rank 0's 0.5 in two slabs, 0.25 for each
+    // of the others.
+    const sim::SlabPlan five = sim::planRankSlabs({97, 61}, 5, 3, 0.5);
+    EXPECT_EQ(five.count[0] + five.count[1], 31u);
+    EXPECT_EQ(five.count[4], 61u - 46u);
+    // One rank is the even cut; the share must be in (0, 1); every rank needs a slab.
+    EXPECT_EQ(sim::planRankSlabs({97, 61}, 3, 1, 0.2).count, sim::planSlabs({97, 61}, 3).count);
+    EXPECT_THROW(sim::planRankSlabs({97, 61}, 2, 2, 1.0), Error);
+    EXPECT_THROW(sim::planRankSlabs({97, 61}, 2, 3, 0.3), Error);
+    try {
+        (void)sim::planRankSlabs({97, 8}, 2, 2, 0.05);
+        FAIL() << "a share of fewer than 2 rows was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("fewer than 2"), std::string::npos) << e.what();
+    }
+}
+
+// 2, 3, 4 and 8 ranks, one slab each or more, rank 0 holding the default share or a named one.
+TEST(RankedSplit, RanksWithAnyShareEqualTheOneProcessRunBitForBit) {
     const struct {
         const char* simulation;
         sim::GridSize grid;
         uint32_t ranks, slabs;
-    } cases[] = {{"gray-scott", {97, 61}, 2, 2},
-                 {"gray-scott", {97, 61}, 3, 5},
-                 {"gray-scott-3d", {17, 19, 23}, 2, 3}};
+        double share; // rank 0's part of the planes; 0: the default
+    } cases[] = {
+        {"gray-scott", {97, 61}, 2, 2, 0},        {"gray-scott", {97, 61}, 2, 2, 0.37},
+        {"gray-scott", {97, 61}, 2, 2, 0.5},      {"gray-scott", {97, 61}, 3, 3, 0.37},
+        {"gray-scott", {97, 61}, 3, 5, 0.5},      {"gray-scott", {97, 61}, 4, 4, 0},
+        {"gray-scott-3d", {17, 19, 23}, 2, 3, 0}, {"gray-scott-3d", {17, 19, 23}, 3, 3, 0.37},
+        {"gray-scott", {97, 61}, 8, 11, 0.3}};
     for (const auto& c : cases) {
         SCOPED_TRACE(std::string(c.simulation) + ", " + std::to_string(c.ranks) + " ranks, " +
-                     std::to_string(c.slabs) + " slabs");
+                     std::to_string(c.slabs) + " slabs, share " + std::to_string(c.share));
         const sim::SimDefinition& def = *findSimulation(c.simulation);
+        const sim::SlabPlan plan = sim::planRankSlabs(c.grid, c.slabs, c.ranks, c.share);
+        if (c.share > 0 && c.share * c.ranks != 1) { // uneven where the share is not an even one
+            EXPECT_NE(plan.count, sim::planSlabs(c.grid, c.slabs).count);
+        }
         Started s = connectAll(c.ranks, test::scratchDir("ranks-split"));
         for (const std::string& e : s.errors)
             ASSERT_EQ(e, "");
@@ -289,7 +320,8 @@ TEST(RankedSplit, TwoAndThreeRanksEqualTheOneProcessRunBitForBit) {
                                         [&, r] { return sim::serveRank(s.links[r], find); }));
         const sim::ParamValues params = sim::initialParams(def);
         {
-            auto ranked = sim::createRankedCpu(def, c.grid, c.slabs, s.links[0]);
+            auto ranked = sim::createRankedCpu(def, c.grid, c.slabs, s.links[0],
+                                               sim::kDefaultSlabHalo, c.share);
             auto whole = def.createCpu(c.grid);
             ranked->reset(5);
             whole->reset(5);
@@ -302,8 +334,11 @@ TEST(RankedSplit, TwoAndThreeRanksEqualTheOneProcessRunBitForBit) {
                     << "after " << steps << " more steps";
             }
             EXPECT_NE(outputs(*whole, def, c.grid), initial) << "the run must change the field";
-            // On a boundary between the first two slabs, and across the wrap.
-            const float boundary = float(sim::planSlabs(c.grid, c.slabs).count[0]);
+            // On the boundary between rank 0 and the next rank, and across the wrap.
+            size_t rank1 = 0; // rank 1's first slab
+            while (sim::rankOfSlab(rank1, c.slabs, c.ranks) == 0)
+                ++rank1;
+            const float boundary = float(plan.first[rank1]);
             for (const sim::Brush& b :
                  {sim::Brush{8, boundary, 5, false}, sim::Brush{9, 1, 4, true}}) {
                 ranked->brush(b, params);

@@ -96,6 +96,147 @@ TEST(SimSlabs, EverySplitRunEqualsTheUnsplitRunBitForBit) {
     }
 }
 
+struct RunCase {
+    const char* simulation;
+    GridSize grid;
+    SlabRunLayout layout;
+    uint32_t expectedHalo;
+};
+
+// The plans the CUDA run makes across GPUs (planSlabRun: the display GPU's share, the automatic
+// deep halo of one exchange a frame, --halo 8), run by the CPU split: the same arithmetic on
+// the same operands, so bit for bit the unsplit run.
+TEST(SimSlabs, SplitRunsWithDeepHalosAndPlansForSeveralGpusEqualTheUnsplitRunBitForBit) {
+    const RunCase cases[] = {
+        {"gray-scott", {97, 61}, {4, 1, 8}, 8},        // --halo 8 on one GPU
+        {"gray-scott", {16, 700}, {2, 2, 0}, 8},       // automatic: a frame's 8 steps
+        {"gray-scott", {12, 2800}, {4, 4, 0}, 8},      // the same over 4 GPUs
+        {"gray-scott", {31, 90}, {8, 4, 8, 0.2}, 8},   // 2 slabs per GPU, display share 0.2
+        {"gray-scott", {23, 77}, {3, 3, 0}, 4},        // too thin for a deep halo
+        {"gray-scott", {19, 400}, {8, 8, 5}, 5},       // 8 GPUs, a halo that divides no frame
+        {"gray-scott-3d", {17, 19, 40}, {3, 3, 8}, 8}, // 3D, --halo 8
+        {"gray-scott-3d", {9, 11, 700}, {2, 2, 0}, 8}, // 3D, automatic
+    };
+    for (const RunCase& c : cases) {
+        const SimDefinition& def = definition(c.simulation);
+        SCOPED_TRACE(std::string(c.simulation) + " " + std::to_string(c.grid.width) + "x" +
+                     std::to_string(c.grid.height) + "x" + std::to_string(c.grid.depth) + ", " +
+                     std::to_string(c.layout.slabs) + " slabs over " +
+                     std::to_string(c.layout.gpus) + " GPUs, halo " +
+                     std::to_string(c.layout.halo));
+        const SlabPlan plan = planSlabRun(c.grid, c.layout);
+        ASSERT_EQ(plan.halo, c.expectedHalo);
+        std::unique_ptr<CpuSimulation> whole = def.createCpu(c.grid);
+        std::unique_ptr<CpuSimulation> split = createSlabbedCpu(def, c.grid, plan);
+        const ParamValues params = initialParams(def);
+        whole->reset(7);
+        split->reset(7);
+        // 1, a frame, the halo, a multiple of it and counts that are not.
+        for (int steps : {1, 8, int(plan.halo), 3 * int(plan.halo), 7, 21}) {
+            whole->step(params, steps);
+            split->step(params, steps);
+            const auto expected = outputs(*whole, def, c.grid);
+            EXPECT_EQ(differingLevels(expected, outputs(*split, def, c.grid)), 0u)
+                << "after " << steps << " more steps, of " << expected.size() << " levels";
+        }
+        // The field moved: the comparison is not of two unchanged seeds.
+        const auto stepped = outputs(*whole, def, c.grid);
+        whole->reset(7);
+        EXPECT_NE(differingLevels(outputs(*whole, def, c.grid), stepped), 0u);
+    }
+}
+
+TEST(SimSlabs, TheAutomaticHaloCoversAFrameAcrossGpusWhereTheSlabsAreThickEnough) {
+    EXPECT_EQ(autoSlabHalo(1000, 1, 8), kDefaultSlabHalo); // one GPU: device copies are cheap
+    EXPECT_EQ(autoSlabHalo(3, 1, 8), 3u);                  // the thinnest slab bounds it
+    EXPECT_EQ(autoSlabHalo(256, 2, 8), 8u);                // 2 x 4 more planes within 1/32
+    EXPECT_EQ(autoSlabHalo(255, 2, 8), kDefaultSlabHalo);  // beyond: two exchanges a frame
+    EXPECT_EQ(autoSlabHalo(3, 4, 8), 3u);
+    EXPECT_EQ(autoSlabHalo(1000, 2, 4), kDefaultSlabHalo); // 4 steps: one exchange already
+    EXPECT_EQ(autoSlabHalo(1000, 2, 2), kDefaultSlabHalo);
+    EXPECT_EQ(autoSlabHalo(1000, 2, 0), kDefaultSlabHalo); // paused
+    EXPECT_EQ(autoSlabHalo(100000, 8, 16), 16u);
+    EXPECT_EQ(autoSlabHalo(100000, 8, 1000), kMaxSlabHalo);
+}
+
+TEST(SimSlabs, SlabsSpreadOverThreeFourAndEightGpusInContiguousBlocks) {
+    const auto gpusOf = [](size_t slabs, size_t gpus) {
+        std::vector<size_t> g;
+        for (size_t i = 0; i < slabs; ++i)
+            g.push_back(gpuOfSlab(i, slabs, gpus));
+        return g;
+    };
+    EXPECT_EQ(gpusOf(3, 3), (std::vector<size_t>{0, 1, 2}));
+    EXPECT_EQ(gpusOf(8, 3), (std::vector<size_t>{0, 0, 0, 1, 1, 1, 2, 2}));
+    EXPECT_EQ(gpusOf(4, 4), (std::vector<size_t>{0, 1, 2, 3}));
+    EXPECT_EQ(gpusOf(7, 4), (std::vector<size_t>{0, 0, 1, 1, 2, 2, 3}));
+    EXPECT_EQ(gpusOf(8, 8), (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(gpusOf(16, 8), (std::vector<size_t>{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7}));
+
+    // The display GPU's default share balances its output work (kDisplayExtraWork): 0.4 on 2
+    // GPUs as measured, 0.2 on 3, 0.1 on 4, a quarter of an even share from 5 on.
+    EXPECT_DOUBLE_EQ(defaultDisplayShare(2), 0.4);
+    EXPECT_NEAR(defaultDisplayShare(3), 0.2, 1e-12);
+    EXPECT_NEAR(defaultDisplayShare(4), 0.1, 1e-12);
+    EXPECT_NEAR(defaultDisplayShare(8), 0.25 / 8, 1e-12);
+    for (uint32_t g = 2; g <= 8; ++g) { // the others' share: (1 - s) / (g - 1) = s + the extra
+        if (defaultDisplayShare(g) > 0.25 / g + 1e-12) {
+            EXPECT_NEAR((1 - defaultDisplayShare(g)) / (g - 1),
+                        defaultDisplayShare(g) + kDisplayExtraWork, 1e-12)
+                << g;
+        }
+    }
+    // 4 GPUs: 0.1 on the display GPU, 0.3 on each other.
+    const SlabPlan four = planSlabRun(GridSize{16, 1000}, {4, 4, 0});
+    EXPECT_EQ(four.first, (std::vector<uint32_t>{0, 100, 400, 700}));
+    EXPECT_EQ(four.count, (std::vector<uint32_t>{100, 300, 300, 300}));
+    // 8 GPUs over 8192 rows: 1/32 on the display GPU (256 rows), 1133..1134 on the others.
+    const SlabPlan eight = planSlabRun(GridSize{8192, 8192}, {8, 8, 0});
+    ASSERT_EQ(eight.count.size(), 8u);
+    EXPECT_EQ(eight.count[0], 256u);
+    uint32_t total = eight.count[0];
+    for (size_t i = 1; i < 8; ++i) {
+        EXPECT_TRUE(eight.count[i] == 1133 || eight.count[i] == 1134) << eight.count[i];
+        total += eight.count[i];
+    }
+    EXPECT_EQ(total, 8192u);
+    EXPECT_EQ(eight.halo, 8u); // one exchange a frame: 256 rows hold 2 x 4 more within 1/32
+    // 3 GPUs, 2 slabs each in 3D: the display GPU's 0.2 of the slices halved.
+    const SlabPlan three = planSlabRun(GridSize{64, 64, 300}, {6, 3, 0});
+    EXPECT_EQ(three.count[0] + three.count[1], 60u);
+    EXPECT_EQ(three.count[2] + three.count[3], 120u);
+    EXPECT_EQ(three.count[4] + three.count[5], 120u);
+    EXPECT_EQ(three.halo, kDefaultSlabHalo); // 30-slice slabs: too thin for a deep halo
+    // One GPU: even, the default halo.
+    const SlabPlan one = planSlabRun(GridSize{16, 1000}, {4, 1, 0});
+    EXPECT_EQ(one.count, (std::vector<uint32_t>{250, 250, 250, 250}));
+    EXPECT_EQ(one.halo, kDefaultSlabHalo);
+}
+
+TEST(SimSlabs, ARunPlanRefusesHalosOutOfRangeAndMoreGpusThanSlabs) {
+    const std::pair<SlabRunLayout, const char*> bad[] = {
+        {{4, 1, 65}, "--halo 65: allowed 1..64"},
+        {{4, 1, 16}, "--halo 16: the thinnest slab holds 15 rows"},
+        {{8, 4, 9, 0.2},
+         "holds 6 rows, and a halo is copied from one neighbour's own planes; allowed: 1..6"},
+        {{2, 3, 0}, "--slabs 2 for 3 GPUs: every GPU needs at least one slab"},
+        {{2, 0, 0}, "--gpus must be at least 1"},
+        {{0, 1, 0}, "--slabs must be at least 1"},
+        {{2, 2, 0, 1.0}, "between 0 and 1, got 1"},
+        {{40, 1, 0}, "allowed: 1..30"},
+    };
+    for (const auto& [layout, message] : bad) {
+        SCOPED_TRACE(message);
+        try {
+            (void)planSlabRun(GridSize{16, 61}, layout);
+            ADD_FAILURE() << "accepted";
+        } catch (const Error& e) {
+            EXPECT_EQ(exitCode(e), ExitCode::Usage);
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(SimSlabs, BrushStrokesAcrossSlabBoundariesAndTheWrapMatchTheUnsplitRun) {
     const SimDefinition& def = definition("gray-scott");
     const GridSize grid{80, 60};

@@ -392,16 +392,23 @@ TEST_F(AppGpuRun, SplitCudaRunsDrawTheUnsplitPictureAndMissingGpusExit3) {
         }
         if (count < 2) continue;
         int n = 0;
-        for (const char* split :
-             {"--slabs 2", "--slabs 7", "--display-share 0.37", "--display-share 0.5"}) {
+        // Halos of 8 (one exchange a frame) and of 1 (eight), and every GPU count up to 8 the
+        // machine has (3D on 8 GPUs: the display GPU's 2 slices), with --halo 8 in 2D.
+        std::vector<std::string> splits = {
+            "--gpus 2 --slabs 2",           "--gpus 2 --slabs 7", "--gpus 2 --display-share 0.37",
+            "--gpus 2 --display-share 0.5", "--gpus 2 --halo 8",  "--gpus 2 --halo 1"};
+        for (int g = 3; g <= std::min(count, 8); ++g) {
+            splits.push_back("--gpus " + std::to_string(g));
+            if (!volume) splits.push_back("--gpus " + std::to_string(g) + " --halo 8");
+        }
+        for (const std::string& split : splits) {
             const auto shot = dir / ("gpus-" + std::to_string(n++) + ".png");
-            const auto run =
-                runEstuary(common + "'" + shot.string() + "' --gpus 2 " + std::string(split));
-            ASSERT_EQ(run.exitCode, 0) << run.output;
+            const auto run = runEstuary(common + "'" + shot.string() + "' " + split);
+            ASSERT_EQ(run.exitCode, 0) << split << ": " << run.output;
             EXPECT_NE(run.output.find("validation layer reported 0 message"), std::string::npos)
                 << run.output;
             EXPECT_TRUE(loadPng(shot).pixels == loadPng(dir / "whole.png").pixels)
-                << "--gpus 2 " << split << " drew another picture than one GPU";
+                << split << " drew another picture than one GPU";
         }
     }
     const auto more = runEstuary("--headless --backend cuda --frames 2 --size 64x64 --screenshot "
