@@ -9,6 +9,7 @@
 #include "stop_signal.h"
 #include "trace.h"
 #include "watchdog.h"
+#include "windowed.h"
 
 #include <algorithm>
 #include <chrono>
@@ -66,16 +67,6 @@ void printHostBusy(FrameTimes busy) {
                 ms[std::min(ms.size() - 1, ms.size() * 99 / 100)], ms.back());
 }
 
-// Whether Space was pressed in the last frame's input (a served page's keys arrive there).
-bool spacePressed(const Viewer& viewer) {
-    estuary_input input{};
-    if (estuary_get_input(viewer.get(), &input) != ESTUARY_OK) return false;
-    bool toggled = false;
-    for (uint32_t k = 0; k < input.key_count; ++k)
-        toggled = toggled != (input.keys[k] == 32); // GLFW_KEY_SPACE
-    return toggled;
-}
-
 // Returns how many of the drained frames were replayed from CUDA graphs.
 uint64_t drainStats(const Viewer& viewer, const SimRun& run, FrameTrace* trace, FrameTimes& busy) {
     estuary_frame_stats stats{};
@@ -89,20 +80,22 @@ uint64_t drainStats(const Viewer& viewer, const SimRun& run, FrameTrace* trace, 
     return fromGraphs;
 }
 
-void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
+// `steered`: a served run, steered from the page as the window is (its panel, brush and keys);
+// else the options' simulation runs alone.
+void run(const Viewer& viewer, const Options& o, RunOutputs& outputs, WindowRun* steered) {
     const sim::SimDefinition& def = *findSimulation(o.simulation);
-    const std::unique_ptr<SimRun> sim = openSimRun(viewer, o, def, runKindFor(viewer, false));
+    const std::unique_ptr<SimRun> alone =
+        steered ? nullptr : openSimRun(viewer, o, def, runKindFor(viewer, false));
+    const auto sim = [&]() -> SimRun& { return steered ? *steered->run : *alone; };
     const sim::ParamValues params = startParams(o, def);
     const int steps = startSteps(o, def);
     // A served run goes on until stopped (Ctrl-C), unless --frames says otherwise.
-    const bool served = !o.serve.empty();
-    const uint64_t frames = o.frames ? o.frames : served ? UINT64_MAX : 300;
-    bool paused = false; // served: the page's Space pauses the simulation, as the window's does
+    const uint64_t frames = o.frames ? o.frames : steered ? UINT64_MAX : 300;
     std::optional<FrameTrace> trace;
     if (outputs.trace) {
         trace.emplace(frames);
-        trace->beginPart("headless", sim->name());
-        trace->reserveGpuSpans(frames, sim->traceGpus());
+        trace->beginPart("headless", sim().name());
+        trace->reserveGpuSpans(frames, sim().traceGpus());
     }
     FrameTimes times, busy;
     using Clock = std::chrono::steady_clock;
@@ -115,14 +108,14 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
         last = drawn + 1 == frames || stopSignal() != 0;
         {
             const WatchdogScope watch("frame", drawn, frameTimeoutNs(times.slowestMs));
-            sim->frame(params, paused ? 0 : steps);
+            if (!steered)
+                alone->frame(params, steps);
+            else if (!stepWindowRun(*steered)) // the panel's or the library's close request
+                last = true;
         }
-        if (served) {
-            paused = paused != spacePressed(viewer);
-            reportServeStats(viewer.get(), o);
-        }
+        if (steered) reportServeStats(viewer.get(), o);
         ++drawn;
-        fromGraphs += drainStats(viewer, *sim, trace ? &*trace : nullptr, busy);
+        fromGraphs += drainStats(viewer, sim(), trace ? &*trace : nullptr, busy);
         const auto now = Clock::now();
         times.add(std::chrono::duration<double, std::milli>(now - previous).count());
         previous = now;
@@ -132,7 +125,7 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
                                   2 * frameTimeoutNs(times.slowestMs));
         viewer.finish(); // every frame drawn, its times collected, the clocks aligned again
     }
-    fromGraphs += drainStats(viewer, *sim, trace ? &*trace : nullptr, busy);
+    fromGraphs += drainStats(viewer, sim(), trace ? &*trace : nullptr, busy);
     printFrameTimes(std::move(times), std::chrono::duration<double>(Clock::now() - start).count());
     printHostBusy(std::move(busy));
     if (viewer.info().has_cuda && o.backend != Backend::Cpu)
@@ -166,19 +159,23 @@ void run(const Viewer& viewer, const Options& o, RunOutputs& outputs) {
 } // namespace
 
 int runHeadless(const Options& options, RunOutputs& outputs) {
-    Viewer viewer = openAppViewer(options, {});
+    Viewer opened = openAppViewer(options, {});
+    std::unique_ptr<WindowRun> steered;
     try {
-        run(viewer, options, outputs);
+        if (!options.serve.empty()) steered = openWindowRunOn(std::move(opened), options);
+        run(steered ? steered->viewer : opened, options, outputs, steered.get());
     } catch (...) {
         // Keep the original error: a second failure while tearing down is only reported.
         try {
-            (void)viewer.close();
+            if (steered) steered->run.reset();
+            (void)(steered ? steered->viewer : opened).close();
         } catch (const std::exception& e) {
             std::fprintf(stderr, "estuary: also failed while closing: %s\n", e.what());
         }
         throw;
     }
-    return closeAppViewer(viewer, options) > 0 ? int(ExitCode::Runtime) : 0;
+    const uint32_t messages = steered ? closeWindowRun(steered) : closeAppViewer(opened, options);
+    return messages > 0 ? int(ExitCode::Runtime) : 0;
 }
 
 } // namespace estuary

@@ -382,10 +382,10 @@ std::optional<std::string> modeProblem(const CLI::App& app, const Options& o) {
         if (given(name)) return std::string(name) + " is a benchmark option: add --bench";
     if (o.headless)
         for (const char* name : {"--present-mode", "--no-ui"})
-            if (given(name))
+            if (given(name) && !(o.serve.size() && std::string(name) == "--no-ui"))
                 return std::string(name) +
-                       " is a window option, ignored by --headless, which opens no window: "
-                       "remove it";
+                       " is a window option, ignored by --headless, which opens no window "
+                       "(--no-ui is kept with --serve, whose pages see the panels): remove it";
     return std::nullopt;
 }
 
@@ -544,7 +544,9 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     CLI::Option* frames = app.get_option("--frames");
     app.add_option("--present-mode", presentMode, "Window present mode: fifo, mailbox or immediate")
         ->check(CLI::IsMember({"fifo", "mailbox", "immediate"}));
-    app.add_flag("--no-ui", o.noUi, "Hide the Dear ImGui overlay (H toggles it)");
+    app.add_flag("--no-ui", o.noUi,
+                 "Hide the Dear ImGui overlay (H toggles it); the window's, or with --headless "
+                 "--serve the served picture's");
     std::string colorbar = "auto";
     app.add_option("--colorbar", colorbar,
                    "A colorbar beside the field: on, off or auto (on in the window, off headless)")

@@ -62,6 +62,14 @@ void drawSimulationPanel(WindowRun& w) {
         return;
     }
     const sim::SimDefinition& def = *w.simulation;
+    // First, where a small (served) picture still shows them; the Pause box sits at a fixed
+    // place, (27, 46) with the panel where it starts, for the browser test.
+    bool paused = w.paused;
+    if (ImGui::Checkbox("Pause (space)", &paused)) w.requests.togglePause = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Step (S)")) w.requests.stepOnce = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Reset (R)")) w.requests.reset = true;
     w.simulationEntryCentre.clear();
     const bool open = ImGui::BeginCombo("simulation", def.name.c_str());
     w.simulationSelectorCentre = leftEndOfItem();
@@ -100,12 +108,6 @@ void drawSimulationPanel(WindowRun& w) {
         w.presetButtonCentre[i] = centreOfItem();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", def.presets[i].help.c_str());
     }
-    bool paused = w.paused;
-    if (ImGui::Checkbox("Pause (space)", &paused)) w.requests.togglePause = true;
-    ImGui::SameLine();
-    if (ImGui::Button("Step (S)")) w.requests.stepOnce = true;
-    ImGui::SameLine();
-    if (ImGui::Button("Reset (R)")) w.requests.reset = true;
     if (def.dimensions == 3) { // a 3D grid: every side 8..512 here (--size allows more)
         ImGui::InputInt3("grid", w.gridEdit);
         for (int& side : w.gridEdit)
@@ -246,7 +248,11 @@ std::unique_ptr<WindowRun> openWindowRun(const Options& options, const std::stri
     if (!(x11 && *x11) && !(wayland && *wayland))
         throw unsupported("no display (DISPLAY and WAYLAND_DISPLAY are unset): the window cannot "
                           "open; run with --headless to render offscreen and write a screenshot");
-    auto w = std::make_unique<WindowRun>(openAppViewer(options, {true, false, screenshotDir}));
+    return openWindowRunOn(openAppViewer(options, {true, false, screenshotDir}), options);
+}
+
+std::unique_ptr<WindowRun> openWindowRunOn(Viewer viewer, const Options& options) {
+    auto w = std::make_unique<WindowRun>(std::move(viewer));
     w->options = options;
     startSimulation(*w, *findSimulation(options.simulation), std::nullopt);
     WindowRun* self = w.get();

@@ -59,6 +59,9 @@ struct WindowRun {
 // writes into `screenshotDir` (empty: the working folder).
 std::unique_ptr<WindowRun> openWindowRun(const Options& options,
                                          const std::string& screenshotDir = {});
+// The same run on a viewer already open: a served headless one (headless.cpp) gets the window's
+// Simulation panel, brush and keys, steered from the page.
+std::unique_ptr<WindowRun> openWindowRunOn(Viewer viewer, const Options& options);
 // One frame, then the input and requests it brought. False once the window is closed (Esc, the
 // close button, estuary_request_close).
 bool stepWindowRun(WindowRun& run);

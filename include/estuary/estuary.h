@@ -221,7 +221,8 @@ typedef void (*estuary_log_fn)(void* user, estuary_log_level level, const char* 
  * environment turns it on for any program, and estuary_destroy_viewer then fails
  * (ESTUARY_ERROR_RUNTIME) when there were messages. */
 #define ESTUARY_VIEWER_VALIDATION 0x1u
-#define ESTUARY_VIEWER_NO_UI 0x2u /* the window starts with its panels hidden (H shows them) */
+/* the window (or a served headless picture) starts with its panels hidden (H shows them) */
+#define ESTUARY_VIEWER_NO_UI 0x2u
 /* no built-in panels: only colorbars and your UI callback */
 #define ESTUARY_VIEWER_NO_PANELS 0x4u
 /* the window leaves every key to you (Esc included) */
@@ -975,11 +976,14 @@ ESTUARY_API estuary_status estuary_record_stop(estuary_viewer* viewer, estuary_r
  * "/ws"; every other path gets 404. Each frame's picture is copied out as for a recording and,
  * when the encoder is free, encoded on a worker thread (JPEG; H.264 where asked and offered) and
  * sent to every page whose last frame has left; otherwise the frame is dropped, never queued.
- * The page's pointer, wheel, keys and size come back as estuary_events, delivered at the next
+ * The page's pointer, wheel and keys come back as estuary_events, delivered at the next
  * estuary_begin_frame as estuary_inject_event's are, from the one page that steers (the first; a
- * page may take control); the pick readout under its cursor is sent back to it. Binds 127.0.0.1
- * by default; any other address needs allow_remote and a token, required by the page and the
- * WebSocket (?token=). Requests, messages and connections are bounded; a bad one is answered
+ * page may take control; its Escape is dropped); the pick readout under its cursor is sent back
+ * to it. A headless viewer that serves draws the window's panels and the estuary_set_ui callback
+ * into its picture, driven by that page (ESTUARY_VIEWER_NO_UI hides them), and its picture takes
+ * the page's size (even, 64x64 to 3840x2160, once the size has held; not while recording). Binds
+ * 127.0.0.1 by default; any other address needs allow_remote and a token, required by the page and
+ * the WebSocket (?token=). Requests, messages and connections are bounded; a bad one is answered
  * with an error and closed, and the frames go on. Not with ESTUARY_CONSUMER_OPENGL. */
 typedef enum estuary_serve_codec {
     /* H.264 where an encoder opens and the page decodes it, else JPEG */

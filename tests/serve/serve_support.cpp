@@ -233,7 +233,11 @@ Page::Frame Page::nextFrame() {
         if (ws.got_text()) continue;
         const std::string data = beast::buffers_to_string(buffer.data());
         if (data.size() < 16) return {};
-        return {int(uint8_t(data[0])), (uint8_t(data[1]) & 1) != 0, data.substr(16)};
+        const auto u16 = [&](size_t at) {
+            return uint32_t(uint8_t(data[at])) | uint32_t(uint8_t(data[at + 1])) << 8;
+        };
+        return {int(uint8_t(data[0])), (uint8_t(data[1]) & 1) != 0, data.substr(16), u16(2),
+                u16(4)};
     }
 }
 

@@ -103,12 +103,13 @@ class Page {
   public:
     explicit Page(uint16_t port, const std::string& token = "",
                   const std::string& address = "127.0.0.1", bool h264 = false);
-    // The next frame: its codec byte (1 JPEG, 2 H.264), key flag and payload; codec 0 when the
-    // connection ended.
+    // The next frame: its codec byte (1 JPEG, 2 H.264), key flag, size and payload; codec 0 when
+    // the connection ended.
     struct Frame {
         int codec = 0;
         bool key = false;
         std::string payload;
+        uint32_t width = 0, height = 0;
     };
     Frame nextFrame();
     bool connected = false;

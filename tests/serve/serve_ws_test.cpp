@@ -173,6 +173,7 @@ TEST_F(ServeWs, TheSteeringPagesCursorGetsThePickReadout) {
     ASSERT_TRUE(page.connected);
     page.send(R"({"type":"control"})");
     ASSERT_NE(page.nextText("control").find("\"steering\":true"), std::string::npos);
+    page.send(R"({"type":"key","code":72,"action":1})"); // H: the panels off the field
     page.send(R"({"type":"pointer","action":"move","x":128,"y":96})");
     // Readouts come when they change: the first ones may predate the cursor's move.
     std::string readout;
@@ -187,6 +188,27 @@ TEST_F(ServeWs, TheSteeringPagesCursorGetsThePickReadout) {
     ASSERT_EQ(values.size(), 1u) << readout;
     EXPECT_GE(values[0].get<double>(), 0.0) << "the noise field's values are in [0, 1)";
     EXPECT_LT(values[0].get<double>(), 1.0);
+}
+
+// The steering page's size becomes the headless picture's (even, within bounds); a watching
+// page's is only checked.
+TEST_F(ServeWs, TheSteeringPagesSizeBecomesThePicturesSize) {
+    start();
+    Page page(served->port);
+    ASSERT_TRUE(page.connected);
+    page.send(R"({"type":"resize","width":300,"height":100})"); // watching: ignored
+    page.send(R"({"type":"control"})");
+    ASSERT_NE(page.nextText("control").find("\"steering\":true"), std::string::npos);
+    page.send(R"({"type":"resize","width":333.5,"height":9999})");
+    Page::Frame frame;
+    for (int i = 0; i < 200 && frame.width != 332; ++i)
+        frame = page.nextFrame();
+    EXPECT_EQ(frame.width, 332u) << "333.5 wide: even, rounded down";
+    EXPECT_EQ(frame.height, 2160u) << "9999 high: the bound";
+    EXPECT_EQ(served->info().clients, 2u);
+    // A size out of the message's range is refused, naming it; the picture keeps its size.
+    page.send(R"({"type":"resize","width":0,"height":100})");
+    EXPECT_EQ(page.closeCode(), 1008);
 }
 
 TEST_F(ServeWs, StopClosesPagesWithGoingAwayInBoundedTime) {
@@ -253,6 +275,23 @@ TEST(ServePageInput, MessagesBecomeTheEventsAWindowWouldSend) {
                   nlohmann::json::parse(R"({"type":"resize","width":800,"height":600})"), events),
               "");
     EXPECT_TRUE(events.empty());
+    EXPECT_NE(serve::eventsFromMessage(
+                  nlohmann::json::parse(R"({"type":"resize","width":0,"height":600})"), events)
+                  .find("\"width\" 0 is not in 1..65536"),
+              std::string::npos);
+    // Escape ends a window's run; a page's is dropped (a page never ends the program).
+    EXPECT_EQ(serve::eventsFromMessage(
+                  nlohmann::json::parse(R"({"type":"key","code":256,"action":1})"), events),
+              "");
+    EXPECT_TRUE(events.empty());
+}
+
+TEST(ServePageInput, APagesSizeBecomesAnEvenPictureWithinBounds) {
+    using Size = std::array<uint32_t, 2>;
+    EXPECT_EQ(serve::pictureSizeFor(800, 600), (Size{800, 600}));
+    EXPECT_EQ(serve::pictureSizeFor(801.7, 601), (Size{800, 600}));
+    EXPECT_EQ(serve::pictureSizeFor(1, 20), (Size{64, 64}));
+    EXPECT_EQ(serve::pictureSizeFor(65536, 65536), (Size{3840, 2160}));
 }
 
 TEST(ServeTarget, TokenIsReadFromTheQueryOnly) {

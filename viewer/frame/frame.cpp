@@ -275,6 +275,7 @@ estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
     startInputPoll(v);
     deliverInjected(v);
     if (v.window) prepareWindow(v);
+    applyServedSize(v);
     if (v.panels.screenshotRequested) {
         v.panels.screenshotRequested = false;
         if (v.nextFrame > 0) writeNumberedScreenshot(v);

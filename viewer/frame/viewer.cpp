@@ -302,6 +302,19 @@ void waitIdle(estuary_viewer& v, const char* why) {
     if (v.device.handle) VK_CHECK(vkQueueWaitIdle(v.device.queue)); // done by now: at once
 }
 
+void resizeOffscreen(estuary_viewer& v, VkExtent2D extent) {
+    if (!v.headless || v.gl) throw usageError("only a headless Vulkan viewer's picture is resized");
+    if (extent.width == v.width && extent.height == v.height) return;
+    waitIdle(v, "resizing the picture"); // the frames in flight still draw into the old target
+    OffscreenTarget fresh = createOffscreenTarget(v.device, extent, v.targetFormat);
+    overlayForgetTargets(v); // its framebuffers hold the old target's view
+    destroyOffscreenTarget(v.device, v.offscreen);
+    v.offscreen = std::move(fresh);
+    v.width = extent.width;
+    v.height = extent.height;
+    resizeViews(v, extent); // the panels' rectangles and what each view keeps of the size
+}
+
 bool settleGpuWork(estuary_viewer& v) {
     if (v.gpuStuck) return false;
     const uint64_t timeout = frameWaitTimeoutNs(v);
@@ -419,7 +432,7 @@ void openViewer(estuary_viewer* v, const estuary_viewer_desc& desc) {
 } // namespace
 
 uint32_t destroyViewer(estuary_viewer* v) {
-    closeServer(*v); // its pages closed first: they see the server go, not a broken stream
+    closeServer(*v);   // its pages closed first: they see the server go, not a broken stream
     closeRecorder(*v); // a recording still running is finished (or, after a failure, deleted)
     if (v->device.handle && !settleGpuWork(*v)) {
         // Freeing objects the GPU may still use is undefined; the process should end soon.

@@ -306,6 +306,7 @@ struct InputState {
     uint32_t buttons = 0, pressed = 0, pressedSinceUi = 0, mods = 0;
     bool pressOnUi = false; // the buttons held went down over the UI: it keeps them
     float scroll = 0;
+    float uiScroll = 0; // the wheel over a served headless viewer's UI, for its next frame
     std::vector<int32_t> keys;
     enum class Drag { None, Pan, Orbit, User } drag = Drag::None;
     uint32_t dragPanel = 0; // the panel whose camera the drag moves
@@ -416,6 +417,9 @@ VkFormat pictureFormat(const estuary_viewer& v);
 bool pictureReadable(const estuary_viewer& v);
 // Waits for every frame submitted so far (bounded); a hang names what each side has done.
 void waitIdle(estuary_viewer& v, const char* why);
+// Between frames: a headless viewer's picture at a new size (a served page's; waits for the
+// frames in flight).
+void resizeOffscreen(estuary_viewer& v, VkExtent2D extent);
 // The end of the viewer's GPU work, whatever happened: true when nothing remains in flight.
 bool settleGpuWork(estuary_viewer& v);
 // How long a host wait for a frame may last: ESTUARY_WAIT_TIMEOUT_S, else 20 s or 50 times the
@@ -597,6 +601,11 @@ void buildUi(estuary_viewer& v, VkExtent2D extent);
 void recordOverlay(estuary_viewer& v, VkCommandBuffer cmd, VkImageView view, VkExtent2D extent);
 bool uiWantsMouse(const estuary_viewer& v);
 bool uiWantsKeyboard(const estuary_viewer& v);
+// A served headless viewer draws the window's panels and UI; the page's keys and characters reach
+// them here (a window's go through the GLFW backend).
+bool servedUi(const estuary_viewer& v);
+void servedUiKey(estuary_viewer& v, int code, bool down);
+void servedUiChar(estuary_viewer& v, uint32_t code);
 void showNotice(estuary_viewer& v, const std::string& text, bool isError);
 void drawPanels(estuary_viewer& v);
 bool wantsColorbar(const estuary_view& view);

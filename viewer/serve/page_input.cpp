@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace estuary::lib::serve {
@@ -10,6 +11,7 @@ namespace {
 
 constexpr double kCoordinateMax = 65536;       // picture pixels
 constexpr int32_t kKeyMin = 32, kKeyMax = 348; // GLFW's printable and function keys
+constexpr int32_t kEscape = 256;               // GLFW_KEY_ESCAPE
 
 estuary_event event(estuary_event_kind kind) {
     estuary_event e{};
@@ -84,6 +86,7 @@ std::string eventsFromMessage(const nlohmann::json& m, std::vector<estuary_event
         double code = 0, action = 0;
         if (std::string e = number(m, "code", kKeyMin, kKeyMax, code); !e.empty()) return e;
         if (std::string e = number(m, "action", 0, 1, action); !e.empty()) return e;
+        if (code == kEscape) return ""; // a page never ends the program (Esc does in a window)
         estuary_event key = event(ESTUARY_EVENT_KEY);
         key.code = int32_t(code);
         key.action = int32_t(action);
@@ -99,7 +102,7 @@ std::string eventsFromMessage(const nlohmann::json& m, std::vector<estuary_event
         out.push_back(c);
         return "";
     }
-    if (type == "resize") { // the page's size: the picture keeps the viewer's (scaled by the page)
+    if (type == "resize") { // the page's size: a headless picture follows it (pictureSizeFor)
         double w = 0, h = 0;
         if (std::string e = number(m, "width", 1, kCoordinateMax, w); !e.empty()) return e;
         return number(m, "height", 1, kCoordinateMax, h);
@@ -111,6 +114,17 @@ std::string eventsFromMessage(const nlohmann::json& m, std::vector<estuary_event
     return "unknown message type \"" + type +
            "\" (pointer, wheel, key, char, resize, stats, "
            "hello, control)";
+}
+
+std::array<uint32_t, 2> pictureSizeFor(double width, double height) {
+    std::array<uint32_t, 2> out{};
+    const double asked[2] = {width, height};
+    for (int i = 0; i < 2; ++i) {
+        const double side = std::clamp(std::floor(asked[i]), double(kPictureMin[size_t(i)]),
+                                       double(kPictureMax[size_t(i)]));
+        out[size_t(i)] = uint32_t(side) & ~1u;
+    }
+    return out;
 }
 
 } // namespace estuary::lib::serve

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,5 +17,10 @@ namespace estuary::lib::serve {
 // (which field, which value, what is allowed). Messages that are not input ("stats", "resize")
 // add nothing.
 std::string eventsFromMessage(const nlohmann::json& message, std::vector<estuary_event>& out);
+
+// The headless picture a steering page's "resize" (checked by eventsFromMessage) asks for: its
+// size within kPictureMin..kPictureMax on each side, rounded down to even (H.264's 4:2:0 needs it).
+constexpr std::array<uint32_t, 2> kPictureMin{64, 64}, kPictureMax{3840, 2160};
+std::array<uint32_t, 2> pictureSizeFor(double width, double height);
 
 } // namespace estuary::lib::serve

@@ -1,6 +1,8 @@
 // Serving the live picture (serve.h has the design): the checks of estuary_serve_desc, the
-// encoder thread, the page's input and pick readout, and the server's counts.
+// encoder threads and the server's counts (steering.cpp: the steering page's input, size and pick
+// readout).
 #include "serve.h"
+#include "server.h"
 #include "errors.h"
 #include "net.h"
 #include "nvenc_encoder.h"
@@ -31,83 +33,13 @@ extern const char* const kEstuaryServePage; // page/index.html, compiled in (ser
 
 namespace estuary::lib {
 
-using Clock = std::chrono::steady_clock;
-
-struct Server {
-    PictureTap tap;
-    std::unique_ptr<serve::Net> net;
-    std::string url, encoder = "jpeg";
-    // H.264 through the video module, for pages that decode it; null: JPEG only.
-    const EstuaryVideoApi* video = nullptr;
-    void* stream = nullptr;
-    uint32_t streamWidth = 0, streamHeight = 0;
-    int jpegQuality = 80;
-    bool bgra = false;
-    // H.264 by NVENC from GPU memory (nvenc_encoder.h), before FFmpeg; `nvencWhy`: why not.
-    NvencPtr nvenc;
-    std::string nvencWhy;
-    // The NVENC input's hand-off (under `mutex`): claimed by a frame's draw while Free, pending
-    // once that frame is submitted, free again once NVENC has read it; broken after a failure.
-    enum class Gpu { Free, Claimed, Pending, Encoding, Broken } gpu = Gpu::Free;
-    uint64_t gpuFrame = 0;
-    std::string gpuError; // why it broke, logged once by the loop
-    bool gpuErrorLogged = false;
-
-    // The loop's picture for the encoder: filled only while the encoder is idle and it is empty.
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::vector<uint8_t> pending;
-    uint32_t pendingWidth = 0, pendingHeight = 0;
-    uint64_t pendingFrame = 0;
-    bool pendingFull = false, closing = false;
-    // Encoder threads: one, or where JPEG is all that is served several (jpegEncoders), each
-    // taking the newest picture while it is free; `busy` of them encode now. Frames are sent in
-    // order: one that finishes after a later frame was sent is dropped.
-    uint32_t encoders = 1, busy = 0;
-    std::vector<std::thread> encoderThreads;
-    std::mutex sendMutex;
-    uint64_t lastSent = 0;
-    bool sentAny = false;
-    // Counts (under `mutex`).
-    uint64_t framesEncoded = 0, framesDropped = 0;
-    double encodeMsTotal = 0, encodeMsLast = 0, latencyMsLast = 0;
-    // When the last frames sent were ended (estuary_end_frame, steady clock), for the page's
-    // latency reports: ended -> drawn -> copied -> encoded -> sent -> decoded and shown -> the
-    // report back, so an upper bound of the one-way time by the report's trip.
-    std::array<std::pair<uint64_t, int64_t>, 64> taken{};
-    // Since the last serve_stats message (a page that reports frames shown gets one a second):
-    // each frame's encode time and each report's latency, at most kSamplesMax of each.
-    std::vector<double> encodeSamples, latencySamples;
-    bool statsWanted = false;
-    Clock::time_point statsSent{};
-
-    // The steering page's events, for the loop's next poll.
-    std::mutex inputMutex;
-    std::vector<estuary_event> input;
-    std::string lastPick; // the readout last sent (loop thread only)
-
-    ~Server() { // normally after stopServing; here only when that failed
-        if (net) net->stop();
-        {
-            std::lock_guard lock(mutex);
-            closing = true;
-        }
-        changed.notify_all();
-        for (std::thread& t : encoderThreads)
-            if (t.joinable()) t.join();
-        if (stream) video->streamClose(stream);
-    }
-};
-
 void ServerDeleter::operator()(Server* server) const noexcept {
     delete server;
 }
 
 namespace {
 
-constexpr size_t kInputMax = 1024; // page events waiting for the loop; more are dropped
 constexpr size_t kFrameHeader = 16;
-constexpr size_t kSamplesMax = 4096;
 
 bool loopback(const std::string& address) {
     return address == "127.0.0.1" || address == "::1";
@@ -347,71 +279,6 @@ void openStream(estuary_viewer& v, Server& s, bool required) {
     if (required) throw unsupported("H.264 serving: " + why + "; NVENC: " + s.nvencWhy);
 }
 
-// The page's messages, on the network thread.
-std::string onPageMessage(Server& s, const nlohmann::json& message, bool steering) {
-    std::vector<estuary_event> events;
-    std::string error = serve::eventsFromMessage(message, events);
-    if (!error.empty()) return error;
-    if (message["type"] == "stats" && steering) {
-        const uint64_t frame = message["frame"].get<uint64_t>();
-        std::lock_guard lock(s.mutex);
-        const auto& [taken, at] = s.taken[frame % s.taken.size()];
-        if (taken == frame) {
-            s.latencyMsLast = double(hostNowNs() - at) / 1e6;
-            if (s.latencySamples.size() < kSamplesMax) s.latencySamples.push_back(s.latencyMsLast);
-        }
-        s.statsWanted = true;
-    }
-    if (!steering || events.empty()) return ""; // watchers' input is theirs alone
-    std::lock_guard lock(s.inputMutex);
-    for (const estuary_event& e : events)
-        if (s.input.size() < kInputMax) s.input.push_back(e);
-    return "";
-}
-
-// What the steering page is shown under its cursor: the field's texel (the probe) and the buffer
-// views' picks, as the window's View panel has them.
-std::string pickReadout(const estuary_viewer& v) {
-    const PanelState& p = v.panels;
-    nlohmann::json out{{"type", "pick"}};
-    const estuary_view* field = p.probeActive ? backgroundView(v, p.probePanel) : nullptr;
-    if (field && p.probeValid)
-        out["probe"] = {{"x", p.probeX},
-                        {"y", p.probeY},
-                        {"name", field->label},
-                        {"values", probeValues(*field->image(), p.probeBytes.data())}};
-    nlohmann::json picks = nlohmann::json::array();
-    for (size_t i = 0; i < p.picks.size(); ++i) {
-        const estuary_pick& pick = p.picks[i].pick;
-        if (!p.picks[i].valid || pick.hit != 1) continue;
-        picks.push_back({{"view", i},
-                         {"element", pick.element},
-                         {"value", pick.value},
-                         {"position", {pick.position[0], pick.position[1], pick.position[2]}}});
-    }
-    out["picks"] = picks;
-    return out.dump();
-}
-
-// Once a second, to a steering page that reports the frames it shows (the page with ?stats, the
-// probe): the encode times and latencies since the last message, and the counts.
-void sendServeStats(Server& s) {
-    const Clock::time_point now = Clock::now();
-    if (now - s.statsSent < std::chrono::seconds(1)) return;
-    nlohmann::json m{{"type", "serve_stats"}, {"encoder", s.encoder}};
-    {
-        std::lock_guard lock(s.mutex);
-        if (!s.statsWanted) return;
-        m["encode_ms"] = std::exchange(s.encodeSamples, {});
-        m["latency_ms"] = std::exchange(s.latencySamples, {});
-        m["frames_encoded"] = s.framesEncoded;
-        m["frames_dropped"] = s.framesDropped;
-    }
-    m["sends_dropped"] = s.net->counts().sendsDropped.load();
-    s.statsSent = now;
-    s.net->sendToSteering(m.dump());
-}
-
 } // namespace
 
 void startServing(estuary_viewer& v, const estuary_serve_desc& d) {
@@ -604,23 +471,6 @@ void collectServedPicture(estuary_viewer& v, uint64_t frame) {
         s->taken[frame % s->taken.size()] = {frame, record ? record->endNs : hostNowNs()};
     }
     s->changed.notify_all();
-}
-
-void takeServedInput(estuary_viewer& v) {
-    Server* s = v.server.get();
-    if (!s || s->net->counts().clients == 0) return;
-    {
-        std::lock_guard lock(s->inputMutex);
-        for (const estuary_event& e : s->input)
-            if (v.injected.size() < 4096) v.injected.push_back(e);
-        s->input.clear();
-    }
-    sendServeStats(*s);
-    std::string readout = pickReadout(v);
-    if (readout != s->lastPick) {
-        s->net->sendToSteering(readout);
-        s->lastPick = std::move(readout);
-    }
 }
 
 void closeServer(estuary_viewer& v) noexcept {

@@ -41,6 +41,9 @@ void servedFrameSubmitted(estuary_viewer& v, uint64_t frame);
 void collectServedPicture(estuary_viewer& v, uint64_t frame);
 // At each poll: the steering page's events join v.injected; its pick readout is sent back.
 void takeServedInput(estuary_viewer& v);
+// At a frame's begin, headless: the picture at the steering page's size, once it has held (the
+// page's "resize"; a window keeps its own size).
+void applyServedSize(estuary_viewer& v);
 // The viewer's destruction.
 void closeServer(estuary_viewer& v) noexcept;
 

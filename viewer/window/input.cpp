@@ -167,6 +167,7 @@ void onCursor(estuary_viewer& v, const estuary_event& e) {
 void onScroll(estuary_viewer& v, const estuary_event& e) {
     if (uiWantsMouse(v)) {
         if (GLFWwindow* w = glfwWindowOf(v)) ImGui_ImplGlfw_ScrollCallback(w, e.x, e.y);
+        if (servedUi(v)) v.input.uiScroll += float(e.y);
         return;
     }
     v.input.scroll += float(e.y);
@@ -188,6 +189,7 @@ void onKey(estuary_viewer& v, const estuary_event& e) {
     GLFWwindow* w = glfwWindowOf(v);
     if (w && overlayReady(v))
         ImGui_ImplGlfw_KeyCallback(w, e.code, 0, e.action ? GLFW_PRESS : GLFW_RELEASE, 0);
+    servedUiKey(v, e.code, e.action != 0);
     if (!e.action) return;
     // Hotkeys are letters too: while a text field has focus they belong to it.
     if (uiWantsKeyboard(v)) return;
@@ -214,6 +216,7 @@ void handleEvent(estuary_viewer& v, const estuary_event& e) {
     case ESTUARY_EVENT_CHAR:
         if (GLFWwindow* w = glfwWindowOf(v); w && overlayReady(v))
             ImGui_ImplGlfw_CharCallback(w, unsigned(e.code));
+        servedUiChar(v, uint32_t(e.code));
         break;
     case ESTUARY_EVENT_ICONIFY:
         setIconified(v, e.action != 0);

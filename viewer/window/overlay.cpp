@@ -1,10 +1,11 @@
 // Dear ImGui over the picture: the context, its Vulkan backend (functions loaded through volk) and,
 // in a window, its GLFW platform backend; headless, the display size and time are set here, which
-// is enough for the colorbars. ImGui 1.86's Vulkan backend builds its pipeline against a
-// VkRenderPass (dynamic rendering arrived in 1.89), and such a pipeline cannot be used inside
-// vkCmdBeginRendering, so the UI gets its own one-subpass pass over the target with LOAD_OP_LOAD,
-// in COLOR_ATTACHMENT_OPTIMAL at both ends, recorded after the views in the same command buffer.
-// Framebuffers are made once per target view and kept until the swapchain changes.
+// is enough for the colorbars. A served headless viewer gets the window's panels and UI callback,
+// driven by the steering page's pointer and keys (servedUi). ImGui 1.86's Vulkan backend builds its
+// pipeline against a VkRenderPass (dynamic rendering arrived in 1.89), and such a pipeline cannot
+// be used inside vkCmdBeginRendering, so the UI gets its own one-subpass pass over the target with
+// LOAD_OP_LOAD, in COLOR_ATTACHMENT_OPTIMAL at both ends, recorded after the views in the same
+// command buffer. Framebuffers are made once per target view and kept until the swapchain changes.
 #include "viewer.h"
 #include "vk_check.h"
 
@@ -21,6 +22,7 @@
 #include <cstdlib>
 #include <map>
 #include <string_view>
+#include <utility>
 
 namespace estuary::lib {
 
@@ -145,6 +147,30 @@ void openOverlay(estuary_viewer& v, VkFormat format) {
     if (GLFWwindow* w = glfwWindowOf(v)) {
         ImGui_ImplGlfw_InitForVulkan(w, /*install_callbacks=*/false);
         o.platform = true;
+    } else { // a served page's keys arrive as GLFW codes, as the GLFW backend maps them
+        const std::pair<ImGuiKey, int> keys[] = {{ImGuiKey_Tab, GLFW_KEY_TAB},
+                                                 {ImGuiKey_LeftArrow, GLFW_KEY_LEFT},
+                                                 {ImGuiKey_RightArrow, GLFW_KEY_RIGHT},
+                                                 {ImGuiKey_UpArrow, GLFW_KEY_UP},
+                                                 {ImGuiKey_DownArrow, GLFW_KEY_DOWN},
+                                                 {ImGuiKey_PageUp, GLFW_KEY_PAGE_UP},
+                                                 {ImGuiKey_PageDown, GLFW_KEY_PAGE_DOWN},
+                                                 {ImGuiKey_Home, GLFW_KEY_HOME},
+                                                 {ImGuiKey_End, GLFW_KEY_END},
+                                                 {ImGuiKey_Insert, GLFW_KEY_INSERT},
+                                                 {ImGuiKey_Delete, GLFW_KEY_DELETE},
+                                                 {ImGuiKey_Backspace, GLFW_KEY_BACKSPACE},
+                                                 {ImGuiKey_Space, GLFW_KEY_SPACE},
+                                                 {ImGuiKey_Enter, GLFW_KEY_ENTER},
+                                                 {ImGuiKey_Escape, GLFW_KEY_ESCAPE},
+                                                 {ImGuiKey_A, GLFW_KEY_A},
+                                                 {ImGuiKey_C, GLFW_KEY_C},
+                                                 {ImGuiKey_V, GLFW_KEY_V},
+                                                 {ImGuiKey_X, GLFW_KEY_X},
+                                                 {ImGuiKey_Y, GLFW_KEY_Y},
+                                                 {ImGuiKey_Z, GLFW_KEY_Z}};
+        for (const auto& [key, code] : keys)
+            io.KeyMap[key] = code;
     }
     ImGui_ImplVulkan_InitInfo info{};
     info.Instance = v.instance.handle;
@@ -190,10 +216,15 @@ bool overlayReady(const estuary_viewer& v) {
     return v.overlay != nullptr;
 }
 
+bool servedUi(const estuary_viewer& v) {
+    return v.headless && v.server && v.overlay;
+}
+
 bool overlayWanted(const estuary_viewer& v) {
     if (!v.overlay) return false;
-    // Headless, only the user's UI is drawn with ImGui: colorbars are the annotations'.
-    return !v.headless || v.uiCallback != nullptr;
+    // Headless, only the user's UI is drawn with ImGui (colorbars are the annotations'), and the
+    // panels where a page watches.
+    return !v.headless || v.uiCallback != nullptr || v.server;
 }
 
 void buildUi(estuary_viewer& v, VkExtent2D extent) {
@@ -214,11 +245,25 @@ void buildUi(estuary_viewer& v, VkExtent2D extent) {
     } else {
         io.DisplaySize = ImVec2(float(extent.width), float(extent.height));
         io.DeltaTime = std::max(1e-4f, std::chrono::duration<float>(now - o.lastFrame).count());
+        if (servedUi(v)) { // the steering page's pointer, in the picture's pixels
+            const InputState& in = v.input;
+            io.MousePos =
+                in.cursorX < 0 ? ImVec2(-FLT_MAX, -FLT_MAX) : ImVec2(in.cursorX, in.cursorY);
+            io.MouseDown[0] = (in.buttons | in.pressedSinceUi) & ESTUARY_MOUSE_LEFT;
+            io.MouseDown[1] = (in.buttons | in.pressedSinceUi) & ESTUARY_MOUSE_RIGHT;
+            io.MouseDown[2] = (in.buttons | in.pressedSinceUi) & ESTUARY_MOUSE_MIDDLE;
+            io.MouseWheel += std::exchange(v.input.uiScroll, 0.0f);
+            io.KeyCtrl = in.mods & ESTUARY_MOD_CONTROL;
+            io.KeyShift = in.mods & ESTUARY_MOD_SHIFT;
+            io.KeyAlt = in.mods & ESTUARY_MOD_ALT;
+            v.input.pressedSinceUi = 0;
+        }
     }
     o.lastFrame = now;
     ImGui::NewFrame();
     drawPanels(v);
-    if (v.uiCallback && v.window && v.panels.visible) v.uiCallback(v.uiUser, o.context);
+    if (v.uiCallback && (v.window || v.server) && v.panels.visible)
+        v.uiCallback(v.uiUser, o.context);
     ImGui::Render();
     o.built = true;
     o.mouseWindows.clear();
@@ -259,7 +304,7 @@ void recordOverlay(estuary_viewer& v, VkCommandBuffer cmd, VkImageView view, VkE
 }
 
 bool uiWantsMouse(const estuary_viewer& v) {
-    if (!v.overlay || v.headless || !v.panels.visible) return false;
+    if (!v.overlay || (v.headless && !v.server) || !v.panels.visible) return false;
     const OverlaySide& o = *v.overlay;
     const InputState& in = v.input;
     if (o.popupOpen || (in.buttons && in.pressOnUi)) return true;
@@ -269,9 +314,21 @@ bool uiWantsMouse(const estuary_viewer& v) {
 }
 
 bool uiWantsKeyboard(const estuary_viewer& v) {
-    if (!v.overlay || v.headless || !v.panels.visible) return false;
+    if (!v.overlay || (v.headless && !v.server) || !v.panels.visible) return false;
     current(v);
     return ImGui::GetIO().WantTextInput;
+}
+
+void servedUiKey(estuary_viewer& v, int code, bool down) {
+    if (!servedUi(v) || code < 0 || code >= int(IM_ARRAYSIZE(ImGuiIO::KeysDown))) return;
+    current(v);
+    ImGui::GetIO().KeysDown[code] = down;
+}
+
+void servedUiChar(estuary_viewer& v, uint32_t code) {
+    if (!servedUi(v)) return;
+    current(v);
+    ImGui::GetIO().AddInputCharacter(code);
 }
 
 } // namespace estuary::lib

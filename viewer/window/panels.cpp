@@ -325,13 +325,14 @@ void drawPanels(estuary_viewer& v) {
     p.layoutFor[0] = display.x;
     p.layoutFor[1] = display.y;
     const ImGuiCond place = resized ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
-    const bool panels = !v.headless && p.visible && !(v.flags & ESTUARY_VIEWER_NO_PANELS);
+    const bool shown = !v.headless || v.server; // headless, where a page watches
+    const bool panels = shown && p.visible && !(v.flags & ESTUARY_VIEWER_NO_PANELS);
     if (panels) {
         drawViewPanel(v, place);
         drawPerformancePanel(v, place);
         drawPickReadout(v);
     }
-    if (!v.headless) drawNotice(v);
+    if (shown) drawNotice(v);
 }
 
 } // namespace estuary::lib

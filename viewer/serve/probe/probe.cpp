@@ -122,6 +122,7 @@ struct Session {
     beast::flat_buffer in;
     std::deque<std::string> out;
     bool writing = false, closing = false;
+    std::function<void()> ended; // the connection ended by the server's doing
     Clock::time_point first, last;
     int64_t lastIndex = -1;
 
@@ -133,6 +134,7 @@ struct Session {
                     r.closeCode = int(ws.reason().code);
                 else if (ec != asio::error::operation_aborted)
                     r.error = "reading: " + ec.message();
+                if (ended) ended(); // the server closed first: the probe is done
                 return;
             }
             if (ws.got_binary()) {
@@ -235,6 +237,7 @@ ProbeResult runProbe(const ProbeOptions& o) {
         timer.async_wait([&](beast::error_code ec) {
             if (!ec) s.close();
         });
+        s.ended = [&] { timer.cancel(); };
         // A server that does not answer the close is left after two more seconds.
         io.run_for(std::chrono::duration_cast<Clock::duration>(
             std::chrono::duration<double>(o.seconds + 2)));

@@ -1,7 +1,7 @@
 // estuary_serve_probe URL [--seconds S] [--report PATH] [--jpeg]: a headless page (probe.h) that
-// watches a served estuary for S seconds and writes what it saw as JSON (atomically; "-" for the
-// standard output). Exit 0 when frames came, 1 when none did or the connection failed, 2 for a
-// bad command line.
+// watches a served estuary for S seconds, or until the server closes, and writes what it saw as
+// JSON (atomically; "-" for the standard output). Exit 0 when frames came, 1 when none did or the
+// connection failed, 2 for a bad command line.
 #include "output_file.h"
 #include "probe.h"
 
