@@ -13,7 +13,9 @@
 # Then what a page gets, each run SERVE_SECONDS (10) long and stopped by SIGINT (panels drawn):
 #   nvenc      served, NVENC from GPU memory, the loop uncapped
 #   nvenc-60   the same with --fps-cap 60, the pace of a display
-#   jpeg       served with NVENC turned off (ESTUARY_SERVE_NVENC=0; no FFmpeg there: JPEG)
+#   no-nvenc   served with NVENC turned off (ESTUARY_SERVE_NVENC=0): FFmpeg's libx264 where the
+#              bundle carries FFmpeg, else JPEG
+#   jpeg       the page asks for JPEG (the probe's --jpeg), as a browser without WebCodecs does
 #
 # Reports go to $OUT (default ./bench-results): serve-TAG.log (the program's output),
 # serve-probe-TAG.json (the probe's), serve-summary.json and a table: frames/s delivered to the
@@ -58,7 +60,7 @@ run_one() {
         echo "   estuary did not start serving:"; tail -5 "$log"; status=1
         kill -INT "$pid" 2>/dev/null; wait "$pid"; return
     fi
-    ./estuary_serve_probe "$url" --seconds "$seconds" --report "$probe" || status=1
+    ./estuary_serve_probe "$url" --seconds "$seconds" --report "$probe" ${PROBE_ARGS:-} || status=1
     kill -INT "$pid" 2>/dev/null
     wait "$pid"
     local code=$?
@@ -110,7 +112,8 @@ cost_one() {
     done
     run_one nvenc
     run_one nvenc-60 --fps-cap 60
-    SERVE_ENV=ESTUARY_SERVE_NVENC=0 run_one jpeg
+    SERVE_ENV=ESTUARY_SERVE_NVENC=0 run_one no-nvenc
+    PROBE_ARGS=--jpeg run_one jpeg
     exit $status
 } 2>&1 | tee "$out/bench-serve.log"
 status=${PIPESTATUS[0]}
@@ -122,7 +125,7 @@ rows = {}
 tags = sorted((f[len("serve-"):-len(".log")] for f in os.listdir(out)
                if f.startswith("serve-cost-") and f.endswith(".log")),
               key=lambda t: (int(t.rsplit("-", 1)[1]), t))
-for tag in tags + ["nvenc", "nvenc-60", "jpeg"]:
+for tag in tags + ["nvenc", "nvenc-60", "no-nvenc", "jpeg"]:
     row = {}
     try:
         log = open(os.path.join(out, f"serve-{tag}.log")).read()
