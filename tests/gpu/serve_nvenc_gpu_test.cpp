@@ -66,11 +66,11 @@ TEST(ServeNvencGpu, StreamsH264FromGpuMemoryWithAnIdrForEachPageThatJoins) {
     const View view = v.fieldView(fd);
     estuary_serve_desc sd{};
     sd.codec = ESTUARY_SERVE_CODEC_H264;
-    // The server says on stdout why NVENC did not open, also where FFmpeg's libx264 serves instead.
-    testing::internal::CaptureStdout();
+    // The server logs (standard error) why NVENC did not open, also where libx264 serves instead.
+    testing::internal::CaptureStderr();
     const estuary_status started = estuary_serve_start(v.get(), &sd);
-    const std::string said = testing::internal::GetCapturedStdout();
-    std::fputs(said.c_str(), stdout);
+    const std::string said = testing::internal::GetCapturedStderr();
+    std::fputs(said.c_str(), stderr);
     if (started != ESTUARY_OK) {
         const std::string error = estuary_last_error();
         // The driver's library is there but the GPU has no encoder (H100, H200, A100): H.264 needs
