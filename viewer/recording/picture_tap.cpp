@@ -116,7 +116,13 @@ const PictureTap::Staged* takeTapped(PictureTap& tap, uint64_t frame, bool hold)
         range.memory = found->buffer.memory;
         range.offset = 0;
         range.size = VK_WHOLE_SIZE;
-        VK_CHECK(vkInvalidateMappedMemoryRanges(tap.device, 1, &range));
+        try {
+            VK_CHECK(vkInvalidateMappedMemoryRanges(tap.device, 1, &range));
+        } catch (...) { // not handed out: the buffer goes back to the pool
+            std::lock_guard lock(tap.mutex);
+            found->held = false;
+            throw;
+        }
     }
     return found;
 }

@@ -165,16 +165,24 @@ const EstuaryVideoApi* loadVideoModule() {
     return api;
 }
 
-Recorder::~Recorder() {
-    if (worker.joinable()) {
-        {
-            std::lock_guard lock(mutex);
-            closing = true;
-            queue.clear();
-        }
-        changed.notify_all();
-        worker.join();
+namespace {
+
+// The worker stops without encoding what is queued (an abandoned recording).
+void stopWorker(Recorder& r) {
+    if (!r.worker.joinable()) return;
+    {
+        std::lock_guard lock(r.mutex);
+        r.closing = true;
+        r.queue.clear();
     }
+    r.changed.notify_all();
+    r.worker.join();
+}
+
+} // namespace
+
+Recorder::~Recorder() {
+    stopWorker(*this);
     if (video) api->abandon(video);
 }
 
@@ -243,10 +251,13 @@ void collectRecordedPicture(estuary_viewer& v, uint64_t frame) {
     const auto start = std::chrono::steady_clock::now();
     const PictureTap::Staged* staged = takeTapped(r->tap, frame, /*hold=*/true);
     if (!staged) return; // drawn before the recording, or nothing drawn
-    {
+    try {
         std::lock_guard lock(r->mutex);
         r->queue.push_back(staged);
         ++r->framesQueued;
+    } catch (...) { // not queued: the worker will never give it back
+        releaseTapped(r->tap, staged);
+        throw;
     }
     r->changed.notify_all();
     r->copyMs += msSince(start);
@@ -300,6 +311,16 @@ void closeRecorder(estuary_viewer& v) noexcept {
     if (!v.recorder) return;
     try {
         stopRecording(v, nullptr);
+    } catch (const std::exception& e) {
+        logMessage(v, ESTUARY_LOG_ERROR, e.what());
+    }
+    // Not stopped (the frames could not be finished): the worker reads the tap's mapped buffers,
+    // so it stops before they go, and they go only once the GPU no longer writes them.
+    std::unique_ptr<Recorder> r = std::move(v.recorder);
+    if (!r) return;
+    stopWorker(*r);
+    try {
+        if (settleGpuWork(v)) releaseTap(v, r->tap);
     } catch (const std::exception& e) {
         logMessage(v, ESTUARY_LOG_ERROR, e.what());
     }
