@@ -2,6 +2,7 @@
 #ifdef __CUDACC__
 #include "gpu_spans.h"
 #include "cuda_check.h"
+#include "cuda_device_scope.h"
 
 #include <cuda_runtime.h>
 
@@ -16,20 +17,6 @@ double hostUsNow() {
         .count();
 }
 
-class CurrentDevice {
-  public:
-    explicit CurrentDevice(int device) {
-        CUDA_CHECK(cudaGetDevice(&previous_));
-        if (device != previous_) CUDA_CHECK(cudaSetDevice(device));
-    }
-    ~CurrentDevice() { (void)cudaSetDevice(previous_); }
-    CurrentDevice(const CurrentDevice&) = delete;
-    CurrentDevice& operator=(const CurrentDevice&) = delete;
-
-  private:
-    int previous_ = 0;
-};
-
 } // namespace
 
 void GpuSpanRecorder::start(const std::vector<int>& devices,
@@ -37,7 +24,7 @@ void GpuSpanRecorder::start(const std::vector<int>& devices,
     release();
     try {
         for (size_t g = 0; g < devices.size(); ++g) {
-            CurrentDevice scope(devices[g]);
+            DeviceScope scope(devices[g]);
             devices_.push_back(devices[g]);
             all_.emplace_back();
             free_.emplace_back();
@@ -102,7 +89,7 @@ std::vector<GpuSpan> GpuSpanRecorder::take() {
     std::vector<GpuSpan> done;
     while (!pending_.empty()) {
         Pending& p = pending_.front();
-        CurrentDevice scope(devices_[p.span.gpu]);
+        DeviceScope scope(devices_[p.span.gpu]);
         const cudaError_t r = cudaEventQuery(p.last);
         if (r == cudaErrorNotReady) break;
         CUDA_CHECK(r);
@@ -121,7 +108,7 @@ std::vector<GpuSpan> GpuSpanRecorder::take() {
 
 void GpuSpanRecorder::release() {
     for (size_t g = 0; g < all_.size(); ++g) {
-        CurrentDevice scope(devices_[g]);
+        DeviceScope scope(devices_[g]);
         for (cudaEvent_t e : all_[g])
             (void)cudaEventDestroy(e);
         if (g < reference_.size() && reference_[g]) (void)cudaEventDestroy(reference_[g]);

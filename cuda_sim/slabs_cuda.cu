@@ -4,6 +4,7 @@
 #ifdef __CUDACC__
 #include "slabs_cuda.h"
 #include "cuda_check.h"
+#include "cuda_device_scope.h"
 #include "gpu_spans.h"
 #include "nccl_api.h"
 
@@ -76,21 +77,6 @@ void ncclCheck(ncclResult_t r, const char* what) {
 }
 
 namespace {
-
-// Sets `device` current for its lifetime, then restores the one before.
-class DeviceScope {
-  public:
-    explicit DeviceScope(int device) {
-        CUDA_CHECK(cudaGetDevice(&previous_));
-        if (device != previous_) CUDA_CHECK(cudaSetDevice(device));
-    }
-    ~DeviceScope() { (void)cudaSetDevice(previous_); }
-    DeviceScope(const DeviceScope&) = delete;
-    DeviceScope& operator=(const DeviceScope&) = delete;
-
-  private:
-    int previous_ = 0;
-};
 
 class SlabbedCuda final : public CudaSimulation {
   public:
