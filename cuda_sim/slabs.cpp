@@ -93,6 +93,19 @@ uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame, bool 
     return deep <= thinnest && 32 * redundant <= thinnest ? deep : shallow;
 }
 
+std::vector<double> displayShareWeights(uint32_t slabs, uint32_t gpus, double share) {
+    std::vector<size_t> onGpu(gpus);
+    for (uint32_t i = 0; i < slabs; ++i)
+        ++onGpu[gpuOfSlab(i, slabs, gpus)];
+    std::vector<double> weights;
+    for (uint32_t i = 0; i < slabs; ++i) {
+        const size_t g = gpuOfSlab(i, slabs, gpus);
+        const double gpuShare = g == 0 ? share : (1 - share) / double(gpus - 1);
+        weights.push_back(gpuShare / double(onGpu[g]));
+    }
+    return weights;
+}
+
 double defaultDisplayShare(uint32_t gpus) {
     return gpus <= 1 ? 1 : kDefaultDisplayShareOfEven / double(gpus);
 }
@@ -116,16 +129,7 @@ SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
         if (!(share < 1))
             throw usageError("the display GPU's share of the grid must be between 0 and 1, got " +
                              std::to_string(share));
-        std::vector<size_t> onGpu(layout.gpus);
-        for (uint32_t i = 0; i < layout.slabs; ++i)
-            ++onGpu[gpuOfSlab(i, layout.slabs, layout.gpus)];
-        std::vector<double> weights;
-        for (uint32_t i = 0; i < layout.slabs; ++i) {
-            const size_t g = gpuOfSlab(i, layout.slabs, layout.gpus);
-            const double gpuShare = g == 0 ? share : (1 - share) / double(layout.gpus - 1);
-            weights.push_back(gpuShare / double(onGpu[g]));
-        }
-        plan = planSlabs(grid, weights, kMaxSlabHalo);
+        plan = planSlabs(grid, displayShareWeights(layout.slabs, layout.gpus, share), kMaxSlabHalo);
     }
     const uint32_t thinnest = *std::min_element(plan.count.begin(), plan.count.end());
     if (layout.halo > thinnest)

@@ -74,6 +74,10 @@ struct SlabRunLayout {
 // Volumes keep kDefaultSlabHalo: at 512³ and 768³ on two H200s the deep halo was slower.
 uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame, bool volume = false);
 
+// Each slab's part of the planes when the display GPU's (or rank 0's) slabs share `share` and the
+// other GPUs' the rest evenly, gpuOfSlab placing slab i; planSlabs(grid, weights, ...) cuts them.
+std::vector<double> displayShareWeights(uint32_t slabs, uint32_t gpus, double share);
+
 // The plan of a split run: planSlabs, even on one GPU; across GPUs (slabs >= gpus >= 2) the
 // display GPU's slabs (gpuOfSlab 0) hold displayShare of the planes (0: defaultDisplayShare) and
 // the other GPUs share the rest evenly. Halo: layout.halo, else autoSlabHalo. Throws usageError as

@@ -74,16 +74,7 @@ SlabPlan planRankSlabs(const GridSize& whole, uint32_t slabs, uint32_t ranks, do
         throw usageError(std::to_string(slabs) + " slabs for " + std::to_string(ranks) +
                          " ranks: every rank needs a slab");
     const double share = resolveDisplayShare(displayShare, ranks);
-    std::vector<uint32_t> onRank(ranks);
-    for (uint32_t i = 0; i < slabs; ++i)
-        ++onRank[rankOfSlab(i, slabs, ranks)];
-    std::vector<double> weights;
-    for (uint32_t i = 0; i < slabs; ++i) {
-        const uint32_t r = rankOfSlab(i, slabs, ranks);
-        const double part = r == 0 ? share : (1 - share) / double(ranks - 1);
-        weights.push_back(part / double(onRank[r]));
-    }
-    return planSlabs(whole, weights, maxHalo);
+    return planSlabs(whole, displayShareWeights(slabs, ranks, share), maxHalo);
 }
 
 namespace {
