@@ -7,11 +7,8 @@
 #include "serve_support.h"
 #include "stamp.h"
 #include "png.h"
-#include "video/video_module.h"
+#include "video_module_beside.h"
 
-#include <dlfcn.h>
-
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -115,25 +112,9 @@ TEST(ServeStamp, SurvivesTheServersJpegAndAFlippedBlockDoesNot) {
     }
 }
 
-// The video module beside this binary, or why not.
-const EstuaryVideoApi* videoModule(std::string& why) {
-    const auto dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-    void* module = dlopen((dir / "libestuary_video.so").c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!module) {
-        const char* error = dlerror();
-        why = error ? error : "libestuary_video.so did not load";
-        return nullptr;
-    }
-    using Entry = const EstuaryVideoApi* (*)();
-    const auto entry = reinterpret_cast<Entry>(dlsym(module, "estuary_video_api"));
-    const EstuaryVideoApi* api = entry ? entry() : nullptr;
-    if (!api || api->version != kEstuaryVideoApiVersion) why = "not this estuary's video module";
-    return api && api->version == kEstuaryVideoApiVersion ? api : nullptr;
-}
-
 TEST(ServeStamp, SurvivesLibx264ZeroLatencyAndItsDecodeAndAFlippedBlockDoesNot) {
     std::string why;
-    const EstuaryVideoApi* video = videoModule(why);
+    const EstuaryVideoApi* video = test::videoModuleBeside(why);
     if (!video) GTEST_SKIP() << "no video module here: " << why;
     if (!h264Decodable()) GTEST_SKIP() << "this build's probe decodes no H.264 (no libavcodec)";
     const uint32_t w = 320, h = 240;

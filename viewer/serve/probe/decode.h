@@ -1,9 +1,10 @@
 // The probe's decoder: each frame it receives decoded as a page would (H.264 by libavcodec, JPEG
 // by stb_image), to read the frame stamp (stamp.h) back from the decoded picture. The H.264
 // decoder is FFmpeg's software one, single-threaded and in low-delay mode, so that each access
-// unit gives its picture at once (the server's streams have no B-frames). Built without
-// libavcodec (no FFmpeg -dev files), H.264 frames say so instead of being read. Only luma is
-// looked at: the stamp is black and white. Who calls it: probe.cpp (with --stamp), the tests.
+// unit gives its picture at once (the server's streams have no B-frames). libavcodec is loaded at
+// run time, beside the binary first (the GPU bundle's), so the probe runs where there is none:
+// H.264 frames then say why instead of being read. Only luma is looked at: the stamp is black and
+// white. Who calls it: probe.cpp (with --stamp), the tests.
 #pragma once
 
 #include "stamp.h"
@@ -15,8 +16,8 @@
 
 namespace estuary::serve_probe {
 
-// Whether this build decodes H.264 (it was linked with libavcodec).
-bool h264Decodable();
+// Whether H.264 decodes here (libavcodec loads and has the decoder); else why not, in `why`.
+bool h264Decodable(std::string* why = nullptr);
 
 struct StampedFrame {
     bool decoded = false;

@@ -55,9 +55,11 @@ int main(int argc, char** argv) {
     const auto endpoint = parseServeUrl(url, why);
     if (!endpoint) return usage(why);
     options.endpoint = *endpoint;
-    if (options.stamp && options.h264 && !h264Decodable()) {
-        std::fprintf(stderr, "estuary_serve_probe: this build decodes no H.264 (no libavcodec): "
-                             "--stamp asks for JPEG\n");
+    if (std::string noH264; options.stamp && options.h264 && !h264Decodable(&noH264)) {
+        std::fprintf(stderr,
+                     "estuary_serve_probe: no H.264 decoder here (%s): --stamp asks for "
+                     "JPEG\n",
+                     noH264.c_str());
         options.h264 = false;
     }
     const ProbeResult result = runProbe(options);
