@@ -156,9 +156,11 @@ for tag in tags + ["nvenc", "nvenc-60", "no-nvenc", "jpeg"]:
                    first_h264=p["first_h264"], size=f'{p["width"]}x{p["height"]}',
                    metadata_latency_ms_p50=s["metadata_latency_ms"]["p50"],
                    metadata_latency_ms_p95=s["metadata_latency_ms"]["p95"],
-                   decode_ms_p50=st["decode_ms"]["p50"], stamps_read=st["read"],
+                   stamps_read=st["read"],
                    stamps_unreadable=st["unreadable"], stamps_mismatched=st["mismatched"],
                    stamp_decode_error=st["decode_error"])
+        if st["decode_ms"]["count"]:
+            row["decode_ms_p50"] = st["decode_ms"]["p50"]
         # The headline: the stamp's trip, where the probe read stamps (see the table's note).
         if s["stamp_latency_ms"]["count"]:
             row.update(stamp_latency_ms_p50=s["stamp_latency_ms"]["p50"],
