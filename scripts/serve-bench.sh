@@ -10,7 +10,9 @@
 #   cost-plain-N, cost-serve-N
 # The cost is the ratio of the simulation's frames/s (from its frame time p50) plain / served,
 # each round's and that of the rounds' medians.
-# Then what a page gets, each run SERVE_SECONDS (10) long and stopped by SIGINT (panels drawn):
+# Then what a page gets, each run SERVE_SECONDS (10) long and stopped by SIGINT (panels drawn),
+# the probe with --stamp (the server draws the frame stamp; the probe decodes every frame, H.264
+# by the bundle's libavcodec, JPEG by stb_image, and reads the stamp back):
 #   nvenc      served, NVENC from GPU memory, the loop uncapped
 #   nvenc-60   the same with --fps-cap 60, the pace of a display
 #   no-nvenc   served with NVENC turned off (ESTUARY_SERVE_NVENC=0): FFmpeg's libx264 where the
@@ -19,8 +21,11 @@
 #
 # Reports go to $OUT (default ./bench-results): serve-TAG.log (the program's output),
 # serve-probe-TAG.json (the probe's), serve-summary.json and a table: frames/s delivered to the
-# probe, the server's encode ms a frame (p50), end-to-end latency (p50/p95: the frame's end to the
-# probe's report of it coming back), the simulation's frames/s; then the cost's line.
+# probe, the server's encode ms a frame (p50), the end-to-end latency, p50/p95, the headline: from
+# the frame's end to the probe's report of the stamp it read from the decoded picture (the
+# probe's decode ms p50 is in it, shown beside), the older metadata latency's p50 (the frame's
+# end to the probe's report of the frame's header id, no decode), stamps unreadable and
+# mismatched (0 expected), the simulation's frames/s; then the cost's line.
 set -u
 set -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,7 +65,8 @@ run_one() {
         echo "   estuary did not start serving:"; tail -5 "$log"; status=1
         kill -INT "$pid" 2>/dev/null; wait "$pid"; return
     fi
-    ./estuary_serve_probe "$url" --seconds "$seconds" --report "$probe" ${PROBE_ARGS:-} || status=1
+    ./estuary_serve_probe "$url" --seconds "$seconds" --report "$probe" --stamp ${PROBE_ARGS:-} ||
+        status=1
     kill -INT "$pid" 2>/dev/null
     wait "$pid"
     local code=$?
@@ -142,13 +148,24 @@ for tag in tags + ["nvenc", "nvenc-60", "no-nvenc", "jpeg"]:
     probe = os.path.join(out, f"serve-probe-{tag}.json")
     if os.path.exists(probe):
         p = json.load(open(probe))
-        s = p["server"]
+        s, st = p["server"], p["stamp"]
         row.update(encoder=s["encoder"], codec=p["codec"], delivered_fps=p["fps"],
                    mbit_per_s=p["bytes_per_s"] * 8 / 1e6, frames=p["frames"],
                    frames_missed=p["frames_missed"], encode_ms_p50=s["encode_ms"]["p50"],
-                   encode_ms_p95=s["encode_ms"]["p95"], latency_ms_p50=s["latency_ms"]["p50"],
-                   latency_ms_p95=s["latency_ms"]["p95"], frames_dropped=s["frames_dropped"],
-                   first_h264=p["first_h264"], size=f'{p["width"]}x{p["height"]}')
+                   encode_ms_p95=s["encode_ms"]["p95"], frames_dropped=s["frames_dropped"],
+                   first_h264=p["first_h264"], size=f'{p["width"]}x{p["height"]}',
+                   metadata_latency_ms_p50=s["metadata_latency_ms"]["p50"],
+                   metadata_latency_ms_p95=s["metadata_latency_ms"]["p95"],
+                   stamps_read=st["read"],
+                   stamps_unreadable=st["unreadable"], stamps_mismatched=st["mismatched"],
+                   stamp_decode_error=st["decode_error"])
+        if st["decode_ms"]["count"]:
+            row["decode_ms_p50"] = st["decode_ms"]["p50"]
+        # The headline: the stamp's trip, where the probe read stamps (see the table's note).
+        if s["stamp_latency_ms"]["count"]:
+            row.update(stamp_latency_ms_p50=s["stamp_latency_ms"]["p50"],
+                       stamp_latency_ms_p95=s["stamp_latency_ms"]["p95"],
+                       stamp_latency_samples=s["stamp_latency_ms"]["count"])
     rows[tag] = row
 # The cost: plain / served frames/s, per round and of the rounds' medians (like for like: the
 # same frames, flags and warm-up; the runs alternate, so that a drift in clocks hits both).
@@ -169,15 +186,24 @@ tmp = os.path.join(out, "serve-summary.json.tmp")
 with open(tmp, "w") as f:
     json.dump(rows, f, indent=1)
 os.replace(tmp, os.path.join(out, "serve-summary.json"))
+print("latency: the stamp's, from a frame's end to the probe's report of the id it read from the "
+      "decoded picture (dec p50: the probe's decode, included); meta p50: the older figure, by "
+      "the frame's header id, no decode; unread/mism: stamps unreadable or not the header's id")
 print(f'{"run":12} {"encoder":20} {"size":10} {"fps@probe":>9} {"Mbit/s":>7} {"enc p50":>8} '
-      f'{"lat p50":>8} {"lat p95":>8} {"sim fps":>8}')
+      f'{"lat p50":>8} {"lat p95":>8} {"dec p50":>8} {"meta p50":>8} {"unread":>6} {"mism":>5} '
+      f'{"sim fps":>8}')
 for tag, r in rows.items():
     if tag == "cost":
         continue
     g = lambda k, f="{:.2f}": f.format(r[k]) if k in r else "-"
     print(f'{tag:12} {r.get("encoder", "-"):20} {r.get("size", "-"):10} {g("delivered_fps", "{:.1f}"):>9} '
-          f'{g("mbit_per_s", "{:.1f}"):>7} {g("encode_ms_p50"):>8} {g("latency_ms_p50", "{:.1f}"):>8} '
-          f'{g("latency_ms_p95", "{:.1f}"):>8} {g("sim_fps", "{:.1f}"):>8}')
+          f'{g("mbit_per_s", "{:.1f}"):>7} {g("encode_ms_p50"):>8} '
+          f'{g("stamp_latency_ms_p50", "{:.1f}"):>8} {g("stamp_latency_ms_p95", "{:.1f}"):>8} '
+          f'{g("decode_ms_p50"):>8} {g("metadata_latency_ms_p50", "{:.1f}"):>8} '
+          f'{g("stamps_unreadable", "{}"):>6} {g("stamps_mismatched", "{}"):>5} '
+          f'{g("sim_fps", "{:.1f}"):>8}')
+    if r.get("stamp_decode_error"):
+        print(f'   {tag}: the probe could not decode: {r["stamp_decode_error"]}')
 if "cost" in rows:
     c = rows["cost"]
     print(f"serving costs the simulation: {c['plain_fps_median']:.1f} frames/s plain, "

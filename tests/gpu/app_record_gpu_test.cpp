@@ -6,9 +6,7 @@
 #include "estuary/interop/cuda_devices.h"
 #include "stamped_run.h"
 #include "test_support.h"
-#include "video/video_module.h"
-
-#include <dlfcn.h>
+#include "video_module_beside.h"
 
 #include <gtest/gtest.h>
 
@@ -22,23 +20,6 @@
 namespace estuary::test {
 namespace {
 
-// The module beside this binary (the build's bin folder, or the bundle), with its FFmpeg; null
-// and `why` filled where it does not load.
-const EstuaryVideoApi* videoApi(std::string& why) {
-    const auto dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-    void* module = dlopen((dir / "libestuary_video.so").c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!module) {
-        const char* error = dlerror();
-        why = error ? error : "libestuary_video.so did not load";
-        return nullptr;
-    }
-    using Entry = const EstuaryVideoApi* (*)();
-    const auto entry = reinterpret_cast<Entry>(dlsym(module, "estuary_video_api"));
-    const EstuaryVideoApi* api = entry ? entry() : nullptr;
-    if (!api || api->version != kEstuaryVideoApiVersion) why = "not this estuary's video module";
-    return api && api->version == kEstuaryVideoApiVersion ? api : nullptr;
-}
-
 struct Decoded {
     uint32_t width = 0, height = 0;
     long frames = 0;
@@ -49,7 +30,7 @@ TEST(AppGpuRecord, EveryCudaFrameIsRecordedAndTheLastOneIsTheRunsLastPicture) {
     const auto cuda = interop::listCudaDevices();
     if (cuda.devices.empty()) GTEST_SKIP() << "no NVIDIA GPU usable by CUDA here: " << cuda.problem;
     std::string why;
-    const EstuaryVideoApi* api = videoApi(why);
+    const EstuaryVideoApi* api = videoModuleBeside(why);
     if (!api) GTEST_SKIP() << "no video module with FFmpeg here: " << why;
 
     const auto dir = scratchDir("app-gpu-record");

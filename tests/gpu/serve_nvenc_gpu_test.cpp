@@ -2,14 +2,17 @@
 // field drawn at 1280x720 is served as H.264 that NVENC encodes from the picture's copy in
 // CUDA-imported Vulkan memory, and the headless page (viewer/serve/probe) checks what arrives:
 // H.264 only, the first frame an IDR with SPS and PPS, a second page joining later gets its own
-// IDR first, the server's encode times and latencies come back, and no periodic keyframes (an
-// infinite GOP). Validation on: any message fails. Skips without CUDA or libnvidia-encode.so.1,
-// and on GPUs without an encoder (the H100 and H200 it was run on have none).
+// IDR first, the server's encode times and latencies come back, the second page (asking for the
+// frame stamp) reads the stamp NVENC's input was given back from every decoded frame, and no
+// periodic keyframes (an infinite GOP). Validation on: any message fails. Skips without CUDA or
+// libnvidia-encode.so.1, and on GPUs without an encoder (the H100 and H200 it was run on have
+// none).
 #include <cuda_runtime.h>
 
 #include "estuary/estuary.hpp"
 #include "estuary/interop/cuda_devices.h"
 #include "interop_kernels.h"
+#include "decode.h"
 #include "probe.h"
 
 #include <dlfcn.h>
@@ -33,11 +36,12 @@ bool haveNvenc(std::string& why) {
     return true;
 }
 
-serve_probe::ProbeResult watch(uint16_t port, double seconds) {
+serve_probe::ProbeResult watch(uint16_t port, double seconds, bool stamp = false) {
     serve_probe::ProbeOptions o;
     o.endpoint = {"127.0.0.1", port, "/ws"};
     o.seconds = seconds;
     o.h264 = true;
+    o.stamp = stamp;
     return serve_probe::runProbe(o);
 }
 
@@ -109,7 +113,8 @@ TEST(ServeNvencGpu, StreamsH264FromGpuMemoryWithAnIdrForEachPageThatJoins) {
         }
     });
     const serve_probe::ProbeResult first = watch(port, 3.0);
-    const serve_probe::ProbeResult second = watch(port, 1.5); // joins a stream under way
+    // Joins a stream under way, and asks for the stamp (drawn into NVENC's input by CUDA).
+    const serve_probe::ProbeResult second = watch(port, 1.5, true);
     running = false;
     loop.join();
     EXPECT_EQ(loopError, "");
@@ -129,7 +134,17 @@ TEST(ServeNvencGpu, StreamsH264FromGpuMemoryWithAnIdrForEachPageThatJoins) {
     }
     EXPECT_EQ(first.encoder, encoder);
     EXPECT_FALSE(first.encodeMs.empty());
-    EXPECT_FALSE(first.latencyMs.empty()) << "the probe's reports of frames shown got no latency";
+    EXPECT_FALSE(first.metadataLatencyMs.empty())
+        << "the probe's reports of frames shown got no latency";
+    if (std::string noDecoder; serve_probe::h264Decodable(&noDecoder)) {
+        EXPECT_EQ(second.decodeError, "");
+        EXPECT_GT(second.stampsRead, 5u);
+        EXPECT_EQ(second.stampsMismatched, 0u);
+        EXPECT_EQ(second.stampsBackwards, 0u);
+        EXPECT_FALSE(second.stampLatencyMs.empty());
+    } else {
+        std::printf("the stamp is not read back here: %s\n", noDecoder.c_str());
+    }
     // IDRs only when a page joins or misses a frame, never on a schedule.
     EXPECT_LT(first.keyframes * 4, first.h264Frames)
         << first.keyframes << " keyframes in " << first.h264Frames << " frames";

@@ -9,6 +9,10 @@ A. `--headless --no-ui`, a 3D simulation on the CPU backend (a drag orbits the c
   3. Space in the page pauses the simulation: the picture stops changing;
   4. a drag turns the camera: the paused picture changes;
   5. resizing the browser's window resizes the served picture to the page's size;
+  5b. a page opened with ?stamp (the codec this chromium negotiates) and then one with
+     ?codec=jpeg&stamp read the frame stamp back from each decoded frame they drew: the ids
+     increase, each is the id of the frame's metadata, none is lost once they start, and the
+     server's stamp latencies of them come back;
   6. SIGINT: estuary exits 130 and the page sees a clean close (1000 or 1001).
 B. `--headless`, 2D gray-scott with the panels drawn into the served picture (JPEG, whose 16x16
    blocks change only where the picture does):
@@ -182,13 +186,43 @@ def main():
                  lambda: (state("width"), state("height")) == expected, 15)
         print(f"the window resized: the served picture is now {expected[0]}x{expected[1]}")
 
-        # 2b. ?codec=jpeg forces the fallback, in a second page that watches.
+        def stamps_read_back(what):
+            """The page's stamps, read from the frames it decoded and drew, and the server's
+            latencies of them; returns (stamps read, the latencies)."""
+            wait_for(f"{what}: stamps read back", lambda: state("stamp")["read"] >= 20, 30)
+            wait_for(f"{what}: the server's stamp latencies",
+                     lambda: len(state("stampLatencyMs")) >= 10, 15)
+            stamp, stats = state("stamp"), state("serveStats")
+            assert stamp["mismatched"] == 0, f"{what}: ids unlike the metadata's: {stamp}"
+            assert stamp["backwards"] == 0, f"{what}: ids that did not increase: {stamp}"
+            assert stamp["lost"] == 0, f"{what}: unreadable stamps after the first: {stamp}"
+            assert stats["stamp_on"] and stats["stamps_mismatched"] == 0, stats
+            latencies = sorted(state("stampLatencyMs"))
+            assert all(ms > 0 for ms in latencies), latencies
+            return stamp["read"], latencies
+
+        # 5b. The stamp read back from the decoded frames, in a page that watches.
         browser.switch_to.new_window("tab")
-        browser.get(url + ("&" if "?" in url else "?") + "codec=jpeg")
+        browser.get(url + ("&" if "?" in url else "?") + "stamp")
+        wait_for("frames in the stamp page", lambda: (state("frames") or 0) > 3)
+        negotiated = state("codec")
+        read, latencies = stamps_read_back(f"?stamp ({negotiated})")
+        print(f"?stamp ({negotiated}): {read} stamps read back, server stamp latency "
+              f"p50 {latencies[len(latencies) // 2]:.1f} ms, max {latencies[-1]:.1f} ms "
+              f"({len(latencies)} samples)")
+        browser.close()
+        browser.switch_to.window(browser.window_handles[0])
+
+        # 2b. ?codec=jpeg forces the fallback, in a second page that watches (and reads stamps).
+        browser.switch_to.new_window("tab")
+        browser.get(url + ("&" if "?" in url else "?") + "codec=jpeg&stamp")
         wait_for("frames in the second page", lambda: (state("frames") or 0) > 3)
         assert state("h264") is False and state("codec") == "jpeg"
         assert not state("steering"), "the second page watches"
-        print("?codec=jpeg: JPEG frames shown in a watching page")
+        read, latencies = stamps_read_back("?codec=jpeg&stamp")
+        print(f"?codec=jpeg: JPEG frames shown in a watching page; {read} stamps read back, "
+              f"server stamp latency p50 {latencies[len(latencies) // 2]:.1f} ms, max "
+              f"{latencies[-1]:.1f} ms ({len(latencies)} samples)")
 
         # 6. SIGINT: exit 130, and the page sees the server close cleanly.
         rest = stop_estuary(app, "estuary")

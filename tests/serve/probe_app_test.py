@@ -2,8 +2,9 @@
 """estuary_serve_probe against the estuary program: `estuary --headless --serve` on a free port
 (the CPU backend, so any Vulkan will do), the probe watching it for a few seconds as a page
 would. Checks that the probe's JSON report (written atomically to --report) has frames of the
-program's picture size, the server's encoder, and latencies from the probe's own reports of
-frames shown; then that a bad URL is refused with exit 2 and nothing written.
+program's picture size, the server's encoder, and, with --stamp, the frame stamp read back from
+every decoded frame (its ids those of the frames' metadata) and the server's latencies from the
+probe's reports of the stamps it read and of the frames it got; then that a bad URL is refused with exit 2 and nothing written.
 """
 
 import argparse
@@ -48,7 +49,8 @@ def main():
                     url = match.group(1)
             assert url, "estuary never printed the URL it serves at"
             report = os.path.join(tmp, "probe.json")
-            probe = subprocess.run([args.probe, url, "--seconds", "3", "--report", report],
+            probe = subprocess.run([args.probe, url, "--seconds", "3", "--report", report,
+                                    "--stamp"],
                                    timeout=60)
             assert probe.returncode == 0, f"the probe exited {probe.returncode}"
             with open(report) as f:
@@ -59,8 +61,16 @@ def main():
             assert (r["width"], r["height"]) == (320, 240), (r["width"], r["height"])
             assert r["codec"] in ("h264", "jpeg"), r["codec"]
             assert r["server"]["encoder"], "no serve_stats from the server"
-            assert r["server"]["latency_ms"]["count"] > 0, "no latency from the probe's reports"
-            assert r["server"]["latency_ms"]["p50"] > 0
+            stamp, server = r["stamp"], r["server"]
+            assert stamp["decode_error"] == "", stamp["decode_error"]
+            assert stamp["read"] >= 3 and stamp["read"] == stamp["frames_decoded"], stamp
+            assert stamp["unreadable"] == 0 and stamp["mismatched"] == 0, stamp
+            assert stamp["backwards"] == 0, stamp
+            assert stamp["decode_ms"]["count"] == stamp["frames_decoded"], stamp
+            assert server["stamp_latency_ms"]["count"] > 0, "no latency from the stamps read"
+            assert server["stamp_latency_ms"]["p50"] > 0
+            assert server["stamps_mismatched"] == 0 and server["stamps_unreadable"] == 0, server
+            assert server["metadata_latency_ms"]["count"] > 0, "no metadata latency"
             if r["codec"] == "h264":
                 first = r["first_h264"]
                 assert first["keyframe"] and first["sps"] and first["pps"], first

@@ -77,13 +77,14 @@ TEST(ServeProbe, GetsJpegFramesAndTheServersEncodeTimesAndLatencies) {
     EXPECT_EQ(r.encoder, "jpeg");
     // Its reports of frames shown came back as the server's latencies (it steers: it is first).
     EXPECT_FALSE(r.encodeMs.empty());
-    EXPECT_FALSE(r.latencyMs.empty());
-    for (double ms : r.latencyMs)
+    EXPECT_FALSE(r.metadataLatencyMs.empty());
+    for (double ms : r.metadataLatencyMs)
         EXPECT_GT(ms, 0.0);
     const nlohmann::json report = reportJson(r, "http://127.0.0.1/");
     EXPECT_EQ(report["codec"], "jpeg");
     EXPECT_GT(report["fps"].get<double>(), 0.0);
-    EXPECT_EQ(report["server"]["latency_ms"]["count"].get<size_t>(), r.latencyMs.size());
+    EXPECT_EQ(report["server"]["metadata_latency_ms"]["count"].get<size_t>(),
+              r.metadataLatencyMs.size());
 }
 
 // Several JPEG encoders at once (ESTUARY_SERVE_JPEG_THREADS; by default a quarter of the hardware

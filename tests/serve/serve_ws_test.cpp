@@ -106,6 +106,7 @@ TEST_F(ServeWs, MessagesOutOfRangeGetPolicyError1008) {
          {R"({"type":"pointer","action":"fly","x":1,"y":1})",
           R"({"type":"pointer","action":"down","x":1,"y":1,"button":9})",
           R"({"type":"key","code":1e300,"action":1})", R"({"type":"wheel","x":1,"y":1,"dy":"a"})",
+          R"({"type":"stamp","frame":3,"id":70000})", R"({"type":"stamp","frame":3})",
           R"({"type":"launch_missiles"})"}) {
         Page page(served->port);
         ASSERT_TRUE(page.connected);

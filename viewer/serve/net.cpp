@@ -90,7 +90,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     void pushText(std::string text);
     void close(websocket::close_code code, const std::string& why);
     void kill();
-    bool open = false, wantsH264 = false;
+    bool open = false, wantsH264 = false, wantsStamp = false;
 
   private:
     void read();
@@ -273,8 +273,9 @@ void WsSession::onMessage() {
         !message["type"].is_string())
         return close(websocket::close_code::bad_payload, "not a JSON object with a \"type\"");
     const std::string type = message["type"];
-    if (type == "hello") { // which codecs the page decodes
+    if (type == "hello") { // which codecs the page decodes; whether it reads the stamp
         wantsH264 = message.value("h264", false) == true;
+        wantsStamp = message.value("stamp", false) == true;
         s.recount();
         return;
     }
@@ -383,11 +384,13 @@ void Net::State::remove(WsSession* session) {
 }
 
 void Net::State::recount() {
-    uint32_t open = 0, h264 = 0;
+    uint32_t open = 0, h264 = 0, stamp = 0;
     for (const auto& session : sessions) {
         open += session->open;
         h264 += session->open && session->wantsH264;
+        stamp += session->open && session->wantsStamp;
     }
+    counts.stampClients = stamp;
     counts.clients = open;
     counts.h264Clients = h264;
     counts.jpegClients = open - h264;
@@ -471,6 +474,15 @@ void Net::sendToSteering(std::string text) {
     State& s = *state;
     asio::post(s.io, [&s, text = std::move(text)]() mutable {
         if (s.steering) s.steering->pushText(std::move(text));
+    });
+}
+
+void Net::sendToStatsPages(std::string text) {
+    State& s = *state;
+    asio::post(s.io, [&s, text = std::move(text)] {
+        for (const auto& session : std::vector(s.sessions))
+            if (session->open && (session.get() == s.steering || session->wantsStamp))
+                session->pushText(text);
     });
 }
 

@@ -37,6 +37,7 @@ struct NetConfig {
 
 struct NetCounts {
     std::atomic<uint32_t> clients{0}, jpegClients{0}, h264Clients{0};
+    std::atomic<uint32_t> stampClients{0}; // pages that asked for the frame stamp (stamp.h)
     std::atomic<uint64_t> framesSent{0}, sendsDropped{0}, refused{0};
     mutable std::atomic<bool> keyframeWanted{false}; // a page joined or missed an H.264 frame
 };
@@ -62,6 +63,8 @@ class Net {
                    bool h264Key);
     // A text message to the page that steers (dropped when none, or when its queue is full).
     void sendToSteering(std::string text);
+    // To the page that steers and every page that asked for the stamp (serve_stats).
+    void sendToStatsPages(std::string text);
 
     struct State;
 

@@ -2,6 +2,7 @@
 #include "nvenc_encoder.h"
 #include "cuda_check.h"
 #include "errors.h"
+#include "stamp.h"
 #include "viewer.h"
 
 #include "estuary/interop/cuda_import.h"
@@ -318,7 +319,27 @@ VkSemaphoreSubmitInfo nvencSignal(const NvencEncoder& e, uint64_t frame) {
     return signal;
 }
 
-bool nvencWaitCopied(NvencEncoder& e, uint64_t frame, std::string& error) {
+namespace {
+
+// The frame's stamp (stamp.h) into NVENC's input on its stream: a memset a block, white or black
+// in all four bytes (NVENC ignores the alpha byte), after the picture's copy and before NVENC.
+void recordStamp(NvencEncoder& e, uint64_t frame) {
+    using namespace stamp;
+    if (!stampFits(e.extent.width, e.extent.height)) return;
+    auto* input = static_cast<uint8_t*>(e.ownInput ? e.ownInput : e.cudaInput.pointer);
+    const size_t pitch = size_t(e.extent.width) * 4;
+    const uint32_t code = stampCode(frame);
+    for (uint32_t row = 0; row < kStampRows; ++row)
+        for (uint32_t column = 0; column < kStampColumns; ++column)
+            CUDA_CHECK(cudaMemset2DAsync(input + row * kStampBlock * pitch +
+                                             size_t(column) * kStampBlock * 4,
+                                         pitch, stampBit(code, column, row) ? 0xFF : 0,
+                                         size_t(kStampBlock) * 4, kStampBlock, e.stream));
+}
+
+} // namespace
+
+bool nvencWaitCopied(NvencEncoder& e, uint64_t frame, bool stamp, std::string& error) {
     try {
         CUDA_CHECK(cudaSetDevice(e.device));
         // NVENC reads the input on e.stream (nvEncSetIOCudaStreams): after the frame's copy.
@@ -326,6 +347,7 @@ bool nvencWaitCopied(NvencEncoder& e, uint64_t frame, std::string& error) {
         if (e.ownInput)
             CUDA_CHECK(cudaMemcpyAsync(e.ownInput, e.cudaInput.pointer, e.cudaInput.size,
                                        cudaMemcpyDeviceToDevice, e.stream));
+        if (stamp) recordStamp(e, frame);
         // The encoder thread (never the loop) waits too, so that the encode time it reports is
         // NVENC's own and not the rest of the frame's draw; bounded, so that a GPU that stopped
         // (a lost device never signals) cannot keep estuary_serve_stop waiting.

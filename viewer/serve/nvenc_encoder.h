@@ -45,8 +45,9 @@ void recordNvencCopy(estuary_viewer& v, NvencEncoder& e, VkCommandBuffer cmd, Vk
 VkSemaphoreSubmitInfo nvencSignal(const NvencEncoder& e, uint64_t frame);
 
 // Encoder thread, once frame `frame` is submitted: the encoder's stream waits for its copy (and,
-// so that the encode time measured after is NVENC's alone, the thread too). False with `error`.
-bool nvencWaitCopied(NvencEncoder& e, uint64_t frame, std::string& error);
+// so that the encode time measured after is NVENC's alone, the thread too), then, with `stamp`,
+// draws the frame's stamp (stamp.h) into the input. False with `error`.
+bool nvencWaitCopied(NvencEncoder& e, uint64_t frame, bool stamp, std::string& error);
 // Encoder thread, then: encodes the input (an IDR with SPS and PPS when `idr`); the access unit
 // (Annex B) is appended to `out`, `key` says whether it is an IDR. False with `error` on failure.
 bool nvencEncode(NvencEncoder& e, bool idr, std::string& out, bool& key, std::string& error);

@@ -37,7 +37,7 @@ VkSemaphoreSubmitInfo nvencSignal(const NvencEncoder&, uint64_t) {
     return {VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
 }
 
-bool nvencWaitCopied(NvencEncoder&, uint64_t, std::string& error) {
+bool nvencWaitCopied(NvencEncoder&, uint64_t, bool, std::string& error) {
     error = nvencLibraryProblem();
     return false;
 }

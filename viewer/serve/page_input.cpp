@@ -111,9 +111,14 @@ std::string eventsFromMessage(const nlohmann::json& m, std::vector<estuary_event
         double frame = 0;
         return number(m, "frame", 0, 9.0e15, frame);
     }
+    if (type == "stamp") { // the stamp read from a decoded frame (stamp.h); id -1: unreadable
+        double frame = 0, id = 0;
+        if (std::string e = number(m, "frame", 0, 9.0e15, frame); !e.empty()) return e;
+        return number(m, "id", -1, 65535, id);
+    }
     return "unknown message type \"" + type +
            "\" (pointer, wheel, key, char, resize, stats, "
-           "hello, control)";
+           "stamp, hello, control)";
 }
 
 std::array<uint32_t, 2> pictureSizeFor(double width, double height) {

@@ -14,8 +14,8 @@
 namespace estuary::lib::serve {
 
 // Appends the events `message` stands for to `out`; returns "" or why the message is refused
-// (which field, which value, what is allowed). Messages that are not input ("stats", "resize")
-// add nothing.
+// (which field, which value, what is allowed). Messages that are not input ("stats", "stamp",
+// "resize") add nothing.
 std::string eventsFromMessage(const nlohmann::json& message, std::vector<estuary_event>& out);
 
 // The headless picture a steering page's "resize" (checked by eventsFromMessage) asks for: its

@@ -9,6 +9,7 @@
 #include "page_input.h"
 #include "picture_tap.h"
 #include "recorder.h"
+#include "stamp.h"
 #include "video/video_module.h"
 #include "png.h"
 #include "viewer.h"
@@ -152,7 +153,8 @@ void countEncoded(Server& s, Clock::time_point start) {
 // this server: the frames after go by the picture tap (JPEG).
 void encodeFromGpu(Server& s, uint64_t frame) {
     std::string error;
-    bool ok = nvencWaitCopied(*s.nvenc, frame, error);
+    const bool stamp = s.net->counts().stampClients > 0;
+    bool ok = nvencWaitCopied(*s.nvenc, frame, stamp, error);
     const auto start = Clock::now();
     const VkExtent2D extent = nvencExtent(*s.nvenc);
     const bool idr = s.net->counts().keyframeWanted.exchange(false);
@@ -214,6 +216,9 @@ void encodeLoop(Server& s) {
         }
         const auto start = Clock::now();
         const serve::NetCounts& counts = s.net->counts();
+        // While any page reads the stamp, every page's picture carries it (one encode for all).
+        if (counts.stampClients > 0)
+            stamp::drawStamp(picture.data(), size_t(width) * 4, 4, width, height, frame);
         std::shared_ptr<std::string> h264;
         bool key = false;
         if (s.stream && counts.h264Clients > 0)

@@ -70,8 +70,14 @@ struct Server {
     // report back, so an upper bound of the one-way time by the report's trip.
     std::array<std::pair<uint64_t, int64_t>, 64> taken{};
     // Since the last serve_stats message (a page that reports frames shown gets one a second):
-    // each frame's encode time and each report's latency, at most kSamplesMax of each.
-    std::vector<double> encodeSamples, latencySamples;
+    // each frame's encode time, each "stats" report's latency (the frame named by the frame's
+    // metadata) and each "stamp" report's (the frame whose stamp was read from the decoded
+    // picture: the figure that counts), at most kSamplesMax of each.
+    std::vector<double> encodeSamples, latencySamples, stampLatencySamples;
+    // Stamp reports since the server started: read (check bits agree), unreadable (they do not,
+    // or the picture had no stamp), mismatched (read, but not the id of the frame the metadata
+    // named: a picture shown for another frame's), late (read, but older than `taken` holds).
+    uint64_t stampsRead = 0, stampsUnreadable = 0, stampsMismatched = 0, stampsLate = 0;
     bool statsWanted = false;
     Clock::time_point statsSent{};
 

@@ -3,6 +3,7 @@
 #include "errors.h"
 #include "page_input.h"
 #include "server.h"
+#include "stamp.h"
 #include "viewer.h"
 
 #include <nlohmann/json.hpp>
@@ -11,10 +12,45 @@
 
 namespace estuary::lib {
 
+namespace {
+
+// A page's (any page's) report of the stamp it read from a decoded frame: the trip of the frame
+// the picture says it is, from that frame's end to now.
+void takeStampReport(Server& s, uint64_t metadataFrame, int64_t id) {
+    const int64_t now = hostNowNs();
+    std::lock_guard lock(s.mutex);
+    s.statsWanted = true;
+    if (id < 0) {
+        ++s.stampsUnreadable;
+        return;
+    }
+    ++s.stampsRead;
+    if (uint64_t(id) != (metadataFrame & stamp::kStampIdMask)) ++s.stampsMismatched;
+    // The newest frame taken whose low bits the stamp carries (`taken` spans 64 frames, the id
+    // 65536: at most one matches).
+    const std::pair<uint64_t, int64_t>* match = nullptr;
+    for (const auto& entry : s.taken)
+        if (entry.second != 0 && (entry.first & stamp::kStampIdMask) == uint64_t(id) &&
+            (!match || entry.first > match->first))
+            match = &entry;
+    if (!match) {
+        ++s.stampsLate;
+        return;
+    }
+    if (s.stampLatencySamples.size() < kSamplesMax)
+        s.stampLatencySamples.push_back(double(now - match->second) / 1e6);
+}
+
+} // namespace
+
 std::string onPageMessage(Server& s, const nlohmann::json& message, bool steering) {
     std::vector<estuary_event> events;
     std::string error = serve::eventsFromMessage(message, events);
     if (!error.empty()) return error;
+    if (message["type"] == "stamp") {
+        takeStampReport(s, message["frame"].get<uint64_t>(), message["id"].get<int64_t>());
+        return "";
+    }
     if (message["type"] == "stats" && steering) {
         const uint64_t frame = message["frame"].get<uint64_t>();
         std::lock_guard lock(s.mutex);
@@ -67,8 +103,9 @@ std::string pickReadout(const estuary_viewer& v) {
     return out.dump();
 }
 
-// Once a second, to a steering page that reports the frames it shows (the page with ?stats, the
-// probe): the encode times and latencies since the last message, and the counts.
+// Once a second, once a page reports the frames it shows (the page with ?stats or ?stamp, the
+// probe), to the steering page and those reading the stamp: the encode times and latencies since
+// the last message, and the counts.
 void sendServeStats(Server& s) {
     const Clock::time_point now = Clock::now();
     if (now - s.statsSent < std::chrono::seconds(1)) return;
@@ -77,13 +114,19 @@ void sendServeStats(Server& s) {
         std::lock_guard lock(s.mutex);
         if (!s.statsWanted) return;
         m["encode_ms"] = std::exchange(s.encodeSamples, {});
-        m["latency_ms"] = std::exchange(s.latencySamples, {});
+        m["stamp_latency_ms"] = std::exchange(s.stampLatencySamples, {});
+        m["metadata_latency_ms"] = std::exchange(s.latencySamples, {});
+        m["stamps_read"] = s.stampsRead;
+        m["stamps_unreadable"] = s.stampsUnreadable;
+        m["stamps_mismatched"] = s.stampsMismatched;
+        m["stamps_late"] = s.stampsLate;
         m["frames_encoded"] = s.framesEncoded;
         m["frames_dropped"] = s.framesDropped;
     }
+    m["stamp_on"] = s.net->counts().stampClients.load() > 0;
     m["sends_dropped"] = s.net->counts().sendsDropped.load();
     s.statsSent = now;
-    s.net->sendToSteering(m.dump());
+    s.net->sendToStatsPages(m.dump());
 }
 
 } // namespace

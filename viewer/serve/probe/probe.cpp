@@ -1,5 +1,6 @@
 // The headless page (probe.h).
 #include "probe.h"
+#include "decode.h"
 
 #include <utility> // before Asio: its awaitable.hpp uses std::exchange without including it
 
@@ -103,22 +104,33 @@ uint64_t le(const uint8_t* p, int bytes) {
 
 void takeStats(ProbeResult& r, const nlohmann::json& m) {
     r.encoder = m.value("encoder", r.encoder);
-    for (const char* key : {"encode_ms", "latency_ms"}) {
+    const std::pair<const char*, std::vector<double>*> samples[] = {
+        {"encode_ms", &r.encodeMs},
+        {"metadata_latency_ms", &r.metadataLatencyMs},
+        {"stamp_latency_ms", &r.stampLatencyMs}};
+    for (const auto& [key, into] : samples) {
         if (!m.contains(key) || !m[key].is_array()) continue;
-        auto& into = std::string(key) == "encode_ms" ? r.encodeMs : r.latencyMs;
         for (const auto& v : m[key])
-            if (v.is_number()) into.push_back(v.get<double>());
+            if (v.is_number()) into->push_back(v.get<double>());
     }
     r.framesEncoded = m.value("frames_encoded", r.framesEncoded);
     r.framesDropped = m.value("frames_dropped", r.framesDropped);
     r.sendsDropped = m.value("sends_dropped", r.sendsDropped);
+    r.serverStampsRead = m.value("stamps_read", r.serverStampsRead);
+    r.serverStampsUnreadable = m.value("stamps_unreadable", r.serverStampsUnreadable);
+    r.serverStampsMismatched = m.value("stamps_mismatched", r.serverStampsMismatched);
+    r.serverStampsLate = m.value("stamps_late", r.serverStampsLate);
 }
 
 // The page's session: reads frames, reports each as shown, collects the server's stats.
 struct Session {
-    Session(asio::io_context& io, ProbeResult& result) : ws(io), r(result) {}
+    Session(asio::io_context& io, ProbeResult& result, bool readStamps)
+        : ws(io), r(result), readsStamps(readStamps) {}
     websocket::stream<beast::tcp_stream> ws;
     ProbeResult& r;
+    const bool readsStamps;
+    FrameDecoder decoder;
+    int64_t lastStampId = -1;
     beast::flat_buffer in;
     std::deque<std::string> out;
     bool writing = false, closing = false;
@@ -185,6 +197,33 @@ struct Session {
         }
         // Shown the moment it arrived, as the page with ?stats reports each frame it shows.
         send(nlohmann::json{{"type", "stats"}, {"frame", index}}.dump());
+        if (readsStamps) readStamp(codec, d + 16, size - 16, index);
+    }
+
+    // The frame decoded, its stamp read back and reported (id -1: unreadable), as the page with
+    // ?stamp does once it has drawn a frame.
+    void readStamp(int codec, const uint8_t* data, size_t size, int64_t index) {
+        const StampedFrame f = decoder.decode(codec, data, size);
+        if (!f.decoded) {
+            if (r.decodeError.empty())
+                r.decodeError = "frame " + std::to_string(index) + ": " + f.error;
+            return;
+        }
+        ++r.framesDecoded;
+        r.decodeMs.push_back(f.decodeMs);
+        int64_t id = -1;
+        if (f.stamp.ok) {
+            id = f.stamp.id;
+            ++r.stampsRead;
+            if (uint64_t(id) != (uint64_t(index) & stamp::kStampIdMask)) ++r.stampsMismatched;
+            // Ids wrap at 65536: "backwards" is a step of more than half of that.
+            if (lastStampId >= 0 && ((id - lastStampId) & 0xFFFF) >= 0x8000) ++r.stampsBackwards;
+            if (lastStampId >= 0 && id == lastStampId) ++r.stampsBackwards;
+            lastStampId = id;
+        } else {
+            ++r.stampsUnreadable;
+        }
+        send(nlohmann::json{{"type", "stamp"}, {"frame", index}, {"id", id}}.dump());
     }
 
     void send(std::string text) {
@@ -219,7 +258,7 @@ ProbeResult runProbe(const ProbeOptions& o) {
     ProbeResult r;
     try {
         asio::io_context io;
-        Session s(io, r);
+        Session s(io, r, o.stamp);
         tcp::resolver resolver(io);
         const auto found = resolver.resolve(o.endpoint.host, std::to_string(o.endpoint.port));
         beast::get_lowest_layer(s.ws).connect(found);
@@ -229,7 +268,9 @@ ProbeResult runProbe(const ProbeOptions& o) {
                                  std::to_string(o.endpoint.port);
         s.ws.handshake(host, o.endpoint.target);
         r.connected = true;
-        s.send(nlohmann::json{{"type", "hello"}, {"h264", o.h264}}.dump());
+        s.send(nlohmann::json{
+            {"type", "hello"}, {"h264", o.h264}, {"stamp", o.stamp && o.announceStamp}}
+                   .dump());
         s.read();
         asio::steady_timer timer(io);
         timer.expires_after(
@@ -282,10 +323,23 @@ nlohmann::json reportJson(const ProbeResult& r, const std::string& url) {
                             {"sps", r.firstH264Sps},
                             {"pps", r.firstH264Pps},
                             {"idr", r.firstH264Idr}}},
+                          {"stamp",
+                           {{"frames_decoded", r.framesDecoded},
+                            {"read", r.stampsRead},
+                            {"unreadable", r.stampsUnreadable},
+                            {"mismatched", r.stampsMismatched},
+                            {"backwards", r.stampsBackwards},
+                            {"decode_error", r.decodeError},
+                            {"decode_ms", summary(r.decodeMs)}}},
                           {"server",
                            {{"encoder", r.encoder},
                             {"encode_ms", summary(r.encodeMs)},
-                            {"latency_ms", summary(r.latencyMs)},
+                            {"stamp_latency_ms", summary(r.stampLatencyMs)},
+                            {"metadata_latency_ms", summary(r.metadataLatencyMs)},
+                            {"stamps_read", r.serverStampsRead},
+                            {"stamps_unreadable", r.serverStampsUnreadable},
+                            {"stamps_mismatched", r.serverStampsMismatched},
+                            {"stamps_late", r.serverStampsLate},
                             {"frames_encoded", r.framesEncoded},
                             {"frames_dropped", r.framesDropped},
                             {"sends_dropped", r.sendsDropped}}}};

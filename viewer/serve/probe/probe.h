@@ -1,11 +1,13 @@
 // A headless page for measuring a served estuary where no browser is (the GPU machine): it
 // connects to the server's WebSocket as the page does (its ?token=, a hello saying whether it
 // decodes H.264), receives the binary frames for a while and, like the page opened with ?stats,
-// reports each frame back as shown the moment it arrives, so the server's latency figure works
-// (without a decode, so the figure leaves out a browser's decode and paint). The server sends the
-// steering page its encode times and those latencies once a second (serve_stats); the probe, the
-// first page, steers. Nothing is decoded: H.264 access units are only scanned for their NAL
-// units (SPS, PPS, IDR). Who uses it: estuary_serve_probe (probe_main.cpp), the tests.
+// reports each frame back by its metadata id the moment it arrives (the server's metadata
+// latency). With `stamp` (the page's ?stamp) it asks the server to draw the frame stamp
+// (stamp.h), decodes every frame (decode.h) and reports the id read from the decoded picture: the
+// server's stamp latency, which includes the decode (a browser's paint is left out). The server
+// sends its encode times and those latencies once a second (serve_stats). H.264 access units are
+// also scanned for their NAL units (SPS, PPS, IDR). Who uses it: estuary_serve_probe
+// (probe_main.cpp), the tests.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -37,8 +39,11 @@ Percentiles percentiles(std::vector<double> values);
 
 struct ProbeOptions {
     Endpoint endpoint;
-    double seconds = 10; // after the connection opened
-    bool h264 = true;    // say so in the hello (else JPEG only)
+    double seconds = 10;       // after the connection opened
+    bool h264 = true;          // say so in the hello (else JPEG only)
+    bool stamp = false;        // ask for the stamp, decode each frame and report what it reads
+    bool announceStamp = true; // with `stamp`, ask in the hello (false: the tests' pictures
+                               // that carry none)
 };
 
 struct ProbeResult {
@@ -53,10 +58,19 @@ struct ProbeResult {
     // The first H.264 frame: flagged key, holding SPS (7), PPS (8) and an IDR slice (5).
     bool firstH264Seen = false, firstH264Key = false, firstH264Sps = false, firstH264Pps = false,
          firstH264Idr = false;
-    // From the server's serve_stats messages.
+    // With `stamp`: the frames decoded and their stamps (mismatched: read, but not the id the
+    // frame's metadata gives; backwards: read, but not above the last id read), decode times.
+    uint64_t framesDecoded = 0, stampsRead = 0, stampsUnreadable = 0, stampsMismatched = 0,
+             stampsBackwards = 0;
+    std::string decodeError; // the first frame that did not decode: why
+    std::vector<double> decodeMs;
+    // From the server's serve_stats messages (its stamp counts are the last message's: every
+    // page's reports since it started).
     std::string encoder;
-    std::vector<double> encodeMs, latencyMs;
+    std::vector<double> encodeMs, metadataLatencyMs, stampLatencyMs;
     uint64_t framesEncoded = 0, framesDropped = 0, sendsDropped = 0;
+    uint64_t serverStampsRead = 0, serverStampsUnreadable = 0, serverStampsMismatched = 0,
+             serverStampsLate = 0;
 };
 
 // Runs for opts.seconds (or until the server closes). Never throws; failures land in `error`.

@@ -1,7 +1,9 @@
-// estuary_serve_probe URL [--seconds S] [--report PATH] [--jpeg]: a headless page (probe.h) that
-// watches a served estuary for S seconds, or until the server closes, and writes what it saw as
-// JSON (atomically; "-" for the standard output). Exit 0 when frames came, 1 when none did or the
-// connection failed, 2 for a bad command line.
+// estuary_serve_probe URL [--seconds S] [--report PATH] [--jpeg] [--stamp]: a headless page
+// (probe.h) that watches a served estuary for S seconds, or until the server closes, and writes
+// what it saw as JSON (atomically; "-" for the standard output). --stamp: the server draws the
+// frame stamp, the probe decodes every frame and reads it back (the stamp latency). Exit 0 when
+// frames came, 1 when none did or the connection failed, 2 for a bad command line.
+#include "decode.h"
 #include "output_file.h"
 #include "probe.h"
 
@@ -15,7 +17,7 @@ int usage(const std::string& problem) {
     std::fprintf(stderr,
                  "estuary_serve_probe: %s\n"
                  "usage: estuary_serve_probe URL [--seconds S (0.1..3600, default 10)] "
-                 "[--report PATH (default: the standard output)] [--jpeg]\n"
+                 "[--report PATH (default: the standard output)] [--jpeg] [--stamp]\n"
                  "URL: the page's address estuary prints when serving "
                  "(http://127.0.0.1:PORT/?token=...)\n",
                  problem.c_str());
@@ -40,6 +42,8 @@ int main(int argc, char** argv) {
             report = argv[++i];
         } else if (arg == "--jpeg") {
             options.h264 = false;
+        } else if (arg == "--stamp") {
+            options.stamp = true;
         } else if (!arg.empty() && arg[0] != '-' && url.empty()) {
             url = arg;
         } else {
@@ -51,6 +55,13 @@ int main(int argc, char** argv) {
     const auto endpoint = parseServeUrl(url, why);
     if (!endpoint) return usage(why);
     options.endpoint = *endpoint;
+    if (std::string noH264; options.stamp && options.h264 && !h264Decodable(&noH264)) {
+        std::fprintf(stderr,
+                     "estuary_serve_probe: no H.264 decoder here (%s): --stamp asks for "
+                     "JPEG\n",
+                     noH264.c_str());
+        options.h264 = false;
+    }
     const ProbeResult result = runProbe(options);
     const std::string text = reportJson(result, url).dump(2) + "\n";
     try {
