@@ -22,9 +22,21 @@
 #include <array>
 #include <filesystem>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace estuary {
+
+// How the points' splat adds a point to a pixel (points_splat.glsl); every variant draws the same
+// picture. Packed: one 64-bit atomic a pixel (PointsDesc::packedSplat, where the device has them;
+// else three 32-bit ones). Merged: packed, and points of one pixel summed first across a subgroup
+// where neighbours land on the same pixel (needs subgroup vote and relative shuffles in compute;
+// else Packed). Saturated: one uint a pixel, each channel saturating at 255 by compare-and-swap:
+// half the bytes of the packed buffer, and no atomic for a pixel already full.
+enum class SplatVariant : uint32_t { Packed, Merged, Saturated };
+// The variant named `name` ("packed", "merged", "saturated"); nullopt for any other.
+std::optional<SplatVariant> splatVariantNamed(std::string_view name);
+const char* splatVariantName(SplatVariant variant);
 
 struct PointsDesc {
     Kit* kit = nullptr; // required: the viewer's drawing kit (kit.h), outliving the renderer
@@ -47,6 +59,7 @@ struct PointsDesc {
     bool splat = false;
     uint32_t markerCapacity = 0;
     bool packedSplat = true; // one 64-bit atomic a pixel where the device has them (tests: false)
+    SplatVariant splatVariant = SplatVariant::Packed; // points only
     // Where each channel of an element lies (renderer/attributes.h); none: the kind's preset
     // layout above. Lines read indices through the index channel (its own buffer,
     // setLinesIndices). Glyphs read their image, not these.
@@ -79,6 +92,11 @@ struct PointsRenderer : MoveOnly {
     VkPipeline resolveComputePipeline = VK_NULL_HANDLE;
     VkImageView storageTarget = VK_NULL_HANDLE; // setPointsExtent's: resolve by compute
     bool packedSplat = false;
+    SplatVariant splatVariant = SplatVariant::Packed; // the one made (after any fallback)
+    uint32_t splatFormat = 0; // points_splat_sum.glsl's kFormat: three uints, packed, saturated
+    // The points' compute resolve zeroes the sums it reads; the buffer is cleared by a fill on
+    // the first splat after setPointsExtent, and on every splat resolved by the raster pass.
+    mutable bool splatNeedsClear = true;
     GpuBuffer splatBuffer;
     VkExtent2D splatExtent{0, 0};
     GpuBuffer markerColours; // markers' splat: RGBA8 per marker, for the resolve

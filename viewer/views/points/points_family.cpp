@@ -1,10 +1,14 @@
 // The points renderer's views (points_family.h): their renderer, draw, resize, pick and panel.
 #include "points_family.h"
+#include "errors.h"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 namespace estuary::lib {
 void placeInCells(PointsDraw& draw, VkExtent2D cells) {
@@ -23,6 +27,14 @@ void PointsFamilyType::makeRenderer(estuary_viewer& v, estuary_view& view, Point
     if (desc.markerCapacity == 0) desc.markerCapacity = view.maxPoints;
     if (!desc.glyphs) desc.attributes = state.channels;
     desc.kit = &v.kit;
+    // How the points' splat adds (renderer/points.h SplatVariant), for benchmarks to compare.
+    if (const char* chosen = std::getenv("ESTUARY_POINTS_SPLAT"); chosen && *chosen) {
+        const std::optional<SplatVariant> variant = splatVariantNamed(chosen);
+        if (!variant)
+            throw usageError(std::string("ESTUARY_POINTS_SPLAT: '") + chosen +
+                             "' is not a splat variant (packed, merged, saturated)");
+        desc.splatVariant = *variant;
+    }
     state.renderer = createPointsRenderer(v.device, desc);
     if (desc.splat)
         setPointsExtent(v.device, state.renderer, viewExtent(v, view, {v.width, v.height}),

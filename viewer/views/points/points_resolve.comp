@@ -4,12 +4,15 @@
 // The compute splat's resolve into a target made with storage use (the offscreen picture): adds
 // each pixel's splatted colour (in 1/255 steps) to the pixel, clamped as additive blending clamps,
 // in place; alpha stays. The same sums as points_resolve.frag, without the raster units, which on
-// the H100 fill ~6 Gpixel/s (PERFORMANCE.md). Pixels no point reached are left alone.
+// the H100 fill ~6 Gpixel/s (PERFORMANCE.md). Pixels no point reached are left alone. It zeroes
+// the sums it read, so the buffer is clear for the next splat without a pass of its own (the
+// renderer clears it once, after setPointsExtent): a pixel no point reached costs one read.
 #include "shared_layout.h"
 
-layout(local_size_x = 8, local_size_y = 8) in;
+// A row of 32 pixels a subgroup on NVIDIA: 256 contiguous bytes of the packed sums.
+layout(local_size_x = 32, local_size_y = 8) in;
 
-layout(std430, binding = ESTUARY_BINDING_SPLAT) readonly buffer Splat {
+layout(std430, binding = ESTUARY_BINDING_SPLAT) buffer Splat {
     uint splat[];
 };
 layout(binding = ESTUARY_BINDING_DRAW_TARGET, rgba8) uniform image2D target;
@@ -19,15 +22,28 @@ layout(push_constant) uniform Push {
     float targetHeight;
 } pc;
 
-layout(constant_id = 0) const bool kPacked = false;
+layout(constant_id = 0) const uint kFormat = 0u; // points_splat_sum.glsl
 
 #include "points_splat_sum.glsl"
+
+void clearSplat(uint index) {
+    if (kFormat == kPacked) {
+        splat[2u * index] = 0u;
+        splat[2u * index + 1u] = 0u;
+    } else if (kFormat == kSaturated) {
+        splat[index] = 0u;
+    } else {
+        splat[3u * index] = splat[3u * index + 1u] = splat[3u * index + 2u] = 0u;
+    }
+}
 
 void main() {
     uvec2 pixel = gl_GlobalInvocationID.xy;
     if (pixel.x >= uint(pc.targetWidth) || pixel.y >= uint(pc.targetHeight)) return;
-    uvec3 sum = splatSum(pixel.y * uint(pc.targetWidth) + pixel.x);
+    uint index = pixel.y * uint(pc.targetWidth) + pixel.x;
+    uvec3 sum = splatSum(index);
     if (all(equal(sum, uvec3(0u)))) return;
+    clearSplat(index);
     vec4 below = imageLoad(target, ivec2(pixel));
     imageStore(target, ivec2(pixel), vec4(min(below.rgb + vec3(sum) / 255.0, 1.0), below.a));
 }
