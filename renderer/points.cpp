@@ -393,7 +393,9 @@ void recordComputeResolve(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent
         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
         VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.resolveComputePipeline);
-    vkCmdDispatch(cmd, (extent.width + 31) / 32, (extent.height + 7) / 8, 1); // 32x8 groups
+    // points_resolve.comp's groups are 32x8, the markers' and lines' resolves' 8x8.
+    const uint32_t groupWidth = r.markers || r.glyphs || r.lines ? 8 : 32;
+    vkCmdDispatch(cmd, (extent.width + groupWidth - 1) / groupWidth, (extent.height + 7) / 8, 1);
     ImageTransition back;
     back.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
     back.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
