@@ -426,6 +426,16 @@ TEST_P(PointsSplatVsRaster, TheMergedSplatSumsRunsOfNeighboursOnOnePixelExactly)
     }
 }
 
+// The names ESTUARY_POINTS_SPLAT and estuary_points_bench --splat take: each reads back as its
+// variant; anything else, a near miss or an empty name included, is none.
+TEST(SplatVariantNames, EachNameReadsBackAndAnyOtherIsNone) {
+    for (SplatVariant v : {SplatVariant::Packed, SplatVariant::Merged, SplatVariant::Saturated})
+        EXPECT_EQ(splatVariantNamed(splatVariantName(v)), v) << splatVariantName(v);
+    EXPECT_EQ(splatVariantNamed("merged"), SplatVariant::Merged);
+    for (const char* other : {"", "Packed", "merge", "saturated ", "?"})
+        EXPECT_FALSE(splatVariantNamed(other).has_value()) << "'" << other << "'";
+}
+
 std::string dimensionName(const ::testing::TestParamInfo<bool>& info) {
     return info.param ? "ThreeD" : "TwoD";
 }
