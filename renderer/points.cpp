@@ -375,12 +375,15 @@ PointPushConstants push2d(const PointsRenderer& r, VkExtent2D extent, const Poin
 // colour writes), the splat's sums added by compute, back to COLOR_ATTACHMENT_OPTIMAL for whatever
 // draws next.
 void recordComputeResolve(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent2D extent,
-                          VkImage targetImage) {
+                          VkImage targetImage, const PointsDraw& draw) {
     if (!targetImage)
         throw runtimeError("recordPoints: the splat resolves into its storage target in place, "
                            "so it needs the target's image");
+    const bool points = !r.markers && !r.glyphs && !r.lines;
     ImageTransition toGeneral;
-    toGeneral.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    // Cleared by the resolve, the old content is not kept (nor, on NVIDIA, decompressed).
+    toGeneral.oldLayout = draw.clearTarget && points ? VK_IMAGE_LAYOUT_UNDEFINED
+                                                     : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
     toGeneral.newLayout = VK_IMAGE_LAYOUT_GENERAL;
     toGeneral.srcStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
     toGeneral.srcAccess = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
@@ -393,8 +396,14 @@ void recordComputeResolve(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent
         VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
         VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.resolveComputePipeline);
+    if (points) { // points_resolve.comp's own block over the draw's first members (used up)
+        const float resolve[6] = {float(extent.width),     float(extent.height),
+                                  draw.view.background[0], draw.view.background[1],
+                                  draw.view.background[2], draw.clearTarget ? 1.0f : 0.0f};
+        vkCmdPushConstants(cmd, r.pipelineLayout, kDrawPushStages, 0, sizeof(resolve), resolve);
+    }
     // points_resolve.comp's groups are 32x8, the markers' and lines' resolves' 8x8.
-    const uint32_t groupWidth = r.markers || r.glyphs || r.lines ? 8 : 32;
+    const uint32_t groupWidth = points ? 32 : 8;
     vkCmdDispatch(cmd, (extent.width + groupWidth - 1) / groupWidth, (extent.height + 7) / 8, 1);
     ImageTransition back;
     back.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
@@ -442,13 +451,13 @@ void recordSplat(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
                             &r.slotSets[slot], 0, nullptr);
     vkCmdDispatch(cmd, gridStrideGroups(draw.count), 1, 1);
     if (r.storageTarget) {
-        recordComputeResolve(r, cmd, extent, targetImage);
+        recordComputeResolve(r, cmd, extent, targetImage, draw);
         return;
     }
     recordMemoryBarrier(
         cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
         VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    beginTargetPass(cmd, target, extent, false, draw.view.background);
+    beginTargetPass(cmd, target, extent, draw.clearTarget, draw.view.background);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.resolvePipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
@@ -569,7 +578,13 @@ void pushElements(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent2D exten
 void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                   VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
     const Elements e = elementsOf(r, slot, draw);
-    if (e.count == 0) return;
+    if (e.count == 0) {
+        if (draw.clearTarget) { // nothing to draw over the cleared target
+            beginTargetPass(cmd, target, extent, true, draw.view.background);
+            vkCmdEndRendering(cmd);
+        }
+        return;
+    }
     pushElements(r, cmd, extent, e);
     const bool quads = r.markers || r.glyphs || r.lines;
     // Markers, glyphs and segments by splat up to its capacity (and its key's), points always.
@@ -579,7 +594,7 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
         recordSplat(r, cmd, slot, target, extent, splat, targetImage);
         return;
     }
-    beginTargetPass(cmd, target, extent, false, draw.view.background);
+    beginTargetPass(cmd, target, extent, draw.clearTarget, draw.view.background);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);

@@ -158,6 +158,10 @@ struct PointsDraw {
     uint32_t markerFlags = 0;
     float lineWidth = 1.5f;
     uint32_t glyphSpacing = 8; // glyphs: cells between them
+    // Draw over a cleared target: the target's content is discarded and it is cleared to
+    // view.background by the draw itself (the points' compute resolve writes every pixel: no
+    // clear pass, no layout change of the old content), else by the draw's render pass.
+    bool clearTarget = false;
 };
 
 // Records a dynamic-rendering pass over `target` (COLOR_ATTACHMENT_OPTIMAL, kept) drawing

@@ -184,7 +184,8 @@ struct SplatVariantVariable {
 // The points splat's variant comes from ESTUARY_POINTS_SPLAT (for benchmarks). Through the
 // viewer's own frames, under synchronization validation, every variant draws the same picture, and
 // the same in every frame: the resolve zeroes the sums the next frame's splat adds to, with no
-// clear between. An unknown name is an error naming the variable and the name.
+// clear between; and, the points being the only view, the resolve clears the picture, which is
+// the raster path's. An unknown name is an error naming the variable and the name.
 TEST(ViewsDrawPaths, EveryPointsSplatVariantDrawsTheSamePictureFrameAfterFrame) {
     const SyncValidation sync;
     std::vector<float> cloud; // 3D points (x, y, z, s), a dense blob
@@ -197,10 +198,10 @@ TEST(ViewsDrawPaths, EveryPointsSplatVariantDrawsTheSamePictureFrameAfterFrame) 
         const float x = next() - 0.5f, y = next() - 0.5f, z = next() - 0.5f;
         cloud.insert(cloud.end(), {0.6f * x * x * x * 8.0f, 0.6f * y, z, next()});
     }
-    const auto draw = [&](const char* variant) {
+    const auto draw = [&](const char* variant, estuary_draw_path path = ESTUARY_DRAW_COMPUTE) {
         const SplatVariantVariable chosen(variant);
         ViewerDesc d = headless(2, kWidth, kHeight);
-        d.draw_path = ESTUARY_DRAW_COMPUTE;
+        d.draw_path = path;
         Viewer v(d);
         Buffer buffer =
             v.buffer({.size = cloud.size() * sizeof(float), .writer = ESTUARY_WRITER_HOST});
@@ -229,6 +230,16 @@ TEST(ViewsDrawPaths, EveryPointsSplatVariantDrawsTheSamePictureFrameAfterFrame) 
     for (size_t i = 0; i < packed.size(); i += 4)
         lit += packed[i] + packed[i + 1] + packed[i + 2] > 3 * 40;
     EXPECT_GT(lit, packed.size() / 4 / 20) << "pixels the points lit";
+    // The points, the only view, clear the picture in their resolve: the background too is the
+    // raster path's, which clears by a pass.
+    const std::vector<uint8_t> raster = draw("packed", ESTUARY_DRAW_RASTER);
+    test::expectSplatDrawsTheRasterPicture(raster, packed, 0.0, 0.005,
+                                           "the points alone, by compute and by raster");
+    for (size_t corner : {size_t(0), packed.size() - 4}) // no point there: the background
+        EXPECT_TRUE(std::equal(packed.begin() + long(corner), packed.begin() + long(corner) + 4,
+                               raster.begin() + long(corner)))
+            << "byte " << corner << ": " << int(packed[corner]) << " " << int(packed[corner + 1])
+            << " " << int(packed[corner + 2]) << " " << int(packed[corner + 3]);
     EXPECT_EQ(draw("merged"), packed) << "merged";
     EXPECT_EQ(draw("saturated"), packed) << "saturated";
 

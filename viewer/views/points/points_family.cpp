@@ -104,6 +104,25 @@ void PointsFamilyType::record(const estuary_viewer& v, const estuary_view& view,
                  draw(v, view), target.image);
 }
 
+// Only the points' compute resolve, which writes every pixel of the whole picture: elsewhere a
+// clear pass costs what the draw's own clear would.
+bool PointsFamilyType::recordOverCleared(const estuary_viewer& v, const estuary_view& view,
+                                         VkCommandBuffer cmd, uint32_t entry,
+                                         const DrawTarget& target) const {
+    const PointsRenderer& r = view.as<PointsState>().renderer;
+    const bool wholePicture = target.area.offset.x == 0 && target.area.offset.y == 0 &&
+                              target.area.extent.width == target.extent.width &&
+                              target.area.extent.height == target.extent.height;
+    if (!r.splatPipeline || !r.storageTarget || r.markers || r.lines || r.glyphs || !wholePicture ||
+        !target.image)
+        return false;
+    PointsDraw d = draw(v, view);
+    d.clearTarget = true;
+    d.view.background = v.background;
+    recordPoints(r, cmd, entry, target.view, target.extent, d, target.image);
+    return true;
+}
+
 void PointsFamilyType::resize(estuary_viewer& v, estuary_view& view, VkExtent2D extent) const {
     PointsRenderer& renderer = view.as<PointsState>().renderer;
     if (renderer.splatPipeline)
