@@ -86,7 +86,7 @@ struct PointsRenderer : MoveOnly {
     float maxPointSize = 1.0f;             // the device's largest point (largePoints)
     // PointsDesc::splat: the splat's compute pipeline, the resolve's graphics pipeline and the
     // buffer both use (per pixel of splatExtent one packed uint64 where the device has 64-bit
-    // atomics, else three uints), shared by the slots.
+    // atomics, else three uints; one uint for SplatVariant::Saturated), shared by the slots.
     VkPipeline splatPipeline = VK_NULL_HANDLE;
     VkPipeline resolvePipeline = VK_NULL_HANDLE;
     VkPipeline resolveComputePipeline = VK_NULL_HANDLE;
