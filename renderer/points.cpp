@@ -53,6 +53,20 @@ void createSets(const Device& device, PointsRenderer& r, uint32_t slotCount, boo
                              VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, colormap);
 }
 
+// Whether compute shaders have what the merged splat uses: subgroup vote and relative shuffles.
+bool subgroupsMerge(const Device& device) {
+    VkPhysicalDeviceSubgroupProperties subgroups{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                           &subgroups};
+    vkGetPhysicalDeviceProperties2(device.physical, &properties);
+    const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                          VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                          VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
+    return (subgroups.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+           (subgroups.supportedOperations & needed) == needed;
+}
+
 // The splat's compute pipeline and the resolve's: in place by compute, or a full-screen additive
 // pass.
 void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsDesc& desc) {
@@ -87,14 +101,22 @@ void createSplatPipelines(const Device& device, PointsRenderer& r, const PointsD
         return;
     }
     r.packedSplat = desc.packedSplat && device.int64Atomics;
-    const std::string name = std::string(desc.threeD ? "points3d_splat" : "points_splat") +
-                             (r.packedSplat ? "_packed.comp" : ".comp");
+    r.splatVariant = desc.splatVariant;
+    if (r.splatVariant == SplatVariant::Merged && !(r.packedSplat && subgroupsMerge(device)))
+        r.splatVariant = SplatVariant::Packed;
+    if (r.splatVariant == SplatVariant::Saturated) r.packedSplat = false;
+    const char* suffix = r.splatVariant == SplatVariant::Merged      ? "_merged.comp"
+                         : r.splatVariant == SplatVariant::Saturated ? "_saturated.comp"
+                         : r.packedSplat                             ? "_packed.comp"
+                                                                     : ".comp";
+    r.splatFormat = r.splatVariant == SplatVariant::Saturated ? 2u : r.packedSplat ? 1u : 0u;
+    const std::string name = std::string(desc.threeD ? "points3d_splat" : "points_splat") + suffix;
     r.splatPipeline = createComputePipeline(device, &r.kit->pipelineCache, r.pipelineLayout,
                                             shaderPath(desc.dataDir, name), &channels,
                                             desc.threeD ? "3D points splat" : "points splat");
-    const VkBool32 packed = r.packedSplat ? VK_TRUE : VK_FALSE;
-    const VkSpecializationMapEntry packedEntry{0, 0, sizeof(packed)};
-    const VkSpecializationInfo specialization{1, &packedEntry, sizeof(packed), &packed};
+    const VkSpecializationMapEntry formatEntry{0, 0, sizeof(r.splatFormat)};
+    const VkSpecializationInfo specialization{1, &formatEntry, sizeof(r.splatFormat),
+                                              &r.splatFormat};
     r.resolveComputePipeline =
         createComputePipeline(device, &r.kit->pipelineCache, r.pipelineLayout,
                               shaderPath(desc.dataDir, "points_resolve.comp"), &specialization,
@@ -259,6 +281,7 @@ void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent,
     const VkDeviceSize pixelBytes = r.lines                 ? 2 * sizeof(uint32_t)
                                     : r.markers || r.glyphs ? sizeof(uint32_t)
                                     : r.packedSplat         ? sizeof(uint64_t)
+                                    : r.splatFormat == 2    ? sizeof(uint32_t)
                                                             : 3 * sizeof(uint32_t);
     const VkDeviceSize bytes = VkDeviceSize(extent.width) * extent.height * pixelBytes;
     r.splatBuffer = createBuffer(
@@ -273,6 +296,25 @@ void setPointsExtent(const Device& device, PointsRenderer& r, VkExtent2D extent,
     }
     r.splatExtent = extent;
     r.storageTarget = storageTarget;
+    r.splatNeedsClear = true;
+}
+
+std::optional<SplatVariant> splatVariantNamed(std::string_view name) {
+    for (SplatVariant v : {SplatVariant::Packed, SplatVariant::Merged, SplatVariant::Saturated})
+        if (name == splatVariantName(v)) return v;
+    return std::nullopt;
+}
+
+const char* splatVariantName(SplatVariant variant) {
+    switch (variant) {
+    case SplatVariant::Packed:
+        return "packed";
+    case SplatVariant::Merged:
+        return "merged";
+    case SplatVariant::Saturated:
+        return "saturated";
+    }
+    return "?";
 }
 
 uint32_t glyphCount(VkExtent3D image, uint32_t spacing) {
@@ -333,12 +375,15 @@ PointPushConstants push2d(const PointsRenderer& r, VkExtent2D extent, const Poin
 // colour writes), the splat's sums added by compute, back to COLOR_ATTACHMENT_OPTIMAL for whatever
 // draws next.
 void recordComputeResolve(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent2D extent,
-                          VkImage targetImage) {
+                          VkImage targetImage, const PointsDraw& draw) {
     if (!targetImage)
         throw runtimeError("recordPoints: the splat resolves into its storage target in place, "
                            "so it needs the target's image");
+    const bool points = !r.markers && !r.glyphs && !r.lines;
     ImageTransition toGeneral;
-    toGeneral.oldLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    // Cleared by the resolve, the old content is not kept (nor, on NVIDIA, decompressed).
+    toGeneral.oldLayout = draw.clearTarget && points ? VK_IMAGE_LAYOUT_UNDEFINED
+                                                     : VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
     toGeneral.newLayout = VK_IMAGE_LAYOUT_GENERAL;
     toGeneral.srcStage = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
     toGeneral.srcAccess = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
@@ -346,11 +391,20 @@ void recordComputeResolve(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent
     toGeneral.dstAccess =
         VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT;
     recordImageBarrier(cmd, targetImage, toGeneral);
-    recordMemoryBarrier(
+    recordMemoryBarrier( // the splat's sums, then the resolve's reads and zeroes
         cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.resolveComputePipeline);
-    vkCmdDispatch(cmd, (extent.width + 7) / 8, (extent.height + 7) / 8, 1);
+    if (points) { // points_resolve.comp's own block over the draw's first members (used up)
+        const float resolve[6] = {float(extent.width),     float(extent.height),
+                                  draw.view.background[0], draw.view.background[1],
+                                  draw.view.background[2], draw.clearTarget ? 1.0f : 0.0f};
+        vkCmdPushConstants(cmd, r.pipelineLayout, kDrawPushStages, 0, sizeof(resolve), resolve);
+    }
+    // points_resolve.comp's groups are 32x8, the markers' and lines' resolves' 8x8.
+    const uint32_t groupWidth = points ? 32 : 8;
+    vkCmdDispatch(cmd, (extent.width + groupWidth - 1) / groupWidth, (extent.height + 7) / 8, 1);
     ImageTransition back;
     back.oldLayout = VK_IMAGE_LAYOUT_GENERAL;
     back.newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
@@ -361,7 +415,8 @@ void recordComputeResolve(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent
     recordImageBarrier(cmd, targetImage, back);
 }
 
-// Clear the splat buffer (after the last frame's resolve read it), splat, resolve onto the target.
+// Clear the splat buffer where the last resolve did not (after it read it), splat, resolve onto
+// the target.
 void recordSplat(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                  VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
     if (extent.width != r.splatExtent.width || extent.height != r.splatExtent.height)
@@ -369,26 +424,40 @@ void recordSplat(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, Vk
                            std::to_string(extent.width) + "x" + std::to_string(extent.height) +
                            ", set: " + std::to_string(r.splatExtent.width) + "x" +
                            std::to_string(r.splatExtent.height) + ")");
-    recordMemoryBarrier(
-        cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
-        VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    vkCmdFillBuffer(cmd, r.splatBuffer.handle, 0, VK_WHOLE_SIZE, 0);
-    recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT,
-                        VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                        VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    // Only the points' compute resolve zeroes what it read (points_resolve.comp).
+    const bool resolveClears = r.storageTarget && !r.markers && !r.glyphs && !r.lines;
+    if (r.splatNeedsClear || !resolveClears) {
+        recordMemoryBarrier(
+            cmd, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+            VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+        vkCmdFillBuffer(cmd, r.splatBuffer.handle, 0, VK_WHOLE_SIZE, 0);
+        recordMemoryBarrier(cmd, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                            VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+                                VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+        // A command buffer submitted again repeats its fill; one never submitted would leave the
+        // buffer uncleared, which no caller does (a recorded frame is submitted).
+        r.splatNeedsClear = !resolveClears;
+    } else { // the last resolve's zeroes (and reads) before this splat's atomics
+        recordMemoryBarrier(
+            cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
+            VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+            VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+    }
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.splatPipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
     vkCmdDispatch(cmd, gridStrideGroups(draw.count), 1, 1);
     if (r.storageTarget) {
-        recordComputeResolve(r, cmd, extent, targetImage);
+        recordComputeResolve(r, cmd, extent, targetImage, draw);
         return;
     }
     recordMemoryBarrier(
         cmd, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT,
         VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
-    beginTargetPass(cmd, target, extent, false, draw.view.background);
+    beginTargetPass(cmd, target, extent, draw.clearTarget, draw.view.background);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.resolvePipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);
@@ -509,7 +578,13 @@ void pushElements(const PointsRenderer& r, VkCommandBuffer cmd, VkExtent2D exten
 void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, VkImageView target,
                   VkExtent2D extent, const PointsDraw& draw, VkImage targetImage) {
     const Elements e = elementsOf(r, slot, draw);
-    if (e.count == 0) return;
+    if (e.count == 0) {
+        if (draw.clearTarget) { // nothing to draw over the cleared target
+            beginTargetPass(cmd, target, extent, true, draw.view.background);
+            vkCmdEndRendering(cmd);
+        }
+        return;
+    }
     pushElements(r, cmd, extent, e);
     const bool quads = r.markers || r.glyphs || r.lines;
     // Markers, glyphs and segments by splat up to its capacity (and its key's), points always.
@@ -519,7 +594,7 @@ void recordPoints(const PointsRenderer& r, VkCommandBuffer cmd, uint32_t slot, V
         recordSplat(r, cmd, slot, target, extent, splat, targetImage);
         return;
     }
-    beginTargetPass(cmd, target, extent, false, draw.view.background);
+    beginTargetPass(cmd, target, extent, draw.clearTarget, draw.view.background);
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipeline);
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, r.pipelineLayout, 0, 1,
                             &r.slotSets[slot], 0, nullptr);

@@ -22,9 +22,21 @@
 #include <array>
 #include <filesystem>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace estuary {
+
+// How the points' splat adds a point to a pixel (points_splat.glsl); every variant draws the same
+// picture. Packed: one 64-bit atomic a pixel (PointsDesc::packedSplat, where the device has them;
+// else three 32-bit ones). Merged: packed, and points of one pixel summed first across a subgroup
+// where neighbours land on the same pixel (needs subgroup vote and relative shuffles in compute;
+// else Packed). Saturated: one uint a pixel, each channel saturating at 255 by compare-and-swap:
+// half the bytes of the packed buffer, and no atomic for a pixel already full.
+enum class SplatVariant : uint32_t { Packed, Merged, Saturated };
+// The variant named `name` ("packed", "merged", "saturated"); nullopt for any other.
+std::optional<SplatVariant> splatVariantNamed(std::string_view name);
+const char* splatVariantName(SplatVariant variant);
 
 struct PointsDesc {
     Kit* kit = nullptr; // required: the viewer's drawing kit (kit.h), outliving the renderer
@@ -47,6 +59,7 @@ struct PointsDesc {
     bool splat = false;
     uint32_t markerCapacity = 0;
     bool packedSplat = true; // one 64-bit atomic a pixel where the device has them (tests: false)
+    SplatVariant splatVariant = SplatVariant::Packed; // points only
     // Where each channel of an element lies (renderer/attributes.h); none: the kind's preset
     // layout above. Lines read indices through the index channel (its own buffer,
     // setLinesIndices). Glyphs read their image, not these.
@@ -73,12 +86,17 @@ struct PointsRenderer : MoveOnly {
     float maxPointSize = 1.0f;             // the device's largest point (largePoints)
     // PointsDesc::splat: the splat's compute pipeline, the resolve's graphics pipeline and the
     // buffer both use (per pixel of splatExtent one packed uint64 where the device has 64-bit
-    // atomics, else three uints), shared by the slots.
+    // atomics, else three uints; one uint for SplatVariant::Saturated), shared by the slots.
     VkPipeline splatPipeline = VK_NULL_HANDLE;
     VkPipeline resolvePipeline = VK_NULL_HANDLE;
     VkPipeline resolveComputePipeline = VK_NULL_HANDLE;
     VkImageView storageTarget = VK_NULL_HANDLE; // setPointsExtent's: resolve by compute
     bool packedSplat = false;
+    SplatVariant splatVariant = SplatVariant::Packed; // the one made (after any fallback)
+    uint32_t splatFormat = 0; // points_splat_sum.glsl's kFormat: three uints, packed, saturated
+    // The points' compute resolve zeroes the sums it reads; the buffer is cleared by a fill on
+    // the first splat after setPointsExtent, and on every splat resolved by the raster pass.
+    mutable bool splatNeedsClear = true;
     GpuBuffer splatBuffer;
     VkExtent2D splatExtent{0, 0};
     GpuBuffer markerColours; // markers' splat: RGBA8 per marker, for the resolve
@@ -140,6 +158,10 @@ struct PointsDraw {
     uint32_t markerFlags = 0;
     float lineWidth = 1.5f;
     uint32_t glyphSpacing = 8; // glyphs: cells between them
+    // Draw over a cleared target: the target's content is discarded and it is cleared to
+    // view.background by the draw itself (the points' compute resolve writes every pixel: no
+    // clear pass, no layout change of the old content), else by the draw's render pass.
+    bool clearTarget = false;
 };
 
 // Records a dynamic-rendering pass over `target` (COLOR_ATTACHMENT_OPTIMAL, kept) drawing

@@ -17,6 +17,9 @@
 //   estuary_kernel_bench mips3d <level-by-level|fused> [--size N]   gray-scott-3d (bench_volume.cu)
 //   estuary_kernel_bench frame3d <old|new> [--size N]
 //   estuary_kernel_bench tune3d [--size N]                  every temporal 3D (steps, rows, slices)
+//   estuary_kernel_bench points [--points N] [--size WxH] [--order random|morton|both]
+//                        [--variant packed|merged|saturated|match|all]   the points splat's CUDA
+//                                                           twin (bench_points.h)
 //   estuary_kernel_bench all                                every variant at 1024², 2048², 4096²
 //                                                           and every 3D one at 256³ and 512³
 // Each takes --json PATH (results as JSON, written atomically). Sizes default to 1024, 2048 and
@@ -24,6 +27,7 @@
 // auto is what the simulation runs. Exit 0; 1 when a variant differs from the CPU (the first
 // difference printed); 2 on bad usage.
 #include "bench_common.cuh"
+#include "bench_points.h"
 #include "bench_pressure.h"
 #include "bench_volume.h"
 #include "cpu_gray_scott.h"
@@ -466,7 +470,7 @@ int usage(const char* problem) {
                  "<level-by-level|fused> | frame <old|new> | jacobi <sweep|blocked> | tune\n"
                  "       | pressure <jacobi|multigrid>\n"
                  "       | step3d <column|temporal1..4|auto> | mips3d <level-by-level|fused>\n"
-                 "       | frame3d <old|new> | tune3d | all\n"
+                 "       | frame3d <old|new> | tune3d | points [options] | all\n"
                  "       [--size N] [--threads N] [--rows N] [--block-y N] [--slices N] "
                  "[--json PATH]\n",
                  problem);
@@ -476,6 +480,7 @@ int usage(const char* problem) {
 int run(int argc, char** argv) {
     if (argc < 2) return usage("missing command");
     const std::string command = argv[1];
+    if (command == "points") return runPointsBench(argc - 2, argv + 2); // its own options
     const bool takesVariant = command == "step" || command == "mips" || command == "frame" ||
                               command == "jacobi" || command == "pressure" ||
                               (isVolumeCommand(command) && command != "tune3d");

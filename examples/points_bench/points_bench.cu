@@ -8,7 +8,7 @@
 //   points_bench [--points N[,N...]] [--resolution WxH] [--fps-caps C[,C...]]
 //                [--mode pipelined|serialized] [--draw auto|raster|compute] [--seconds S]
 //                [--view points|arrows|lines|mesh] [--shading smooth|flat] [--pick R]
-//                [--json PATH]
+//                [--splat packed|merged|saturated] [--order random|morton] [--json PATH]
 // --view arrows draws each point as an arrow along its velocity (the markers view, 6 pixels),
 // --view lines as a short streak along it (the lines view, segments); N counts the arrows or
 // streaks. --view mesh draws a rippling sheet of N triangles or a few more (a square grid of
@@ -16,6 +16,10 @@
 // summed each frame; --shading flat: a normal per triangle, none summed): N counts the triangles.
 // --pick R picks, in every frame's draw, the element at the picture's centre (within R pixels),
 // as a window's cursor does: the draw time then includes the pick's passes over all N.
+// --splat picks how the compute splat adds a point (ESTUARY_POINTS_SPLAT, renderer/points.h
+// SplatVariant; default packed). --order morton seeds the points along a Z-order curve, so
+// neighbouring points (and GPU threads) land on neighbouring pixels, as in the spatially ordered
+// clouds compute rasterizers are measured with; random (the default) hashes each point's place.
 // Prints one line per configuration; --json writes them all (temporary file, then rename). Built
 // in estuary's tree as estuary_points_bench and bundled; scripts/run-gpu-bench.sh points runs the
 // grid. Exit 0; 1 when the library fails; 2 on bad usage.
@@ -81,8 +85,19 @@ __global__ void triangulateSheet(unsigned* indices, unsigned g) {
         indices[6 * c + k] = corners[k];
 }
 
-// Uniform in the box [-1, 1]^3, the scalar the distance from the centre.
-__global__ void seedPoints(float4* points, unsigned count) {
+// Bits 0, 3, 6, ... of v packed together: one axis of a 3D Morton code.
+__device__ unsigned mortonAxis(unsigned v) {
+    v &= 0x09249249u;
+    v = (v ^ (v >> 2)) & 0x030C30C3u;
+    v = (v ^ (v >> 4)) & 0x0300F00Fu;
+    v = (v ^ (v >> 8)) & 0x030000FFu;
+    return (v ^ (v >> 16)) & 0x000003FFu;
+}
+
+// Uniform in the box [-1, 1]^3, the scalar the distance from the centre. Random order: each place
+// hashed from i. Morton order: point i in cell i * 2^30 / count of the box's 1024^3 cells along a
+// Z-order curve, at a hashed place inside it.
+__global__ void seedPoints(float4* points, unsigned count, bool morton) {
     const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
     unsigned h = i * 2654435761u + 12345u;
@@ -90,7 +105,13 @@ __global__ void seedPoints(float4* points, unsigned count) {
         h ^= h << 13, h ^= h >> 17, h ^= h << 5;
         return (h & 0xFFFFFF) / 8388608.0f - 1.0f;
     };
-    const float x = next(), y = next(), z = next();
+    float x = next(), y = next(), z = next();
+    if (morton) {
+        const unsigned cell = unsigned((unsigned long long)i * (1ull << 30) / count);
+        x = (float(mortonAxis(cell)) + 0.5f * (x + 1.0f)) / 512.0f - 1.0f;
+        y = (float(mortonAxis(cell >> 1)) + 0.5f * (y + 1.0f)) / 512.0f - 1.0f;
+        z = (float(mortonAxis(cell >> 2)) + 0.5f * (z + 1.0f)) / 512.0f - 1.0f;
+    }
     points[i] = make_float4(x, y, z, sqrtf(x * x + y * y + z * z));
 }
 
@@ -140,6 +161,8 @@ struct Config {
     std::string view = "points";                        // or arrows, lines, mesh
     estuary_mesh_shading shading = ESTUARY_MESH_SMOOTH; // mesh
     float pickRadius = -1.0f;                           // < 0: no pick
+    std::string splat;                                  // empty: the library's default
+    bool morton = false;
     std::string json;
 };
 
@@ -307,7 +330,7 @@ Result measure(const estuary::Viewer& viewer, const Config& config, unsigned lon
     float4* seeded = nullptr;
     checkCuda(cudaMalloc(&seeded, bytes), "cudaMalloc");
     const unsigned blocks = unsigned((count + 255) / 256);
-    seedPoints<<<blocks, 256>>>(seeded, unsigned(count));
+    seedPoints<<<blocks, 256>>>(seeded, unsigned(count), config.morton);
     checkCuda(cudaGetLastError(), "seedPoints");
     checkCuda(cudaDeviceSynchronize(), "seeding");
 
@@ -351,7 +374,8 @@ int usage(const std::string& problem) {
                  "points_bench: %s\nusage: points_bench [--points N[,N...]] [--resolution WxH] "
                  "[--fps-caps C[,C...]] [--mode pipelined|serialized] [--draw auto|raster|compute] "
                  "[--seconds S] [--view points|arrows|lines|mesh] [--shading smooth|flat] "
-                 "[--pick R] [--json PATH]\n",
+                 "[--pick R] [--splat packed|merged|saturated] [--order random|morton] "
+                 "[--json PATH]\n",
                  problem.c_str());
     return 2;
 }
@@ -367,6 +391,8 @@ nlohmann::ordered_json jsonOf(const Config& c, const std::vector<Result>& result
         {"height", c.height},
         {"mode", c.serialized ? "serialized" : "pipelined"},
         {"view", c.view},
+        {"splat", c.splat.empty() ? "packed" : c.splat},
+        {"order", c.morton ? "morton" : "random"},
         {"shading", c.shading == ESTUARY_MESH_FLAT ? "flat" : "smooth"},
         {"pick_radius",
          c.pickRadius >= 0.0f ? nlohmann::ordered_json(c.pickRadius) : nlohmann::ordered_json()}};
@@ -434,12 +460,23 @@ int main(int argc, char** argv) try {
             config.pickRadius = std::strtof(value.c_str(), &end);
             if (*end != '\0' || !(config.pickRadius >= 0.0f && config.pickRadius <= 64.0f))
                 return usage("--pick: a radius of 0..64 pixels (got '" + value + "')");
+        } else if (option == "--splat") {
+            if (value != "packed" && value != "merged" && value != "saturated")
+                return usage("--splat: packed, merged or saturated (got '" + value + "')");
+            config.splat = value;
+        } else if (option == "--order") {
+            if (value != "random" && value != "morton")
+                return usage("--order: random or morton (got '" + value + "')");
+            config.morton = value == "morton";
         } else if (option == "--json") {
             config.json = value;
         } else {
             return usage("unknown option " + option);
         }
     }
+    // The library reads the splat's variant when it makes the view's renderer.
+    if (!config.splat.empty() && setenv("ESTUARY_POINTS_SPLAT", config.splat.c_str(), 1) != 0)
+        return usage("cannot set ESTUARY_POINTS_SPLAT");
     estuary::ViewerDesc desc;
     desc.display = ESTUARY_DISPLAY_HEADLESS;
     desc.width = config.width;
@@ -453,15 +490,19 @@ int main(int argc, char** argv) try {
     for (unsigned long long count : config.points)
         for (double cap : config.caps) {
             const Result r = measure(viewer, config, count, cap, energy);
-            std::printf("%s %ux%u %s %11llu %s, cap %5.0f: %9.1f fps, CUDA %.3f ms, draw "
-                        "%.3f ms, p99/p50 %.2f, %.1f W, %.4f J/frame, %.2f GB in use\n",
-                        config.serialized ? "serialized" : "pipelined", config.width, config.height,
-                        config.view == "mesh"                    ? "raster"
-                        : info.draw_path == ESTUARY_DRAW_COMPUTE ? "splat"
-                                                                 : "raster",
-                        r.points, (config.view + (config.pickRadius >= 0 ? "+pick" : "")).c_str(),
-                        r.cap, r.fps, r.cudaMs, r.drawMs, r.intervalP99OverP50, r.watts,
-                        r.joulesPerFrame, double(r.deviceBytes) / 1e9);
+            // The grid's plots parse these lines (scripts/plot_points_grid.py): the variant and
+            // the order go last.
+            const bool splatted = config.view != "mesh" && info.draw_path == ESTUARY_DRAW_COMPUTE;
+            std::printf(
+                "%s %ux%u %s %11llu %s, cap %5.0f: %9.1f fps, CUDA %.3f ms, draw "
+                "%.3f ms, p99/p50 %.2f, %.1f W, %.4f J/frame, %.2f GB in use, %s%s order\n",
+                config.serialized ? "serialized" : "pipelined", config.width, config.height,
+                splatted ? "splat" : "raster", r.points,
+                (config.view + (config.pickRadius >= 0 ? "+pick" : "")).c_str(), r.cap, r.fps,
+                r.cudaMs, r.drawMs, r.intervalP99OverP50, r.watts, r.joulesPerFrame,
+                double(r.deviceBytes) / 1e9,
+                splatted ? (config.splat.empty() ? "packed, " : (config.splat + ", ").c_str()) : "",
+                config.morton ? "morton" : "random");
             std::fflush(stdout);
             results.push_back(r);
         }

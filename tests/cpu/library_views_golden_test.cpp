@@ -173,6 +173,91 @@ TEST(ViewsDrawPaths, ThreeDMarkersOverlapTheSameWayByRasterAndByCompute) {
     EXPECT_LE(diff.failingFraction, 0.01) << "max diff " << diff.maxAbsDiff;
 }
 
+// ESTUARY_POINTS_SPLAT set for the test's length, then unset.
+struct SplatVariantVariable {
+    explicit SplatVariantVariable(const char* name) { setenv("ESTUARY_POINTS_SPLAT", name, 1); }
+    ~SplatVariantVariable() { unsetenv("ESTUARY_POINTS_SPLAT"); }
+    SplatVariantVariable(const SplatVariantVariable&) = delete;
+    SplatVariantVariable& operator=(const SplatVariantVariable&) = delete;
+};
+
+// The points splat's variant comes from ESTUARY_POINTS_SPLAT (for benchmarks). Through the
+// viewer's own frames, under synchronization validation, every variant draws the same picture, and
+// the same in every frame: the resolve zeroes the sums the next frame's splat adds to, with no
+// clear between; and, the points being the only view, the resolve clears the picture, which is
+// the raster path's. An unknown name is an error naming the variable and the name.
+TEST(ViewsDrawPaths, EveryPointsSplatVariantDrawsTheSamePictureFrameAfterFrame) {
+    const SyncValidation sync;
+    std::vector<float> cloud; // 3D points (x, y, z, s), a dense blob
+    uint32_t h = 12345;
+    const auto next = [&] {
+        h ^= h << 13, h ^= h >> 17, h ^= h << 5;
+        return float(h & 0xFFFF) / 65536.0f;
+    };
+    for (int i = 0; i < 20000; ++i) {
+        const float x = next() - 0.5f, y = next() - 0.5f, z = next() - 0.5f;
+        cloud.insert(cloud.end(), {0.6f * x * x * x * 8.0f, 0.6f * y, z, next()});
+    }
+    const auto draw = [&](const char* variant, estuary_draw_path path = ESTUARY_DRAW_COMPUTE) {
+        const SplatVariantVariable chosen(variant);
+        ViewerDesc d = headless(2, kWidth, kHeight);
+        d.draw_path = path;
+        Viewer v(d);
+        Buffer buffer =
+            v.buffer({.size = cloud.size() * sizeof(float), .writer = ESTUARY_WRITER_HOST});
+        estuary_points_view_desc p{.buffer = buffer.get(), .layout = ESTUARY_POINTS_XYZ_SCALAR};
+        p.intensity = 0.3f;
+        const float box[6] = {-0.5f, -0.5f, -0.5f, 0.5f, 0.5f, 0.5f};
+        std::copy(box, box + 6, p.bounds);
+        const View shown = v.pointsView(p);
+        std::vector<uint8_t> first;
+        for (int f = 0; f < 4; ++f) {
+            const Frame frame = v.beginFrame();
+            std::memcpy(frame.hostPointer(buffer), cloud.data(), cloud.size() * sizeof(float));
+            frame.end();
+            std::vector<uint8_t> rgba(size_t(kWidth) * kHeight * 4);
+            check(estuary_read_pixels(v.get(), rgba.data(), rgba.size()));
+            if (f == 0)
+                first = std::move(rgba);
+            else
+                EXPECT_EQ(rgba, first) << variant << ", frame " << f;
+        }
+        EXPECT_EQ(v.close(), 0u) << variant << ": validation messages";
+        return first;
+    };
+    const std::vector<uint8_t> packed = draw("packed");
+    size_t lit = 0;
+    for (size_t i = 0; i < packed.size(); i += 4)
+        lit += packed[i] + packed[i + 1] + packed[i + 2] > 3 * 40;
+    EXPECT_GT(lit, packed.size() / 4 / 20) << "pixels the points lit";
+    // The points, the only view, clear the picture in their resolve: the background too is the
+    // raster path's, which clears by a pass.
+    const std::vector<uint8_t> raster = draw("packed", ESTUARY_DRAW_RASTER);
+    test::expectSplatDrawsTheRasterPicture(raster, packed, 0.0, 0.005,
+                                           "the points alone, by compute and by raster");
+    for (size_t corner : {size_t(0), packed.size() - 4}) // no point there: the background
+        EXPECT_TRUE(std::equal(packed.begin() + long(corner), packed.begin() + long(corner) + 4,
+                               raster.begin() + long(corner)))
+            << "byte " << corner << ": " << int(packed[corner]) << " " << int(packed[corner + 1])
+            << " " << int(packed[corner + 2]) << " " << int(packed[corner + 3]);
+    EXPECT_EQ(draw("merged"), packed) << "merged";
+    EXPECT_EQ(draw("saturated"), packed) << "saturated";
+
+    const SplatVariantVariable bogus("fastest");
+    ViewerDesc d = headless(2, kWidth, kHeight);
+    d.draw_path = ESTUARY_DRAW_COMPUTE;
+    Viewer v(d);
+    Buffer buffer = v.buffer({.size = 64, .writer = ESTUARY_WRITER_HOST});
+    try {
+        const View shown = v.pointsView({.buffer = buffer.get()});
+        FAIL() << "no error";
+    } catch (const std::exception& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("ESTUARY_POINTS_SPLAT"), std::string::npos) << what;
+        EXPECT_NE(what.find("'fastest'"), std::string::npos) << what;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(DrawPaths, ViewsGolden,
                          ::testing::Values(ESTUARY_DRAW_RASTER, ESTUARY_DRAW_COMPUTE),
                          [](const auto& path) {

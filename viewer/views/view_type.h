@@ -52,6 +52,13 @@ class ViewType {
     // Records the view's draw of host-ring entry `entry`'s copies.
     virtual void record(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
                         uint32_t entry, const DrawTarget& target) const = 0;
+    // Records the view's draw as record() does, as the first thing drawn on a picture it clears
+    // to the viewer's background itself (no clear pass before it: the points' compute splat writes
+    // every pixel in its resolve); false, having recorded nothing, where it does not.
+    virtual bool recordOverCleared(const estuary_viewer&, const estuary_view&, VkCommandBuffer,
+                                   uint32_t, const DrawTarget&) const {
+        return false;
+    }
     // The picture changed size (only while nothing is in flight).
     virtual void resize(estuary_viewer&, estuary_view&, VkExtent2D) const {}
     // Parameters the user set that need the renderers made again (a volume's style).

@@ -236,13 +236,24 @@ void recordClear(const estuary_viewer& v, VkCommandBuffer cmd, VkImageView view,
 
 void recordPanelViews(estuary_viewer& v, VkCommandBuffer cmd, uint32_t entry, uint32_t panel,
                       const DrawTarget& target) {
-    if (const estuary_view* bg = backgroundView(v, panel))
+    const auto drawn = [&](const estuary_view& view) {
+        return view.params.visible && view.params.panel == panel && !view.type->background() &&
+               !view.type->annotates();
+    };
+    const estuary_view* clearedBy = nullptr; // the first view drawn, where it clears the picture
+    if (const estuary_view* bg = backgroundView(v, panel)) {
         bg->type->record(v, *bg, cmd, entry, target);
-    else // nothing covers the panel: its background
-        recordClear(v, cmd, target.view, target.extent);
+    } else { // nothing covers the panel: its background, cleared by a pass or by the first view
+        const auto first = std::find_if(v.views.begin(), v.views.end(),
+                                        [&](const auto& view) { return drawn(*view); });
+        if (first != v.views.end() &&
+            (*first)->type->recordOverCleared(v, **first, cmd, entry, target))
+            clearedBy = first->get();
+        else
+            recordClear(v, cmd, target.view, target.extent);
+    }
     for (const auto& view : v.views)
-        if (view->params.visible && view->params.panel == panel && !view->type->background() &&
-            !view->type->annotates())
+        if (drawn(*view) && view.get() != clearedBy)
             view->type->record(v, *view, cmd, entry, target);
 }
 

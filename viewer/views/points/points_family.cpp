@@ -1,10 +1,14 @@
 // The points renderer's views (points_family.h): their renderer, draw, resize, pick and panel.
 #include "points_family.h"
+#include "errors.h"
 
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 namespace estuary::lib {
 void placeInCells(PointsDraw& draw, VkExtent2D cells) {
@@ -23,6 +27,14 @@ void PointsFamilyType::makeRenderer(estuary_viewer& v, estuary_view& view, Point
     if (desc.markerCapacity == 0) desc.markerCapacity = view.maxPoints;
     if (!desc.glyphs) desc.attributes = state.channels;
     desc.kit = &v.kit;
+    // How the points' splat adds (renderer/points.h SplatVariant), for benchmarks to compare.
+    if (const char* chosen = std::getenv("ESTUARY_POINTS_SPLAT"); chosen && *chosen) {
+        const std::optional<SplatVariant> variant = splatVariantNamed(chosen);
+        if (!variant)
+            throw usageError(std::string("ESTUARY_POINTS_SPLAT: '") + chosen +
+                             "' is not a splat variant (packed, merged, saturated)");
+        desc.splatVariant = *variant;
+    }
     state.renderer = createPointsRenderer(v.device, desc);
     if (desc.splat)
         setPointsExtent(v.device, state.renderer, viewExtent(v, view, {v.width, v.height}),
@@ -90,6 +102,25 @@ void PointsFamilyType::record(const estuary_viewer& v, const estuary_view& view,
                               VkCommandBuffer cmd, uint32_t entry, const DrawTarget& target) const {
     recordPoints(view.as<PointsState>().renderer, cmd, entry, target.view, target.extent,
                  draw(v, view), target.image);
+}
+
+// Only the points' compute resolve, which writes every pixel of the whole picture: elsewhere a
+// clear pass costs what the draw's own clear would.
+bool PointsFamilyType::recordOverCleared(const estuary_viewer& v, const estuary_view& view,
+                                         VkCommandBuffer cmd, uint32_t entry,
+                                         const DrawTarget& target) const {
+    const PointsRenderer& r = view.as<PointsState>().renderer;
+    const bool wholePicture = target.area.offset.x == 0 && target.area.offset.y == 0 &&
+                              target.area.extent.width == target.extent.width &&
+                              target.area.extent.height == target.extent.height;
+    if (!r.splatPipeline || !r.storageTarget || r.markers || r.lines || r.glyphs || !wholePicture ||
+        !target.image)
+        return false;
+    PointsDraw d = draw(v, view);
+    d.clearTarget = true;
+    d.view.background = v.background;
+    recordPoints(r, cmd, entry, target.view, target.extent, d, target.image);
+    return true;
 }
 
 void PointsFamilyType::resize(estuary_viewer& v, estuary_view& view, VkExtent2D extent) const {

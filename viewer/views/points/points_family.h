@@ -23,6 +23,8 @@ class PointsFamilyType : public ViewType {
     void release(estuary_viewer& v, estuary_view& view) const override;
     void record(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
                 uint32_t entry, const DrawTarget& target) const override;
+    bool recordOverCleared(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,
+                           uint32_t entry, const DrawTarget& target) const override;
     void resize(estuary_viewer& v, estuary_view& view, VkExtent2D extent) const override;
     void preparePick(estuary_viewer& v, estuary_view& view) const override;
     void recordPick(const estuary_viewer& v, const estuary_view& view, VkCommandBuffer cmd,

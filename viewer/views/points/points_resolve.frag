@@ -4,7 +4,8 @@
 // The compute splat's resolve (points_splat.glsl): a full-screen pass, blended ONE + ONE, adds
 // each pixel's splatted colour (in 1/255 steps) onto the target; alpha stays as it was. For targets
 // without storage use; points_resolve.comp does the same for those with it. Specialization
-// constant 0: the buffer is packed (points_splat_sum.glsl).
+// constant 0: the buffer's layout (points_splat_sum.glsl). It leaves the sums where they are: the
+// renderer clears the buffer before the next splat.
 #include "shared_layout.h"
 
 layout(std430, binding = ESTUARY_BINDING_SPLAT) readonly buffer Splat {
@@ -15,7 +16,7 @@ layout(push_constant) uniform Push {
     float targetWidth;
 } pc;
 
-layout(constant_id = 0) const bool kPacked = false;
+layout(constant_id = 0) const uint kFormat = 0u;
 
 layout(location = 0) out vec4 outColor;
 
