@@ -10,10 +10,12 @@
 #      (trace-k1.json, trace-kBEST.json), plotted where matplotlib is (scripts/plot_trace.py);
 #   4. with --old DIR: the old bundle's estuary at the same sizes and frames in flight, without
 #      --handoff-batch (old-TAG.json), for the before/after;
-#   5. summary.md and summary.json: K, in flight, frames/s, frame p50/p99, host busy p50, GPU busy.
+#   5. summary.md and summary.json: K, in flight, frames/s, frame p50/p99, host busy p50 and mean,
+#      GPU busy.
 # Usage: ./switch-bench.sh OUT_DIR [--old DIR]
-# SWITCH_FRAMES (3000) and SWITCH_WARMUP (300) set each bench run's frames; SWITCH_BACKEND (cuda)
-# and ESTUARY (./estuary) are for trying the script where there is no GPU.
+# SWITCH_FRAMES (3000) and SWITCH_WARMUP (300) set each bench run's frames; SWITCH_BACKEND (cuda),
+# SWITCH_SIZE (1024x1024), SWITCH_LARGE (4096x4096) and ESTUARY (./estuary) are for trying the
+# script where there is no GPU.
 set -u
 set -o pipefail
 usage() {
@@ -43,6 +45,8 @@ bin=${ESTUARY:-./estuary}
 frames=${SWITCH_FRAMES:-3000}
 warmup=${SWITCH_WARMUP:-300}
 backend=${SWITCH_BACKEND:-cuda}
+size=${SWITCH_SIZE:-1024x1024}
+large=${SWITCH_LARGE:-4096x4096}
 if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
     export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
@@ -77,11 +81,11 @@ bench() {
 }
 
 # 2. The frame loop, batch by batch.
-for k in 1 2 4 8; do bench "bench-1024-f8-k$k" 1024x1024 8 "$k"; done
-bench bench-1024-f32-k1 1024x1024 32 1
-bench bench-1024-f32-k32 1024x1024 32 32
-bench bench-4096-f8-k1 4096x4096 8 1
-bench bench-4096-f8-k8 4096x4096 8 8
+for k in 1 2 4 8; do bench "bench-1024-f8-k$k" "$size" 8 "$k"; done
+bench bench-1024-f32-k1 "$size" 32 1
+bench bench-1024-f32-k32 "$size" 32 32
+bench bench-4096-f8-k1 "$large" 8 1
+bench bench-4096-f8-k8 "$large" 8 8
 
 # The batch with the most frames/s at 1024x1024, 8 in flight.
 best=$(python3 - "$out" <<'EOF'
@@ -103,7 +107,7 @@ traced=1
 [ "$best" = 1 ] || traced="1 $best"
 for k in $traced; do
     echo "== trace K=$k"
-    "$bin" --bench --backend "$backend" --mode pipelined --sim gray-scott --size 1024x1024 \
+    "$bin" --bench --backend "$backend" --mode pipelined --sim gray-scott --size "$size" \
         --frames-in-flight 8 --handoff-batch "$k" --frames 600 --warmup 100 \
         --report "$out/trace-k$k.report.json" --trace "$out/trace-k$k.json" \
         >"$out/trace-k$k.log" 2>&1 || { tail -5 "$out/trace-k$k.log" >&2; status=1; }
@@ -115,9 +119,9 @@ done
 
 # 4. The old bundle at the same settings.
 if [ -n "$old" ]; then
-    bench old-1024-f8 1024x1024 8 - "$old/estuary"
-    bench old-1024-f32 1024x1024 32 - "$old/estuary"
-    bench old-4096-f8 4096x4096 8 - "$old/estuary"
+    bench old-1024-f8 "$size" 8 - "$old/estuary"
+    bench old-1024-f32 "$size" 32 - "$old/estuary"
+    bench old-4096-f8 "$large" 8 - "$old/estuary"
 fi
 
 # 5. The table.
@@ -141,7 +145,7 @@ for path in sorted(glob.glob(f"{out}/bench-*.json") + glob.glob(f"{out}/old-*.js
         "in_flight": config["frames_in_flight"],
         "fps": mode.get("fps_mean"),
         "frame_ms_p50": frame.get("p50"), "frame_ms_p99": frame.get("p99"),
-        "host_busy_us_p50": busy.get("p50"),
+        "host_busy_us_p50": busy.get("p50"), "host_busy_us_mean": busy.get("mean"),
         "gpu_busy_ms_per_frame": gpu.get("mean"),
         "frames_from_cuda_graphs": mode.get("frames_from_cuda_graphs"),
     })
@@ -154,15 +158,18 @@ with open(f"{out}/summary.json.tmp", "w") as f:
     json.dump({"best_k_1024_f8": int(best), "runs": rows, "switch": switch}, f, indent=1)
 os.replace(f"{out}/summary.json.tmp", f"{out}/summary.json")
 fmt = lambda v, d=3: "-" if v is None else (f"{v:.{d}f}" if isinstance(v, float) else str(v))
+# With batches most frames submit nothing and the last one submits all: the mean is the host's
+# cost per frame, the p50 that of a frame that does not submit.
 lines = ["| run | size | K | in flight | frames/s | frame p50 ms | frame p99 ms | host busy p50 µs "
-         "| GPU busy ms/frame |", "|---|---|---|---|---|---|---|---|---|"]
+         "| host busy mean µs | GPU busy ms/frame |", "|---|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
     if "error" in r:
-        lines.append(f'| {r["run"]} | failed: {r["error"]} |||||||| ')
+        lines.append(f'| {r["run"]} | failed: {r["error"]} ||||||||| ')
         continue
     lines.append(f'| {r["run"]} | {r["size"]} | {r["k"]} | {r["in_flight"]} | {fmt(r["fps"], 0)} '
                  f'| {fmt(r["frame_ms_p50"])} | {fmt(r["frame_ms_p99"])} '
-                 f'| {fmt(r["host_busy_us_p50"], 1)} | {fmt(r["gpu_busy_ms_per_frame"])} |')
+                 f'| {fmt(r["host_busy_us_p50"], 1)} | {fmt(r["host_busy_us_mean"], 1)} '
+                 f'| {fmt(r["gpu_busy_ms_per_frame"])} |')
 if switch:
     lines += ["", "| K | one switch, GPU µs | one switch, wall µs | chain GPU µs per item |",
               "|---|---|---|---|"]
