@@ -11,7 +11,6 @@
 #include "vk_check.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -251,68 +250,7 @@ void submitFrame(estuary_viewer& v, const estuary_frame& frame, VkCommandBuffer 
     servedFrameSubmitted(v, frame.index);
 }
 
-// Whether the frame's draw waits for the rest of its batch (handoff_batch): headless Vulkan
-// frames, unless something notes each submission as it happens (a recording, a server) or a fault
-// is injected into this one.
-bool holdsDraw(const estuary_viewer& v, uint64_t frame) {
-    return v.handoffBatch > 1 && v.headless && !v.recorder && !v.server &&
-           v.faultVulkanStall != frame && v.faultDeviceLost != frame;
-}
-
-// The last frame of `frame`'s batch: the CUDA hand-off's batches where it runs (its slot waits
-// are grouped the same way), else by frame number.
-uint64_t drawBatchLast(const estuary_viewer& v, uint64_t frame, bool cudaWait) {
-    if (cudaWait) return cudaBatchLast(v, frame);
-    return (frame / v.handoffBatch + 1) * v.handoffBatch - 1;
-}
-
-void noteDeviceLost(estuary_viewer& v, const Error& e) {
-    if (e.status() == ESTUARY_ERROR_DEVICE_LOST) { // no later frame can run on this device
-        v.gpuFailure = e.what();
-        v.gpuFailureStatus = ESTUARY_ERROR_DEVICE_LOST;
-    }
-}
-
 } // namespace
-
-void submitHeldDraws(estuary_viewer& v) {
-    if (v.heldDraws.empty()) return;
-    const uint32_t count = uint32_t(v.heldDraws.size());
-    const HeldDraw& last = v.heldDraws.back();
-    // Every draw of the batch waits for its last frame's CUDA work, which was signalled after
-    // the earlier frames' (signals are ordered across streams): one switch to Vulkan per batch.
-    std::array<VkSemaphoreSubmitInfo, kMaxFramesInFlight> waits;
-    std::array<VkSemaphoreSubmitInfo, 2 * kMaxFramesInFlight> signals;
-    std::array<VkCommandBufferSubmitInfo, kMaxFramesInFlight> commands;
-    std::array<VkSubmitInfo2, kMaxFramesInFlight> submits;
-    for (uint32_t i = 0; i < count; ++i) {
-        const HeldDraw& held = v.heldDraws[i];
-        if (held.cudaWait) waits[i] = cudaDrawWait(v, last.frame, held.waitStage);
-        VkSemaphoreSubmitInfo& drawn = signals[2 * i];
-        drawn = {VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-        drawn.semaphore = v.frameTimeline;
-        drawn.value = held.frame + 1;
-        drawn.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-        if (held.cudaWait) signals[2 * i + 1] = cudaDrawSignal(v, held.frame);
-        commands[i] = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
-        commands[i].commandBuffer = held.commands;
-        VkSubmitInfo2& submit = submits[i];
-        submit = {VK_STRUCTURE_TYPE_SUBMIT_INFO_2};
-        submit.waitSemaphoreInfoCount = held.cudaWait ? 1 : 0;
-        submit.pWaitSemaphoreInfos = &waits[i];
-        submit.commandBufferInfoCount = 1;
-        submit.pCommandBufferInfos = &commands[i];
-        submit.signalSemaphoreInfoCount = held.cudaWait ? 2 : 1;
-        submit.pSignalSemaphoreInfos = &signals[2 * i];
-    }
-    v.heldDraws.clear(); // handed over, whether or not the submission succeeds
-    try {
-        VK_CHECK(vkQueueSubmit2(v.device.queue, count, submits.data(), VK_NULL_HANDLE));
-    } catch (const Error& e) {
-        noteDeviceLost(v, e);
-        throw;
-    }
-}
 
 estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
     if (v.frame.active)
@@ -433,16 +371,14 @@ void endFrame(estuary_frame& frame) {
     }
     record->recordEndNs = hostNowNs();
     record->submitStartNs = hostNowNs();
-    if (holdsDraw(v, frame.index)) {
-        if (!v.heldDraws.empty() && v.heldDraws.back().cudaWait != cudaWait) submitHeldDraws(v);
-        v.heldDraws.push_back({frame.index, cmd, cudaWait, waitStage});
-        if (frame.index == drawBatchLast(v, frame.index, cudaWait)) submitHeldDraws(v);
-    } else {
-        submitHeldDraws(v);
+    if (!holdDraw(v, frame.index, cmd, cudaWait, waitStage)) {
         try {
             submitFrame(v, frame, cmd, cudaWait, waitStage, window);
         } catch (const Error& e) {
-            noteDeviceLost(v, e);
+            if (e.status() == ESTUARY_ERROR_DEVICE_LOST) { // no later frame can run on this device
+                v.gpuFailure = e.what();
+                v.gpuFailureStatus = ESTUARY_ERROR_DEVICE_LOST;
+            }
             throw;
         }
     }

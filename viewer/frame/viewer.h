@@ -512,7 +512,11 @@ void recordPick(const estuary_viewer& v, const estuary_view& view, VkCommandBuff
 estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc);
 void endFrame(estuary_frame& frame);
 void waitFrame(estuary_viewer& v, uint64_t frame, const char* why);
-// Submits the draws held for their batch (handoff_batch) now, in one vkQueueSubmit2.
+// Hand-off batches (held_draws.cpp). holdDraw: whether the frame's recorded draw is held for its
+// batch (submitted with the batch's last frame); when not, what was held is submitted and the
+// caller submits this one. submitHeldDraws: what is held, submitted now in one vkQueueSubmit2.
+bool holdDraw(estuary_viewer& v, uint64_t frame, VkCommandBuffer commands, bool cudaWait,
+              VkPipelineStageFlags2 waitStage);
 void submitHeldDraws(estuary_viewer& v);
 void finish(estuary_viewer& v);
 void readImage(estuary_frame& frame, estuary_image* image, uint32_t level, uint32_t x, uint32_t y,
