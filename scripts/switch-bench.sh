@@ -56,7 +56,7 @@ start=$(date +%s)
 # 1. The switch itself.
 if [ -x ./estuary_switch_bench ]; then
     echo "== estuary_switch_bench"
-    ./estuary_switch_bench --alternations 500 --repeats 5 --batches 1,2,4,8 \
+    ./estuary_switch_bench --repeats 9 --batches 1,2,4,8 \
         --json "$out/switch.json" 2>&1 | tee "$out/switch.log" || status=1
 else
     echo "no estuary_switch_bench in $here: skipped" | tee "$out/switch.log"

@@ -8,7 +8,9 @@
 //   switch = (chain − mean of the two baselines) / 2        (per alternation, µs)
 // K = 1, 2, 4, 8 shows the switch's cost spread over K items of each side.
 // Times: the GPU's (CUDA events after the gate's wait and after the last item; Vulkan timestamps
-// around its first and last item) and the wall clock (gate signal to the host seeing the end).
+// around its first and last item) and the wall clock (gate signal to the host seeing the end),
+// medians of R runs; a run has as many alternations as fit in CUDA's queue (80 at K = 1, 24 at
+// K = 8; kMaxQueuedOperations), --alternations lowers that.
 // Without a CUDA device the chain and the CUDA baseline are reported skipped and the Vulkan
 // baseline still runs (lavapipe: the CI test runs it with --vulkan-only --validate).
 // Usage: estuary_switch_bench [--alternations N] [--repeats R] [--batches 1,2,4,8]
@@ -44,7 +46,7 @@ __global__ void touch(unsigned* word) {
 // ---------------------------------------------------------------------------------------------
 
 struct Args {
-    uint32_t alternations = 500, repeats = 5;
+    uint32_t alternations = 500, repeats = 9; // alternations: at most (alternationsFor)
     std::vector<uint32_t> batches{1, 2, 4, 8};
     bool vulkanOnly = false, validate = false;
     std::string json;
@@ -348,19 +350,30 @@ double median(std::vector<double> v) {
 
 struct Result {
     Run run;
-    uint32_t k = 1;
+    uint32_t k = 1, alternations = 0;
     double gpuUs = 0, wallUs = 0; // per alternation, medians over the repeats
 };
 
+// Everything is enqueued before the gate opens, and a CUDA stream takes only so much unstarted
+// work (about a thousand operations) before a launch blocks the host, which would then never open
+// the gate: a run holds at most this many operations on a side, its alternations cut to fit.
+constexpr uint32_t kMaxQueuedOperations = 480;
+
+uint32_t alternationsFor(const Args& args, uint32_t k) {
+    const uint32_t perAlternation = 2 * (k + 2); // two sides of a wait, K items and a signal
+    return std::clamp(kMaxQueuedOperations / perAlternation, 1u, args.alternations);
+}
+
 Result measure(Bench& b, Run run, uint32_t k, const Args& args) {
-    (void)runOnce(b, run, std::min(args.alternations, 50u), k); // warm-up
+    const uint32_t n = alternationsFor(args, k);
+    (void)runOnce(b, run, n, k); // warm-up
     std::vector<double> gpu, wall;
     for (uint32_t r = 0; r < args.repeats; ++r) {
-        const Times t = runOnce(b, run, args.alternations, k);
-        gpu.push_back(t.gpuUs / args.alternations);
-        wall.push_back(t.wallUs / args.alternations);
+        const Times t = runOnce(b, run, n, k);
+        gpu.push_back(t.gpuUs / n);
+        wall.push_back(t.wallUs / n);
     }
-    return {run, k, median(gpu), median(wall)};
+    return {run, k, n, median(gpu), median(wall)};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -375,11 +388,12 @@ std::string toJson(const Bench& b, const Args& args, const std::vector<Result>& 
     std::string s = "{\n  \"device\": \"" + std::string(b.device.properties.deviceName) +
                     "\",\n  \"cuda\": " + (b.cuda ? "true" : "false") + ",\n";
     if (!b.cuda) s += "  \"cuda_skipped\": \"" + b.cudaProblem + "\",\n";
-    s += "  \"alternations\": " + std::to_string(args.alternations) +
+    s += "  \"max_alternations\": " + std::to_string(args.alternations) +
          ",\n  \"repeats\": " + std::to_string(args.repeats) + ",\n  \"runs\": [";
     for (size_t i = 0; i < results.size(); ++i)
         s += std::string(i ? "," : "") + "\n    {\"run\": \"" + runName(results[i].run) +
              "\", \"k\": " + std::to_string(results[i].k) +
+             ", \"alternations\": " + std::to_string(results[i].alternations) +
              ", \"gpu_us_per_alternation\": " + fixed(results[i].gpuUs) +
              ", \"wall_us_per_alternation\": " + fixed(results[i].wallUs) + "}";
     s += "\n  ],\n  \"switch\": [";
@@ -410,7 +424,7 @@ int run(int argc, char** argv) {
     std::vector<Result> results;
     try {
         openBench(b, args);
-        std::printf("estuary_switch_bench: %s, %u alternations x %u repeats\n",
+        std::printf("estuary_switch_bench: %s, up to %u alternations x %u repeats\n",
                     b.device.properties.deviceName, args.alternations, args.repeats);
         if (args.vulkanOnly)
             std::printf("the Vulkan-only baseline alone (--vulkan-only)\n");
@@ -418,12 +432,13 @@ int run(int argc, char** argv) {
             std::printf("skipped: no CUDA device (%s): the chain and the CUDA-only baseline; the "
                         "Vulkan-only baseline runs\n",
                         b.cudaProblem.c_str());
-        std::printf("%-12s %3s %14s %14s\n", "run", "K", "GPU µs/alt", "wall µs/alt");
+        std::printf("%-12s %3s %6s %14s %14s\n", "run", "K", "alts", "GPU µs/alt", "wall µs/alt");
         for (uint32_t k : args.batches)
             for (Run r : {Run::Chain, Run::Cuda, Run::Vulkan}) {
                 if (r != Run::Vulkan && !b.cuda) continue;
                 results.push_back(measure(b, r, k, args));
-                std::printf("%-12s %3u %14.2f %14.2f\n", runName(r), k, results.back().gpuUs,
+                std::printf("%-12s %3u %6u %14.2f %14.2f\n", runName(r), k,
+                            results.back().alternations, results.back().gpuUs,
                             results.back().wallUs);
                 std::fflush(stdout);
             }
