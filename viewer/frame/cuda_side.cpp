@@ -187,7 +187,7 @@ void openCuda(estuary_viewer& v, int ordinal, bool binaryHandoff) {
         CUDA_CHECK(cudaStreamCreateWithFlags(&side->stream, cudaStreamNonBlocking));
         side->timelines =
             interop::createFrameTimelines(v.interop, v.slots, "estuary frames", binaryHandoff);
-        // Only the headless Vulkan consumer holds draws for a batch (frame.cpp).
+        // Only the headless Vulkan consumer holds draws for a batch (held_draws.cpp).
         if (v.headless && v.consumer == ESTUARY_CONSUMER_VULKAN)
             side->timelines.batch = v.handoffBatch;
         side->events.resize(v.hostRing);
