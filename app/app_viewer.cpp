@@ -48,6 +48,7 @@ estuary_viewer_desc describe(const Options& o, const AppViewerDesc& a, estuary_c
     d.height = o.resolution.height;
     d.title = o.consumer == Consumer::OpenGL ? "estuary (OpenGL consumer)" : "estuary";
     d.frames_in_flight = o.framesInFlight;
+    d.handoff_batch = o.handoffBatch;
     d.present_mode = o.presentMode == PresentMode::Mailbox     ? ESTUARY_PRESENT_MAILBOX
                      : o.presentMode == PresentMode::Immediate ? ESTUARY_PRESENT_IMMEDIATE
                                                                : ESTUARY_PRESENT_FIFO;

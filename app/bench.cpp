@@ -200,7 +200,7 @@ void runFrames(const Viewer& viewer, SimRun& run, const Options& o, BenchMode mo
 
 ModeResult runMode(const Options& options, BenchMode mode, BenchReport& report, FrameTrace* trace) {
     Options o = options;
-    if (mode == BenchMode::Serialized) o.framesInFlight = 1;
+    if (mode == BenchMode::Serialized) o.framesInFlight = o.handoffBatch = 1;
     ModeResult result;
     result.mode = benchModeName(mode);
     Viewer viewer = openAppViewer(o, {false, mode == BenchMode::HostCopy});
@@ -296,6 +296,7 @@ int runBench(const Options& options, RunOutputs& outputs) {
     report.config.outputHeight = options.resolution.height;
     report.config.draw = drawPathName(options.draw);
     report.config.cudaGraphs = options.cudaGraphs;
+    report.config.handoffBatch = options.handoffBatch;
     report.config.stepsPerFrame =
         uint32_t(options.stepsPerFrame >= 0 ? options.stepsPerFrame : def.stepsPerFrame);
     report.config.framesInFlight = options.framesInFlight;

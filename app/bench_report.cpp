@@ -275,6 +275,7 @@ void writeConfiguration(JsonWriter& w, const BenchConfig& config) {
     w.key("output_height").integer(config.outputHeight);
     w.key("draw").string(config.draw);
     w.key("cuda_graphs").boolean(config.cudaGraphs);
+    w.key("handoff_batch").integer(config.handoffBatch);
     w.key("fps_cap").number(config.fpsCap > 0 ? double(config.fpsCap) : kNotMeasured);
     w.endObject();
 }

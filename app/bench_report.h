@@ -99,6 +99,7 @@ struct BenchConfig {
     std::string consumer = "vulkan"; // --consumer
     std::string draw = "raster";     // --draw: raster | compute
     bool cudaGraphs = true;          // --cuda-graphs
+    uint32_t handoffBatch = 1;       // --handoff-batch
 };
 
 struct FrameSample {

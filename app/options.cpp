@@ -511,6 +511,12 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     app.add_option("--frames-in-flight", o.framesInFlight,
                    "Frames in flight over a ring of shared images")
         ->transform(wholeNumber(1, 32));
+    app.add_option("--handoff-batch", o.handoffBatch,
+                   "Headless and --bench: the draws of N consecutive frames go to the GPU in one "
+                   "submission after the last one's CUDA work, whose CUDA work runs back to back, "
+                   "so the GPU switches between CUDA and Vulkan once per N frames (1..frames in "
+                   "flight; default 1)")
+        ->transform(wholeNumber(1, 32));
     app.add_option("--seed", o.seed, "Seed of the initial condition")
         ->transform(wholeNumber(0, UINT64_MAX));
     app.add_option("--fps-cap", o.fpsCap,
@@ -735,6 +741,11 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         if (framesInFlight->count() == 0) o.framesInFlight = kBenchFramesInFlight;
         if (frames->count() == 0) o.frames = 5000;
     }
+    if (o.handoffBatch > o.framesInFlight)
+        return usage(out, "--handoff-batch " + std::to_string(o.handoffBatch) +
+                              " is more than the frames in flight (" +
+                              std::to_string(o.framesInFlight) +
+                              "): each frame of a batch needs a slot of its own");
     return out;
 }
 

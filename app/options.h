@@ -93,6 +93,7 @@ struct Options {
     bool arrows = false; // --arrows: velocity arrows over the picture (fluid)
     bool validate = false;
     uint32_t framesInFlight = 2; // 1..32; interactive default; --bench: kBenchFramesInFlight
+    uint32_t handoffBatch = 1;   // --handoff-batch: frames whose draws go to the GPU together
     uint32_t fpsCap = 0;         // --fps-cap: frames started at most this often (0: no cap)
     uint64_t seed = 1;
     // Volumes (3D simulations): the orbit camera in degrees, the transfer function's opacity, the

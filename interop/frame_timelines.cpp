@@ -52,7 +52,17 @@ void cudaBeginFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream) {
     if (!t.releasedBinary.empty())
         cudaWaitBinary(t.releasedBinary[slotOf(t, frame)], stream);
     else
-        cudaWaitTimeline(t.released, frame + 1 - t.slots, stream);
+        cudaWaitTimeline(t.released, slotWaitValue(t, frame), stream);
+}
+
+uint64_t batchLast(const FrameTimelines& t, uint64_t frame) {
+    if (t.batch <= 1 || !t.firstFrame || frame < *t.firstFrame) return frame;
+    return *t.firstFrame + ((frame - *t.firstFrame) / t.batch + 1) * t.batch - 1;
+}
+
+uint64_t slotWaitValue(const FrameTimelines& t, uint64_t frame) {
+    // batch <= slots: the frame waited for is before the batch, so its draw was submitted.
+    return batchLast(t, frame) + 1 - t.slots;
 }
 
 void cudaOrderAfterLastSignal(FrameTimelines& t, cudaStream_t stream) {

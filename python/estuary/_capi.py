@@ -125,7 +125,7 @@ class ViewerDesc(Sized):
                       ("present_mode", c_int), ("cuda", c_int), ("cuda_device", c_int32),
                       ("draw_path", c_int), ("consumer", c_int), ("gl_handoff", c_int),
                       ("flags", c_uint32), ("data_dir", c_char_p), ("screenshot_dir", c_char_p),
-                      ("log", LOG_FN), ("log_user", c_void_p))
+                      ("log", LOG_FN), ("log_user", c_void_p), ("handoff_batch", c_uint32))
 
 
 class ViewerInfo(Sized):

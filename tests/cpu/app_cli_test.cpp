@@ -91,10 +91,11 @@ const std::vector<const char*> kEveryWindowOption = {"--sim",
                                                      "libx265",
                                                      "--arrows"};
 const std::vector<const char*> kEveryBenchOption = {
-    "--bench", "--headless", "--sim",         "fluid",  "--particles", "4096",
-    "--view",  "speed",      "--frames",      "12",     "--warmup",    "7",
-    "--mode",  "host-copy",  "--report",      "r.json", "--csv",       "c.csv",
-    "--trace", "t.json",     "--cuda-graphs", "off",    "--fps-cap",   "240"};
+    "--bench",         "--headless", "--sim",         "fluid",  "--particles", "4096",
+    "--view",          "speed",      "--frames",      "12",     "--warmup",    "7",
+    "--mode",          "host-copy",  "--report",      "r.json", "--csv",       "c.csv",
+    "--trace",         "t.json",     "--cuda-graphs", "off",    "--fps-cap",   "240",
+    "--handoff-batch", "4"};
 
 // The options of 3D simulations, which the 2D command lines above refuse.
 // A window run: headless, the options of the view not drawn are refused.
@@ -240,6 +241,8 @@ TEST(AppOptions, EveryBenchOptionIsParsed) {
     EXPECT_EQ(o.tracePath, "t.json");
     EXPECT_FALSE(o.cudaGraphs);
     EXPECT_EQ(o.fpsCap, 240u);
+    EXPECT_EQ(o.handoffBatch, 4u);
+    EXPECT_EQ(parse({"--bench"}).options.handoffBatch, 1u);
     EXPECT_TRUE(parse({"--bench"}).options.cudaGraphs);
 }
 
@@ -418,6 +421,9 @@ TEST(AppOptions, BadValuesExitWith2NamingOptionValueAndAllowed) {
         {{"--backend", "gpu"}, {"--backend", "gpu", "cuda"}},
         {{"--colormap", "jet"}, {"--colormap", "jet", "viridis", "magma"}},
         {{"--frames-in-flight", "33"}, {"--frames-in-flight", "33", "1..32"}},
+        {{"--handoff-batch", "0"}, {"--handoff-batch", "0", "1..32"}},
+        {{"--bench", "--frames-in-flight", "4", "--handoff-batch", "8"},
+         {"--handoff-batch 8", "frames in flight (4)"}},
         {{"--steps-per-frame", "-1"}, {"--steps-per-frame", "-1"}},
         {{"--sim", "lava"}, {"--sim", "lava", "gray-scott", "wave"}},
         {{"--param", "F=0.5"}, {"--param", "F=0.5", "0..0.1"}},

@@ -240,9 +240,9 @@ TEST(BenchReportJson, SampleIsStrictJsonWithEveryDocumentedKey) {
           "host_name", "date", "sm_count", "memory_clock_mhz", "memory_bus_width_bits",
           "peak_bandwidth_GBps"})
         EXPECT_TRUE(root["environment"].find(key)) << key;
-    for (const char* key :
-         {"simulation", "width", "height", "depth", "steps_per_frame", "frames_in_flight", "warmup",
-          "frames", "modes", "seed", "output_width", "output_height", "draw", "cuda_graphs"})
+    for (const char* key : {"simulation", "width", "height", "depth", "steps_per_frame",
+                            "frames_in_flight", "warmup", "frames", "modes", "seed", "output_width",
+                            "output_height", "draw", "cuda_graphs", "handoff_batch"})
         EXPECT_TRUE(root["configuration"].find(key)) << key;
 
     const Json& modes = root["modes"];

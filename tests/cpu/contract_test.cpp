@@ -68,5 +68,23 @@ TEST(Contract, EveryReadAndPickHoldsItsOwnFrameUnderRandomLegalSequences) {
     EXPECT_EQ(report.frames, uint64_t(options.sequences) * options.framesPerSequence);
 }
 
+// The same with hand-off batches (handoff_batch): draws held and submitted a batch at a time must
+// still each show their own frame, and the host waits of reads must submit what is held.
+TEST(Contract, EveryReadAndPickHoldsItsOwnFrameWithHandoffBatches) {
+    HostWriter writer;
+    contract::ContractOptions options;
+    options.seed = fromEnvironment("ESTUARY_CONTRACT_SEED", 32) + 1000;
+    options.sequences = 8;
+    options.framesPerSequence = uint32_t(fromEnvironment("ESTUARY_CONTRACT_FRAMES", 40));
+    options.handoffBatches = true;
+    const contract::ContractReport report = contract::runContract(writer, options);
+    std::printf("contract (host writer, hand-off batches, lavapipe): %s\n",
+                report.summary().c_str());
+    for (const std::string& failure : report.failures)
+        ADD_FAILURE() << failure;
+    EXPECT_EQ(report.sequences, options.sequences);
+    EXPECT_EQ(report.frames, uint64_t(options.sequences) * options.framesPerSequence);
+}
+
 } // namespace
 } // namespace estuary

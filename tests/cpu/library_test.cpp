@@ -37,6 +37,10 @@ TEST_F(LibraryTest, RefusesBadViewerDescriptionsNamingTheValue) {
     EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "rebuild");
     d = headless(33);
     EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "frames_in_flight 33", "1..32");
+    d = headless(4);
+    d.handoff_batch = 5;
+    EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "handoff_batch 5",
+                   "frames in flight (4)");
     d = headless();
     d.display = outOfRange<estuary_display_mode>(7);
     EXPECT_REFUSED(Viewer{d}, ESTUARY_ERROR_INVALID_ARGUMENT, "display 7");

@@ -237,6 +237,27 @@ TEST(ContractGpu, AlternatingStreamsWithLongWorkEveryOtherFrameDrawTheirOwnFrame
     }
 }
 
+// Hand-off batches (handoff_batch): CUDA's slot waits grouped by batch, Vulkan's draws held and
+// submitted a batch at a time, across streams, replays, singles and deferred waits.
+TEST(ContractGpu, EveryReadAndPickHoldsItsOwnFrameWithHandoffBatches) {
+    std::string why;
+    if (!haveCuda(why)) GTEST_SKIP() << "no CUDA device: " << why;
+    for (uint32_t streams : {1u, 3u}) {
+        CudaWriter writer(streams);
+        contract::ContractOptions options;
+        options.seed = fromEnvironment("ESTUARY_CONTRACT_SEED", 32) + 2000 + streams;
+        options.sequences = 8;
+        options.framesPerSequence = 200;
+        options.replay = true;
+        options.handoffBatches = true;
+        const contract::ContractReport report = contract::runContract(writer, options);
+        expectContract(report,
+                       ("hand-off batches, " + std::to_string(streams) + " stream(s)").c_str());
+        EXPECT_EQ(report.frames, uint64_t(options.sequences) * options.framesPerSequence);
+        if (HasFailure()) break;
+    }
+}
+
 TEST(ContractGpu, AViewerOnDeviceZeroWorksWhileTheCallersDeviceIsOne) {
     std::string why;
     if (!haveCuda(why)) GTEST_SKIP() << "no CUDA device: " << why;

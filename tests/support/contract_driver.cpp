@@ -56,7 +56,7 @@ class Sequence {
     void fail(const std::string& what) {
         std::ostringstream s;
         s << "sequence seed " << seedText() << ", frame " << nextFrame_ << " (" << framesInFlight_
-          << " in flight): " << what;
+          << " in flight, hand-off batch " << handoffBatch_ << "): " << what;
         report_.failures.push_back(s.str());
     }
     std::string seedText() const { return std::to_string(options_.seed); }
@@ -105,6 +105,8 @@ class Sequence {
         d.width = options_.width;
         d.height = options_.height;
         d.frames_in_flight = framesInFlight_;
+        handoffBatch_ = options_.handoffBatches ? 1 + below(framesInFlight_) : 1;
+        d.handoff_batch = handoffBatch_;
         d.cuda = writer_.writer() == ESTUARY_WRITER_CUDA ? ESTUARY_CUDA_REQUIRED : ESTUARY_CUDA_OFF;
         d.flags = ESTUARY_VIEWER_VALIDATION;
         if (!ok(call([&] { return estuary_create_viewer(&d, &viewer_); }), "estuary_create_viewer"))
@@ -453,7 +455,7 @@ class Sequence {
     std::mt19937_64 rng_;
     ContractReport& report_;
     estuary_viewer* viewer_ = nullptr;
-    uint32_t framesInFlight_ = 2;
+    uint32_t framesInFlight_ = 2, handoffBatch_ = 1;
     uint64_t nextFrame_ = 0;
     uint64_t epoch_ = 0;
     std::vector<Allocation> allocations_;

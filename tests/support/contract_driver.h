@@ -66,6 +66,7 @@ struct ContractOptions {
     bool switchDevices = false;       // make device 1 current around calls (2+ CUDA devices)
     uint32_t longWorkMicros = 200;    // the longest private work of a frame
     bool roundRobin = false;          // frame f on stream f % streams (else a random one)
+    bool handoffBatches = false;      // handoff_batch: a random 1..frames in flight per sequence
 };
 
 struct ContractReport {

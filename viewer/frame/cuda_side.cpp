@@ -187,6 +187,9 @@ void openCuda(estuary_viewer& v, int ordinal, bool binaryHandoff) {
         CUDA_CHECK(cudaStreamCreateWithFlags(&side->stream, cudaStreamNonBlocking));
         side->timelines =
             interop::createFrameTimelines(v.interop, v.slots, "estuary frames", binaryHandoff);
+        // Only the headless Vulkan consumer holds draws for a batch (held_draws.cpp).
+        if (v.headless && v.consumer == ESTUARY_CONSUMER_VULKAN)
+            side->timelines.batch = v.handoffBatch;
         side->events.resize(v.hostRing);
         for (EntryEvents& e : side->events)
             for (cudaEvent_t* ev : {&e.start, &e.waitStart, &e.waitEnd, &e.end})
@@ -306,7 +309,8 @@ void cudaBeginFrame(estuary_viewer& v, estuary_frame& frame) {
         CapturedFrame& graph = side.graphs[frame.entry];
         if (graph.exec && graph.key == frame.replayKey && graph.slot == frame.slot &&
             capturable(v, frame)) {
-            setSemaphoreValues(graph, frame.index + 1 - v.slots, frame.index + 1);
+            setSemaphoreValues(graph, interop::slotWaitValue(side.timelines, frame.index),
+                               frame.index + 1);
             // The graph holds the frame's signal: the order after the previous frame's signal is
             // kept outside it (a stream of its own waits for that frame before the graph runs).
             interop::cudaOrderAfterLastSignal(side.timelines, streamOf(frame));
@@ -342,6 +346,7 @@ void cudaWaitSlot(estuary_viewer& v, estuary_frame& frame) {
 }
 
 void cudaWaitAllDrawn(estuary_viewer& v, estuary_frame& frame) {
+    submitHeldDraws(v); // the earlier frames of this batch are waited for: they must be submitted
     interop::cudaWaitAllDrawn(v.cuda->timelines, frame.index, streamOf(frame));
 }
 
@@ -390,6 +395,10 @@ void cudaEndFrame(estuary_viewer& v, estuary_frame& frame) {
         graph.release();
         throw;
     }
+}
+
+uint64_t cudaBatchLast(const estuary_viewer& v, uint64_t frame) {
+    return interop::batchLast(v.cuda->timelines, frame);
 }
 
 VkSemaphoreSubmitInfo cudaDrawWait(const estuary_viewer& v, uint64_t frame,

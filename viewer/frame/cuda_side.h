@@ -71,6 +71,8 @@ void cudaWaitAllDrawn(estuary_viewer& v, estuary_frame& frame);
 // Drops every captured frame graph (they may write an image or buffer that is going away).
 void forgetGraphs(estuary_viewer& v);
 void cudaEndFrame(estuary_viewer& v, estuary_frame& frame);
+// The last frame of `frame`'s hand-off batch (handoff_batch; `frame` itself without batches).
+uint64_t cudaBatchLast(const estuary_viewer& v, uint64_t frame);
 // The draw submission's wait for the frame's CUDA work and its signal back.
 VkSemaphoreSubmitInfo cudaDrawWait(const estuary_viewer& v, uint64_t frame,
                                    VkPipelineStageFlags2 stage);

@@ -99,6 +99,9 @@ void forgetGraphs(estuary_viewer&) {}
 void cudaEndFrame(estuary_viewer&, estuary_frame&) {
     noCuda();
 }
+uint64_t cudaBatchLast(const estuary_viewer&, uint64_t frame) {
+    return frame;
+}
 VkSemaphoreSubmitInfo cudaDrawWait(const estuary_viewer&, uint64_t, VkPipelineStageFlags2) {
     noCuda();
 }

@@ -371,14 +371,16 @@ void endFrame(estuary_frame& frame) {
     }
     record->recordEndNs = hostNowNs();
     record->submitStartNs = hostNowNs();
-    try {
-        submitFrame(v, frame, cmd, cudaWait, waitStage, window);
-    } catch (const Error& e) {
-        if (e.status() == ESTUARY_ERROR_DEVICE_LOST) { // no later frame can run on this device
-            v.gpuFailure = e.what();
-            v.gpuFailureStatus = ESTUARY_ERROR_DEVICE_LOST;
+    if (!holdDraw(v, frame.index, cmd, cudaWait, waitStage)) {
+        try {
+            submitFrame(v, frame, cmd, cudaWait, waitStage, window);
+        } catch (const Error& e) {
+            if (e.status() == ESTUARY_ERROR_DEVICE_LOST) { // no later frame can run on this device
+                v.gpuFailure = e.what();
+                v.gpuFailureStatus = ESTUARY_ERROR_DEVICE_LOST;
+            }
+            throw;
         }
-        throw;
     }
     record->submitEndNs = hostNowNs();
     v.nextFrame = frame.index + 1;
@@ -394,6 +396,7 @@ void waitFrame(estuary_viewer& v, uint64_t frame, const char* why) {
                            why + "): the GPU did not settle after an earlier failure (" +
                            v.gpuFailure + ")");
     if (v.gl) return glWaitEntry(v, uint32_t(frame % v.hostRing), frame, why);
+    if (!v.heldDraws.empty() && frame >= v.heldDraws.front().frame) submitHeldDraws(v);
     const uint64_t timeout = frameWaitTimeoutNs(v);
     // Usually done at once. Otherwise wait in slices and look at CUDA between them: a CUDA fault
     // is reported as such at once, not as a timeout on the frame it never wrote.

@@ -142,6 +142,11 @@ void resolveDesc(estuary_viewer& v, const estuary_viewer_desc& d) {
     v.height = d.height ? d.height : 768;
     if (d.title) v.title = d.title;
     v.slots = d.frames_in_flight ? d.frames_in_flight : 2;
+    if (d.handoff_batch > v.slots)
+        throw usageError("handoff_batch " + std::to_string(d.handoff_batch) +
+                         " is more than the frames in flight (" + std::to_string(v.slots) +
+                         "): a batch's frames each need a slot of their own (0 or 1: no batches)");
+    v.handoffBatch = d.handoff_batch ? d.handoff_batch : 1;
     // The host may record up to twice the slots ahead (GPU-side waits guard the slots); a
     // multiple of the slots, so a host-ring entry always meets the same slot.
     v.hostRing = v.slots >= 8 ? v.slots : 2 * v.slots;
@@ -317,6 +322,11 @@ void resizeOffscreen(estuary_viewer& v, VkExtent2D extent) {
 
 bool settleGpuWork(estuary_viewer& v) {
     if (v.gpuStuck) return false;
+    try { // draws held for a batch would otherwise never come
+        submitHeldDraws(v);
+    } catch (const Error& e) {
+        logMessage(v, ESTUARY_LOG_WARNING, std::string("while finishing: ") + e.what());
+    }
     const uint64_t timeout = frameWaitTimeoutNs(v);
     const auto vulkanDone = [&](uint64_t within) {
         if (v.gl) return glFramesDrawn(v, within);

@@ -205,6 +205,14 @@ struct estuary_frame {
 namespace estuary::lib {
 
 // What one entry of the host ring holds between its frames.
+// A frame's draw, recorded and held for the submission of its batch (handoff_batch).
+struct HeldDraw {
+    uint64_t frame = 0;
+    VkCommandBuffer commands = VK_NULL_HANDLE;
+    bool cudaWait = false;
+    VkPipelineStageFlags2 waitStage = 0;
+};
+
 struct EntryState {
     VkCommandBuffer commands = VK_NULL_HANDLE;
     uint64_t frame = UINT64_MAX; // the frame that last used it
@@ -323,6 +331,7 @@ struct estuary_viewer {
     uint32_t width = 1024, height = 768;
     std::string title = "estuary";
     uint32_t slots = 2, hostRing = 4;
+    uint32_t handoffBatch = 1; // estuary_viewer_desc.handoff_batch, 1..slots
     estuary_present_mode presentMode = ESTUARY_PRESENT_FIFO;
     estuary_draw_path drawPath = ESTUARY_DRAW_RASTER;
     estuary_consumer consumer = ESTUARY_CONSUMER_VULKAN;
@@ -372,6 +381,7 @@ struct estuary_viewer {
     uint64_t nextFrame = 0;
     estuary_frame frame;
     estuary::lib::Timing timing;
+    std::vector<estuary::lib::HeldDraw> heldDraws; // ended, submitted with their batch's last
     bool closeRequested = false;
     bool gpuStuck = false;
     // Set when a wait for the GPU timed out: the viewer untangled what it could, and refuses
@@ -502,6 +512,12 @@ void recordPick(const estuary_viewer& v, const estuary_view& view, VkCommandBuff
 estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc);
 void endFrame(estuary_frame& frame);
 void waitFrame(estuary_viewer& v, uint64_t frame, const char* why);
+// Hand-off batches (held_draws.cpp). holdDraw: whether the frame's recorded draw is held for its
+// batch (submitted with the batch's last frame); when not, what was held is submitted and the
+// caller submits this one. submitHeldDraws: what is held, submitted now in one vkQueueSubmit2.
+bool holdDraw(estuary_viewer& v, uint64_t frame, VkCommandBuffer commands, bool cudaWait,
+              VkPipelineStageFlags2 waitStage);
+void submitHeldDraws(estuary_viewer& v);
 void finish(estuary_viewer& v);
 void readImage(estuary_frame& frame, estuary_image* image, uint32_t level, uint32_t x, uint32_t y,
                uint32_t width, uint32_t height, uint32_t flags, void* destination);

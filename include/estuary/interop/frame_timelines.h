@@ -41,6 +41,11 @@ struct FrameTimelines : MoveOnly {
     cudaEvent_t lastSignal = nullptr;
     cudaStream_t lastSignalStream = nullptr;
     bool anySignal = false;
+    // Frames in batches of this many consecutive numbers from firstFrame (1..slots; timeline
+    // hand-off only): each frame's slot wait is the one its batch's last frame needs, so a
+    // batch's CUDA work, once it starts, runs without waiting for Vulkan in between. The Vulkan
+    // side draws a batch after its last frame is written (drawWaitInfo(batchLast(f))).
+    uint32_t batch = 1;
 };
 
 // Throws unsupported() when the device cannot export timeline (or, with binaryHandoff, binary)
@@ -62,6 +67,10 @@ inline uint32_t slotOf(const FrameTimelines& t, uint64_t frame) {
 // (whatever stream that was on), so `written` only rises and frame f's draw never starts before
 // frame f's writes, even when a later frame's stream finishes first.
 void cudaBeginFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream);
+// The last frame of `frame`'s batch (`frame` itself without batches or before the first frame),
+// and the value of `released` frame's slot wait is for (its batch's last frame's slot).
+uint64_t batchLast(const FrameTimelines& t, uint64_t frame);
+uint64_t slotWaitValue(const FrameTimelines& t, uint64_t frame);
 void cudaEndFrame(FrameTimelines& t, uint64_t frame, cudaStream_t stream);
 // The same in three steps, for frames whose signal is inside a CUDA graph (captured, replayed):
 // before the capture or launch the stream waits for the previous frame's signal (nothing in a
