@@ -250,6 +250,21 @@ void submitFrame(estuary_viewer& v, const estuary_frame& frame, VkCommandBuffer 
     servedFrameSubmitted(v, frame.index);
 }
 
+// Served and recorded pictures leave as soon as their frames are drawn, not when their ring
+// entries come round again: at a display's pace that is the frames in flight times the frame
+// interval later (on lavapipe at 20 fps, 8 in flight: a page saw frames 272 ms late, against 101
+// ms with 1 in flight). In frame order, from the oldest frame in flight, up to the first not yet
+// drawn; nothing waits.
+void collectDrawnPictures(estuary_viewer& v, uint64_t next) {
+    if ((!v.server && !v.recorder) || v.gl) return;
+    uint64_t f = std::max(v.picturesCollected, next >= v.hostRing ? next - v.hostRing : 0);
+    for (; f < next && waitTimelineFor(v.device, v.frameTimeline, f + 1, 0); ++f) {
+        collectRecordedPicture(v, f);
+        collectServedPicture(v, f);
+    }
+    v.picturesCollected = f;
+}
+
 } // namespace
 
 estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
@@ -291,6 +306,7 @@ estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
     frame.flags = d.flags;
     frame.replayKey = d.replay_key;
     frame.stream = v.cuda ? (d.stream ? d.stream : cudaStream(v)) : nullptr;
+    collectDrawnPictures(v, f);
     beginRecord(v, f);
     FrameRecord* record = findRecord(v, f);
     if (f >= v.hostRing) {

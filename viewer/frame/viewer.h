@@ -379,6 +379,7 @@ struct estuary_viewer {
 
     // Frames.
     uint64_t nextFrame = 0;
+    uint64_t picturesCollected = 0; // frames before it gave the server and recorder their pictures
     estuary_frame frame;
     estuary::lib::Timing timing;
     std::vector<estuary::lib::HeldDraw> heldDraws; // ended, submitted with their batch's last
