@@ -534,11 +534,12 @@ int run(int argc, char** argv) {
     const std::string json = toJson(b, args, results);
     const uint32_t messages = args.validate ? validationMessageCount(b.instance) : 0;
     closeBench(b);
-    bench::stopWatchdog();
     if (!args.json.empty()) {
+        bench::enterStage("write " + args.json);
         writeFileAtomically(args.json, json);
         std::printf("wrote %s\n", args.json.c_str());
     }
+    bench::stopWatchdog();
     if (messages > 0) {
         std::fprintf(stderr, "estuary_switch_bench: %u validation messages\n", messages);
         return 1;
