@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # The CUDA <-> Vulkan context switch on the GPU machine (issue #37 item 1), from inside a bundle
-# folder (cmake --build build --target bundle), in one go of about three minutes:
+# folder (cmake --build build --target bundle), in one go of at most SWITCH_BUDGET (140) seconds:
 #   1. estuary_switch_bench: the cost of one switch, and spread over K = 1, 2, 4, 8 items a side
 #      (switch.json, switch.log);
 #   2. estuary --bench --mode pipelined, gray-scott 1024x1024 at 8 in flight for --handoff-batch
-#      1, 2, 4 and 8, at 32 in flight (batch 1 and 32), and 4096x4096 at 8 in flight (batch 1 and
-#      8): a JSON report each (bench-TAG.json, bench-TAG.log);
-#   3. a trace (--trace, Perfetto) at 1024x1024 for batch 1 and for the batch with the most frames/s
-#      (trace-k1.json, trace-kBEST.json), plotted where matplotlib is (scripts/plot_trace.py);
-#   4. with --old DIR: the old bundle's estuary at the same sizes and frames in flight, without
+#      1, 2, 4 and 8, at 32 in flight (batch 1 and 32): a JSON report each (bench-TAG.json,
+#      bench-TAG.log);
+#   3. with --old DIR: the old bundle's estuary at the same sizes and frames in flight, without
 #      --handoff-batch (old-TAG.json), for the before/after;
-#   5. summary.md and summary.json: K, in flight, frames/s, frame p50/p99, host busy p50 and mean,
-#      GPU busy.
+#   4. a trace (--trace, Perfetto) at 1024x1024 for batch 1 and for the batch with the most frames/s
+#      (trace-k1.json, trace-kBEST.json), plotted where matplotlib is (scripts/plot_trace.py);
+#   5. 4096x4096 at 8 in flight (batch 1 and 8, and the old bundle's), while the budget lasts;
+#   6. summary.md and summary.json: K, in flight, frames/s, frame p50/p99, host busy p50 and mean,
+#      GPU busy, and the steps that failed, timed out or did not fit the budget.
+# Every step runs under `timeout` (SWITCH_STEP_TIMEOUT, 40 s, cut to what the budget has left): a
+# stuck step is reported and the next one runs; the summary is always written.
 # Usage: ./switch-bench.sh OUT_DIR [--old DIR]
 # SWITCH_FRAMES (3000) and SWITCH_WARMUP (300) set each bench run's frames; SWITCH_BACKEND (cuda),
 # SWITCH_SIZE (1024x1024), SWITCH_LARGE (4096x4096) and ESTUARY (./estuary) are for trying the
@@ -50,14 +53,45 @@ large=${SWITCH_LARGE:-4096x4096}
 if [ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && [ -z "${VK_DRIVER_FILES:-}" ]; then
     export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
+budget=${SWITCH_BUDGET:-140}
+step_timeout=${SWITCH_STEP_TIMEOUT:-40}
 status=0
 start=$(date +%s)
+: >"$out/failed.txt"
 
-# 1. The switch itself.
+# Runs one step under timeout: TAG LOG COMMAND...; the step's limit is step_timeout or what the
+# budget has left (keeping 5 s for the summary); with under 5 s left the step is skipped.
+step() {
+    local tag=$1 log=$2
+    shift 2
+    local left=$((budget - 5 - ($(date +%s) - start)))
+    local limit=$((left < step_timeout ? left : step_timeout))
+    if [ "$left" -lt 5 ]; then
+        echo "   $tag: skipped, the ${budget} s budget is spent" | tee -a "$out/failed.txt" >&2
+        status=1
+        return 1
+    fi
+    local rc=0
+    timeout -k 5 "$limit" "$@" >"$log" 2>&1 || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        local why="exit $rc"
+        [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && why="timed out after $limit s"
+        echo "$tag: failed ($why)" >>"$out/failed.txt"
+        echo "   $tag: failed ($why):" >&2
+        tail -5 "$log" >&2
+        status=1
+        return 1
+    fi
+    return 0
+}
+
+# 1. The switch itself (its own watchdog ends a stage stuck for 15 s with the stage's name).
 if [ -x ./estuary_switch_bench ]; then
     echo "== estuary_switch_bench"
-    ./estuary_switch_bench --repeats 9 --batches 1,2,4,8 \
-        --json "$out/switch.json" 2>&1 | tee "$out/switch.log" || status=1
+    rm -f "$out/switch.json"
+    step switch "$out/switch.log" ./estuary_switch_bench --repeats 9 --batches 1,2,4,8 \
+        --timeout 15 --json "$out/switch.json"
+    cat "$out/switch.log"
 else
     echo "no estuary_switch_bench in $here: skipped" | tee "$out/switch.log"
 fi
@@ -73,19 +107,20 @@ bench() {
         --report "$out/$tag.json")
     [ "$batch" != "-" ] && flags+=(--handoff-batch "$batch")
     echo "== $tag: $exe ${flags[*]} $*"
-    if ! "$exe" "${flags[@]}" "$@" >"$out/$tag.log" 2>&1; then
-        echo "   failed:" >&2
-        tail -5 "$out/$tag.log" >&2
-        status=1
-    fi
+    rm -f "$out/$tag.json"
+    step "$tag" "$out/$tag.log" "$exe" "${flags[@]}" "$@" || true
 }
 
 # 2. The frame loop, batch by batch.
 for k in 1 2 4 8; do bench "bench-1024-f8-k$k" "$size" 8 "$k"; done
 bench bench-1024-f32-k1 "$size" 32 1
 bench bench-1024-f32-k32 "$size" 32 32
-bench bench-4096-f8-k1 "$large" 8 1
-bench bench-4096-f8-k8 "$large" 8 8
+
+# 3. The old bundle at the same settings.
+if [ -n "$old" ]; then
+    bench old-1024-f8 "$size" 8 - "$old/estuary"
+    bench old-1024-f32 "$size" 32 - "$old/estuary"
+fi
 
 # The batch with the most frames/s at 1024x1024, 8 in flight.
 best=$(python3 - "$out" <<'EOF'
@@ -102,30 +137,27 @@ print(best)
 EOF
 ) || best=8
 
-# 3. Traces: a short run each (the trace holds every frame).
+# 4. Traces: a short run each (the trace holds every frame).
 traced=1
 [ "$best" = 1 ] || traced="1 $best"
 for k in $traced; do
     echo "== trace K=$k"
-    "$bin" --bench --backend "$backend" --mode pipelined --sim gray-scott --size "$size" \
-        --frames-in-flight 8 --handoff-batch "$k" --frames 600 --warmup 100 \
-        --report "$out/trace-k$k.report.json" --trace "$out/trace-k$k.json" \
-        >"$out/trace-k$k.log" 2>&1 || { tail -5 "$out/trace-k$k.log" >&2; status=1; }
+    step "trace-k$k" "$out/trace-k$k.log" "$bin" --bench --backend "$backend" --mode pipelined \
+        --sim gray-scott --size "$size" --frames-in-flight 8 --handoff-batch "$k" --frames 600 \
+        --warmup 100 --report "$out/trace-k$k.report.json" --trace "$out/trace-k$k.json" || continue
     if [ -f plot_trace.py ] && python3 -c "import matplotlib" 2>/dev/null; then
-        python3 plot_trace.py "$out/trace-k$k.png" "$out/trace-k$k.json" --frames 300:324 \
-            >>"$out/trace-k$k.log" 2>&1 || true
+        step "plot-k$k" "$out/plot-k$k.log" python3 plot_trace.py "$out/trace-k$k.png" \
+            "$out/trace-k$k.json" --frames 300:324 || true
     fi
 done
 
-# 4. The old bundle at the same settings.
-if [ -n "$old" ]; then
-    bench old-1024-f8 "$size" 8 - "$old/estuary"
-    bench old-1024-f32 "$size" 32 - "$old/estuary"
-    bench old-4096-f8 "$large" 8 - "$old/estuary"
-fi
+# 5. The large size, last: what the budget has left.
+bench bench-4096-f8-k1 "$large" 8 1
+bench bench-4096-f8-k8 "$large" 8 8
+[ -n "$old" ] && bench old-4096-f8 "$large" 8 - "$old/estuary"
 
-# 5. The table.
-python3 - "$out" "$best" <<'EOF' || status=1
+# 6. The table (always: a failed step is a row of its own).
+timeout -k 2 20 python3 - "$out" "$best" <<'EOF' || status=1
 import glob, json, os, sys
 out, best = sys.argv[1], sys.argv[2]
 rows = []
@@ -149,13 +181,15 @@ for path in sorted(glob.glob(f"{out}/bench-*.json") + glob.glob(f"{out}/old-*.js
         "gpu_busy_ms_per_frame": gpu.get("mean"),
         "frames_from_cuda_graphs": mode.get("frames_from_cuda_graphs"),
     })
+failed = [line.strip() for line in open(f"{out}/failed.txt") if line.strip()]
 switch = None
 try:
     switch = json.load(open(f"{out}/switch.json"))
 except (OSError, ValueError):
     pass
 with open(f"{out}/summary.json.tmp", "w") as f:
-    json.dump({"best_k_1024_f8": int(best), "runs": rows, "switch": switch}, f, indent=1)
+    json.dump({"best_k_1024_f8": int(best), "runs": rows, "switch": switch,
+               "failed_steps": failed}, f, indent=1)
 os.replace(f"{out}/summary.json.tmp", f"{out}/summary.json")
 fmt = lambda v, d=3: "-" if v is None else (f"{v:.{d}f}" if isinstance(v, float) else str(v))
 # With batches most frames submit nothing and the last one submits all: the mean is the host's
@@ -171,11 +205,15 @@ for r in rows:
                  f'| {fmt(r["host_busy_us_p50"], 1)} | {fmt(r["host_busy_us_mean"], 1)} '
                  f'| {fmt(r["gpu_busy_ms_per_frame"])} |')
 if switch:
-    lines += ["", "| K | one switch, GPU µs | one switch, wall µs | chain GPU µs per item |",
-              "|---|---|---|---|"]
+    lines += ["", "| K | one switch, GPU µs | one switch, wall µs | chain GPU µs per item "
+              "| host-bound |", "|---|---|---|---|---|"]
     for s in switch.get("switch", []):
         lines.append(f'| {s["k"]} | {fmt(s["gpu_us_per_switch"], 1)} '
-                     f'| {fmt(s["wall_us_per_switch"], 1)} | {fmt(s["gpu_us_per_item"], 2)} |')
+                     f'| {fmt(s["wall_us_per_switch"], 1)} | {fmt(s["gpu_us_per_item"], 2)} '
+                     f'| {"yes: the GPU waited for the host" if s.get("host_bound") else "no"} |')
+if failed:
+    lines += ["", "Steps that failed, timed out or did not fit the budget:"]
+    lines += [f"- {line}" for line in failed]
 text = "\n".join(lines) + "\n"
 with open(f"{out}/summary.md.tmp", "w") as f:
     f.write(text)

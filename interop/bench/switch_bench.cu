@@ -1,20 +1,26 @@
 // estuary_switch_bench: what one switch between the CUDA and the Vulkan context costs the GPU
 // (#37 item 1), measured apart from any frame. One timeline semaphore, exported by Vulkan and
-// imported into CUDA, carries a chain enqueued up front and released by one host signal (the
-// gate): per alternation, CUDA waits 2i, runs K tiny kernels and signals 2i+1; Vulkan waits 2i+1,
-// runs K tiny submissions (one vkCmdFillBuffer each) and signals 2i+2. The same alternations run
-// on CUDA alone (one stream: both halves CUDA's) and on Vulkan alone (one queue: both halves
-// Vulkan's), with the same waits and signals. An alternation of the chain holds two switches, so
+// imported into CUDA, carries a chain: per alternation, CUDA waits 2i, runs K tiny kernels and
+// signals 2i+1; Vulkan waits 2i+1, runs K tiny submissions (one vkCmdFillBuffer each) and signals
+// 2i+2. The same alternations run on CUDA alone (one stream: both halves CUDA's) and on Vulkan
+// alone (one queue: both halves Vulkan's), with the same waits and signals. An alternation of the
+// chain holds two switches, so
 //   switch = (chain − mean of the two baselines) / 2        (per alternation, µs)
 // K = 1, 2, 4, 8 shows the switch's cost spread over K items of each side.
-// Times: the GPU's (CUDA events after the gate's wait and after the last item; Vulkan timestamps
-// around its first and last item) and the wall clock (gate signal to the host seeing the end),
-// medians of R runs; a run has as many alternations as fit in CUDA's queue (80 at K = 1, 24 at
-// K = 8; kMaxQueuedOperations), --alternations lowers that.
+// No wait is ever enqueued before the signal it waits for (see runCuda): the host enqueues the
+// chain while the GPU runs it, after a head-start spin, so a driver that blocks the host in an
+// enqueue call only makes it wait for work the GPU can do. An alternation that found the GPU idle
+// (everything queued before it done) counts as starved: the result is then host-bound and says so.
+// Times: the GPU's (CUDA events after the head start and after the last item; Vulkan timestamps
+// around its first and last item), the wall clock (GPU start to the host seeing the end) and the
+// host's enqueueing, per alternation, medians of R runs after a warm-up.
+// Each stage is named on stderr; a watchdog ends a stage that lasts over --timeout seconds with
+// "estuary_switch_bench: stuck in STAGE after N s" and exit code 4 (--test-stall: its test).
 // Without a CUDA device the chain and the CUDA baseline are reported skipped and the Vulkan
 // baseline still runs (lavapipe: the CI test runs it with --vulkan-only --validate).
 // Usage: estuary_switch_bench [--alternations N] [--repeats R] [--batches 1,2,4,8]
-//                             [--vulkan-only] [--validate] [--json PATH]
+//                             [--head-start-us US] [--timeout S] [--vulkan-only] [--validate]
+//                             [--json PATH] [--test-stall]
 #include "context.h"
 #include "cuda_check.h"
 #include "estuary/interop/cuda_devices.h"
@@ -23,6 +29,7 @@
 #include "estuary/interop/vulkan_device.h"
 #include "output_file.h"
 #include "resources.h"
+#include "stage_watchdog.h"
 #include "vk_check.h"
 
 #include <cuda_runtime.h>
@@ -43,12 +50,24 @@ __global__ void touch(unsigned* word) {
     *word += 1u;
 }
 
+// Spins for `ns` of the GPU's clock (capped in iterations, so that it ends whatever the clock
+// does).
+__global__ void headStart(uint64_t ns) {
+    uint64_t start = 0, now = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    for (uint32_t i = 0; i < (1u << 24) && now - start < ns; ++i) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        if (now < start) now = start;
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 struct Args {
-    uint32_t alternations = 500, repeats = 9; // alternations: at most (alternationsFor)
+    uint32_t alternations = 500, repeats = 9;
     std::vector<uint32_t> batches{1, 2, 4, 8};
-    bool vulkanOnly = false, validate = false;
+    uint32_t headStartUs = 5000, timeoutS = 20;
+    bool vulkanOnly = false, validate = false, testStall = false;
     std::string json;
 };
 
@@ -82,6 +101,12 @@ Args parseArgs(int argc, char** argv) {
                     number(list.substr(start, comma - start).c_str(), "--batches", 1, 64));
                 start = comma + 1;
             }
+        } else if (arg == "--head-start-us") {
+            a.headStartUs = number(value(), "--head-start-us", 0, 1000000);
+        } else if (arg == "--timeout") {
+            a.timeoutS = number(value(), "--timeout", 1, 3600);
+        } else if (arg == "--test-stall") {
+            a.testStall = true;
         } else if (arg == "--vulkan-only") {
             a.vulkanOnly = true;
         } else if (arg == "--validate") {
@@ -91,17 +116,14 @@ Args parseArgs(int argc, char** argv) {
         } else {
             throw usageError("unknown argument " + arg +
                              " (allowed: --alternations N, --repeats R, --batches K,K,..., "
-                             "--vulkan-only, --validate, --json PATH)");
+                             "--head-start-us US, --timeout S, --vulkan-only, --validate, "
+                             "--json PATH, --test-stall)");
         }
     }
     return a;
 }
 
 // ---------------------------------------------------------------------------------------------
-
-struct Times {
-    double gpuUs = 0, wallUs = 0; // the whole run
-};
 
 // One device, its semaphore and the little each side runs.
 struct Bench {
@@ -198,6 +220,16 @@ void openBench(Bench& b, const Args& args) {
         CUDA_CHECK(cudaEventCreate(&b.start));
         CUDA_CHECK(cudaEventCreate(&b.end));
         CUDA_CHECK(cudaMalloc(&b.word, sizeof(unsigned)));
+        // Both kernels and the events once before any run: a kernel's first launch may load its
+        // module, which can wait for the whole context to go idle.
+        bench::enterStage("warm up the CUDA kernels");
+        touch<<<1, 1, 0, b.stream>>>(b.word);
+        CUDA_CHECK(cudaGetLastError());
+        headStart<<<1, 1, 0, b.stream>>>(1000);
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaEventRecord(b.start, b.stream));
+        CUDA_CHECK(cudaEventRecord(b.end, b.stream));
+        CUDA_CHECK(cudaStreamSynchronize(b.stream));
     } else {
         b.plain = createTimelineSemaphore(b.device, false, "switch bench timeline");
         b.timeline = b.plain;
@@ -229,12 +261,12 @@ struct VulkanSide {
     bool first, last;
 };
 
-void submitVulkan(Bench& b, const std::vector<VulkanSide>& sides, uint32_t k) {
-    const size_t count = sides.size() * k;
-    std::vector<VkSemaphoreSubmitInfo> waits(sides.size()), signals(sides.size());
+void submitVulkan(Bench& b, const VulkanSide* sides, size_t sideCount, uint32_t k) {
+    const size_t count = sideCount * k;
+    std::vector<VkSemaphoreSubmitInfo> waits(sideCount), signals(sideCount);
     std::vector<VkCommandBufferSubmitInfo> commands(count * 2);
     std::vector<VkSubmitInfo2> submits(count);
-    for (size_t s = 0; s < sides.size(); ++s) {
+    for (size_t s = 0; s < sideCount; ++s) {
         waits[s] = {VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
         waits[s].semaphore = b.timeline;
         waits[s].value = sides[s].wait;
@@ -262,10 +294,7 @@ void submitVulkan(Bench& b, const std::vector<VulkanSide>& sides, uint32_t k) {
             submit.pSignalSemaphoreInfos = &signals[s];
         }
     }
-    constexpr size_t kChunk = 256; // several vkQueueSubmit2 calls: a driver's limits stay far
-    for (size_t at = 0; at < count; at += kChunk)
-        VK_CHECK(vkQueueSubmit2(b.device.queue, uint32_t(std::min(kChunk, count - at)),
-                                submits.data() + at, VK_NULL_HANDLE));
+    VK_CHECK(vkQueueSubmit2(b.device.queue, uint32_t(count), submits.data(), VK_NULL_HANDLE));
 }
 
 void cudaSide(Bench& b, uint64_t wait, uint64_t signal, uint32_t k) {
@@ -294,51 +323,84 @@ const char* runName(Run run) {
     return run == Run::Chain ? "chain" : run == Run::Cuda ? "cuda_only" : "vulkan_only";
 }
 
-// One run of `n` alternations of K items a side: everything enqueued, then the gate opened.
-Times runOnce(Bench& b, Run run, uint32_t n, uint32_t k) {
-    const uint64_t base = b.value + 1; // the gate's value; alternation i waits base + 2i
+struct Times {
+    double gpuUs = 0, wallUs = 0, hostUs = 0; // the whole run; host: enqueueing it
+    uint32_t starved = 0; // alternations the GPU had finished everything queued before
+};
+
+using Clock = std::chrono::steady_clock;
+double usSince(Clock::time_point t) {
+    return std::chrono::duration<double, std::micro>(Clock::now() - t).count();
+}
+
+// Nothing enqueued ever waits for a value whose signal is not already enqueued before it (or
+// reached): alternation i's CUDA side waits for what Vulkan's side i - 1 signals, enqueued first,
+// and so on. Whatever a driver blocks the host on while enqueueing (a full push buffer, a list of
+// pending semaphore waits, a lazily loaded kernel that needs the context idle) is then work the
+// GPU can finish, so the host always gets on. The GPU starts at once; a spin kernel of
+// --head-start-us gives the host its lead, and the times start after it.
+Times runCuda(Bench& b, Run run, uint32_t n, uint32_t k, const Args& args,
+              const std::string& stage) {
+    const uint64_t base = b.value; // reached: alternation i waits base + 2i
     const uint64_t last = base + 2 * uint64_t(n);
-    if (run != Run::Vulkan) {
-        interop::cudaWaitTimeline(b.shared, base, b.stream);
-        CUDA_CHECK(cudaEventRecord(b.start, b.stream));
+    const auto started = Clock::now();
+    headStart<<<1, 1, 0, b.stream>>>(uint64_t(args.headStartUs) * 1000u);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaEventRecord(b.start, b.stream));
+    Times t;
+    for (uint32_t i = 0; i < n; ++i) {
+        const uint64_t v = base + 2 * uint64_t(i);
+        if (i > 0 && timelineValue(b.device, b.timeline) >= v) ++t.starved;
+        if (run == Run::Chain) {
+            cudaSide(b, v, v + 1, k);
+            const VulkanSide side{v + 1, v + 2, false, false}; // timed by CUDA's events
+            submitVulkan(b, &side, 1, k);
+        } else {
+            cudaSide(b, v, v + 1, k);
+            cudaSide(b, v + 1, v + 2, k);
+        }
+        bench::noteProgress(i + 1, n);
     }
+    if (run == Run::Chain) interop::cudaWaitTimeline(b.shared, last, b.stream);
+    CUDA_CHECK(cudaEventRecord(b.end, b.stream));
+    t.hostUs = usSince(started);
+    bench::enterStage(stage + ": wait for the GPU", false);
+    CUDA_CHECK(cudaEventSynchronize(b.end));
+    t.wallUs = std::max(0.0, usSince(started) - double(args.headStartUs));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, b.start, b.end));
+    t.gpuUs = 1000.0 * double(ms);
+    if (run == Run::Chain) waitTimeline(b.device, b.timeline, last, "the chain's last Vulkan side");
+    b.value = last;
+    return t;
+}
+
+// Vulkan alone: every submission of the run is built first and goes in one vkQueueSubmit2; each
+// waits for what an earlier one of the same call signals (or for a reached value), so nothing in
+// it waits for the host. --test-stall makes the host wait for one value more than the run
+// signals, forever: the watchdog's test.
+Times runVulkan(Bench& b, uint32_t n, uint32_t k, const Args& args, const std::string& stage) {
+    const uint64_t base = b.value;
+    const uint64_t last = base + 2 * uint64_t(n);
     std::vector<VulkanSide> sides;
     for (uint32_t i = 0; i < n; ++i) {
         const uint64_t v = base + 2 * uint64_t(i);
-        if (run == Run::Chain) {
-            cudaSide(b, v, v + 1, k);
-            sides.push_back({v + 1, v + 2, false, false}); // timed by CUDA's events
-        } else if (run == Run::Cuda) {
-            cudaSide(b, v, v + 1, k);
-            cudaSide(b, v + 1, v + 2, k);
-        } else {
-            sides.push_back({v, v + 1, i == 0, false});
-            sides.push_back({v + 1, v + 2, false, i + 1 == n});
-        }
+        sides.push_back({v, v + 1, i == 0, false});
+        sides.push_back({v + 1, v + 2, false, i + 1 == n});
     }
-    if (run == Run::Chain) interop::cudaWaitTimeline(b.shared, last, b.stream);
-    if (run != Run::Vulkan) CUDA_CHECK(cudaEventRecord(b.end, b.stream));
-    if (!sides.empty()) submitVulkan(b, sides, k);
-
-    using Clock = std::chrono::steady_clock;
-    const auto opened = Clock::now();
-    VkSemaphoreSignalInfo gate{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
-    gate.semaphore = b.timeline;
-    gate.value = base;
-    VK_CHECK(vkSignalSemaphore(b.device.handle, &gate));
+    const auto started = Clock::now();
+    submitVulkan(b, sides.data(), sides.size(), k);
     Times t;
-    if (run == Run::Vulkan) {
-        waitTimeline(b.device, b.timeline, last, "the Vulkan-only run");
-        t.wallUs = std::chrono::duration<double, std::micro>(Clock::now() - opened).count();
-        t.gpuUs = vulkanGpuUs(b);
-    } else {
-        CUDA_CHECK(cudaEventSynchronize(b.end));
-        t.wallUs = std::chrono::duration<double, std::micro>(Clock::now() - opened).count();
-        float ms = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&ms, b.start, b.end));
-        t.gpuUs = 1000.0 * double(ms);
-    }
-    VK_CHECK(vkQueueWaitIdle(b.device.queue)); // the chain's last signal may still be retiring
+    t.hostUs = usSince(started);
+    bench::enterStage(stage + ": wait for the GPU", false);
+    const uint64_t until = args.testStall ? last + 1 : last;
+    VkSemaphoreWaitInfo wait{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wait.semaphoreCount = 1;
+    wait.pSemaphores = &b.timeline;
+    wait.pValues = &until;
+    VK_CHECK(vkWaitSemaphores(b.device.handle, &wait, UINT64_MAX)); // bounded by the watchdog
+    t.wallUs = usSince(started);
+    t.gpuUs = vulkanGpuUs(b);
     b.value = last;
     return t;
 }
@@ -351,29 +413,34 @@ double median(std::vector<double> v) {
 struct Result {
     Run run;
     uint32_t k = 1, alternations = 0;
-    double gpuUs = 0, wallUs = 0; // per alternation, medians over the repeats
+    double gpuUs = 0, wallUs = 0, hostUs = 0; // per alternation, medians over the repeats
+    uint32_t starved = 0;                     // over all repeats
 };
 
-// Everything is enqueued before the gate opens, and a CUDA stream takes only so much unstarted
-// work (about a thousand operations) before a launch blocks the host, which would then never open
-// the gate: a run holds at most this many operations on a side, its alternations cut to fit.
-constexpr uint32_t kMaxQueuedOperations = 480;
-
-uint32_t alternationsFor(const Args& args, uint32_t k) {
-    const uint32_t perAlternation = 2 * (k + 2); // two sides of a wait, K items and a signal
-    return std::clamp(kMaxQueuedOperations / perAlternation, 1u, args.alternations);
-}
-
 Result measure(Bench& b, Run run, uint32_t k, const Args& args) {
-    const uint32_t n = alternationsFor(args, k);
-    (void)runOnce(b, run, n, k); // warm-up
-    std::vector<double> gpu, wall;
-    for (uint32_t r = 0; r < args.repeats; ++r) {
-        const Times t = runOnce(b, run, n, k);
+    const uint32_t n = args.alternations;
+    const std::string name = "K=" + std::to_string(k) + " " + runName(run);
+    bench::enterStage("measure " + name + " (" + std::to_string(args.repeats) + " runs of " +
+                      std::to_string(n) + " alternations after a warm-up)");
+    Result result{run, k, n};
+    std::vector<double> gpu, wall, host;
+    for (uint32_t r = 0; r <= args.repeats; ++r) { // run 0: the warm-up
+        const std::string stage =
+            name + (r == 0 ? std::string(" warm-up")
+                           : " run " + std::to_string(r) + "/" + std::to_string(args.repeats));
+        bench::enterStage(stage + ": enqueue", false);
+        const Times t = run == Run::Vulkan ? runVulkan(b, n, k, args, stage)
+                                           : runCuda(b, run, n, k, args, stage);
+        if (r == 0) continue;
         gpu.push_back(t.gpuUs / n);
         wall.push_back(t.wallUs / n);
+        host.push_back(t.hostUs / n);
+        result.starved += t.starved;
     }
-    return {run, k, n, median(gpu), median(wall)};
+    result.gpuUs = median(gpu);
+    result.wallUs = median(wall);
+    result.hostUs = median(host);
+    return result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -388,14 +455,17 @@ std::string toJson(const Bench& b, const Args& args, const std::vector<Result>& 
     std::string s = "{\n  \"device\": \"" + std::string(b.device.properties.deviceName) +
                     "\",\n  \"cuda\": " + (b.cuda ? "true" : "false") + ",\n";
     if (!b.cuda) s += "  \"cuda_skipped\": \"" + b.cudaProblem + "\",\n";
-    s += "  \"max_alternations\": " + std::to_string(args.alternations) +
-         ",\n  \"repeats\": " + std::to_string(args.repeats) + ",\n  \"runs\": [";
+    s += "  \"alternations\": " + std::to_string(args.alternations) +
+         ",\n  \"repeats\": " + std::to_string(args.repeats) +
+         ",\n  \"head_start_us\": " + std::to_string(args.headStartUs) + ",\n  \"runs\": [";
     for (size_t i = 0; i < results.size(); ++i)
         s += std::string(i ? "," : "") + "\n    {\"run\": \"" + runName(results[i].run) +
              "\", \"k\": " + std::to_string(results[i].k) +
              ", \"alternations\": " + std::to_string(results[i].alternations) +
              ", \"gpu_us_per_alternation\": " + fixed(results[i].gpuUs) +
-             ", \"wall_us_per_alternation\": " + fixed(results[i].wallUs) + "}";
+             ", \"wall_us_per_alternation\": " + fixed(results[i].wallUs) +
+             ", \"host_enqueue_us_per_alternation\": " + fixed(results[i].hostUs) +
+             ", \"starved_alternations\": " + std::to_string(results[i].starved) + "}";
     s += "\n  ],\n  \"switch\": [";
     bool any = false;
     for (uint32_t k : args.batches) {
@@ -408,51 +478,68 @@ std::string toJson(const Bench& b, const Args& args, const std::vector<Result>& 
         if (!chain || !cuda || !vk) continue;
         const double gpu = (chain->gpuUs - 0.5 * (cuda->gpuUs + vk->gpuUs)) / 2.0;
         const double wall = (chain->wallUs - 0.5 * (cuda->wallUs + vk->wallUs)) / 2.0;
+        // A starved GPU waited for the host: its span is then the host's pace, not the GPU's.
+        const bool hostBound = chain->starved + cuda->starved > 0;
         s += std::string(any ? "," : "") + "\n    {\"k\": " + std::to_string(k) +
              ", \"gpu_us_per_switch\": " + fixed(gpu) + ", \"wall_us_per_switch\": " + fixed(wall) +
-             ", \"gpu_us_per_item\": " + fixed(chain->gpuUs / (2.0 * k)) + "}";
-        std::printf("K=%-2u one switch: %8.2f µs GPU, %8.2f µs wall; chain %8.2f µs per item\n", k,
-                    gpu, wall, chain->gpuUs / (2.0 * k));
+             ", \"gpu_us_per_item\": " + fixed(chain->gpuUs / (2.0 * k)) +
+             ", \"host_bound\": " + (hostBound ? "true" : "false") + "}";
+        std::printf("K=%-2u one switch: %8.2f µs GPU, %8.2f µs wall; chain %8.2f µs per item%s\n",
+                    k, gpu, wall, chain->gpuUs / (2.0 * k),
+                    hostBound ? " (HOST-BOUND: the GPU waited for the host)" : "");
         any = true;
     }
     return s + "\n  ]\n}\n";
 }
 
+void measureAll(Bench& b, const Args& args, std::vector<Result>& results) {
+    std::printf("estuary_switch_bench: %s, %u alternations x %u repeats, head start %u µs\n",
+                b.device.properties.deviceName, args.alternations, args.repeats, args.headStartUs);
+    if (args.vulkanOnly)
+        std::printf("the Vulkan-only baseline alone (--vulkan-only)\n");
+    else if (!b.cuda)
+        std::printf("skipped: no CUDA device (%s): the chain and the CUDA-only baseline; the "
+                    "Vulkan-only baseline runs\n",
+                    b.cudaProblem.c_str());
+    std::printf("%-12s %3s %6s %12s %12s %12s %8s\n", "run", "K", "alts", "GPU µs/alt",
+                "wall µs/alt", "host µs/alt", "starved");
+    for (uint32_t k : args.batches)
+        for (Run r : {Run::Chain, Run::Cuda, Run::Vulkan}) {
+            if (r != Run::Vulkan && !b.cuda) continue;
+            results.push_back(measure(b, r, k, args));
+            const Result& m = results.back();
+            std::printf("%-12s %3u %6u %12.2f %12.2f %12.2f %8u\n", runName(r), k, m.alternations,
+                        m.gpuUs, m.wallUs, m.hostUs, m.starved);
+        }
+}
+
 int run(int argc, char** argv) {
     const Args args = parseArgs(argc, argv);
+    bench::startWatchdog("estuary_switch_bench", args.timeoutS);
     Bench b;
     std::vector<Result> results;
     try {
+        bench::enterStage("open Vulkan and CUDA");
         openBench(b, args);
-        std::printf("estuary_switch_bench: %s, up to %u alternations x %u repeats\n",
-                    b.device.properties.deviceName, args.alternations, args.repeats);
-        if (args.vulkanOnly)
-            std::printf("the Vulkan-only baseline alone (--vulkan-only)\n");
-        else if (!b.cuda)
-            std::printf("skipped: no CUDA device (%s): the chain and the CUDA-only baseline; the "
-                        "Vulkan-only baseline runs\n",
-                        b.cudaProblem.c_str());
-        std::printf("%-12s %3s %6s %14s %14s\n", "run", "K", "alts", "GPU µs/alt", "wall µs/alt");
-        for (uint32_t k : args.batches)
-            for (Run r : {Run::Chain, Run::Cuda, Run::Vulkan}) {
-                if (r != Run::Vulkan && !b.cuda) continue;
-                results.push_back(measure(b, r, k, args));
-                std::printf("%-12s %3u %6u %14.2f %14.2f\n", runName(r), k,
-                            results.back().alternations, results.back().gpuUs,
-                            results.back().wallUs);
-                std::fflush(stdout);
-            }
-    } catch (...) {
+        measureAll(b, args, results);
+    } catch (const std::exception& e) {
+        // Said before closing: a close after a failed enqueue may wait until the watchdog ends it.
+        std::fprintf(stderr, "estuary_switch_bench: %s\n", e.what());
+        bench::enterStage("close after the error");
         closeBench(b);
-        throw;
+        bench::stopWatchdog();
+        return 1;
     }
+    bench::enterStage("close");
     const std::string json = toJson(b, args, results);
     const uint32_t messages = args.validate ? validationMessageCount(b.instance) : 0;
     closeBench(b);
     if (!args.json.empty()) {
+        bench::enterStage("write " + args.json);
         writeFileAtomically(args.json, json);
         std::printf("wrote %s\n", args.json.c_str());
     }
+    bench::stopWatchdog();
     if (messages > 0) {
         std::fprintf(stderr, "estuary_switch_bench: %u validation messages\n", messages);
         return 1;
@@ -464,6 +551,9 @@ int run(int argc, char** argv) {
 } // namespace estuary
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0); // a log piped through tee shows each line as it comes
+    // Eager module loading: no kernel's first launch can wait for the context to go idle.
+    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     try {
         return estuary::run(argc, argv);
     } catch (const std::exception& e) {
