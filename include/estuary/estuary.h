@@ -84,7 +84,7 @@ extern "C" {
 #define ESTUARY_VERSION_MAJOR(version) ((uint32_t)(version) >> 22)
 #define ESTUARY_VERSION_MINOR(version) (((uint32_t)(version) >> 12) & 0x3FFu)
 #define ESTUARY_VERSION_PATCH(version) ((uint32_t)(version)&0xFFFu)
-#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 3, 4)
+#define ESTUARY_API_VERSION ESTUARY_MAKE_VERSION(0, 3, 5)
 
 /* Every description and info struct starts with `struct_size`, the sizeof the caller's header
  * gave it, so later versions append fields and the library reads (and writes) only the bytes the
@@ -252,8 +252,8 @@ typedef struct estuary_viewer_desc {
     const char* screenshot_dir;
     estuary_log_fn log; /* what estuary has to say; NULL: standard error */
     void* log_user;
-    /* Frames whose draws go to the GPU together (headless Vulkan viewers; 1..frames_in_flight,
-     * 0: 1). Frames are grouped by number, this many to a batch: the draws of a batch are
+    /* since 0.3.5: frames whose draws go to the GPU together (headless Vulkan viewers;
+     * 1..frames_in_flight, 0: 1). Frames are grouped by number, this many to a batch: the draws of a batch are
      * submitted at once when its last frame ends, each waiting for that frame's CUDA work, and
      * the CUDA work of a batch waits for the slots the whole batch needs before its first frame,
      * so the GPU switches between CUDA and Vulkan once per batch instead of once per frame. Every

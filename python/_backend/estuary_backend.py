@@ -10,7 +10,7 @@ import tarfile
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-NAME, VERSION = "estuary", "0.3.4"
+NAME, VERSION = "estuary", "0.3.5"
 TAG = "py3-none-any"
 
 

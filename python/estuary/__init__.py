@@ -37,7 +37,7 @@ from . import _serve
 for _error in set(_ERRORS.values()) | {EstuaryError}:
     _error.__module__ = __name__  # estuary.InvalidHandleError, as it is exported
 
-__version__ = "0.3.4"
+__version__ = "0.3.5"
 
 library_path = _lib.path
 

@@ -14,7 +14,7 @@ from ctypes import (POINTER, c_char_p, c_double, c_float, c_int, c_int32, c_uint
 from . import _errors
 from ._errors import InvalidArgument
 
-API_VERSION = (0 << 22) | (3 << 12) | 4  # ESTUARY_MAKE_VERSION(0, 3, 4)
+API_VERSION = (0 << 22) | (3 << 12) | 5  # ESTUARY_MAKE_VERSION(0, 3, 5)
 
 # estuary_status: the errors' numbers live beside their exceptions (_errors.py).
 OK, NOT_READY = 0, _errors.NOT_READY
