@@ -602,6 +602,8 @@ int run(int argc, char** argv) {
 } // namespace estuary::sim
 
 int main(int argc, char** argv) {
+    // A line at a time: a run cut off by a time limit still shows how far it came.
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
     try {
         return estuary::sim::run(argc, argv);
     } catch (const std::exception& e) {
