@@ -16,9 +16,10 @@
 #    Where nsys is found: a Vulkan GPU trace of 10^3 points at 4K (the fixed cost's passes).
 # OUT_DIR/summary.md: variant, order, points, resolution, fps, G points/s, draw p50.
 # Knobs: POINTS_SECONDS (measured seconds per configuration, default 0.8), POINTS_VARIANTS
-# ("packed merged saturated"), POINTS_ORDERS ("random morton"), POINTS_NCU (0: skip ncu), and
-# POINTS_NSYS (0: skip nsys). The whole takes about 3 minutes with the defaults. Exit 0 when every
-# run succeeded, 1 when one failed (the rest still run), 2 on bad usage.
+# ("packed merged saturated"), POINTS_ORDERS ("random morton"), POINTS_NCU (0: skip ncu),
+# POINTS_NSYS (0: skip nsys) and POINTS_TWIN_SECONDS (60: the limit of each micro-benchmark run).
+# On the H100 the estuary_points_bench runs alone took about 190 s at POINTS_SECONDS=0.6. Exit 0
+# when every run succeeded, 1 when one failed (the rest still run), 2 on bad usage.
 set -u
 usage() {
     echo "usage: points-bench.sh OUT_DIR [--old OLD_BUNDLE_DIR]" >&2
@@ -105,8 +106,12 @@ fi
 
 echo "== kernel micro-benchmark" >&2
 {
-    ./estuary_kernel_bench points --points 100000000 --size 3840x2160 --order both --reps 10 &&
-        ./estuary_kernel_bench points --points 10000000 --size 1920x1080 --order both --reps 20
+    # Each under a limit: on the H100 a run over every variant did not end within 50 s (cause
+    # not found), and an unbounded one would take the rest of the call with it.
+    timeout -k 5 "${POINTS_TWIN_SECONDS:-60}" ./estuary_kernel_bench points --points 100000000 \
+        --size 3840x2160 --order both --reps 10 &&
+        timeout -k 5 "${POINTS_TWIN_SECONDS:-60}" ./estuary_kernel_bench points \
+            --points 10000000 --size 1920x1080 --order both --reps 20
 } >"$out/kernel-points.log" 2>&1 || {
     echo "points-bench.sh: estuary_kernel_bench points failed ($out/kernel-points.log)" >&2
     status=1
