@@ -253,11 +253,11 @@ typedef struct estuary_viewer_desc {
     estuary_log_fn log; /* what estuary has to say; NULL: standard error */
     void* log_user;
     /* since 0.3.5: frames whose draws go to the GPU together (headless Vulkan viewers;
-     * 1..frames_in_flight, 0: 1). Frames are grouped by number, this many to a batch: the draws of a batch are
-     * submitted at once when its last frame ends, each waiting for that frame's CUDA work, and
-     * the CUDA work of a batch waits for the slots the whole batch needs before its first frame,
-     * so the GPU switches between CUDA and Vulkan once per batch instead of once per frame. Every
-     * draw still shows its own frame. A host wait for a frame (estuary_wait_frame, a read,
+     * 1..frames_in_flight, 0: 1). Frames are grouped by number, this many to a batch: the draws of
+     * a batch are submitted at once when its last frame ends, each waiting for that frame's CUDA
+     * work, and the CUDA work of a batch waits for the slots the whole batch needs before its first
+     * frame, so the GPU switches between CUDA and Vulkan once per batch instead of once per frame.
+     * Every draw still shows its own frame. A host wait for a frame (estuary_wait_frame, a read,
      * estuary_finish) submits what is held first. */
     uint32_t handoff_batch;
 } estuary_viewer_desc;
