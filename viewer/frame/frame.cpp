@@ -230,11 +230,7 @@ void submitFrame(estuary_viewer& v, const estuary_frame& frame, VkCommandBuffer 
     }
     VkSemaphoreSubmitInfo signals[4];
     uint32_t signalCount = 0;
-    VkSemaphoreSubmitInfo drawn{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-    drawn.semaphore = v.frameTimeline;
-    drawn.value = frame.index + 1;
-    drawn.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    signals[signalCount++] = drawn;
+    signals[signalCount++] = drawnSignal(v, frame.index);
     if (cudaWait) signals[signalCount++] = cudaDrawSignal(v, frame.index);
     if (servedSignal(v, frame.index, signals[signalCount])) ++signalCount;
     if (window.valid) {
@@ -266,6 +262,20 @@ void collectDrawnPictures(estuary_viewer& v, uint64_t next) {
 }
 
 } // namespace
+
+VkSemaphoreSubmitInfo drawnSignal(const estuary_viewer& v, uint64_t frame) {
+    VkSemaphoreSubmitInfo drawn{VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
+    drawn.semaphore = v.frameTimeline;
+    drawn.value = frame + 1;
+    drawn.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    return drawn;
+}
+
+void noteDeviceLost(estuary_viewer& v, const Error& e) {
+    if (e.status() != ESTUARY_ERROR_DEVICE_LOST) return;
+    v.gpuFailure = e.what();
+    v.gpuFailureStatus = ESTUARY_ERROR_DEVICE_LOST;
+}
 
 estuary_frame* beginFrame(estuary_viewer& v, const estuary_frame_desc* desc) {
     if (v.frame.active)
@@ -391,10 +401,7 @@ void endFrame(estuary_frame& frame) {
         try {
             submitFrame(v, frame, cmd, cudaWait, waitStage, window);
         } catch (const Error& e) {
-            if (e.status() == ESTUARY_ERROR_DEVICE_LOST) { // no later frame can run on this device
-                v.gpuFailure = e.what();
-                v.gpuFailureStatus = ESTUARY_ERROR_DEVICE_LOST;
-            }
+            noteDeviceLost(v, e);
             throw;
         }
     }

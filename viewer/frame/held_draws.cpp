@@ -26,14 +26,6 @@ uint64_t drawBatchLast(const estuary_viewer& v, uint64_t frame, bool cudaWait) {
     return (frame / v.handoffBatch + 1) * v.handoffBatch - 1;
 }
 
-// A failed submission that lost the device: no later frame can run on it.
-void noteDeviceLost(estuary_viewer& v, const Error& e) {
-    if (e.status() == ESTUARY_ERROR_DEVICE_LOST) {
-        v.gpuFailure = e.what();
-        v.gpuFailureStatus = ESTUARY_ERROR_DEVICE_LOST;
-    }
-}
-
 } // namespace
 
 bool holdDraw(estuary_viewer& v, uint64_t frame, VkCommandBuffer commands, bool cudaWait,
@@ -62,11 +54,7 @@ void submitHeldDraws(estuary_viewer& v) {
     for (uint32_t i = 0; i < count; ++i) {
         const HeldDraw& held = v.heldDraws[i];
         if (held.cudaWait) waits[i] = cudaDrawWait(v, last.frame, held.waitStage);
-        VkSemaphoreSubmitInfo& drawn = signals[2 * i];
-        drawn = {VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO};
-        drawn.semaphore = v.frameTimeline;
-        drawn.value = held.frame + 1;
-        drawn.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+        signals[2 * i] = drawnSignal(v, held.frame);
         if (held.cudaWait) signals[2 * i + 1] = cudaDrawSignal(v, held.frame);
         commands[i] = {VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO};
         commands[i].commandBuffer = held.commands;

@@ -19,6 +19,7 @@
 
 #include "clock_sync.h"
 #include "context.h"
+#include "errors.h"
 #include "kit.h"
 #include "layout.h"
 #include "offscreen.h"
@@ -204,7 +205,6 @@ struct estuary_frame {
 
 namespace estuary::lib {
 
-// What one entry of the host ring holds between its frames.
 // A frame's draw, recorded and held for the submission of its batch (handoff_batch).
 struct HeldDraw {
     uint64_t frame = 0;
@@ -213,6 +213,7 @@ struct HeldDraw {
     VkPipelineStageFlags2 waitStage = 0;
 };
 
+// What one entry of the host ring holds between its frames.
 struct EntryState {
     VkCommandBuffer commands = VK_NULL_HANDLE;
     uint64_t frame = UINT64_MAX; // the frame that last used it
@@ -519,6 +520,10 @@ void waitFrame(estuary_viewer& v, uint64_t frame, const char* why);
 bool holdDraw(estuary_viewer& v, uint64_t frame, VkCommandBuffer commands, bool cudaWait,
               VkPipelineStageFlags2 waitStage);
 void submitHeldDraws(estuary_viewer& v);
+// The frame timeline's signal that frame `frame` is drawn (value frame + 1), for its submission.
+VkSemaphoreSubmitInfo drawnSignal(const estuary_viewer& v, uint64_t frame);
+// After a failed submission: one that lost the device fails the viewer, no later frame can run.
+void noteDeviceLost(estuary_viewer& v, const Error& e);
 void finish(estuary_viewer& v);
 void readImage(estuary_frame& frame, estuary_image* image, uint32_t level, uint32_t x, uint32_t y,
                uint32_t width, uint32_t height, uint32_t flags, void* destination);
