@@ -6,11 +6,9 @@
 // write-protected files, folders). Each case checks the exit code, the message naming the file,
 // the previous file at the path and that no temporary file is left.
 #include "test_support.h"
-#include "video/video_module.h"
+#include "video_module_beside.h"
 
 #include <gtest/gtest.h>
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -41,15 +39,11 @@ std::vector<std::string> with(std::vector<std::string> base, std::vector<std::st
     return base;
 }
 
-// The video module beside the binaries, for its decoder; null where estuary has no FFmpeg.
+// The video module beside the test binary, for its decoder; null where estuary has no FFmpeg.
 const EstuaryVideoApi* videoApi() {
     static const EstuaryVideoApi* api = [] {
-        void* module =
-            dlopen((test::binDir() / "libestuary_video.so").c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!module) return static_cast<const EstuaryVideoApi*>(nullptr);
-        using Entry = const EstuaryVideoApi* (*)();
-        const auto entry = reinterpret_cast<Entry>(dlsym(module, "estuary_video_api"));
-        return entry ? entry() : nullptr;
+        std::string why;
+        return test::videoModuleBeside(why);
     }();
     return api;
 }

@@ -4,9 +4,8 @@
 // recording, and the errors bad requests get; a stop inside a frame changes nothing, a full disk
 // keeps the previous file, and paths a rename must not replace are refused (links followed).
 #include "library_support.h"
-#include "video/video_module.h"
+#include "video_module_beside.h"
 
-#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -28,15 +27,11 @@ struct Decoded {
     std::vector<std::vector<uint8_t>> frames;
 };
 
-// The module beside the test binary (both in the build's bin folder), for its decoder.
+// The video module beside the test binary, for its decoder; null where estuary has no FFmpeg.
 const EstuaryVideoApi* videoApi() {
     static const EstuaryVideoApi* api = [] {
-        const auto dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-        void* module = dlopen((dir / "libestuary_video.so").c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!module) return static_cast<const EstuaryVideoApi*>(nullptr);
-        using Entry = const EstuaryVideoApi* (*)();
-        const auto entry = reinterpret_cast<Entry>(dlsym(module, "estuary_video_api"));
-        return entry ? entry() : nullptr;
+        std::string why;
+        return test::videoModuleBeside(why);
     }();
     return api;
 }
