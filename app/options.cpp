@@ -535,9 +535,9 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         ->transform(wholeNumber(1, 64));
     app.add_option("--display-share", o.displayShare,
                    "With --gpus 2 or more: the part of the grid's planes the display GPU steps "
-                   "(0.05-0.95; default: 0.4 on two GPUs, 0.2 on three, 0.1 on four). The "
-                   "display GPU also writes the outputs and draws, so a smaller share balances "
-                   "the GPUs")
+                   "(0.05-0.95; default: 0.8 of an even share, 0.4 on two GPUs, 0.9 for volumes, "
+                   "0.45 on two). The display GPU also writes the outputs and draws, so a "
+                   "smaller share balances the GPUs")
         ->check(CLI::Range(0.05, 0.95));
     app.add_option("--halo", o.halo,
                    "Planes of each slab's halos, the most steps between two exchanges (1-" +

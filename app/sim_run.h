@@ -80,7 +80,7 @@ inline uint32_t cudaRanksHalo(const SimRunConfig& config, uint32_t ranks) {
     uint32_t thinnest = even.count.front();
     for (uint32_t c : even.count)
         thinnest = c < thinnest ? c : thinnest;
-    return sim::autoSlabHalo(thinnest, ranks, config.stepsPerFrame, config.grid.depth > 1);
+    return sim::autoSlabHalo(thinnest, ranks, config.stepsPerFrame);
 }
 
 // A frame's simulation as the host measured it (cpu and host-copy runs): its time, and its spans

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 namespace estuary::sim {
 
@@ -85,12 +87,12 @@ SlabPlan planSlabs(const GridSize& grid, uint32_t slabs, uint32_t maxHalo) {
     return makePlan(slabAxisPlanes(grid), slabs, maxHalo, slabPlaneName(grid));
 }
 
-uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame, bool volume) {
+uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame) {
     const uint32_t shallow = std::min(kDefaultSlabHalo, thinnest);
-    if (volume || gpus <= 1 || stepsPerFrame <= int(kDefaultSlabHalo)) return shallow;
+    if (gpus <= 1 || stepsPerFrame <= int(kDefaultSlabHalo)) return shallow;
     const uint32_t deep = uint32_t(std::min<int64_t>(stepsPerFrame, kMaxSlabHalo));
     const uint64_t redundant = 2 * uint64_t(deep - kDefaultSlabHalo);
-    return deep <= thinnest && 32 * redundant <= thinnest ? deep : shallow;
+    return deep <= thinnest && 16 * redundant <= thinnest ? deep : shallow;
 }
 
 std::vector<double> displayShareWeights(uint32_t slabs, uint32_t gpus, double share) {
@@ -106,8 +108,23 @@ std::vector<double> displayShareWeights(uint32_t slabs, uint32_t gpus, double sh
     return weights;
 }
 
-double defaultDisplayShare(uint32_t gpus) {
-    return gpus <= 1 ? 1 : kDefaultDisplayShareOfEven / double(gpus);
+const SlabTuning& slabTuning() {
+    static const SlabTuning tuning = [] {
+        const auto off = [](const char* name) {
+            const char* value = std::getenv(name);
+            return value && std::string_view(value) == "0";
+        };
+        SlabTuning t;
+        t.eagerHalos = !off("ESTUARY_SLAB_EAGER_HALOS");
+        t.highPriority = !off("ESTUARY_SLAB_PRIORITY");
+        return t;
+    }();
+    return tuning;
+}
+
+double defaultDisplayShare(uint32_t gpus, bool volume) {
+    if (gpus <= 1) return 1;
+    return (volume ? kDefaultVolumeDisplayShareOfEven : kDefaultDisplayShareOfEven) / double(gpus);
 }
 
 SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
@@ -124,8 +141,9 @@ SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
     if (layout.gpus < 2) {
         plan = planSlabs(grid, layout.slabs, kMaxSlabHalo);
     } else {
-        const double share =
-            layout.displayShare > 0 ? layout.displayShare : defaultDisplayShare(layout.gpus);
+        const double share = layout.displayShare > 0
+                                 ? layout.displayShare
+                                 : defaultDisplayShare(layout.gpus, grid.depth > 1);
         if (!(share < 1))
             throw usageError("the display GPU's share of the grid must be between 0 and 1, got " +
                              std::to_string(share));
@@ -137,9 +155,8 @@ SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
                          std::to_string(thinnest) + " " + slabPlaneName(grid) +
                          ", and a halo is copied from one neighbour's own planes; allowed: 1.." +
                          std::to_string(thinnest));
-    plan.halo = layout.halo > 0
-                    ? layout.halo
-                    : autoSlabHalo(thinnest, layout.gpus, layout.stepsPerFrame, grid.depth > 1);
+    plan.halo =
+        layout.halo > 0 ? layout.halo : autoSlabHalo(thinnest, layout.gpus, layout.stepsPerFrame);
     return plan;
 }
 

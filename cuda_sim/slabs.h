@@ -69,10 +69,10 @@ struct SlabRunLayout {
 // copies are device copies, cheap) kDefaultSlabHalo. Across GPUs every exchange is an NCCL group
 // all GPUs must reach, holding them in step: the halo covers a whole frame's steps (one exchange
 // a frame) where the thinnest slab holds them and the redundant planes the deeper halo adds,
-// 2 x (steps - kDefaultSlabHalo), stay within 1/32 of that slab; else kDefaultSlabHalo. Capped
-// by the thinnest slab and kMaxSlabHalo.
-// Volumes keep kDefaultSlabHalo: at 512³ and 768³ on two H200s the deep halo was slower.
-uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame, bool volume = false);
+// 2 x (steps - kDefaultSlabHalo), stay within 1/16 of that slab; else kDefaultSlabHalo. Capped
+// by the thinnest slab and kMaxSlabHalo. With eager exchanges (slabTuning) the deep halo won in
+// 2D and 3D alike on two H200s: 512³ 232.7 fps against 215.7 with 4, 768³ even (SCALING.md).
+uint32_t autoSlabHalo(uint32_t thinnest, uint32_t gpus, int stepsPerFrame);
 
 // Each slab's part of the planes when the display GPU's (or rank 0's) slabs share `share` and the
 // other GPUs' the rest evenly, gpuOfSlab placing slab i; planSlabs(grid, weights, ...) cuts them.
@@ -85,13 +85,30 @@ std::vector<double> displayShareWeights(uint32_t slabs, uint32_t gpus, double sh
 // outside 1..kMaxSlabHalo or deeper than the thinnest slab (naming the most allowed).
 SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout);
 
-// The display GPU's default share of the planes on `gpus` GPUs: 0.8 of an even share (0.4 on two,
-// 0.2 on four). It also writes the whole grid's outputs and draws, and it receives every other
-// GPU's slabs, so a smaller share trades its steps for more peer traffic into it. On two H200s
-// 0.4 was the fastest of 0.3..0.5 at 8192² and 512³; on four, 0.2 left the display GPU bound by
-// the gather's peer copies into it (SCALING.md), so a smaller share there would not help.
+// The display GPU's default share of the planes on `gpus` GPUs: 0.8 of an even share in 2D (0.4
+// on two, 0.2 on four), 0.9 for volumes (0.45 on two). It also writes the whole grid's outputs
+// and draws, and it receives every other GPU's slabs, so a smaller share trades its steps for
+// more peer traffic into it. On two H200s 0.4 was the fastest of 0.3..0.5 at 8192² and 16384²,
+// and 0.45 at 512³ once volumes took the deep halo (247.1 fps against 232.7 at 0.4); on four, 0.2
+// left the display GPU bound by the gather's peer copies into it (SCALING.md), so a smaller
+// share there would not help.
 inline constexpr double kDefaultDisplayShareOfEven = 0.8;
-double defaultDisplayShare(uint32_t gpus);
+inline constexpr double kDefaultVolumeDisplayShareOfEven = 0.9;
+double defaultDisplayShare(uint32_t gpus, bool volume = false);
+
+// How a split run across GPUs orders its work (SCALING.md), with switches to measure each choice
+// against the older order, read once from the environment:
+// - eagerHalos: the halos for a pass are exchanged as soon as the pass before has stepped, before
+//   the frame's gather or snapshot, instead of at the start of the pass
+//   (ESTUARY_SLAB_EAGER_HALOS=0: at the start);
+// - highPriority: the slabs' streams get the device's greatest stream priority, so the steps and
+//   halo exchanges (the path every GPU waits on) go before the output write and the gather
+//   copies (ESTUARY_SLAB_PRIORITY=0: the default priority).
+struct SlabTuning {
+    bool eagerHalos = true;
+    bool highPriority = true;
+};
+const SlabTuning& slabTuning();
 
 // "rows" (2D) or "slices" (3D): what the planes of the grid's slowest axis are.
 const char* slabPlaneName(const GridSize& grid);

@@ -115,6 +115,7 @@ class SlabbedCuda final : public CudaSimulation {
     SlabbedCuda& operator=(const SlabbedCuda&) = delete;
 
     void reset(uint64_t seed, cudaStream_t stream) override {
+        halosFresh_ = false;
         fork(stream);
         for (size_t i = 0; i < slabs_.size(); ++i) {
             DeviceScope scope(devices_[deviceOf_[i]]);
@@ -127,11 +128,15 @@ class SlabbedCuda final : public CudaSimulation {
     // Across GPUs no fork: the slabs' streams wait for nothing of the caller's (what they read
     // and write is theirs alone; reset and brush order themselves), so a frame's steps need not
     // wait for the last frame's outputs. The join keeps the contract that the caller's stream
-    // finishing means the steps are done.
+    // finishing means the steps are done. Across GPUs (slabTuning().eagerHalos) each pass's
+    // halos for the next pass go out right after it, so the next frame's first exchange is not
+    // queued behind this frame's gather and snapshot copies, which a neighbour would wait for.
     void step(const ParamValues& params, int steps, cudaStream_t stream) override {
+        const bool eager = devices_.size() > 1 && slabTuning().eagerHalos;
         while (steps > 0) {
             const int now = std::min(steps, int(plan_.halo));
-            exchange(stream);
+            if (!halosFresh_) exchange(stream);
+            halosFresh_ = false;
             for (size_t g = 0; g < devices_.size(); ++g) {
                 DeviceScope scope(devices_[g]);
                 const cudaStream_t on = devices_.size() == 1 ? stream : streams_[g];
@@ -141,6 +146,10 @@ class SlabbedCuda final : public CudaSimulation {
                 spans_.end(g, false, "steps", frame_, span, on);
             }
             steps -= now;
+            if (eager) {
+                exchange(stream);
+                halosFresh_ = true;
+            }
         }
         join(stream);
     }
@@ -192,6 +201,7 @@ class SlabbedCuda final : public CudaSimulation {
     std::vector<GpuSpan> takeSpans() { return spans_.take(); }
 
     void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) override {
+        halosFresh_ = false; // the scatter below rewrites the own planes the halos copy
         std::vector<uint32_t> all(wholeSim_->slabFields().fields.size());
         for (uint32_t f = 0; f < all.size(); ++f)
             all[f] = f;
@@ -223,8 +233,13 @@ class SlabbedCuda final : public CudaSimulation {
         events_.assign(gpus, nullptr);
         for (size_t g = 0; g < gpus; ++g) {
             DeviceScope scope(devices_[g]);
-            if (gpus > 1)
-                CUDA_CHECK(cudaStreamCreateWithFlags(&streams_[g], cudaStreamNonBlocking));
+            if (gpus > 1) {
+                int least = 0, greatest = 0;
+                CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+                CUDA_CHECK(
+                    cudaStreamCreateWithPriority(&streams_[g], cudaStreamNonBlocking,
+                                                 slabTuning().highPriority ? greatest : least));
+            }
             CUDA_CHECK(cudaEventCreateWithFlags(&events_[g], cudaEventDisableTiming));
         }
         {
@@ -508,6 +523,9 @@ class SlabbedCuda final : public CudaSimulation {
     mutable std::vector<std::vector<uint64_t>> seenStates_; // replayState's numbering
     GpuSpanRecorder spans_;                                 // --trace across GPUs
     uint64_t frame_ = 0; // outputs written so far: the frame the next spans belong to
+    // The halos hold the neighbours' edge planes as they are now: exchanged eagerly after the last
+    // pass, with no reset or brush since.
+    bool halosFresh_ = false;
 };
 
 } // namespace

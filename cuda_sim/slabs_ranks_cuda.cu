@@ -126,15 +126,23 @@ class DeviceSlab {
     cudaStream_t stream() const { return sim_; }
 
     void reset(uint64_t seed) {
+        halosFresh_ = false;
         slab_->resetAsPart(seed, whole_, slabLocalToWhole(plan_, rank_, 0), sim_);
     }
 
+    // Each pass's halos for the next go out right after it (slabTuning().eagerHalos), ahead of
+    // the frame's snapshot; every rank follows the same commands, so all skip the same exchanges.
     void step(const ParamValues& params, int steps) {
         while (steps > 0) {
             const int now = std::min(steps, int(plan_.halo));
-            exchange();
+            if (!halosFresh_) exchange();
+            halosFresh_ = false;
             slab_->step(params, now, sim_);
             steps -= now;
+            if (slabTuning().eagerHalos) {
+                exchange();
+                halosFresh_ = true;
+            }
         }
     }
 
@@ -142,6 +150,7 @@ class DeviceSlab {
     // it there: the own planes of the fields in `mask` to rank 0 (gather) or back (scatter);
     // `whole` is rank 0's object of the whole grid (nullptr on the others).
     void move(uint32_t mask, const SlabFields* whole, bool gather) {
+        if (!gather) halosFresh_ = false; // a scatter rewrites the own planes the halos copy
         const SlabFields mine = slab_->slabFields();
         Group group;
         for (size_t i = 0; i < plan_.count.size(); ++i) {
@@ -229,7 +238,10 @@ class DeviceSlab {
 
   private:
     void build(const SimDefinition& def, const Command& start, uint32_t ranks) {
-        CUDA_CHECK(cudaStreamCreateWithFlags(&sim_, cudaStreamNonBlocking));
+        int least = 0, greatest = 0;
+        CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+        CUDA_CHECK(cudaStreamCreateWithPriority(&sim_, cudaStreamNonBlocking,
+                                                slabTuning().highPriority ? greatest : least));
         CUDA_CHECK(cudaStreamCreateWithFlags(&gather_, cudaStreamNonBlocking));
         CUDA_CHECK(cudaEventCreateWithFlags(&snapped_, cudaEventDisableTiming));
         CUDA_CHECK(cudaEventCreateWithFlags(&sent_, cudaEventDisableTiming));
@@ -314,6 +326,7 @@ class DeviceSlab {
     std::vector<HaloCopy> copies_;
     uint32_t rank_;
     std::chrono::milliseconds timeout_;
+    bool halosFresh_ = false;       // halos exchanged after the last pass, nothing since
     cudaStream_t sim_ = nullptr;    // the slab's steps, halos, a brush's moves
     cudaStream_t gather_ = nullptr; // the frames' gathers: sends (rank k) or receives (rank 0)
     // Rank k: snapshot written (sim_) / last send done (gather_). Rank 0: own planes in the
@@ -419,7 +432,8 @@ class RankedCuda final : public CudaSimulation {
     static Command makeStart(const SimDefinition& def, const GridSize& whole, uint32_t ranks,
                              double displayShare, uint32_t maxHalo) {
         Command c = startCommand(def, whole, ranks, maxHalo,
-                                 resolveDisplayShare(displayShare, ranks), RankBackend::Cuda);
+                                 resolveDisplayShare(displayShare, ranks, whole.depth > 1),
+                                 RankBackend::Cuda);
         (void)planOf(c, ranks); // a bad plan fails here, before any rank starts
         for (uint8_t(*id)[128] : {&c.ncclId, &c.gatherNcclId}) {
             ncclUniqueId unique{};

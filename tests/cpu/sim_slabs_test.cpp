@@ -116,7 +116,8 @@ TEST(SimSlabs, SplitRunsWithDeepHalosAndPlansForSeveralGpusEqualTheUnsplitRunBit
         {"gray-scott", {23, 77}, {3, 3, 0}, 4},        // too thin for a deep halo
         {"gray-scott", {19, 400}, {8, 8, 5}, 5},       // 8 GPUs, a halo that divides no frame
         {"gray-scott-3d", {17, 19, 40}, {3, 3, 8}, 8}, // 3D, --halo 8
-        {"gray-scott-3d", {9, 11, 700}, {2, 2, 0}, 4}, // 3D, automatic: volumes stay shallow
+        {"gray-scott-3d", {9, 11, 700}, {2, 2, 0}, 8}, // 3D, automatic: one exchange a frame
+        {"gray-scott-3d", {9, 11, 200}, {2, 2, 0}, 4}, // 3D, 90 slices: too thin for it
     };
     for (const RunCase& c : cases) {
         const SimDefinition& def = definition(c.simulation);
@@ -150,8 +151,8 @@ TEST(SimSlabs, SplitRunsWithDeepHalosAndPlansForSeveralGpusEqualTheUnsplitRunBit
 TEST(SimSlabs, TheAutomaticHaloCoversAFrameAcrossGpusWhereTheSlabsAreThickEnough) {
     EXPECT_EQ(autoSlabHalo(1000, 1, 8), kDefaultSlabHalo); // one GPU: device copies are cheap
     EXPECT_EQ(autoSlabHalo(3, 1, 8), 3u);                  // the thinnest slab bounds it
-    EXPECT_EQ(autoSlabHalo(256, 2, 8), 8u);                // 2 x 4 more planes within 1/32
-    EXPECT_EQ(autoSlabHalo(255, 2, 8), kDefaultSlabHalo);  // beyond: two exchanges a frame
+    EXPECT_EQ(autoSlabHalo(128, 2, 8), 8u);                // 2 x 4 more planes within 1/16
+    EXPECT_EQ(autoSlabHalo(127, 2, 8), kDefaultSlabHalo);  // beyond: two exchanges a frame
     EXPECT_EQ(autoSlabHalo(3, 4, 8), 3u);
     EXPECT_EQ(autoSlabHalo(1000, 2, 4), kDefaultSlabHalo); // 4 steps: one exchange already
     EXPECT_EQ(autoSlabHalo(1000, 2, 2), kDefaultSlabHalo);
@@ -174,13 +175,19 @@ TEST(SimSlabs, SlabsSpreadOverThreeFourAndEightGpusInContiguousBlocks) {
     EXPECT_EQ(gpusOf(8, 8), (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
     EXPECT_EQ(gpusOf(16, 8), (std::vector<size_t>{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7}));
 
-    // The display GPU's default share: 0.8 of an even share, for ranks as for one process.
+    // The display GPU's default share: 0.8 of an even share in 2D, 0.9 for volumes, for ranks as
+    // for one process.
     EXPECT_DOUBLE_EQ(defaultDisplayShare(1), 1.0);
     EXPECT_DOUBLE_EQ(defaultDisplayShare(2), 0.4);
     EXPECT_NEAR(defaultDisplayShare(4), 0.2, 1e-12);
     EXPECT_NEAR(defaultDisplayShare(8), 0.1, 1e-12);
-    for (uint32_t g = 2; g <= 8; ++g)
+    EXPECT_DOUBLE_EQ(defaultDisplayShare(1, true), 1.0);
+    EXPECT_DOUBLE_EQ(defaultDisplayShare(2, true), 0.45);
+    EXPECT_NEAR(defaultDisplayShare(4, true), 0.225, 1e-12);
+    for (uint32_t g = 2; g <= 8; ++g) {
         EXPECT_DOUBLE_EQ(resolveDisplayShare(0, g), defaultDisplayShare(g)) << g;
+        EXPECT_DOUBLE_EQ(resolveDisplayShare(0, g, true), defaultDisplayShare(g, true)) << g;
+    }
     // 4 GPUs: 0.2 on the display GPU, 0.2667 on each other.
     const SlabPlan four = planSlabRun(GridSize{16, 1000}, {4, 4, 0});
     EXPECT_EQ(four.first, (std::vector<uint32_t>{0, 200, 467, 733}));
@@ -196,15 +203,17 @@ TEST(SimSlabs, SlabsSpreadOverThreeFourAndEightGpusInContiguousBlocks) {
     }
     EXPECT_EQ(total, 8192u);
     EXPECT_EQ(eight.halo, 8u); // one exchange a frame: 819 rows hold 2 x 4 more within 1/32
-    // 3 GPUs, 2 slabs each in 3D: the display GPU's 0.8 / 3 of the slices halved.
+    // 3 GPUs, 2 slabs each in 3D: the display GPU's 0.9 / 3 of the slices halved.
     const SlabPlan three = planSlabRun(GridSize{64, 64, 300}, {6, 3, 0});
-    EXPECT_EQ(three.count[0] + three.count[1], 80u);
-    EXPECT_EQ(three.count[2] + three.count[3], 110u);
-    EXPECT_EQ(three.count[4] + three.count[5], 110u);
-    EXPECT_EQ(three.halo, kDefaultSlabHalo);
-    // Volumes keep the shallow halo however thick their slabs (measured slower deep).
-    EXPECT_EQ(planSlabRun(GridSize{64, 64, 3000}, {2, 2, 0}).halo, kDefaultSlabHalo);
-    EXPECT_EQ(autoSlabHalo(100000, 2, 8, true), kDefaultSlabHalo);
+    EXPECT_EQ(three.count[0] + three.count[1], 90u);
+    EXPECT_EQ(three.count[2] + three.count[3], 105u);
+    EXPECT_EQ(three.count[4] + three.count[5], 105u);
+    EXPECT_EQ(three.halo, kDefaultSlabHalo); // slabs of 45 planes: too thin for 8 more
+    // Volumes take the deep halo like 2D grids where their slabs are thick enough: 512³ on two
+    // GPUs holds 230 slices on the display GPU.
+    const SlabPlan volume = planSlabRun(GridSize{512, 512, 512}, {2, 2, 0});
+    EXPECT_EQ(volume.count, (std::vector<uint32_t>{230, 282}));
+    EXPECT_EQ(volume.halo, 8u);
     // One GPU: even, the default halo.
     const SlabPlan one = planSlabRun(GridSize{16, 1000}, {4, 1, 0});
     EXPECT_EQ(one.count, (std::vector<uint32_t>{250, 250, 250, 250}));

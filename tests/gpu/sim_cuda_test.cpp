@@ -188,20 +188,17 @@ TEST_F(SimCudaTest, FluidMultigridMatchesTheCpuBitForBitOnEveryHierarchyShape) {
     }
 }
 
-// The grid split into slabs on this GPU (--slabs; device copies between slabs): every output
-// level equals the unsplit CPU reference's bit for bit (and so the unsplit CUDA run's, which the
-// test above holds to it), for counts that do and do not divide the grid, odd grids, every pass
-// length, brush strokes across slab boundaries and the wrap.
-TEST_F(SimCudaTest, ASplitRunOnOneGpuEqualsTheUnsplitReferenceBitForBit) {
-    int device = 0;
-    ASSERT_CUDA_OK(cudaGetDevice(&device));
+// Every splittable simulation split into 2, 3 and 5 slabs over `devices` against the unsplit CPU
+// reference: every output level bit for bit after passes of every length, brush strokes across
+// slab boundaries and the wrap (each followed by steps), on odd grids.
+void expectSplitRunsEqualTheReference(const std::vector<int>& devices, cudaStream_t stream) {
     for (const SimDefinition& def : estuary::simulations()) {
         if (!def.splittable) continue;
         for (uint32_t slabs : {2u, 3u, 5u}) {
             const GridSize grid = def.dimensions == 3 ? GridSize{45, 37, 29} : GridSize{131, 77};
             SCOPED_TRACE(def.name + ", " + std::to_string(slabs) + " slabs");
             const auto cpu = def.createCpu(grid);
-            const auto gpu = createSlabbedCuda(def, grid, slabs, {device});
+            const auto gpu = createSlabbedCuda(def, grid, slabs, devices);
             OutputPair outputs(def.outputs(grid));
             cpu->reset(9);
             gpu->reset(9, stream);
@@ -229,6 +226,33 @@ TEST_F(SimCudaTest, ASplitRunOnOneGpuEqualsTheUnsplitReferenceBitForBit) {
             EXPECT_GT(*hi - *lo, 1e-3f) << "output is (nearly) constant";
         }
     }
+}
+
+// The grid split into slabs on this GPU (--slabs; device copies between slabs): every output
+// level equals the unsplit CPU reference's bit for bit (and so the unsplit CUDA run's, which the
+// test above holds to it), for counts that do and do not divide the grid.
+TEST_F(SimCudaTest, ASplitRunOnOneGpuEqualsTheUnsplitReferenceBitForBit) {
+    int device = 0;
+    ASSERT_CUDA_OK(cudaGetDevice(&device));
+    expectSplitRunsEqualTheReference({device}, stream);
+}
+
+// The same across two GPUs (--gpus 2: NCCL halos, each pass's halos sent eagerly after it, the
+// display GPU's share): a brush stroke or reset after an eager exchange must make the next pass
+// exchange again, or the halos hold the planes from before the stroke.
+TEST_F(SimCudaTest, ASplitRunOnTwoGpusEqualsTheUnsplitReferenceBitForBit) {
+    int count = 0, device = 0;
+    ASSERT_CUDA_OK(cudaGetDeviceCount(&count));
+    if (count < 2) GTEST_SKIP() << "needs 2 CUDA devices, this machine has " << count;
+    ASSERT_CUDA_OK(cudaGetDevice(&device));
+    std::vector<int> devices;
+    try {
+        (void)loadNccl();
+        devices = slabDevices(device, 2);
+    } catch (const Error& e) {
+        GTEST_SKIP() << e.what();
+    }
+    expectSplitRunsEqualTheReference(devices, stream);
 }
 
 // What a split run cannot have here is refused up front, naming it: more GPUs than present, a
