@@ -154,6 +154,19 @@ uint32_t startView(const Options& o, const sim::SimDefinition& def) {
     return uint32_t(std::max(0, sim::findView(def, o.view)));
 }
 
+// --composite sort-last for this run (options.cpp refused what it could tell from the command
+// line; here what only the run knows: the backend it got and the slabs of a job).
+bool sortLastFor(const Options& o, const sim::SimDefinition& def, const SimRunConfig& c) {
+    if (o.composite != Composite::SortLast) return false;
+    if (c.kind != RunKind::Cuda || c.ranks || def.dimensions != 3 || c.slabs < 2 ||
+        c.slabs > sim::kMaxMarchSlabs)
+        throw unsupported("--composite sort-last needs one process on the CUDA backend (this run "
+                          "is on " +
+                          std::string(runKindName(c.kind)) + ") and 2.." +
+                          std::to_string(sim::kMaxMarchSlabs) + " slabs");
+    return true;
+}
+
 std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
                                    const sim::SimDefinition& def, RunKind kind, bool stampFrames) {
     SimRunConfig config;
@@ -191,6 +204,15 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     config.slicePosition = o.slicePosition;
     config.stampFrames = stampFrames;
     config.cudaFault = faultPlan().cudaFault;
+    config.sortLast = def.name == o.simulation && !stampFrames && sortLastFor(o, def, config);
+    // The composited picture is not the volume's space: no axes around it.
+    if (config.sortLast) config.axes = false;
+    if (def.dimensions == 3 && def.name == o.simulation) { // --camera (default 35, 25)
+        estuary_camera camera = viewer.camera();
+        camera.yaw_degrees = o.cameraYawDegrees;
+        camera.pitch_degrees = o.cameraPitchDegrees;
+        viewer.setCamera(camera);
+    }
     const estuary_viewer_info info = viewer.info();
     std::printf("estuary: %s on backend %s, %s (%s)\n", def.name.c_str(), runKindName(kind),
                 info.device_name, info.device_type);
@@ -221,9 +243,11 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
                                   : kind == RunKind::Cpu ? "the CPU"
                                                          : std::to_string(config.gpus) + " GPU(s)";
         const auto [least, most] = std::minmax_element(plan.count.begin(), plan.count.end());
-        std::printf("estuary: the grid in %u slabs of %u..%u %s (halos of %u), on %s\n",
-                    config.slabs, *least, *most, sim::slabPlaneName(grid), plan.halo,
-                    where.c_str());
+        std::printf("estuary: the grid in %u slabs of %u..%u %s (halos of %u), on %s%s\n",
+                    config.slabs, *least, *most, sim::slabPlaneName(grid), plan.halo, where.c_str(),
+                    config.sortLast ? "; drawn sort-last (each slab marched on its GPU, "
+                                      "composited on the display GPU)"
+                                    : "");
         std::fflush(stdout);
     }
     return run;

@@ -467,7 +467,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                 return "'" + value + "' is not a colormap (allowed: " + colormapList() + ")";
             },
             "NAME"));
-    std::string camera, sliceAxis, draw, cudaGraphs;
+    std::string camera, sliceAxis, draw, cudaGraphs, composite;
     app.add_option("--cuda-graphs", cudaGraphs,
                    "CUDA backend: replay each frame's CUDA work as one CUDA graph where the "
                    "simulation allows it (on, the default), or enqueue it call by call (off)")
@@ -480,6 +480,12 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
     app.add_option("--camera", camera,
                    "Volumes: the orbit camera's YAW,PITCH in degrees (default 35,25; the window: "
                    "drag to rotate, wheel to zoom, R to reset)");
+    app.add_option("--composite", composite,
+                   "Volumes split over slabs: gather every slab on the display GPU and march the "
+                   "whole volume there, or march each slab on its own GPU and composite them "
+                   "front to back on the display GPU (sort-last; headless and --bench runs of "
+                   "one process). Default: gather")
+        ->check(CLI::IsMember({"gather", "sort-last"}));
     app.add_option("--opacity", o.opacity,
                    "Volumes: extinction per voxel at the colormap's end, 0..50 (default 0.5)")
         ->check(decimalNumber(0.0f, 50.0f));
@@ -669,6 +675,7 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         return usage(out, "--draw compute is for --headless and --bench runs (the window draws "
                           "its swapchain images with --draw raster)");
     o.cudaGraphs = cudaGraphs != "off";
+    o.composite = composite == "sort-last" ? Composite::SortLast : Composite::Gather;
     if (o.consumer == Consumer::OpenGL) {
         if (draw == "compute")
             return usage(out, "--draw compute is a path of the Vulkan renderer; --consumer "
@@ -733,6 +740,23 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                                              : "--slice-axis and --slice-position are the slice "
                                                "view's") +
                                       "; headless and --bench runs do not change views)");
+    }
+    if (o.composite == Composite::SortLast) {
+        const int index = o.view.empty() ? 0 : sim::findView(def, o.view);
+        const bool march =
+            def.views[size_t(std::max(index, 0))].fragmentShader != "volume_slice.frag";
+        const char* why = def.dimensions != 3 || !def.splittable
+                              ? "a 3D simulation split into slabs (gray-scott-3d)"
+                          : !march                    ? "the ray-marched volume view, not a slice"
+                          : o.slabs < 2               ? "--slabs or --gpus of 2 or more"
+                          : !offscreen                ? "a headless or --bench run (in a window "
+                                                        "the orbit camera follows the volume view)"
+                          : !o.serve.empty()          ? "a run without --serve (a page turns the "
+                                                        "volume view's camera)"
+                          : o.backend == Backend::Cpu ? "the CUDA backend"
+                          : inJobOfRanks()            ? "one process (ranks gather for now)"
+                                                      : nullptr;
+        if (why) return usage(out, std::string("--composite sort-last needs ") + why);
     }
     o.colorbar = colorbar == "on" || (colorbar == "auto" && !o.headless && !o.bench);
     o.axes = axes == "on" || (axes == "auto" && !o.bench);

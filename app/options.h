@@ -39,6 +39,11 @@ const char* benchModeName(BenchMode mode);
 // into a storage image copied to the target (shaders/draw_main.glsl); Auto until the session knows
 // the device (drawPathFor).
 enum class DrawPath { Auto, Raster, Compute };
+// How a volume split over slabs is drawn (--composite; SCALING.md): the display GPU gathers every
+// slab and marches the whole volume (the default), or each GPU marches its own slabs and the
+// display GPU composites them (sort-last). On two H200s sort-last won at 768³ (81.0 fps against
+// 79.0) and lost at 512³ (224.5 against 247.5), so it is asked for, not chosen.
+enum class Composite { Gather, SortLast };
 const char* drawPathName(DrawPath path);
 // What --draw auto means, by measurement (docs/PERFORMANCE.md): raster in the window and for the
 // OpenGL consumer (the parser settles those), else compute on GPUs (several times faster on the
@@ -109,6 +114,7 @@ struct Options {
     // Replay each frame's CUDA work as one CUDA graph where the simulation allows it (--cuda-graphs
     // on, the default); off enqueues it call by call, for comparing the host's time per frame.
     bool cudaGraphs = true;
+    Composite composite = Composite::Gather;
     // Window
     PresentMode presentMode = PresentMode::Fifo;
     bool noUi = false;

@@ -170,6 +170,11 @@ std::unique_ptr<SimRun> SimRun::create(const Viewer& viewer, const SimRunConfig&
 SimRun::SimRun(const Viewer& viewer, const SimRunConfig& config, estuary_writer writer)
     : viewer_(viewer), config_(config), layout_(checkedOutputs(config)) {
     const sim::SimDefinition& def = *config.simulation;
+    if (config.sortLast) { // the composited picture, the viewer's size: after the outputs
+        const estuary_viewer_info info = viewer.info();
+        layout_.images.push_back(
+            {"picture", info.width, info.height, 1, sim::TexelFormat::RGBA16Float, 1});
+    }
     for (const sim::ImageOutput& output : layout_.images) {
         estuary_image_desc desc{};
         desc.format = formatOf(output.format);
@@ -191,7 +196,7 @@ SimRun::SimRun(const Viewer& viewer, const SimRunConfig& config, estuary_writer 
     shown_ = std::min<uint32_t>(config.view, uint32_t(def.views.size() - 1));
     for (uint32_t i = 0; i < def.views.size(); ++i) {
         const sim::Visual& visual = def.views[i];
-        const uint32_t flags = (i == shown_ ? 0u : ESTUARY_VIEW_HIDDEN) |
+        const uint32_t flags = (i == shown_ && !config.sortLast ? 0u : ESTUARY_VIEW_HIDDEN) |
                                (config.colorbar ? 0u : ESTUARY_VIEW_NO_COLORBAR);
         estuary_image* image = images_.at(visual.image).get();
         if (layout_.images[visual.image].depth > 1) {
@@ -223,6 +228,14 @@ SimRun::SimRun(const Viewer& viewer, const SimRunConfig& config, estuary_writer 
             if (visual.fragmentShader != "field.frag") desc.shader = visual.fragmentShader.c_str();
             views_.push_back(viewer.fieldView(desc));
         }
+    }
+    if (config.sortLast) { // the picture fills the viewer's picture, pixel for pixel
+        estuary_field_view_desc desc{};
+        desc.image = images_.back().get();
+        desc.shading = ESTUARY_FIELD_RGB;
+        desc.label = "composited volume";
+        desc.flags = ESTUARY_VIEW_NO_COLORBAR;
+        picture_ = viewer.fieldView(desc);
     }
     const sim::PointsVisual& points = def.points;
     // The OpenGL consumer draws fields only: the particles still move, unseen.
@@ -291,7 +304,7 @@ std::optional<HostSimTimes> SimRun::hostTimes(uint64_t frame) const {
 SimRun::~SimRun() = default;
 
 void SimRun::showView(uint32_t index) {
-    if (index >= views_.size() || index == shown_) return;
+    if (config_.sortLast || index >= views_.size() || index == shown_) return;
     views_[shown_].setVisible(false);
     views_[index].setVisible(true);
     shown_ = index;

@@ -45,6 +45,10 @@ struct SimRunConfig {
     int stepsPerFrame = 8;        // at the start: what the automatic halo covers
     // A job of several processes (rank_run.h): the slabs spread over its ranks (sim::createRanked*)
     ranks::Links* ranks = nullptr;
+    // A split volume drawn sort-last (--composite; sim::enableSlabMarch): the simulation writes a
+    // picture of the viewer's size, marched slab by slab under the viewer's camera, and a field
+    // view shows it in place of the volume views. CUDA runs of one process only.
+    bool sortLast = false;
     uint32_t view = 0;          // index into the simulation's visuals
     uint32_t colormap = 0;      // estuary_colormap
     bool colorbar = false;      // on the field or volume
@@ -150,6 +154,7 @@ class SimRun {
   private:
     // After images_ and buffers_: the views go before what they draw.
     std::vector<View> views_; // one per visual
+    View picture_;            // sortLast: the composited picture (the last image)
     View points_;
     View glyphs_;
     bool arrowsShown_ = false;

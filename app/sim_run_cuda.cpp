@@ -6,6 +6,9 @@
 
 #include "sim_run.h"
 #include "slabs_cuda.h"
+#include "volume_march.h"
+#include "colormap.h"
+#include "volume_camera.h"
 #include "links.h"
 #include "slabs_ranks_cuda.h"
 #include "cuda_check.h"
@@ -18,6 +21,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <numbers>
 #include <thread>
 
 namespace estuary {
@@ -78,6 +83,33 @@ std::unique_ptr<sim::CudaSimulation> makeCudaSimulation(const SimRunConfig& conf
         devices);
 }
 
+// What the sort-last march needs that does not change from frame to frame: the picture's size,
+// the transfer function (the shown visual's range, --opacity, the colormap's atlas row, read
+// from the file the library reads it from) and the background.
+sim::MarchView marchBase(const Viewer& viewer, const SimRunConfig& config, uint32_t view) {
+    const estuary_viewer_info info = viewer.info();
+    sim::MarchView m;
+    m.width = info.width;
+    m.height = info.height;
+    const sim::Visual& visual = config.simulation->views.at(view);
+    m.valueMin = visual.valueMin;
+    m.valueMax = visual.valueMax;
+    m.opacity = config.opacity;
+    const float background[] = {ESTUARY_BACKGROUND_COLOR};
+    std::copy(std::begin(background), std::end(background), m.background);
+    if (config.colormap >= kColormapCount)
+        throw usageError("--composite sort-last draws the built-in colormaps only");
+    const std::filesystem::path data = info.data_dir ? info.data_dir : ".";
+    const std::filesystem::path file =
+        data / "assets" / "colormaps" / (std::string(kColormapNames[config.colormap]) + ".txt");
+    const ColormapTable table = loadColormapFile(file);
+    const ColormapRow row = colormapRow(table);
+    static_assert(sizeof(row) == sizeof(m.colormap));
+    std::memcpy(m.colormap, row.data(), sizeof(m.colormap));
+    m.categories = table.categorical ? uint32_t(table.entries.size()) : 0u;
+    return m;
+}
+
 // The CUDA simulation writes the viewer's exported outputs. Its steps touch CUDA-private state
 // only, so the frame's wait for its slot is deferred past them.
 class CudaRun final : public SimRun {
@@ -88,6 +120,12 @@ class CudaRun final : public SimRun {
             CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
             sim_ = makeCudaSimulation(config);
             sim_->reset(config.seed, stream_);
+            if (config.sortLast) {
+                march_ = marchBase(viewer, config, viewIndex());
+                if (!sim::enableSlabMarch(*sim_, march_.width, march_.height))
+                    throw usageError("--composite sort-last needs a volume split into at most " +
+                                     std::to_string(sim::kMaxMarchSlabs) + " slabs");
+            }
             CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&pinned_), kPinnedBytes));
             std::memset(pinned_, 0, kPinnedBytes);
         } catch (...) {
@@ -160,6 +198,7 @@ class CudaRun final : public SimRun {
             }
             for (size_t b = 0; b < buffers_.size(); ++b)
                 pointers_[b] = frame.devicePointer(buffers_[b]);
+            if (config_.sortLast) sim::setSlabMarch(*sim_, marched());
             // The ring keeps each entry's buffers until frames later, so the simulation may keep
             // state there (the fluid's particles); not when stamps overwrite some of their bytes.
             sim_->writeOutputs({targets_, pointers_, !config_.stampFrames}, stream_);
@@ -170,6 +209,23 @@ class CudaRun final : public SimRun {
         }
         if (inspect) inspect(frame);
         frame.end();
+    }
+
+    // The march's view for this frame: the orbit camera of panel 0 (the viewer's camera, as the
+    // volume view would draw it), the rest as set up.
+    sim::MarchView marched() const {
+        const estuary_camera c = viewer_.camera();
+        constexpr float kRadians = std::numbers::pi_v<float> / 180.0f;
+        const OrbitCamera orbit = orbitCamera(c.yaw_degrees * kRadians, c.pitch_degrees * kRadians,
+                                              c.zoom, march_.width, march_.height);
+        sim::MarchView m = march_;
+        for (int i = 0; i < 3; ++i) {
+            m.eye[i] = orbit.eye[size_t(i)];
+            m.forward[i] = orbit.forward[size_t(i)];
+            m.right[i] = orbit.right[size_t(i)];
+            m.up[i] = orbit.up[size_t(i)];
+        }
+        return m;
     }
 
     // The frame index into texel (0, 0) of the shown image and the last 4 bytes of each buffer.
@@ -208,6 +264,7 @@ class CudaRun final : public SimRun {
     std::vector<void*> pointers_;
     std::vector<KeyedWork> keys_;
     bool graphsOff_ = false;
+    sim::MarchView march_; // sortLast: all but the camera
 };
 
 // No interop: the CUDA simulation writes private CUDA memory, every level and buffer is copied to

@@ -96,6 +96,9 @@ inline constexpr double kDefaultDisplayShareOfEven = 0.8;
 inline constexpr double kDefaultVolumeDisplayShareOfEven = 0.9;
 double defaultDisplayShare(uint32_t gpus, bool volume = false);
 
+// Sort-last drawing of a split volume composites at most this many slabs (volume_march.h).
+inline constexpr uint32_t kMaxMarchSlabs = 32;
+
 // How a split run across GPUs orders its work (SCALING.md), with switches to measure each choice
 // against the older order, read once from the environment:
 // - eagerHalos: the halos for a pass are exchanged as soon as the pass before has stepped, before

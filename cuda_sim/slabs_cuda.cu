@@ -7,6 +7,7 @@
 #include "cuda_device_scope.h"
 #include "gpu_spans.h"
 #include "nccl_api.h"
+#include "volume_march.h"
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -158,7 +159,8 @@ class SlabbedCuda final : public CudaSimulation {
     // from the slabs' own states, so the app may capture it as one CUDA graph and replay it; that
     // removes the host's per-slab enqueue cost. Across GPUs: call by call.
     std::optional<uint64_t> replayState() const override {
-        if (devices_.size() > 1) return std::nullopt;
+        // A march's camera is a kernel argument: a replayed graph would draw a stale one.
+        if (devices_.size() > 1 || marching_) return std::nullopt;
         std::vector<uint64_t> states;
         for (const auto& slab : slabs_) {
             const std::optional<uint64_t> state = slab->replayState();
@@ -178,6 +180,7 @@ class SlabbedCuda final : public CudaSimulation {
     // stream: the next frame's steps run while this frame's outputs are written and drawn. Only
     // the gather into the whole-grid object waits, for the last outputs written from it.
     void writeOutputs(const DeviceTargets& targets, cudaStream_t stream) override {
+        if (marching_) return writeMarched(targets, stream);
         if (devices_.size() == 1) {
             gather(wholeSim_->slabFields().shown, stream);
             DeviceScope scope(devices_[0]);
@@ -189,6 +192,51 @@ class SlabbedCuda final : public CudaSimulation {
         wholeSim_->writeOutputs(targets, stream);
         CUDA_CHECK(cudaEventRecord(outputsWritten_, stream));
         ++frame_;
+    }
+
+    // Sort-last drawing (slabs_cuda.h): each slab's own slices into a volume of its own on its
+    // GPU, the partial pictures the marches make and, for slabs off the display GPU, where they
+    // are received there. Across GPUs every GPU (the display GPU too) marches on its copy stream.
+    bool enableMarch(uint32_t width, uint32_t height) {
+        if (whole_.depth <= 1 || slabs_.size() > kMaxMarchSlabs || width == 0 || height == 0)
+            return false;
+        if (marching_) return width == marchWidth_ && height == marchHeight_;
+        const size_t bytes = size_t(width) * height * sizeof(float4);
+        try {
+            if (devices_.size() > 1 && !copyStreams_[0]) {
+                DeviceScope scope(devices_[0]);
+                CUDA_CHECK(cudaStreamCreateWithFlags(&copyStreams_[0], cudaStreamNonBlocking));
+                CUDA_CHECK(cudaEventCreateWithFlags(&copied_[0], cudaEventDisableTiming));
+            }
+            partials_.assign(slabs_.size(), nullptr);
+            received_.assign(slabs_.size(), nullptr);
+            for (size_t i = 0; i < slabs_.size(); ++i) {
+                {
+                    DeviceScope scope(devices_[deviceOf_[i]]);
+                    volumes_.push_back(createSlabVolume(whole_.width, whole_.height, plan_.first[i],
+                                                        plan_.count[i]));
+                    CUDA_CHECK(cudaMalloc(&partials_[i], bytes));
+                }
+                if (deviceOf_[i] == 0) continue;
+                DeviceScope scope(devices_[0]);
+                CUDA_CHECK(cudaMalloc(&received_[i], bytes));
+            }
+        } catch (...) {
+            releaseMarch();
+            throw;
+        }
+        marching_ = true;
+        marchWidth_ = width;
+        marchHeight_ = height;
+        return true;
+    }
+    void setMarch(const MarchView& view) {
+        if (!marching_) throw usageError("setSlabMarch: sort-last drawing is not enabled");
+        if (view.width != marchWidth_ || view.height != marchHeight_)
+            throw usageError("setSlabMarch: a " + std::to_string(view.width) + "x" +
+                             std::to_string(view.height) + " picture, enabled for " +
+                             std::to_string(marchWidth_) + "x" + std::to_string(marchHeight_));
+        march_ = view;
     }
 
     // Across GPUs only: on one GPU every slab's work is on the caller's stream (traced by the
@@ -225,6 +273,82 @@ class SlabbedCuda final : public CudaSimulation {
     }
 
   private:
+    const float* ownShown(size_t slab) {
+        const SlabFields f = slabs_[slab]->slabFields();
+        return f.fields[f.shown.at(0)] + plan_.halo * planeCells_;
+    }
+
+    // The frame's picture, sort-last. Each GPU writes its slabs' volumes on its slabs' stream
+    // (once their last march is done), then marches them on its copy stream (once the last
+    // composite has read what the marches overwrite), so the next steps overlap the marches; a
+    // GPU off the display GPU sends its partial pictures there on the same stream. The caller's
+    // stream composites once every march and copy is done. On one GPU all of it is on the
+    // caller's stream.
+    void writeMarched(const DeviceTargets& targets, cudaStream_t stream) {
+        const cudaSurfaceObject_t picture = targets.images.back().levels[0];
+        std::vector<const float4*> inputs;
+        for (size_t i = 0; i < slabs_.size(); ++i)
+            inputs.push_back(deviceOf_[i] == 0 ? partials_[i] : received_[i]);
+        const size_t bytes = size_t(marchWidth_) * marchHeight_ * sizeof(float4);
+        if (devices_.size() == 1) {
+            DeviceScope scope(devices_[0]);
+            for (size_t i = 0; i < slabs_.size(); ++i) {
+                writeSlabVolume(volumes_[i], ownShown(i), stream);
+                marchSlab(march_, volumes_[i], whole_.depth, partials_[i], stream);
+            }
+            compositeSlabs(march_, inputs, picture, stream);
+            return;
+        }
+        for (size_t g = 0; g < devices_.size(); ++g) {
+            DeviceScope scope(devices_[g]);
+            const cudaStream_t sim = streams_[g], out = copyStreams_[g];
+            CUDA_CHECK(cudaStreamWaitEvent(sim, copied_[g], 0));
+            const cudaEvent_t local = spans_.begin(g, sim);
+            for (size_t i = 0; i < slabs_.size(); ++i)
+                if (deviceOf_[i] == g) writeSlabVolume(volumes_[i], ownShown(i), sim);
+            spans_.end(g, false, "slab volume", frame_, local, sim);
+            CUDA_CHECK(cudaEventRecord(events_[g], sim));
+            CUDA_CHECK(cudaStreamWaitEvent(out, events_[g], 0));
+            CUDA_CHECK(cudaStreamWaitEvent(out, outputsWritten_, 0));
+            const cudaEvent_t marched = spans_.begin(g, out);
+            for (size_t i = 0; i < slabs_.size(); ++i) {
+                if (deviceOf_[i] != g) continue;
+                marchSlab(march_, volumes_[i], whole_.depth, partials_[i], out);
+                if (g != 0)
+                    CUDA_CHECK(cudaMemcpyPeerAsync(received_[i], devices_[0], partials_[i],
+                                                   devices_[g], bytes, out));
+            }
+            spans_.end(g, true, g == 0 ? "march" : "march, peer copy", frame_, marched, out);
+            CUDA_CHECK(cudaEventRecord(copied_[g], out));
+        }
+        DeviceScope scope(devices_[0]);
+        for (size_t g = 0; g < devices_.size(); ++g)
+            CUDA_CHECK(cudaStreamWaitEvent(stream, copied_[g], 0));
+        compositeSlabs(march_, inputs, picture, stream);
+        CUDA_CHECK(cudaEventRecord(outputsWritten_, stream));
+        ++frame_;
+    }
+
+    // The caller has finished every stream that used them.
+    void releaseMarch() {
+        for (size_t i = 0; i < volumes_.size(); ++i) {
+            DeviceScope scope(devices_[deviceOf_[i]]);
+            destroySlabVolume(volumes_[i]);
+        }
+        volumes_.clear();
+        for (size_t i = 0; i < partials_.size(); ++i) {
+            {
+                DeviceScope scope(devices_[deviceOf_[i]]);
+                if (partials_[i]) (void)cudaFree(partials_[i]);
+            }
+            DeviceScope scope(devices_[0]);
+            if (received_[i]) (void)cudaFree(received_[i]);
+        }
+        partials_.clear();
+        received_.clear();
+        marching_ = false;
+    }
+
     void build(const SimDefinition& def) {
         const size_t gpus = devices_.size(), n = plan_.count.size();
         for (size_t i = 0; i < n; ++i)
@@ -308,7 +432,8 @@ class SlabbedCuda final : public CudaSimulation {
                 (void)cudaFree(p);
         }
         snapshots_.clear();
-        for (size_t g = 1; g < copyStreams_.size(); ++g) {
+        releaseMarch();
+        for (size_t g = 0; g < copyStreams_.size(); ++g) {
             DeviceScope scope(devices_[g]);
             if (copyStreams_[g]) (void)cudaStreamDestroy(copyStreams_[g]);
             if (copied_[g]) (void)cudaEventDestroy(copied_[g]);
@@ -526,6 +651,13 @@ class SlabbedCuda final : public CudaSimulation {
     // The halos hold the neighbours' edge planes as they are now: exchanged eagerly after the last
     // pass, with no reset or brush since.
     bool halosFresh_ = false;
+    // Sort-last drawing (enableMarch): per slab its volume, its partial picture on its GPU and,
+    // off the display GPU, the partial picture received there; the view of the next frames.
+    bool marching_ = false;
+    uint32_t marchWidth_ = 0, marchHeight_ = 0;
+    MarchView march_;
+    std::vector<SlabVolume> volumes_;
+    std::vector<float4*> partials_, received_;
 };
 
 } // namespace
@@ -537,6 +669,17 @@ std::string loadNccl() {
 size_t traceSlabSpans(CudaSimulation& sim) {
     auto* slabbed = dynamic_cast<SlabbedCuda*>(&sim);
     return slabbed ? slabbed->traceSpans() : 0;
+}
+
+bool enableSlabMarch(CudaSimulation& sim, uint32_t width, uint32_t height) {
+    auto* slabbed = dynamic_cast<SlabbedCuda*>(&sim);
+    return slabbed && slabbed->enableMarch(width, height);
+}
+
+void setSlabMarch(CudaSimulation& sim, const MarchView& view) {
+    auto* slabbed = dynamic_cast<SlabbedCuda*>(&sim);
+    if (!slabbed) throw usageError("setSlabMarch: not a split run");
+    slabbed->setMarch(view);
 }
 
 std::vector<GpuSpan> takeSlabSpans(CudaSimulation& sim) {

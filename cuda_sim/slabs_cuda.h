@@ -35,6 +35,17 @@ std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, cons
                                                   uint32_t slabs, const std::vector<int>& devices,
                                                   uint32_t halo = 0, double displayShare = 0);
 
+// Sort-last drawing of a split volume (volume_march.h): from now on writeOutputs writes no
+// output of the simulation's own; each slab's own slices are ray-marched on its GPU into a
+// width x height partial picture, and the display GPU composites them front to back into level 0
+// of the last image target writeOutputs gets (an RGBA16Float 2D image of that size). Returns
+// false, changing nothing, where it cannot: not a split run, a 2D grid, more than
+// kMaxMarchSlabs slabs (or, once enabled, another size). setSlabMarch gives the view of the
+// frames from the next writeOutputs on; it must match the enabled size.
+struct MarchView;
+bool enableSlabMarch(CudaSimulation& sim, uint32_t width, uint32_t height);
+void setSlabMarch(CudaSimulation& sim, const MarchView& view);
+
 // --trace of a split run across GPUs: from now on each GPU's steps, halo exchanges, gather copies
 // and peer copies are marked with CUDA events (no host waits; each GPU's clock is put on the
 // host's once, here, bracketed by a synchronize). Returns the GPUs traced: 0 for a run on one GPU

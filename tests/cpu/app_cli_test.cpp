@@ -103,7 +103,7 @@ const std::vector<const char*> kEveryVolumeOption = {
     "--sim",           "gray-scott-3d", "--size",       "40x32x24", "--camera",         "-30,60",
     "--opacity",       "3.5",           "--slice-axis", "x",        "--slice-position", "0.75",
     "--draw",          "raster",        "--slabs",      "3",        "--gpus",           "2",
-    "--display-share", "0.4",           "--halo",       "2"};
+    "--display-share", "0.4",           "--halo",       "2",        "--composite",      "gather"};
 
 TEST(AppOptions, EveryVolumeOptionIsParsed) {
     const auto out = parse(kEveryVolumeOption);
@@ -122,6 +122,7 @@ TEST(AppOptions, EveryVolumeOptionIsParsed) {
     EXPECT_EQ(o.halo, 2u);
     EXPECT_EQ(o.gpus, 2u);
     EXPECT_EQ(o.displayShare, 0.4);
+    EXPECT_EQ(o.composite, Composite::Gather);
 }
 
 TEST(AppOptions, EveryWindowOptionIsParsed) {
@@ -624,8 +625,8 @@ TEST(AppOptions, SlabsAndGpusAreCheckedAgainstTheSimulationGridAndBackend) {
         {{"--slabs", "2", "--halo", "65"}, {"--halo", "65"}},
         {{"--size", "64x40", "--slabs", "4", "--halo", "11"},
          {"--halo 11", "10 rows", "allowed: 1..10"}},
-        {{"--sim", "gray-scott-3d", "--size", "8x8x40", "--gpus", "4", "--halo", "9"},
-         {"--halo 9", "8 slices", "allowed: 1..8"}}, // the display GPU's 0.2 of 40 slices
+        {{"--sim", "gray-scott-3d", "--size", "8x8x40", "--gpus", "4", "--halo", "10"},
+         {"--halo 10", "9 slices", "allowed: 1..9"}}, // the display GPU's 0.225 of 40 slices
     };
     for (const auto& c : cases)
         expectBadUsage(c);

@@ -147,5 +147,55 @@ TEST(AppVolume, HeadlessCpuRunShowsTheVolumeAndItsSlice) {
         << "the slice view draws what the volume view draws";
 }
 
+// --composite: sort-last where a run can draw it, refused naming what is missing elsewhere.
+TEST(AppVolume, SortLastCompositingIsParsedAndRefusedWhereItCannotDraw) {
+    const sim::SimDefinition* def = volumeSimulation();
+    ASSERT_NE(def, nullptr);
+    const char* name = def->name.c_str();
+    EXPECT_EQ(parse({"--sim", name}).options.composite, Composite::Gather);
+    const auto ok =
+        parse({"--sim", name, "--headless", "--slabs", "4", "--composite", "sort-last"});
+    ASSERT_FALSE(ok.exitNow) << ok.message;
+    EXPECT_EQ(ok.options.composite, Composite::SortLast);
+    EXPECT_EQ(parse({"--sim", name, "--composite", "gather"}).options.composite, Composite::Gather);
+    expectUsageError(parse({"--sim", name, "--composite", "sideways"}), {"--composite"});
+    expectUsageError(
+        parse({"--sim", "gray-scott", "--headless", "--slabs", "2", "--composite", "sort-last"}),
+        {"sort-last", "3D simulation"});
+    expectUsageError(parse({"--sim", name, "--headless", "--composite", "sort-last"}),
+                     {"sort-last", "--slabs or --gpus of 2"});
+    expectUsageError(parse({"--sim", name, "--slabs", "2", "--composite", "sort-last"}),
+                     {"sort-last", "headless"});
+    expectUsageError(parse({"--sim", name, "--headless", "--slabs", "2", "--view", "slice",
+                            "--composite", "sort-last"}),
+                     {"sort-last", "ray-marched volume view"});
+    expectUsageError(parse({"--sim", name, "--headless", "--slabs", "2", "--backend", "cpu",
+                            "--composite", "sort-last"}),
+                     {"sort-last", "CUDA backend"});
+}
+
+// --camera turns the orbit camera of a headless run: the picture at another yaw differs, and the
+// default equals --camera 35,25.
+TEST(AppVolume, TheCameraOptionTurnsTheHeadlessPicture) {
+    const sim::SimDefinition* def = volumeSimulation();
+    ASSERT_NE(def, nullptr);
+    const auto dir = test::scratchDir("app-volume-camera");
+    const std::string common = "--sim " + def->name +
+                               " --headless --backend cpu --size 40x40x40 --frames 20 "
+                               "--validate --resolution 160x160 --axes off ";
+    const auto shoot = [&](const std::string& name, const std::string& args) {
+        const auto path = dir / (name + ".png");
+        const auto run = runEstuary(common + args + " --screenshot '" + path.string() + "'");
+        EXPECT_EQ(run.exitCode, 0) << run.output;
+        return test::loadPng(path);
+    };
+    const test::Rgba8Image standard = shoot("default", "");
+    const test::Rgba8Image same = shoot("same", "--camera 35,25");
+    const test::Rgba8Image turned = shoot("turned", "--camera 125,-40");
+    EXPECT_EQ(standard.pixels, same.pixels);
+    EXPECT_GT(test::compareRgba8(turned.pixels, standard.pixels, 8).failingFraction, 0.05)
+        << "--camera 125,-40 drew the default camera's picture";
+}
+
 } // namespace
 } // namespace estuary
