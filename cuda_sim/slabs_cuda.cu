@@ -210,16 +210,12 @@ class SlabbedCuda final : public CudaSimulation {
             }
             partials_.assign(slabs_.size(), nullptr);
             received_.assign(slabs_.size(), nullptr);
-            marchSnapshots_.assign(slabs_.size(), nullptr);
             for (size_t i = 0; i < slabs_.size(); ++i) {
                 {
                     DeviceScope scope(devices_[deviceOf_[i]]);
                     volumes_.push_back(createSlabVolume(whole_.width, whole_.height, plan_.first[i],
                                                         plan_.count[i]));
                     CUDA_CHECK(cudaMalloc(&partials_[i], bytes));
-                    if (devices_.size() > 1)
-                        CUDA_CHECK(cudaMalloc(&marchSnapshots_[i],
-                                              plan_.count[i] * planeCells_ * sizeof(float)));
                 }
                 if (deviceOf_[i] == 0) continue;
                 DeviceScope scope(devices_[0]);
@@ -282,13 +278,12 @@ class SlabbedCuda final : public CudaSimulation {
         return f.fields[f.shown.at(0)] + plan_.halo * planeCells_;
     }
 
-    // The frame's picture, sort-last. Each GPU copies its slabs' shown planes into a snapshot on
-    // its slabs' stream (a linear copy at HBM speed, once the last march has read the snapshot),
-    // then on its copy stream writes the slab volumes from the snapshots and marches them (once
-    // the last composite has read what the marches overwrite), so the next steps overlap all of
-    // that; a GPU off the display GPU sends its partial pictures there on the same stream. The
-    // caller's stream composites once every march and copy is done. On one GPU all of it is on
-    // the caller's stream.
+    // The frame's picture, sort-last. Each GPU writes its slabs' volumes on its slabs' stream
+    // (once their last march is done), then marches them on its copy stream (once the last
+    // composite has read what the marches overwrite), so the next steps overlap the marches; a
+    // GPU off the display GPU sends its partial pictures there on the same stream. The caller's
+    // stream composites once every march and copy is done. On one GPU all of it is on the
+    // caller's stream.
     void writeMarched(const DeviceTargets& targets, cudaStream_t stream) {
         const cudaSurfaceObject_t picture = targets.images.back().levels[0];
         std::vector<const float4*> inputs;
@@ -310,24 +305,20 @@ class SlabbedCuda final : public CudaSimulation {
             CUDA_CHECK(cudaStreamWaitEvent(sim, copied_[g], 0));
             const cudaEvent_t local = spans_.begin(g, sim);
             for (size_t i = 0; i < slabs_.size(); ++i)
-                if (deviceOf_[i] == g)
-                    copy(marchSnapshots_[i], uint32_t(g), ownShown(i), uint32_t(g), plan_.count[i],
-                         sim);
-            spans_.end(g, false, "snapshot", frame_, local, sim);
+                if (deviceOf_[i] == g) writeSlabVolume(volumes_[i], ownShown(i), sim);
+            spans_.end(g, false, "slab volume", frame_, local, sim);
             CUDA_CHECK(cudaEventRecord(events_[g], sim));
             CUDA_CHECK(cudaStreamWaitEvent(out, events_[g], 0));
             CUDA_CHECK(cudaStreamWaitEvent(out, outputsWritten_, 0));
             const cudaEvent_t marched = spans_.begin(g, out);
             for (size_t i = 0; i < slabs_.size(); ++i) {
                 if (deviceOf_[i] != g) continue;
-                writeSlabVolume(volumes_[i], marchSnapshots_[i], out);
                 marchSlab(march_, volumes_[i], whole_.depth, partials_[i], out);
                 if (g != 0)
                     CUDA_CHECK(cudaMemcpyPeerAsync(received_[i], devices_[0], partials_[i],
                                                    devices_[g], bytes, out));
             }
-            spans_.end(g, true, g == 0 ? "slab volume, march" : "slab volume, march, peer copy",
-                       frame_, marched, out);
+            spans_.end(g, true, g == 0 ? "march" : "march, peer copy", frame_, marched, out);
             CUDA_CHECK(cudaEventRecord(copied_[g], out));
         }
         DeviceScope scope(devices_[0]);
@@ -349,15 +340,12 @@ class SlabbedCuda final : public CudaSimulation {
             {
                 DeviceScope scope(devices_[deviceOf_[i]]);
                 if (partials_[i]) (void)cudaFree(partials_[i]);
-                if (i < marchSnapshots_.size() && marchSnapshots_[i])
-                    (void)cudaFree(marchSnapshots_[i]);
             }
             DeviceScope scope(devices_[0]);
             if (received_[i]) (void)cudaFree(received_[i]);
         }
         partials_.clear();
         received_.clear();
-        marchSnapshots_.clear();
         marching_ = false;
     }
 
@@ -670,7 +658,6 @@ class SlabbedCuda final : public CudaSimulation {
     MarchView march_;
     std::vector<SlabVolume> volumes_;
     std::vector<float4*> partials_, received_;
-    std::vector<float*> marchSnapshots_; // across GPUs: per slab, its shown planes for the march
 };
 
 } // namespace
