@@ -127,6 +127,14 @@ Viewer openViewer(const Options& o, const AppViewerDesc& a) {
 
 Viewer openAppViewer(const Options& o, const AppViewerDesc& a) {
     Viewer viewer = openViewer(o, a);
+    // --camera (default 35, 25): where a volume's orbit camera starts; the window moves it on.
+    const sim::SimDefinition* def = findSimulation(o.simulation);
+    if (def && def->dimensions == 3) {
+        estuary_camera camera = viewer.camera();
+        camera.yaw_degrees = o.cameraYawDegrees;
+        camera.pitch_degrees = o.cameraPitchDegrees;
+        viewer.setCamera(camera);
+    }
     startRecording(viewer, o); // its errors are its own, not the backend's
     startAppServer(viewer.get(), o);
     return viewer;
@@ -207,12 +215,6 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     config.sortLast = def.name == o.simulation && !stampFrames && sortLastFor(o, def, config);
     // The composited picture is not the volume's space: no axes around it.
     if (config.sortLast) config.axes = false;
-    if (def.dimensions == 3 && def.name == o.simulation) { // --camera (default 35, 25)
-        estuary_camera camera = viewer.camera();
-        camera.yaw_degrees = o.cameraYawDegrees;
-        camera.pitch_degrees = o.cameraPitchDegrees;
-        viewer.setCamera(camera);
-    }
     const estuary_viewer_info info = viewer.info();
     std::printf("estuary: %s on backend %s, %s (%s)\n", def.name.c_str(), runKindName(kind),
                 info.device_name, info.device_type);
