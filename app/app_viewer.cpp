@@ -162,16 +162,14 @@ uint32_t startView(const Options& o, const sim::SimDefinition& def) {
     return uint32_t(std::max(0, sim::findView(def, o.view)));
 }
 
-// --composite sort-last for this run (options.cpp refused what it could tell from the command
-// line; here what only the run knows: the backend it got and the slabs of a job).
-bool sortLastFor(const Options& o, const sim::SimDefinition& def, const SimRunConfig& c) {
+// --composite sort-last for this run. options.cpp refused what the command line tells (the
+// simulation, view, slabs, a window, ranks); what only the run knows is the backend it got.
+bool sortLastFor(const Options& o, RunKind kind) {
     if (o.composite != Composite::SortLast) return false;
-    if (c.kind != RunKind::Cuda || c.ranks || def.dimensions != 3 || c.slabs < 2 ||
-        c.slabs > sim::kMaxMarchSlabs)
-        throw unsupported("--composite sort-last needs one process on the CUDA backend (this run "
-                          "is on " +
-                          std::string(runKindName(c.kind)) + ") and 2.." +
-                          std::to_string(sim::kMaxMarchSlabs) + " slabs");
+    if (kind != RunKind::Cuda)
+        throw unsupported(std::string("--composite sort-last needs the CUDA backend; this run is "
+                                      "on ") +
+                          runKindName(kind));
     return true;
 }
 
@@ -212,7 +210,7 @@ std::unique_ptr<SimRun> openSimRun(const Viewer& viewer, const Options& o,
     config.slicePosition = o.slicePosition;
     config.stampFrames = stampFrames;
     config.cudaFault = faultPlan().cudaFault;
-    config.sortLast = def.name == o.simulation && !stampFrames && sortLastFor(o, def, config);
+    config.sortLast = def.name == o.simulation && !stampFrames && sortLastFor(o, kind);
     // The composited picture is not the volume's space: no axes around it.
     if (config.sortLast) config.axes = false;
     const estuary_viewer_info info = viewer.info();

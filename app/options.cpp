@@ -288,25 +288,24 @@ std::optional<std::pair<float, float>> parseCamera(const std::string& text) {
     return std::pair(*yaw, *pitch);
 }
 
-std::string volumeSimulationNames() {
+// The names of the simulations `keep` accepts, comma-separated, for messages ("none" if none).
+template <class Keep> std::string simulationNamesWhere(Keep keep) {
     std::string names;
     for (const sim::SimDefinition& def : simulations())
-        if (def.dimensions == 3) names += (names.empty() ? "" : ", ") + def.name;
+        if (keep(def)) names += (names.empty() ? "" : ", ") + def.name;
     return names.empty() ? "none" : names;
+}
+
+std::string volumeSimulationNames() {
+    return simulationNamesWhere([](const sim::SimDefinition& d) { return d.dimensions == 3; });
 }
 
 std::string splittableSimulationNames() {
-    std::string names;
-    for (const sim::SimDefinition& def : simulations())
-        if (def.splittable) names += (names.empty() ? "" : ", ") + def.name;
-    return names.empty() ? "none" : names;
+    return simulationNamesWhere([](const sim::SimDefinition& d) { return d.splittable; });
 }
 
 std::string particleSimulationNames() {
-    std::string names;
-    for (const sim::SimDefinition& def : simulations())
-        if (def.particles.max > 0) names += (names.empty() ? "" : ", ") + def.name;
-    return names.empty() ? "none" : names;
+    return simulationNamesWhere([](const sim::SimDefinition& d) { return d.particles.max > 0; });
 }
 
 ParseOutcome& usage(ParseOutcome& out, const std::string& problem) {
@@ -725,11 +724,12 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
             return usage(out, e.what());
         }
     }
+    // The view the run starts with; a volume's is ray-marched unless it is the slice.
+    const sim::Visual& view =
+        def.views[size_t(std::max(o.view.empty() ? 0 : sim::findView(def, o.view), 0))];
+    const bool slice = view.fragmentShader == "volume_slice.frag";
     // Offscreen, the view cannot change: options of the other 3D view would be ignored.
     if (def.dimensions == 3 && offscreen) {
-        const int index = o.view.empty() ? 0 : sim::findView(def, o.view);
-        const auto& view = def.views[size_t(std::max(index, 0))];
-        const bool slice = view.fragmentShader == "volume_slice.frag";
         static constexpr const char* kVolumeOnly[] = {"--camera", "--opacity"};
         static constexpr const char* kSliceOnly[] = {"--slice-axis", "--slice-position"};
         for (const char* name : slice ? kVolumeOnly : kSliceOnly)
@@ -742,17 +742,22 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                                       "; headless and --bench runs do not change views)");
     }
     if (o.composite == Composite::SortLast) {
-        const int index = o.view.empty() ? 0 : sim::findView(def, o.view);
-        const bool march =
-            def.views[size_t(std::max(index, 0))].fragmentShader != "volume_slice.frag";
-        const char* why = def.dimensions != 3 || !def.splittable
-                              ? "a 3D simulation split into slabs (gray-scott-3d)"
-                          : !march                    ? "the ray-marched volume view, not a slice"
-                          : o.slabs < 2               ? "--slabs or --gpus of 2 or more"
-                          : !offscreen                ? "a headless or --bench run (in a window "
-                                                        "the orbit camera follows the volume view)"
-                          : !o.serve.empty()          ? "a run without --serve (a page turns the "
-                                                        "volume view's camera)"
+        if (def.dimensions != 3 || !def.splittable)
+            return usage(out, "--composite sort-last needs a 3D simulation that splits into "
+                              "slabs (" +
+                                  simulationNamesWhere([](const sim::SimDefinition& d) {
+                                      return d.dimensions == 3 && d.splittable;
+                                  }) +
+                                  "); " + def.name + " is not one");
+        const std::string slabs = "--slabs or --gpus of 2 to " +
+                                  std::to_string(sim::kMaxMarchSlabs) + ", got " +
+                                  std::to_string(o.slabs);
+        const char* why = slice ? "the ray-marched volume view, not a slice"
+                          : o.slabs < 2 || o.slabs > sim::kMaxMarchSlabs ? slabs.c_str()
+                          : !offscreen ? "a headless or --bench run (in a window the orbit camera "
+                                         "follows the volume view)"
+                          : !o.serve.empty() ? "a run without --serve (a page turns the volume "
+                                               "view's camera)"
                           : o.backend == Backend::Cpu ? "the CUDA backend"
                           : inJobOfRanks()            ? "one process (ranks gather for now)"
                                                       : nullptr;

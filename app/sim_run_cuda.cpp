@@ -21,7 +21,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <numbers>
 #include <thread>
 
@@ -99,10 +98,8 @@ sim::MarchView marchBase(const Viewer& viewer, const SimRunConfig& config, uint3
     std::copy(std::begin(background), std::end(background), m.background);
     if (config.colormap >= kColormapCount)
         throw usageError("--composite sort-last draws the built-in colormaps only");
-    const std::filesystem::path data = info.data_dir ? info.data_dir : ".";
-    const std::filesystem::path file =
-        data / "assets" / "colormaps" / (std::string(kColormapNames[config.colormap]) + ".txt");
-    const ColormapTable table = loadColormapFile(file);
+    const ColormapTable table =
+        loadColormapFile(builtinColormapFile(info.data_dir ? info.data_dir : ".", config.colormap));
     const ColormapRow row = colormapRow(table);
     static_assert(sizeof(row) == sizeof(m.colormap));
     std::memcpy(m.colormap, row.data(), sizeof(m.colormap));

@@ -200,7 +200,7 @@ class SlabbedCuda final : public CudaSimulation {
     bool enableMarch(uint32_t width, uint32_t height) {
         if (whole_.depth <= 1 || slabs_.size() > kMaxMarchSlabs || width == 0 || height == 0)
             return false;
-        if (marching_) return width == marchWidth_ && height == marchHeight_;
+        if (marching_) return width == march_.width && height == march_.height;
         const size_t bytes = size_t(width) * height * sizeof(float4);
         try {
             if (devices_.size() > 1 && !copyStreams_[0]) {
@@ -226,16 +226,16 @@ class SlabbedCuda final : public CudaSimulation {
             throw;
         }
         marching_ = true;
-        marchWidth_ = width;
-        marchHeight_ = height;
+        march_.width = width;
+        march_.height = height;
         return true;
     }
     void setMarch(const MarchView& view) {
         if (!marching_) throw usageError("setSlabMarch: sort-last drawing is not enabled");
-        if (view.width != marchWidth_ || view.height != marchHeight_)
+        if (view.width != march_.width || view.height != march_.height)
             throw usageError("setSlabMarch: a " + std::to_string(view.width) + "x" +
                              std::to_string(view.height) + " picture, enabled for " +
-                             std::to_string(marchWidth_) + "x" + std::to_string(marchHeight_));
+                             std::to_string(march_.width) + "x" + std::to_string(march_.height));
         march_ = view;
     }
 
@@ -289,7 +289,7 @@ class SlabbedCuda final : public CudaSimulation {
         std::vector<const float4*> inputs;
         for (size_t i = 0; i < slabs_.size(); ++i)
             inputs.push_back(deviceOf_[i] == 0 ? partials_[i] : received_[i]);
-        const size_t bytes = size_t(marchWidth_) * marchHeight_ * sizeof(float4);
+        const size_t bytes = size_t(march_.width) * march_.height * sizeof(float4);
         if (devices_.size() == 1) {
             DeviceScope scope(devices_[0]);
             for (size_t i = 0; i < slabs_.size(); ++i) {
@@ -654,8 +654,7 @@ class SlabbedCuda final : public CudaSimulation {
     // Sort-last drawing (enableMarch): per slab its volume, its partial picture on its GPU and,
     // off the display GPU, the partial picture received there; the view of the next frames.
     bool marching_ = false;
-    uint32_t marchWidth_ = 0, marchHeight_ = 0;
-    MarchView march_;
+    MarchView march_; // its size is the partial pictures' (enableMarch's)
     std::vector<SlabVolume> volumes_;
     std::vector<float4*> partials_, received_;
 };

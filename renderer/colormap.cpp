@@ -97,6 +97,10 @@ void checkColour(const std::array<float, 4>& rgba, const std::string& what) {
 
 } // namespace
 
+std::filesystem::path builtinColormapFile(const std::filesystem::path& dataDir, uint32_t index) {
+    return dataDir / "assets" / "colormaps" / (std::string(kColormapNames[index]) + ".txt");
+}
+
 ColormapTable loadColormapFile(const std::filesystem::path& file) {
     requireRegularFile(file, "colormap file");
     std::ifstream in(file);

@@ -42,6 +42,8 @@ struct ColormapTable {
 // followed by 1..kColormapSize lines "r g b"; else exactly kColormapSize lines "r g b"; floats in
 // [0,1]. Throws estuary::Error (Runtime) as "<file>:<line>: <what is wrong>" on malformed input.
 ColormapTable loadColormapFile(const std::filesystem::path& file);
+// Where built-in colormap `index` (< kColormapCount) is, under estuary's data folder.
+std::filesystem::path builtinColormapFile(const std::filesystem::path& dataDir, uint32_t index);
 
 using ColormapRow = std::array<uint8_t, kColormapSize * 4>;
 

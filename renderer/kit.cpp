@@ -55,8 +55,7 @@ Kit createKit(const Device& device, VkCommandPool pool, const KitDesc& desc) {
         kit.texels.assign(size_t(kRowBytes) * kColormapAtlasRows, 0);
         for (uint32_t row = 0; row < kColormapCount; ++row) {
             const std::string name = kColormapNames[row];
-            const ColormapTable table =
-                loadColormapFile(desc.dataDir / "assets" / "colormaps" / (name + ".txt"));
+            const ColormapTable table = loadColormapFile(builtinColormapFile(desc.dataDir, row));
             const ColormapRow texels = colormapRow(table);
             std::memcpy(kit.texels.data() + row * kRowBytes, texels.data(), kRowBytes);
             kit.colormaps.push_back(
