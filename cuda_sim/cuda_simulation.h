@@ -83,4 +83,10 @@ void destroyDeviceImage(DeviceImage& image);
 void writeMipChain(const ImageOutput& image, const DeviceImageTarget& target, cudaStream_t stream,
                    int firstLevel = 1);
 
+// A float field of image's width x height x depth cells (x fastest) into level 0 of `target` (an
+// R32Float 3D image's chain) and its whole mip chain, the field read once: level 0 and the four
+// levels below it in one launch. The same texels as a copy into level 0 then writeMipChain.
+void writeVolumeFromField(const float* field, const ImageOutput& image,
+                          const DeviceImageTarget& target, cudaStream_t stream);
+
 } // namespace estuary::sim

@@ -175,19 +175,6 @@ __global__ void grayScott3dOutputKernel(const float* __restrict__ v, int w, int 
     surf3Dwrite(v[cellIndex3d(x, y, z, w, h)], level0, x * int(sizeof(float)), y, z);
 }
 
-// v into level 0 and, in the same pass, the levels below it (mip_chain_kernels.cuh's 3D tile): v
-// is read once, from linear memory, instead of written and read back through the surface.
-__global__ void __launch_bounds__(kTile3dBlockThreads)
-    grayScott3dLevel0AndTileKernel(const float* __restrict__ v, int w, int h, int d,
-                                   cudaSurfaceObject_t level0, MipTileTargets below) {
-    const auto read = [=](int x, int y, int z) {
-        const float value = v[cellIndex3d(x, y, z, w, h)];
-        surf3Dwrite(value, level0, x * int(sizeof(float)), y, z);
-        return Texel<1>{{value}};
-    };
-    downsampleTile3d<1>(read, w, h, d, below);
-}
-
 // ---- launchers ----------------------------------------------------------------------------------
 
 inline dim3 cellGrid3d(int w, int h, int d) {
@@ -282,11 +269,7 @@ inline int launchSteps3d(const StepTiling3d& tiling, float* const u[2], float* c
 inline void launchOutputWrite3d(const float* v, int w, int h, int d,
                                 const cudaSurfaceObject_t* levels, int levelCount,
                                 cudaStream_t stream) {
-    const dim3 block(kTile3dThreads, kTile3dThreads, kTile3dThreads);
-    grayScott3dLevel0AndTileKernel<<<tileGrid3d(w, h, d), block, 0, stream>>>(
-        v, w, h, d, levels[0], tileTargets3d(levels, levelCount, 1));
-    CUDA_CHECK(cudaGetLastError());
-    launchMipTiles3d<1>(levels, levelCount, w, h, d, 1 + kTileLevels3d, stream);
+    launchFieldLevels3d(v, w, h, d, levels, levelCount, stream);
 }
 
 // The original output write: level 0, then one launch per level.

@@ -46,5 +46,16 @@ void writeMipChain(const ImageOutput& image, const DeviceImageTarget& target, cu
     }
 }
 
+void writeVolumeFromField(const float* field, const ImageOutput& image,
+                          const DeviceImageTarget& target, cudaStream_t stream) {
+    if (image.format != TexelFormat::R32Float || image.depth < 2 || target.levels.empty() ||
+        target.levels.size() > levelCount(image))
+        throw std::invalid_argument("writeVolumeFromField: image '" + image.name +
+                                    "' must be an R32Float volume with 1.." +
+                                    std::to_string(levelCount(image)) + " level surfaces");
+    launchFieldLevels3d(field, int(image.width), int(image.height), int(image.depth),
+                        target.levels.data(), int(target.levels.size()), stream);
+}
+
 } // namespace estuary::sim
 #endif // __CUDACC__

@@ -421,5 +421,32 @@ void launchMipTiles3d(const cudaSurfaceObject_t* levels, int levelCount, int w, 
     }
 }
 
+// A w x h x d float field (x fastest, then y, then z) into level 0 of an R32 float 3D image and,
+// in the same pass, the kTileLevels3d levels below it: the field is read once, from linear
+// memory, instead of written and read back through the surface.
+__global__ void __launch_bounds__(kTile3dBlockThreads)
+    fieldLevel0AndTile3dKernel(const float* __restrict__ field, int w, int h, int d,
+                               cudaSurfaceObject_t level0, MipTileTargets below) {
+    const auto read = [=](int x, int y, int z) {
+        const float value = field[(size_t(z) * size_t(h) + size_t(y)) * size_t(w) + size_t(x)];
+        surf3Dwrite(value, level0, x * int(sizeof(float)), y, z);
+        return Texel<1>{{value}};
+    };
+    downsampleTile3d<1>(read, w, h, d, below);
+}
+
+// The field into level 0 of `levels` (levelCount surfaces of a full R32 float 3D chain) with the
+// kTileLevels3d levels below it in one launch, then the rest of the chain, kTileLevels3d levels a
+// launch.
+inline void launchFieldLevels3d(const float* field, int w, int h, int d,
+                                const cudaSurfaceObject_t* levels, int levelCount,
+                                cudaStream_t stream) {
+    const dim3 block(kTile3dThreads, kTile3dThreads, kTile3dThreads);
+    fieldLevel0AndTile3dKernel<<<tileGrid3d(w, h, d), block, 0, stream>>>(
+        field, w, h, d, levels[0], tileTargets3d(levels, levelCount, 1));
+    CUDA_CHECK(cudaGetLastError());
+    launchMipTiles3d<1>(levels, levelCount, w, h, d, 1 + kTileLevels3d, stream);
+}
+
 } // namespace
 } // namespace estuary::sim

@@ -194,15 +194,7 @@ void destroySlabVolume(SlabVolume& volume) {
 }
 
 void writeSlabVolume(SlabVolume& volume, const float* own, cudaStream_t stream) {
-    const ImageOutput& o = volume.output;
-    cudaMemcpy3DParms copy{};
-    copy.srcPtr =
-        make_cudaPitchedPtr(const_cast<float*>(own), o.width * sizeof(float), o.width, o.height);
-    copy.dstArray = volume.image.levels[0];
-    copy.extent = make_cudaExtent(o.width, o.height, o.depth);
-    copy.kind = cudaMemcpyDeviceToDevice;
-    CUDA_CHECK(cudaMemcpy3DAsync(&copy, stream));
-    if (volume.image.levels.size() > 1) writeMipChain(o, volume.image.target(), stream);
+    writeVolumeFromField(own, volume.output, volume.image.target(), stream);
 }
 
 void marchSlab(const MarchView& view, const SlabVolume& volume, uint32_t depth, float4* partial,
