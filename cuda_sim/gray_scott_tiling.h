@@ -120,17 +120,23 @@ constexpr bool validTiling3d(const StepTiling3d& t) {
 // step, steps / rows / slices:
 //   256³: 4/32/256 84.3, 4/32/128 88.1, 4/32/64 95.6, 3/16/256 99.7, 2/16/64 110.9
 //   512³: 4/32/128 650.8, 4/32/256 661.9, 4/24/256 697.8, 3/32/128 700.2, 2/16/64 780.7
-// and the one-step column march 118.2 / 904.4. The rule picks 256 slices at 256³ (121 blocks, one
-// round) and 128 at 512³ (1936 blocks, 15 rounds of 136 input slices against 8 of 264).
-// smCount < 1 (unknown) counts as 132.
+// and the one-step column march 118.2 / 904.4. The chunks were powers of two from 16 to 256
+// slices until the split run (SCALING.md) gave slabs of any depth: a slab of 298 slices of 512²
+// took 5 chunks of 64 (19 rounds of 72 input slices) where 3 chunks of 100 take 11 rounds of 108.
+// So the depth is cut into c chunks of ceil(d / c) slices, for every c that leaves chunks of at
+// least 16 slices (one chunk where the depth holds fewer): 256³ takes one chunk of 256 (121
+// blocks, one round), 512³ three of 171 (1452 blocks, 11 rounds of 179 input slices against 15
+// of 136 for 128-slice chunks). smCount < 1 (unknown) counts as 132.
 constexpr StepTiling3d chooseStepTiling3d(int w, int h, int d, int smCount) {
     const long long sms = smCount > 0 ? smCount : 132;
-    StepTiling3d best{4, 32, 16};
+    const int depth = d > 1 ? d : 1;
+    constexpr int kLeastChunk = 16;
+    StepTiling3d best{4, 32, depth};
     long long bestCost = -1;
-    for (int slices = 16; slices <= 256; slices *= 2) {
-        const StepTiling3d t{4, 32, slices};
-        const long long rounds = (tilingBlocks3d(t, w, h, d) + sms - 1) / sms;
-        const long long cost = rounds * ((slices < d ? slices : d) + 2 * t.stepsPerPass);
+    for (int chunks = 1; chunks == 1 || (depth + chunks - 1) / chunks >= kLeastChunk; ++chunks) {
+        const StepTiling3d t{4, 32, (depth + chunks - 1) / chunks};
+        const long long rounds = (tilingBlocks3d(t, w, h, depth) + sms - 1) / sms;
+        const long long cost = rounds * (t.slicesPerChunk + 2 * t.stepsPerPass);
         if (bestCost < 0 || cost < bestCost) {
             best = t;
             bestCost = cost;

@@ -60,9 +60,11 @@ TEST_F(SimCudaTest, GrayScott3dMatchesCpuBitForBitInEveryMipLevelOfAnOddVolume) 
 }
 
 TEST(GrayScott3dStepTiling, ChooserPicksRunnableTilingsForEveryVolume) {
-    // The H100's measured best: one round of 256-slice chunks at 256³, 128 slices at 512³.
+    // One round of one 256-slice chunk at 256³; three chunks of 171 slices at 512³ (11 rounds);
+    // slabs of the split run get chunks cut to their depth, not to a power of two.
     EXPECT_EQ(chooseStepTiling3d(256, 256, 256, 132), (StepTiling3d{4, 32, 256}));
-    EXPECT_EQ(chooseStepTiling3d(512, 512, 512, 132), (StepTiling3d{4, 32, 128}));
+    EXPECT_EQ(chooseStepTiling3d(512, 512, 512, 132), (StepTiling3d{4, 32, 171}));
+    EXPECT_EQ(chooseStepTiling3d(512, 512, 298, 132), (StepTiling3d{4, 32, 100}));
     EXPECT_EQ(chooseStepTiling3d(512, 512, 512, 0), chooseStepTiling3d(512, 512, 512, 132));
     EXPECT_EQ(chooseStepTiling3d(48, 48, 48, 132).slicesPerChunk, 16)
         << "a grid of fewer blocks than SMs is cut into more blocks";
