@@ -69,17 +69,18 @@ std::unique_ptr<sim::CudaSimulation> makeCudaSimulation(const SimRunConfig& conf
     int display = 0;
     CUDA_CHECK(cudaGetDevice(&display));
     const std::vector<int> devices = sim::slabDevices(display, config.gpus);
+    auto split = sim::createSlabbedCuda(
+        def, grid, sim::planSlabRun(grid, slabRunLayout(config, uint32_t(devices.size()))),
+        devices);
     if (devices.size() > 1) {
         std::printf("estuary: halos between GPUs through %s; CUDA devices",
-                    sim::loadNccl().c_str());
+                    sim::slabHaloTransport(*split).c_str());
         for (int d : devices)
             std::printf(" %d", d);
         std::printf(" (%d draws)\n", display);
         std::fflush(stdout);
     }
-    return sim::createSlabbedCuda(
-        def, grid, sim::planSlabRun(grid, slabRunLayout(config, uint32_t(devices.size()))),
-        devices);
+    return split;
 }
 
 // What the sort-last march needs that does not change from frame to frame: the picture's size,

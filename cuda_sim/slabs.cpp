@@ -117,6 +117,11 @@ const SlabTuning& slabTuning() {
         SlabTuning t;
         t.eagerHalos = !off("ESTUARY_SLAB_EAGER_HALOS");
         t.highPriority = !off("ESTUARY_SLAB_PRIORITY");
+        const char* halos = std::getenv("ESTUARY_SLAB_HALOS");
+        const std::string_view h = halos ? halos : "";
+        t.halos = h == "peer"   ? HaloTransport::Peer
+                  : h == "nccl" ? HaloTransport::Nccl
+                                : HaloTransport::Auto;
         return t;
     }();
     return tuning;

@@ -106,10 +106,18 @@ inline constexpr uint32_t kMaxMarchSlabs = 32;
 //   (ESTUARY_SLAB_EAGER_HALOS=0: at the start);
 // - highPriority: the slabs' streams get the device's greatest stream priority, so the steps and
 //   halo exchanges (the path every GPU waits on) go before the output write and the gather
-//   copies (ESTUARY_SLAB_PRIORITY=0: the default priority).
+//   copies (ESTUARY_SLAB_PRIORITY=0: the default priority);
+// - halos: how one process moves halos between its GPUs (ESTUARY_SLAB_HALOS=peer or nccl; unset
+//   or anything else: auto, see HaloTransport).
+// HaloTransport::Auto: peer copies where every GPU of the run can access every other's memory
+// (NVLink or PCIe peer to peer), else NCCL. Peer copies run on the copy engines, where NCCL's
+// send and receive kernels take SMs from the steps; Peer on GPUs without peer access still works,
+// staged through host memory by the driver.
+enum class HaloTransport { Auto, Peer, Nccl };
 struct SlabTuning {
     bool eagerHalos = true;
     bool highPriority = true;
+    HaloTransport halos = HaloTransport::Auto;
 };
 const SlabTuning& slabTuning();
 

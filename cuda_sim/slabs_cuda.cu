@@ -82,7 +82,7 @@ namespace {
 class SlabbedCuda final : public CudaSimulation {
   public:
     SlabbedCuda(const SimDefinition& def, const GridSize& whole, const SlabPlan& plan,
-                const std::vector<int>& devices)
+                const std::vector<int>& devices, HaloTransport halos)
         : whole_(whole), plan_(plan), planeCells_(slabPlaneCells(whole)),
           haloCopies_(haloCopies(plan_)), devices_(devices) {
         if (!def.splittable || !def.createCuda)
@@ -104,7 +104,7 @@ class SlabbedCuda final : public CudaSimulation {
                 throw unsupported("CUDA device " + std::to_string(d) + " asked for; " +
                                   std::to_string(present) + " present");
         try {
-            build(def);
+            build(def, halos == HaloTransport::Auto ? slabTuning().halos : halos);
         } catch (...) {
             release();
             throw;
@@ -247,6 +247,10 @@ class SlabbedCuda final : public CudaSimulation {
         return devices_.size();
     }
     std::vector<GpuSpan> takeSpans() { return spans_.take(); }
+    std::string haloTransport() const {
+        if (devices_.size() < 2) return "";
+        return peerHalos_ ? "peer copies" : ncclDescription_;
+    }
 
     void brush(const Brush& brush, const ParamValues& params, cudaStream_t stream) override {
         halosFresh_ = false; // the scatter below rewrites the own planes the halos copy
@@ -349,7 +353,7 @@ class SlabbedCuda final : public CudaSimulation {
         marching_ = false;
     }
 
-    void build(const SimDefinition& def) {
+    void build(const SimDefinition& def, HaloTransport halos) {
         const size_t gpus = devices_.size(), n = plan_.count.size();
         for (size_t i = 0; i < n; ++i)
             deviceOf_.push_back(uint32_t(gpuOfSlab(i, n, gpus)));
@@ -378,30 +382,39 @@ class SlabbedCuda final : public CudaSimulation {
             CUDA_CHECK(cudaStreamCreateWithFlags(&copyStreams_[g], cudaStreamNonBlocking));
             CUDA_CHECK(cudaEventCreateWithFlags(&copied_[g], cudaEventDisableTiming));
         }
-        // Peer copies to the display GPU go direct where the hardware allows it (else the driver
-        // stages them through host memory).
-        for (size_t g = 1; g < gpus; ++g) {
-            int can = 0;
-            CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices_[g], devices_[0]));
-            if (!can) continue;
-            DeviceScope scope(devices_[g]);
-            const cudaError_t r = cudaDeviceEnablePeerAccess(devices_[0], 0);
-            if (r == cudaErrorPeerAccessAlreadyEnabled)
-                (void)cudaGetLastError();
-            else
-                CUDA_CHECK(r);
-        }
+        // Peer copies (the gather's, and the halos' where they take them) go direct where the
+        // hardware allows it, else the driver stages them through host memory.
+        bool everyPair = true;
+        for (size_t g = 0; g < gpus; ++g)
+            for (size_t h = 0; h < gpus; ++h) {
+                if (g == h) continue;
+                int can = 0;
+                CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices_[g], devices_[h]));
+                everyPair = everyPair && can;
+                if (!can) continue;
+                DeviceScope scope(devices_[g]);
+                const cudaError_t r = cudaDeviceEnablePeerAccess(devices_[h], 0);
+                if (r == cudaErrorPeerAccessAlreadyEnabled)
+                    (void)cudaGetLastError();
+                else
+                    CUDA_CHECK(r);
+            }
         if (gpus > 1) {
-            ncclDescription_ = loadNccl();
-            comms_.assign(gpus, nullptr);
-            ncclCheck(nccl().commInitAll(comms_.data(), int(gpus), devices_.data()),
-                      "ncclCommInitAll");
+            peerHalos_ =
+                halos == HaloTransport::Peer || (halos == HaloTransport::Auto && everyPair);
+            if (!peerHalos_) {
+                ncclDescription_ = loadNccl();
+                comms_.assign(gpus, nullptr);
+                ncclCheck(nccl().commInitAll(comms_.data(), int(gpus), devices_.data()),
+                          "ncclCommInitAll");
+            }
         }
         for (size_t i = 0; i < n; ++i) {
             DeviceScope scope(devices_[deviceOf_[i]]);
             slabs_.push_back(
                 def.createCuda(withSlabPlanes(whole_, plan_.count[i] + 2 * plan_.halo)));
         }
+        if (peerHalos_) buildStaging();
         DeviceScope scope(devices_[0]);
         wholeSim_ = def.createCuda(whole_);
         snapshots_.resize(n);
@@ -414,6 +427,38 @@ class SlabbedCuda final : public CudaSimulation {
                 snapshots_[i].push_back(p);
             }
         }
+    }
+
+    // pushHalos' staging buffers and events, once the slabs exist.
+    void buildStaging() {
+        const size_t gpus = devices_.size(), fields = slabs_[0]->slabFields().fields.size();
+        staging_.assign(haloCopies_.size(), {});
+        for (size_t j = 0; j < haloCopies_.size(); ++j) {
+            const HaloCopy& c = haloCopies_[j];
+            if (deviceOf_[c.from] == deviceOf_[c.to]) continue;
+            DeviceScope scope(devices_[deviceOf_[c.to]]);
+            for (size_t k = 0; k < fields; ++k) {
+                float* p = nullptr;
+                CUDA_CHECK(cudaMalloc(&p, size_t(plan_.halo) * planeCells_ * sizeof(float)));
+                staging_[j].push_back(p);
+            }
+        }
+        sends_.assign(gpus, std::vector<bool>(gpus, false));
+        pushed_.assign(gpus, std::vector<cudaEvent_t>(gpus, nullptr));
+        consumed_.assign(gpus, std::vector<cudaEvent_t>(gpus, nullptr));
+        for (const HaloCopy& c : haloCopies_)
+            if (deviceOf_[c.from] != deviceOf_[c.to])
+                sends_[deviceOf_[c.from]][deviceOf_[c.to]] = true;
+        for (size_t g = 0; g < gpus; ++g)
+            for (size_t h = 0; h < gpus; ++h) {
+                if (!sends_[g][h]) continue;
+                {
+                    DeviceScope scope(devices_[g]);
+                    CUDA_CHECK(cudaEventCreateWithFlags(&pushed_[g][h], cudaEventDisableTiming));
+                }
+                DeviceScope scope(devices_[h]);
+                CUDA_CHECK(cudaEventCreateWithFlags(&consumed_[h][g], cudaEventDisableTiming));
+            }
     }
 
     void release() {
@@ -452,6 +497,24 @@ class SlabbedCuda final : public CudaSimulation {
         for (ncclComm_t comm : comms_)
             if (comm) (void)nccl().commDestroy(comm);
         comms_.clear();
+        for (size_t j = 0; j < staging_.size(); ++j) {
+            DeviceScope scope(devices_[deviceOf_[haloCopies_[j].to]]);
+            for (float* p : staging_[j])
+                (void)cudaFree(p);
+        }
+        staging_.clear();
+        for (size_t g = 0; g < pushed_.size(); ++g)
+            for (size_t h = 0; h < pushed_[g].size(); ++h) {
+                {
+                    DeviceScope scope(devices_[g]);
+                    if (pushed_[g][h]) (void)cudaEventDestroy(pushed_[g][h]);
+                }
+                DeviceScope scope(devices_[h]);
+                if (consumed_[h][g]) (void)cudaEventDestroy(consumed_[h][g]);
+            }
+        pushed_.clear();
+        consumed_.clear();
+        sends_.clear();
         for (size_t g = 0; g < streams_.size(); ++g) {
             DeviceScope scope(devices_[g]);
             if (streams_[g]) (void)cudaStreamDestroy(streams_[g]);
@@ -507,8 +570,8 @@ class SlabbedCuda final : public CudaSimulation {
     }
 
     // Each slab's halos from its neighbours' own edge planes (haloCopies: boundary by boundary):
-    // device copies between slabs on one GPU, then one NCCL group for the rest, every GPU issuing
-    // its sends and receives in the list's order, field by field.
+    // device copies between slabs on one GPU, then the rest by peer copies (pullHalos) or one NCCL
+    // group, every GPU issuing its sends and receives in the list's order, field by field.
     void exchange(cudaStream_t stream) {
         std::vector<cudaEvent_t> marks(devices_.size(), nullptr);
         if (spans_.on())
@@ -533,6 +596,10 @@ class SlabbedCuda final : public CudaSimulation {
             return f[slab].fields[field] + size_t(plane) * planeCells_;
         };
         for (bool acrossGpus : {false, true}) {
+            if (acrossGpus && peerHalos_) {
+                pushHalos(f);
+                break;
+            }
             bool grouped = false;
             // An error inside the group still closes it (the group is the thread's), and the
             // current device is restored whatever NCCL leaves.
@@ -564,6 +631,50 @@ class SlabbedCuda final : public CudaSimulation {
                 throw;
             }
             if (grouped) ncclCheck(nccl().groupEnd(), "ncclGroupEnd");
+        }
+    }
+
+    // The halos between GPUs by peer copies into staging buffers on the receiving GPU: each
+    // source pushes its edge planes there on its own stream right after its pass, and each
+    // receiver, once the pushes have landed, copies them into its halos on its stream (a local
+    // copy). A receiver so waits only for its neighbours' passes and pushes; a source waits only
+    // for the receiver to have taken the last exchange's planes out of the staging buffer, a pass
+    // ago. An NCCL group holds each pair of GPUs in step at every exchange; this does not.
+    void pushHalos(const std::vector<SlabFields>& f) {
+        const size_t gpus = devices_.size(), fields = f[0].fields.size();
+        const size_t bytes = size_t(plan_.halo) * planeCells_ * sizeof(float);
+        for (size_t from = 0; from < gpus; ++from) {
+            DeviceScope scope(devices_[from]);
+            for (size_t to = 0; to < gpus; ++to) {
+                if (!sends_[from][to]) continue;
+                CUDA_CHECK(cudaStreamWaitEvent(streams_[from], consumed_[to][from], 0));
+                for (size_t j = 0; j < haloCopies_.size(); ++j) {
+                    const HaloCopy& c = haloCopies_[j];
+                    if (deviceOf_[c.from] != from || deviceOf_[c.to] != to) continue;
+                    for (size_t k = 0; k < fields; ++k)
+                        CUDA_CHECK(cudaMemcpyPeerAsync(staging_[j][k], devices_[to],
+                                                       f[c.from].fields[k] +
+                                                           size_t(c.fromPlane) * planeCells_,
+                                                       devices_[from], bytes, streams_[from]));
+                }
+                CUDA_CHECK(cudaEventRecord(pushed_[from][to], streams_[from]));
+            }
+        }
+        for (size_t to = 0; to < gpus; ++to) {
+            DeviceScope scope(devices_[to]);
+            for (size_t from = 0; from < gpus; ++from) {
+                if (!sends_[from][to]) continue;
+                CUDA_CHECK(cudaStreamWaitEvent(streams_[to], pushed_[from][to], 0));
+                for (size_t j = 0; j < haloCopies_.size(); ++j) {
+                    const HaloCopy& c = haloCopies_[j];
+                    if (deviceOf_[c.from] != from || deviceOf_[c.to] != to) continue;
+                    for (size_t k = 0; k < fields; ++k)
+                        CUDA_CHECK(cudaMemcpyAsync(
+                            f[c.to].fields[k] + size_t(c.toPlane) * planeCells_, staging_[j][k],
+                            bytes, cudaMemcpyDeviceToDevice, streams_[to]));
+                }
+                CUDA_CHECK(cudaEventRecord(consumed_[to][from], streams_[to]));
+            }
         }
     }
 
@@ -641,8 +752,16 @@ class SlabbedCuda final : public CudaSimulation {
     std::vector<std::vector<float*>> snapshots_; // per slab off the display GPU, per shown field
     cudaEvent_t forked_ = nullptr;               // the caller's stream at a fork
     cudaEvent_t outputsWritten_ = nullptr;       // the caller's stream after the last writeOutputs
-    std::vector<ncclComm_t> comms_;              // per GPU, where there are several
+    std::vector<ncclComm_t> comms_;              // per GPU, where halos go through NCCL
     std::string ncclDescription_;
+    // Halos between GPUs by peer copies (pushHalos): per halo copy crossing GPUs (haloCopies_'s
+    // index) and field a staging buffer on the receiving GPU; per ordered pair of GPUs whether
+    // the first sends the second halos, the event after the first's pushes to the second
+    // (pushed_[from][to], on `from`) and after the second took them out (consumed_[to][from]).
+    bool peerHalos_ = false;
+    std::vector<std::vector<float*>> staging_;
+    std::vector<std::vector<bool>> sends_;
+    std::vector<std::vector<cudaEvent_t>> pushed_, consumed_;
     std::vector<std::unique_ptr<CudaSimulation>> slabs_;
     std::unique_ptr<CudaSimulation> wholeSim_; // on the display GPU: the gathered planes
     mutable std::vector<std::vector<uint64_t>> seenStates_; // replayState's numbering
@@ -681,6 +800,11 @@ void setSlabMarch(CudaSimulation& sim, const MarchView& view) {
     slabbed->setMarch(view);
 }
 
+std::string slabHaloTransport(const CudaSimulation& sim) {
+    const auto* slabbed = dynamic_cast<const SlabbedCuda*>(&sim);
+    return slabbed ? slabbed->haloTransport() : std::string();
+}
+
 std::vector<GpuSpan> takeSlabSpans(CudaSimulation& sim) {
     auto* slabbed = dynamic_cast<SlabbedCuda*>(&sim);
     return slabbed ? slabbed->takeSpans() : std::vector<GpuSpan>{};
@@ -701,20 +825,22 @@ std::vector<int> slabDevices(int display, uint32_t gpus) {
 
 std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, const GridSize& whole,
                                                   const SlabPlan& plan,
-                                                  const std::vector<int>& devices) {
-    return std::make_unique<SlabbedCuda>(def, whole, plan, devices);
+                                                  const std::vector<int>& devices,
+                                                  HaloTransport halos) {
+    return std::make_unique<SlabbedCuda>(def, whole, plan, devices, halos);
 }
 
 std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, const GridSize& whole,
                                                   uint32_t slabs, const std::vector<int>& devices,
-                                                  uint32_t halo, double displayShare) {
+                                                  uint32_t halo, double displayShare,
+                                                  HaloTransport halos) {
     SlabRunLayout layout;
     layout.slabs = slabs;
     layout.gpus = uint32_t(std::max<size_t>(devices.size(), 1));
     layout.halo = halo;
     layout.displayShare = displayShare;
     layout.stepsPerFrame = def.stepsPerFrame;
-    return createSlabbedCuda(def, whole, planSlabRun(whole, layout), devices);
+    return createSlabbedCuda(def, whole, planSlabRun(whole, layout), devices, halos);
 }
 
 } // namespace estuary::sim

@@ -2,9 +2,10 @@
 // process. Slab i lives on devices[gpuOfSlab(i, slabs, devices.size())] (contiguous blocks, so
 // neighbours share a GPU wherever they can); devices[0] is the display GPU, where the outputs are
 // written and whose stream the caller passes. Halos between slabs on one GPU move by device copies,
-// between GPUs by ncclSend/ncclRecv in one group per exchange (NCCL loaded at run time, one
-// communicator over the devices, NVLink multicast off); each slab's planes reach the display GPU
-// by peer copies into the gathering object of the whole grid there. Every call only enqueues.
+// between GPUs by peer copies where the GPUs can access each other's memory, else by
+// ncclSend/ncclRecv in one group per exchange (HaloTransport; NCCL loaded at run time only then,
+// one communicator over the devices, NVLink multicast off); each slab's planes reach the display
+// GPU by peer copies into the gathering object of the whole grid there. Every call only enqueues.
 // Across GPUs every GPU's slabs run on a stream of their own (the display GPU's too): steps wait
 // for nothing on the caller's stream, so a frame's steps overlap the last frame's output write and
 // draw; the gather waits only for the last writeOutputs, reset and brush for everything before
@@ -23,17 +24,24 @@ namespace estuary::sim {
 
 // Slab i of `plan` on devices[gpuOfSlab(i, slabs, devices.size())]; the plan made for this many
 // GPUs (planSlabRun: across GPUs the display GPU's share and the halo are the plan's).
-// Throws usageError (a plan that does not fit the grid or the GPUs), unsupported (fewer CUDA
-// devices than listed, NCCL missing, a device listed twice) or estuary::Error (CUDA). Leaves
-// devices[0] current.
+// Halos between GPUs move by `halos` (Auto: slabTuning().halos, itself Auto unless the
+// environment says otherwise). Throws usageError (a plan that does not fit the grid or the GPUs),
+// unsupported (fewer CUDA devices than listed, NCCL missing where it is used, a device listed
+// twice) or estuary::Error (CUDA). Leaves devices[0] current.
 std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, const GridSize& whole,
                                                   const SlabPlan& plan,
-                                                  const std::vector<int>& devices);
+                                                  const std::vector<int>& devices,
+                                                  HaloTransport halos = HaloTransport::Auto);
 // The same with planSlabRun's plan for `slabs` over devices.size() GPUs (halo 0: automatic;
 // displayShare 0: the default), aiming the automatic halo at def's steps per frame.
 std::unique_ptr<CudaSimulation> createSlabbedCuda(const SimDefinition& def, const GridSize& whole,
                                                   uint32_t slabs, const std::vector<int>& devices,
-                                                  uint32_t halo = 0, double displayShare = 0);
+                                                  uint32_t halo = 0, double displayShare = 0,
+                                                  HaloTransport halos = HaloTransport::Auto);
+
+// How a split run across GPUs moves its halos: "peer copies" or NCCL's description (loadNccl);
+// empty for a run on one GPU or not split.
+std::string slabHaloTransport(const CudaSimulation& sim);
 
 // Sort-last drawing of a split volume (volume_march.h): from now on writeOutputs writes no
 // output of the simulation's own; each slab's own slices are ray-marched on its GPU into a

@@ -191,14 +191,15 @@ TEST_F(SimCudaTest, FluidMultigridMatchesTheCpuBitForBitOnEveryHierarchyShape) {
 // Every splittable simulation split into 2, 3 and 5 slabs over `devices` against the unsplit CPU
 // reference: every output level bit for bit after passes of every length, brush strokes across
 // slab boundaries and the wrap (each followed by steps), on odd grids.
-void expectSplitRunsEqualTheReference(const std::vector<int>& devices, cudaStream_t stream) {
+void expectSplitRunsEqualTheReference(const std::vector<int>& devices, cudaStream_t stream,
+                                      HaloTransport halos = HaloTransport::Auto) {
     for (const SimDefinition& def : estuary::simulations()) {
         if (!def.splittable) continue;
         for (uint32_t slabs : {2u, 3u, 5u}) {
             const GridSize grid = def.dimensions == 3 ? GridSize{45, 37, 29} : GridSize{131, 77};
             SCOPED_TRACE(def.name + ", " + std::to_string(slabs) + " slabs");
             const auto cpu = def.createCpu(grid);
-            const auto gpu = createSlabbedCuda(def, grid, slabs, devices);
+            const auto gpu = createSlabbedCuda(def, grid, slabs, devices, 0, 0, halos);
             OutputPair outputs(def.outputs(grid));
             cpu->reset(9);
             gpu->reset(9, stream);
@@ -237,22 +238,29 @@ TEST_F(SimCudaTest, ASplitRunOnOneGpuEqualsTheUnsplitReferenceBitForBit) {
     expectSplitRunsEqualTheReference({device}, stream);
 }
 
-// The same across two GPUs (--gpus 2: NCCL halos, each pass's halos sent eagerly after it, the
-// display GPU's share): a brush stroke or reset after an eager exchange must make the next pass
-// exchange again, or the halos hold the planes from before the stroke.
+// The same across two GPUs (--gpus 2: each pass's halos sent eagerly after it, the display GPU's
+// share), with halos by peer copies and by NCCL: a brush stroke or reset after an eager exchange
+// must make the next pass exchange again, or the halos hold the planes from before the stroke.
 TEST_F(SimCudaTest, ASplitRunOnTwoGpusEqualsTheUnsplitReferenceBitForBit) {
     int count = 0, device = 0;
     ASSERT_CUDA_OK(cudaGetDeviceCount(&count));
     if (count < 2) GTEST_SKIP() << "needs 2 CUDA devices, this machine has " << count;
     ASSERT_CUDA_OK(cudaGetDevice(&device));
-    std::vector<int> devices;
+    const std::vector<int> devices = slabDevices(device, 2);
+    {
+        SCOPED_TRACE("halos by peer copies");
+        const auto probe = createSlabbedCuda(*estuary::findSimulation("gray-scott"), {64, 64}, 2,
+                                             devices, 0, 0, HaloTransport::Peer);
+        EXPECT_EQ(slabHaloTransport(*probe), "peer copies");
+        expectSplitRunsEqualTheReference(devices, stream, HaloTransport::Peer);
+    }
     try {
         (void)loadNccl();
-        devices = slabDevices(device, 2);
     } catch (const Error& e) {
-        GTEST_SKIP() << e.what();
+        GTEST_SKIP() << "halos through NCCL not run: " << e.what();
     }
-    expectSplitRunsEqualTheReference(devices, stream);
+    SCOPED_TRACE("halos through NCCL");
+    expectSplitRunsEqualTheReference(devices, stream, HaloTransport::Nccl);
 }
 
 // What a split run cannot have here is refused up front, naming it: more GPUs than present, a
