@@ -163,8 +163,10 @@ uint32_t startView(const Options& o, const sim::SimDefinition& def) {
 }
 
 // --composite sort-last for this run. options.cpp refused what the command line tells (the
-// simulation, view, slabs, a window, ranks); what only the run knows is the backend it got.
+// simulation, view, slabs, a window, ranks) and turned auto into gather where it would gather;
+// what only the run knows is the backend it got: auto draws sort-last on CUDA only.
 bool sortLastFor(const Options& o, RunKind kind) {
+    if (o.composite == Composite::Auto) return kind == RunKind::Cuda;
     if (o.composite != Composite::SortLast) return false;
     if (kind != RunKind::Cuda)
         throw unsupported(std::string("--composite sort-last needs the CUDA backend; this run is "

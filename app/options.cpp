@@ -483,8 +483,9 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                    "Volumes split over slabs: gather every slab on the display GPU and march the "
                    "whole volume there, or march each slab on its own GPU and composite them "
                    "front to back on the display GPU (sort-last; headless and --bench runs of "
-                   "one process). Default: gather")
-        ->check(CLI::IsMember({"gather", "sort-last"}));
+                   "one process over GPUs). Default: auto, sort-last there for volumes of 2^28 "
+                   "cells (512x512x1024) and more, else gather")
+        ->check(CLI::IsMember({"auto", "gather", "sort-last"}));
     app.add_option("--opacity", o.opacity,
                    "Volumes: extinction per voxel at the colormap's end, 0..50 (default 0.5)")
         ->check(decimalNumber(0.0f, 50.0f));
@@ -536,13 +537,14 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         ->transform(wholeNumber(1, 4096));
     app.add_option("--gpus", o.gpus,
                    "CUDA backend: spread the slabs over N GPUs (the display GPU first), halos "
-                   "through NCCL (default 1)")
+                   "by peer copies, or through NCCL where the GPUs cannot reach each other's "
+                   "memory (default 1)")
         ->transform(wholeNumber(1, 64));
     app.add_option("--display-share", o.displayShare,
                    "With --gpus 2 or more: the part of the grid's planes the display GPU steps "
-                   "(0.05-0.95; default: 0.8 of an even share, 0.4 on two GPUs, 0.9 for volumes, "
-                   "0.45 on two). The display GPU also writes the outputs and draws, so a "
-                   "smaller share balances the GPUs")
+                   "(0.05-0.95; default: 0.8 of an even share, 0.4 on two GPUs; an even share "
+                   "for volumes drawn sort-last). Gathering, the display GPU also writes the "
+                   "outputs and draws, so a smaller share balances the GPUs")
         ->check(CLI::Range(0.05, 0.95));
     app.add_option("--halo", o.halo,
                    "Planes of each slab's halos, the most steps between two exchanges (1-" +
@@ -674,7 +676,9 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
         return usage(out, "--draw compute is for --headless and --bench runs (the window draws "
                           "its swapchain images with --draw raster)");
     o.cudaGraphs = cudaGraphs != "off";
-    o.composite = composite == "sort-last" ? Composite::SortLast : Composite::Gather;
+    o.composite = composite == "sort-last" ? Composite::SortLast
+                  : composite == "gather"  ? Composite::Gather
+                                           : Composite::Auto;
     if (o.consumer == Consumer::OpenGL) {
         if (draw == "compute")
             return usage(out, "--draw compute is a path of the Vulkan renderer; --consumer "
@@ -741,14 +745,8 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                                                "view's") +
                                       "; headless and --bench runs do not change views)");
     }
-    if (o.composite == Composite::SortLast) {
-        if (def.dimensions != 3 || !def.splittable)
-            return usage(out, "--composite sort-last needs a 3D simulation that splits into "
-                              "slabs (" +
-                                  simulationNamesWhere([](const sim::SimDefinition& d) {
-                                      return d.dimensions == 3 && d.splittable;
-                                  }) +
-                                  "); " + def.name + " is not one");
+    if (o.composite != Composite::Gather) {
+        const bool volume = def.dimensions == 3 && def.splittable;
         const std::string slabs = "--slabs or --gpus of 2 to " +
                                   std::to_string(sim::kMaxMarchSlabs) + ", got " +
                                   std::to_string(o.slabs);
@@ -761,7 +759,19 @@ ParseOutcome parseOptions(int argc, const char* const* argv) {
                           : o.backend == Backend::Cpu ? "the CUDA backend"
                           : inJobOfRanks()            ? "one process (ranks gather for now)"
                                                       : nullptr;
-        if (why) return usage(out, std::string("--composite sort-last needs ") + why);
+        if (o.composite == Composite::SortLast) {
+            if (!volume)
+                return usage(out, "--composite sort-last needs a 3D simulation that splits into "
+                                  "slabs (" +
+                                      simulationNamesWhere([](const sim::SimDefinition& d) {
+                                          return d.dimensions == 3 && d.splittable;
+                                      }) +
+                                      "); " + def.name + " is not one");
+            if (why) return usage(out, std::string("--composite sort-last needs ") + why);
+        } else if (!volume || why || o.gpus < 2 ||
+                   uint64_t(o.grid.width) * o.grid.height * o.grid.depth < kSortLastCells) {
+            o.composite = Composite::Gather;
+        }
     }
     o.colorbar = colorbar == "on" || (colorbar == "auto" && !o.headless && !o.bench);
     o.axes = axes == "on" || (axes == "auto" && !o.bench);

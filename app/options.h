@@ -40,10 +40,15 @@ const char* benchModeName(BenchMode mode);
 // the device (drawPathFor).
 enum class DrawPath { Auto, Raster, Compute };
 // How a volume split over slabs is drawn (--composite; SCALING.md): the display GPU gathers every
-// slab and marches the whole volume (the default), or each GPU marches its own slabs and the
-// display GPU composites them (sort-last). On two H200s sort-last won at 768³ (81.0 fps against
-// 79.0) and lost at 512³ (224.5 against 247.5), so it is asked for, not chosen.
-enum class Composite { Gather, SortLast };
+// slab and marches the whole volume, or each GPU marches its own slabs and the display GPU
+// composites them (sort-last). Auto (the default) takes sort-last for one process's volumes of at
+// least kSortLastCells cells over GPUs where sort-last can draw, gathering otherwise: the parser
+// turns it into Gather where it would gather, and a run left with Auto draws sort-last if it gets
+// the CUDA backend.
+enum class Composite { Auto, Gather, SortLast };
+// Where --composite auto draws sort-last: 512 x 512 x 1024 and up. Measured with both on two
+// GPUs (SCALING.md, round four): sort-last won at 768³ and at 512 x 512 x 1024 and lost at 512³.
+inline constexpr uint64_t kSortLastCells = uint64_t(1) << 28;
 const char* drawPathName(DrawPath path);
 // What --draw auto means, by measurement (docs/PERFORMANCE.md): raster in the window and for the
 // OpenGL consumer (the parser settles those), else compute on GPUs (several times faster on the
@@ -114,7 +119,7 @@ struct Options {
     // Replay each frame's CUDA work as one CUDA graph where the simulation allows it (--cuda-graphs
     // on, the default); off enqueues it call by call, for comparing the host's time per frame.
     bool cudaGraphs = true;
-    Composite composite = Composite::Gather;
+    Composite composite = Composite::Auto;
     // Window
     PresentMode presentMode = PresentMode::Fifo;
     bool noUi = false;

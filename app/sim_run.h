@@ -72,6 +72,7 @@ inline sim::SlabRunLayout slabRunLayout(const SimRunConfig& config, uint32_t gpu
     layout.halo = config.halo;
     layout.displayShare = config.displayShare;
     layout.stepsPerFrame = config.stepsPerFrame;
+    layout.sortLast = config.sortLast;
     return layout;
 }
 

@@ -127,9 +127,9 @@ const SlabTuning& slabTuning() {
     return tuning;
 }
 
-double defaultDisplayShare(uint32_t gpus, bool volume) {
+double defaultDisplayShare(uint32_t gpus, bool sortLast) {
     if (gpus <= 1) return 1;
-    return (volume ? kDefaultVolumeDisplayShareOfEven : kDefaultDisplayShareOfEven) / double(gpus);
+    return (sortLast ? 1.0 : kDefaultDisplayShareOfEven) / double(gpus);
 }
 
 SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
@@ -148,7 +148,7 @@ SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout) {
     } else {
         const double share = layout.displayShare > 0
                                  ? layout.displayShare
-                                 : defaultDisplayShare(layout.gpus, grid.depth > 1);
+                                 : defaultDisplayShare(layout.gpus, layout.sortLast);
         if (!(share < 1))
             throw usageError("the display GPU's share of the grid must be between 0 and 1, got " +
                              std::to_string(share));

@@ -63,6 +63,7 @@ struct SlabRunLayout {
     uint32_t halo = 0;       // --halo; 0: autoSlabHalo
     double displayShare = 0; // the display GPU's part of the planes across GPUs; 0: default
     int stepsPerFrame = 8;   // what the automatic halo covers with one exchange
+    bool sortLast = false;   // volumes drawn sort-last: the default share is even
 };
 
 // The automatic halo for slabs of which the thinnest holds `thinnest` planes. On one GPU (halo
@@ -85,16 +86,18 @@ std::vector<double> displayShareWeights(uint32_t slabs, uint32_t gpus, double sh
 // outside 1..kMaxSlabHalo or deeper than the thinnest slab (naming the most allowed).
 SlabPlan planSlabRun(const GridSize& grid, const SlabRunLayout& layout);
 
-// The display GPU's default share of the planes on `gpus` GPUs: 0.8 of an even share in 2D (0.4
-// on two, 0.2 on four), 0.9 for volumes (0.45 on two). It also writes the whole grid's outputs
-// and draws, and it receives every other GPU's slabs, so a smaller share trades its steps for
-// more peer traffic into it. On two H200s 0.4 was the fastest of 0.3..0.5 at 8192² and 16384²,
-// and 0.45 at 512³ once volumes took the deep halo (247.1 fps against 232.7 at 0.4); on four, 0.2
-// left the display GPU bound by the gather's peer copies into it (SCALING.md), so a smaller
-// share there would not help.
+// The display GPU's default share of the planes on `gpus` GPUs: 0.8 of an even share (0.4 on two,
+// 0.2 on four), or an even share where a volume is drawn sort-last. Gathering, the display GPU
+// also writes the whole grid's outputs and draws, and it receives every other GPU's slabs, so a
+// smaller share trades its steps for more peer traffic into it; sort-last, every GPU writes and
+// marches its own slabs' volume and the display GPU only composites. On two H200s 0.4 was the
+// fastest of 0.3..0.5 at 8192² and 16384²; volumes ran best at 0.45 until their slabs' step
+// chunks were cut to the slab (gray_scott_tiling.h), then at 0.4 gathered (512³ 249.8 fps against
+// 235.7 at 0.45 on two H100s) and at 0.5 sort-last (768³ 97.0 against 94.4). On four, 0.2 left the
+// display GPU bound by the gather's peer copies into it (SCALING.md), so a smaller share there
+// would not help.
 inline constexpr double kDefaultDisplayShareOfEven = 0.8;
-inline constexpr double kDefaultVolumeDisplayShareOfEven = 0.9;
-double defaultDisplayShare(uint32_t gpus, bool volume = false);
+double defaultDisplayShare(uint32_t gpus, bool sortLast = false);
 
 // Sort-last drawing of a split volume composites at most this many slabs (volume_march.h).
 inline constexpr uint32_t kMaxMarchSlabs = 32;

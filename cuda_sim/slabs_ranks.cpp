@@ -56,10 +56,10 @@ SlabPlan planOf(const Command& start, uint32_t ranks) {
                          start.displayShare, start.maxHalo);
 }
 
-double resolveDisplayShare(double displayShare, uint32_t ranks, bool volume) {
+double resolveDisplayShare(double displayShare, uint32_t ranks) {
     if (ranks <= 1) return 1;
     if (displayShare == 0)
-        displayShare = defaultDisplayShare(ranks, volume); // as one process's display GPU
+        displayShare = defaultDisplayShare(ranks); // as one process's display GPU, gathering
     if (!(displayShare > 0 && displayShare < 1))
         throw usageError("rank 0's share of the grid (--display-share) must be between 0 and 1, "
                          "got " +
@@ -185,8 +185,7 @@ class RankedCpu final : public CpuSimulation {
               uint32_t maxHalo, ranks::Links& links)
         : links_(links),
           start_(startCommand(def, whole, slabs, maxHalo,
-                              resolveDisplayShare(displayShare, links.size(), whole.depth > 1),
-                              RankBackend::Cpu)),
+                              resolveDisplayShare(displayShare, links.size()), RankBackend::Cpu)),
           part_(def, start_, links), wholeSim_(def.createCpu(whole)) {
         broadcast(links_, start_);
         const std::vector<uint32_t> all = allFields();

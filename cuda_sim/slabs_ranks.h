@@ -27,9 +27,9 @@ inline uint32_t rankOfSlab(size_t slab, size_t slabs, uint32_t ranks) {
 }
 
 // Rank 0's part of the planes: `displayShare`, or where it is 0 the default for `ranks` ranks
-// (defaultDisplayShare; `volume`: of a 3D grid) (a job of one rank: all). Throws usageError
-// unless the result is in (0, 1) (or 1 for one rank).
-double resolveDisplayShare(double displayShare, uint32_t ranks, bool volume = false);
+// (defaultDisplayShare: ranks gather) (a job of one rank: all). Throws usageError unless the
+// result is in (0, 1) (or 1 for one rank).
+double resolveDisplayShare(double displayShare, uint32_t ranks);
 
 // `slabs` slabs over `ranks` ranks (slab i on rankOfSlab(i)): rank 0's slabs share `displayShare`
 // (resolved) of the planes evenly, the others the rest; one rank: planSlabs' even cut. Every

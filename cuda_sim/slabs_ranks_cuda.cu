@@ -432,8 +432,7 @@ class RankedCuda final : public CudaSimulation {
     static Command makeStart(const SimDefinition& def, const GridSize& whole, uint32_t ranks,
                              double displayShare, uint32_t maxHalo) {
         Command c = startCommand(def, whole, ranks, maxHalo,
-                                 resolveDisplayShare(displayShare, ranks, whole.depth > 1),
-                                 RankBackend::Cuda);
+                                 resolveDisplayShare(displayShare, ranks), RankBackend::Cuda);
         (void)planOf(c, ranks); // a bad plan fails here, before any rank starts
         for (uint8_t(*id)[128] : {&c.ncclId, &c.gatherNcclId}) {
             ncclUniqueId unique{};

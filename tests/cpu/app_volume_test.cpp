@@ -147,12 +147,33 @@ TEST(AppVolume, HeadlessCpuRunShowsTheVolumeAndItsSlice) {
         << "the slice view draws what the volume view draws";
 }
 
-// --composite: sort-last where a run can draw it, refused naming what is missing elsewhere.
+// --composite: sort-last where a run can draw it, refused naming what is missing elsewhere; auto
+// takes it for large volumes over GPUs.
 TEST(AppVolume, SortLastCompositingIsParsedAndRefusedWhereItCannotDraw) {
     const sim::SimDefinition* def = volumeSimulation();
     ASSERT_NE(def, nullptr);
     const char* name = def->name.c_str();
     EXPECT_EQ(parse({"--sim", name}).options.composite, Composite::Gather);
+    // auto: sort-last (on CUDA) for volumes of kSortLastCells and more over GPUs, where it can
+    // draw; gather everywhere else.
+    const auto composite = [&](std::vector<const char*> args) {
+        args.insert(args.begin(), {"--sim", name});
+        const auto parsed = parse(args);
+        EXPECT_FALSE(parsed.exitNow) << parsed.message;
+        return parsed.options.composite;
+    };
+    EXPECT_EQ(composite({"--bench", "--gpus", "2", "--size", "768x768x768"}), Composite::Auto);
+    EXPECT_EQ(composite({"--headless", "--gpus", "2", "--size", "512x512x1024"}), Composite::Auto);
+    EXPECT_EQ(composite({"--bench", "--gpus", "2", "--size", "512x512x1023"}), Composite::Gather);
+    EXPECT_EQ(composite({"--bench", "--gpus", "2", "--size", "512x512x512"}), Composite::Gather);
+    EXPECT_EQ(composite({"--bench", "--slabs", "2", "--size", "768x768x768"}), Composite::Gather)
+        << "one GPU";
+    EXPECT_EQ(composite({"--gpus", "2", "--size", "768x768x768"}), Composite::Gather) << "a window";
+    EXPECT_EQ(composite({"--bench", "--gpus", "2", "--size", "768x768x768", "--view", "slice"}),
+              Composite::Gather);
+    EXPECT_EQ(
+        composite({"--bench", "--gpus", "2", "--size", "768x768x768", "--composite", "gather"}),
+        Composite::Gather);
     const auto ok =
         parse({"--sim", name, "--headless", "--slabs", "4", "--composite", "sort-last"});
     ASSERT_FALSE(ok.exitNow) << ok.message;

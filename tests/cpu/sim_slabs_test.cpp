@@ -175,19 +175,21 @@ TEST(SimSlabs, SlabsSpreadOverThreeFourAndEightGpusInContiguousBlocks) {
     EXPECT_EQ(gpusOf(8, 8), (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
     EXPECT_EQ(gpusOf(16, 8), (std::vector<size_t>{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7}));
 
-    // The display GPU's default share: 0.8 of an even share in 2D, 0.9 for volumes, for ranks as
-    // for one process.
+    // The display GPU's default share: 0.8 of an even share, gathering (2D and 3D alike, ranks as
+    // one process), an even share for volumes drawn sort-last.
     EXPECT_DOUBLE_EQ(defaultDisplayShare(1), 1.0);
     EXPECT_DOUBLE_EQ(defaultDisplayShare(2), 0.4);
     EXPECT_NEAR(defaultDisplayShare(4), 0.2, 1e-12);
     EXPECT_NEAR(defaultDisplayShare(8), 0.1, 1e-12);
     EXPECT_DOUBLE_EQ(defaultDisplayShare(1, true), 1.0);
-    EXPECT_DOUBLE_EQ(defaultDisplayShare(2, true), 0.45);
-    EXPECT_NEAR(defaultDisplayShare(4, true), 0.225, 1e-12);
-    for (uint32_t g = 2; g <= 8; ++g) {
+    EXPECT_DOUBLE_EQ(defaultDisplayShare(2, true), 0.5);
+    EXPECT_NEAR(defaultDisplayShare(4, true), 0.25, 1e-12);
+    for (uint32_t g = 2; g <= 8; ++g)
         EXPECT_DOUBLE_EQ(resolveDisplayShare(0, g), defaultDisplayShare(g)) << g;
-        EXPECT_DOUBLE_EQ(resolveDisplayShare(0, g, true), defaultDisplayShare(g, true)) << g;
-    }
+    SlabRunLayout sortLast{2, 2, 0};
+    sortLast.sortLast = true;
+    EXPECT_EQ(planSlabRun(GridSize{16, 16, 100}, sortLast).count, (std::vector<uint32_t>{50, 50}));
+    EXPECT_EQ(planSlabRun(GridSize{16, 16, 100}, {2, 2, 0}).count, (std::vector<uint32_t>{40, 60}));
     // 4 GPUs: 0.2 on the display GPU, 0.2667 on each other.
     const SlabPlan four = planSlabRun(GridSize{16, 1000}, {4, 4, 0});
     EXPECT_EQ(four.first, (std::vector<uint32_t>{0, 200, 467, 733}));
@@ -203,16 +205,16 @@ TEST(SimSlabs, SlabsSpreadOverThreeFourAndEightGpusInContiguousBlocks) {
     }
     EXPECT_EQ(total, 8192u);
     EXPECT_EQ(eight.halo, 8u); // one exchange a frame: 819 rows hold 2 x 4 more within 1/32
-    // 3 GPUs, 2 slabs each in 3D: the display GPU's 0.9 / 3 of the slices halved.
+    // 3 GPUs, 2 slabs each in 3D: the display GPU's 0.8 / 3 of the slices halved.
     const SlabPlan three = planSlabRun(GridSize{64, 64, 300}, {6, 3, 0});
-    EXPECT_EQ(three.count[0] + three.count[1], 90u);
-    EXPECT_EQ(three.count[2] + three.count[3], 105u);
-    EXPECT_EQ(three.count[4] + three.count[5], 105u);
-    EXPECT_EQ(three.halo, kDefaultSlabHalo); // slabs of 45 planes: too thin for 8 more
+    EXPECT_EQ(three.count[0] + three.count[1], 80u);
+    EXPECT_EQ(three.count[2] + three.count[3], 110u);
+    EXPECT_EQ(three.count[4] + three.count[5], 110u);
+    EXPECT_EQ(three.halo, kDefaultSlabHalo); // slabs of 40 planes: too thin for 8 more
     // Volumes take the deep halo like 2D grids where their slabs are thick enough: 512³ on two
-    // GPUs holds 230 slices on the display GPU.
+    // GPUs holds 205 slices on the display GPU.
     const SlabPlan volume = planSlabRun(GridSize{512, 512, 512}, {2, 2, 0});
-    EXPECT_EQ(volume.count, (std::vector<uint32_t>{230, 282}));
+    EXPECT_EQ(volume.count, (std::vector<uint32_t>{205, 307}));
     EXPECT_EQ(volume.halo, 8u);
     // One GPU: even, the default halo.
     const SlabPlan one = planSlabRun(GridSize{16, 1000}, {4, 1, 0});
