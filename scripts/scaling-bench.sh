@@ -175,8 +175,9 @@ picture() {
     printf 'picture\t%s\t-\t%s\t%s\t-\t%s\t%s\n' "$name" "$g" "$how" "$png" "$verdict" >>"$results"
 }
 
-# 1. Bit-exactness against one GPU. Volumes gathered (--composite gather, the default, said here
-# so that the comparison stays one of gathered pictures): sort-last composites slab by slab and
+# 1. Bit-exactness against one GPU. Volumes gathered (--composite gather, which the default, auto,
+# takes at these sizes; said here so that the comparison stays one of gathered pictures; the
+# strong and weak runs below draw as the default does): sort-last composites slab by slab and
 # comes near the unsplit picture, not equal to it (a GPU test checks how near).
 for run in "2d gray-scott 515x389" "3d gray-scott-3d 96x80x70"; do
     set -- $run
@@ -255,7 +256,7 @@ if [ "$largest" -gt 1 ] && in_budget "trace"; then
 fi
 
 # 5. Sweeps: the display GPU's share and the halo on 2 GPUs, the share on 4 (their defaults:
-#    0.4 and 0.2, the halo 8 in 2D and 4 in 3D; the strong set above holds those runs).
+#    0.4 and 0.2, the halo a frame's steps; the strong set above holds those runs).
 if [ "$sweep" = 1 ] && [ "$present" -ge 2 ]; then
     for run in "2d-8192 gray-scott 8192x8192 $frames2d $((frames2d / 6))" \
         "3d-512 gray-scott-3d 512x512x512 $frames3d $((frames3d / 6))"; do
