@@ -626,7 +626,7 @@ TEST(AppOptions, SlabsAndGpusAreCheckedAgainstTheSimulationGridAndBackend) {
         {{"--size", "64x40", "--slabs", "4", "--halo", "11"},
          {"--halo 11", "10 rows", "allowed: 1..10"}},
         {{"--sim", "gray-scott-3d", "--size", "8x8x40", "--gpus", "4", "--halo", "10"},
-         {"--halo 10", "9 slices", "allowed: 1..9"}}, // the display GPU's 0.225 of 40 slices
+         {"--halo 10", "8 slices", "allowed: 1..8"}}, // the display GPU's 0.2 of 40 slices
     };
     for (const auto& c : cases)
         expectBadUsage(c);
