@@ -147,7 +147,7 @@ class CudaGrayScott3d final : public CudaSimulation {
             grayScott3dOutputs({uint32_t(w_), uint32_t(h_), uint32_t(d_)}).images[0];
         checkTargets(targets.images, image);
         const std::span<const cudaSurfaceObject_t> levels = targets.images[0].levels;
-        launchOutputWrite3d(v_[current_], w_, h_, d_, levels.data(), int(levels.size()), stream);
+        launchFieldLevels3d(v_[current_], w_, h_, d_, levels.data(), int(levels.size()), stream);
     }
 
     // Which buffer is current: all that step() and writeOutputs() read besides their arguments.

@@ -263,15 +263,6 @@ inline int launchSteps3d(const StepTiling3d& tiling, float* const u[2], float* c
     return current;
 }
 
-// v into level 0 of `levels` (levelCount surfaces of a full R32 float 3D chain) and, in the same
-// launch, the kTileLevels3d levels below it; then the rest of the chain, kTileLevels3d levels a
-// launch.
-inline void launchOutputWrite3d(const float* v, int w, int h, int d,
-                                const cudaSurfaceObject_t* levels, int levelCount,
-                                cudaStream_t stream) {
-    launchFieldLevels3d(v, w, h, d, levels, levelCount, stream);
-}
-
 // The original output write: level 0, then one launch per level.
 inline void launchLevelByLevelOutputWrite3d(const float* v, int w, int h, int d,
                                             const cudaSurfaceObject_t* levels, int levelCount,

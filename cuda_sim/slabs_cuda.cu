@@ -443,22 +443,18 @@ class SlabbedCuda final : public CudaSimulation {
                 staging_[j].push_back(p);
             }
         }
-        sends_.assign(gpus, std::vector<bool>(gpus, false));
         pushed_.assign(gpus, std::vector<cudaEvent_t>(gpus, nullptr));
         consumed_.assign(gpus, std::vector<cudaEvent_t>(gpus, nullptr));
-        for (const HaloCopy& c : haloCopies_)
-            if (deviceOf_[c.from] != deviceOf_[c.to])
-                sends_[deviceOf_[c.from]][deviceOf_[c.to]] = true;
-        for (size_t g = 0; g < gpus; ++g)
-            for (size_t h = 0; h < gpus; ++h) {
-                if (!sends_[g][h]) continue;
-                {
-                    DeviceScope scope(devices_[g]);
-                    CUDA_CHECK(cudaEventCreateWithFlags(&pushed_[g][h], cudaEventDisableTiming));
-                }
-                DeviceScope scope(devices_[h]);
-                CUDA_CHECK(cudaEventCreateWithFlags(&consumed_[h][g], cudaEventDisableTiming));
+        for (const HaloCopy& c : haloCopies_) {
+            const uint32_t from = deviceOf_[c.from], to = deviceOf_[c.to];
+            if (from == to || pushed_[from][to]) continue;
+            {
+                DeviceScope scope(devices_[from]);
+                CUDA_CHECK(cudaEventCreateWithFlags(&pushed_[from][to], cudaEventDisableTiming));
             }
+            DeviceScope scope(devices_[to]);
+            CUDA_CHECK(cudaEventCreateWithFlags(&consumed_[to][from], cudaEventDisableTiming));
+        }
     }
 
     void release() {
@@ -514,7 +510,6 @@ class SlabbedCuda final : public CudaSimulation {
             }
         pushed_.clear();
         consumed_.clear();
-        sends_.clear();
         for (size_t g = 0; g < streams_.size(); ++g) {
             DeviceScope scope(devices_[g]);
             if (streams_[g]) (void)cudaStreamDestroy(streams_[g]);
@@ -570,7 +565,7 @@ class SlabbedCuda final : public CudaSimulation {
     }
 
     // Each slab's halos from its neighbours' own edge planes (haloCopies: boundary by boundary):
-    // device copies between slabs on one GPU, then the rest by peer copies (pullHalos) or one NCCL
+    // device copies between slabs on one GPU, then the rest by peer copies (pushHalos) or one NCCL
     // group, every GPU issuing its sends and receives in the list's order, field by field.
     void exchange(cudaStream_t stream) {
         std::vector<cudaEvent_t> marks(devices_.size(), nullptr);
@@ -643,39 +638,44 @@ class SlabbedCuda final : public CudaSimulation {
     void pushHalos(const std::vector<SlabFields>& f) {
         const size_t gpus = devices_.size(), fields = f[0].fields.size();
         const size_t bytes = size_t(plan_.halo) * planeCells_ * sizeof(float);
+        const auto plane = [&](size_t slab, size_t field, uint32_t p) {
+            return f[slab].fields[field] + size_t(p) * planeCells_;
+        };
         for (size_t from = 0; from < gpus; ++from) {
             DeviceScope scope(devices_[from]);
             for (size_t to = 0; to < gpus; ++to) {
-                if (!sends_[from][to]) continue;
+                if (!pushed_[from][to]) continue; // sends no halos there
                 CUDA_CHECK(cudaStreamWaitEvent(streams_[from], consumed_[to][from], 0));
-                for (size_t j = 0; j < haloCopies_.size(); ++j) {
-                    const HaloCopy& c = haloCopies_[j];
-                    if (deviceOf_[c.from] != from || deviceOf_[c.to] != to) continue;
+                forCopiesBetween(from, to, [&](const HaloCopy& c, size_t j) {
                     for (size_t k = 0; k < fields; ++k)
                         CUDA_CHECK(cudaMemcpyPeerAsync(staging_[j][k], devices_[to],
-                                                       f[c.from].fields[k] +
-                                                           size_t(c.fromPlane) * planeCells_,
+                                                       plane(c.from, k, c.fromPlane),
                                                        devices_[from], bytes, streams_[from]));
-                }
+                });
                 CUDA_CHECK(cudaEventRecord(pushed_[from][to], streams_[from]));
             }
         }
         for (size_t to = 0; to < gpus; ++to) {
             DeviceScope scope(devices_[to]);
             for (size_t from = 0; from < gpus; ++from) {
-                if (!sends_[from][to]) continue;
+                if (!pushed_[from][to]) continue;
                 CUDA_CHECK(cudaStreamWaitEvent(streams_[to], pushed_[from][to], 0));
-                for (size_t j = 0; j < haloCopies_.size(); ++j) {
-                    const HaloCopy& c = haloCopies_[j];
-                    if (deviceOf_[c.from] != from || deviceOf_[c.to] != to) continue;
+                forCopiesBetween(from, to, [&](const HaloCopy& c, size_t j) {
                     for (size_t k = 0; k < fields; ++k)
-                        CUDA_CHECK(cudaMemcpyAsync(
-                            f[c.to].fields[k] + size_t(c.toPlane) * planeCells_, staging_[j][k],
-                            bytes, cudaMemcpyDeviceToDevice, streams_[to]));
-                }
+                        CUDA_CHECK(cudaMemcpyAsync(plane(c.to, k, c.toPlane), staging_[j][k], bytes,
+                                                   cudaMemcpyDeviceToDevice, streams_[to]));
+                });
                 CUDA_CHECK(cudaEventRecord(consumed_[to][from], streams_[to]));
             }
         }
+    }
+
+    // copy(c, j) for each halo copy c (haloCopies_[j]) from a slab on GPU index `from` to one on
+    // GPU index `to`, in the list's order.
+    template <class Copy> void forCopiesBetween(size_t from, size_t to, const Copy& copy) const {
+        for (size_t j = 0; j < haloCopies_.size(); ++j)
+            if (deviceOf_[haloCopies_[j].from] == from && deviceOf_[haloCopies_[j].to] == to)
+                copy(haloCopies_[j], j);
     }
 
     // Across GPUs, the shown fields of every slab into the whole-grid object for this frame's
@@ -755,12 +755,12 @@ class SlabbedCuda final : public CudaSimulation {
     std::vector<ncclComm_t> comms_;              // per GPU, where halos go through NCCL
     std::string ncclDescription_;
     // Halos between GPUs by peer copies (pushHalos): per halo copy crossing GPUs (haloCopies_'s
-    // index) and field a staging buffer on the receiving GPU; per ordered pair of GPUs whether
-    // the first sends the second halos, the event after the first's pushes to the second
-    // (pushed_[from][to], on `from`) and after the second took them out (consumed_[to][from]).
+    // index) and field a staging buffer on the receiving GPU; per ordered pair of GPUs that
+    // exchange halos the event after the first's pushes to the second (pushed_[from][to], on
+    // `from`; null where `from` sends `to` none) and after the second took them out
+    // (consumed_[to][from]).
     bool peerHalos_ = false;
     std::vector<std::vector<float*>> staging_;
-    std::vector<std::vector<bool>> sends_;
     std::vector<std::vector<cudaEvent_t>> pushed_, consumed_;
     std::vector<std::unique_ptr<CudaSimulation>> slabs_;
     std::unique_ptr<CudaSimulation> wholeSim_; // on the display GPU: the gathered planes

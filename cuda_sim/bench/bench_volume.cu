@@ -180,7 +180,7 @@ int runOutputWrite3d(bool fused, const float* v, int w, int h, int d, const Devi
         launchLevelByLevelOutputWrite3d(v, w, h, d, image.surfaces.data(), levels, stream);
         return levels;
     }
-    launchOutputWrite3d(v, w, h, d, image.surfaces.data(), levels, stream);
+    launchFieldLevels3d(v, w, h, d, image.surfaces.data(), levels, stream);
     return 1 + (std::max(0, levels - 1 - kTileLevels3d) + kTileLevels3d - 1) / kTileLevels3d;
 }
 
